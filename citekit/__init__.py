@@ -1,0 +1,112 @@
+"""citekit: exact, fast character-level citations for generated answers.
+
+For every sentence of a generated answer, citekit finds the characters of the sources
+that support it, with offsets into the original strings, score components and a status
+(``supported`` / ``partial`` / ``unsupported``).
+
+Importing citekit is cheap: public names are resolved lazily on first access, numba is
+imported only when a kernel is first used, and nothing is compiled at import. Call
+:func:`warmup` to pay the JIT cost up front.
+
+Examples
+--------
+>>> import citekit
+>>> isinstance(citekit.__version__, str)
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from citekit._version import __version__
+
+# public name -> module that defines it (resolved on first attribute access)
+_EXPORTS: dict[str, str] = {
+    # text layer
+    "NormalizedText": "citekit.normalize",
+    "NormalizerConfig": "citekit.normalize",
+    "normalize_text": "citekit.normalize",
+    "Tokenizer": "citekit.tokenizers",
+    "TokenizedText": "citekit.tokenizers",
+    "SimpleTokenizer": "citekit.tokenizers",
+    "TokenizerConfig": "citekit.tokenizers",
+    "HuggingFaceTokenizer": "citekit.tokenizers",
+    "TiktokenTokenizer": "citekit.tokenizers",
+    "segment_sentences": "citekit.segment",
+    "passage_windows": "citekit.segment",
+    "SentenceSegmenter": "citekit.segment",
+    "ChunkTokenizer": "citekit.chunk",
+    "chunk_text": "citekit.chunk",
+    # alignment core
+    "LocalAlignment": "citekit.kernels",
+    "smith_waterman": "citekit.kernels",
+    "lcs_length": "citekit.kernels",
+    "matching_blocks": "citekit.kernels",
+    # citation pipeline
+    "IdfIndex": "citekit.index",
+    "Corpus": "citekit.corpus",
+    "CitationConfig": "citekit.config",
+    "CitationWeights": "citekit.config",
+    "SourceDocument": "citekit.results",
+    "SourceChunk": "citekit.results",
+    "AnswerSpan": "citekit.results",
+    "EvidenceSpan": "citekit.results",
+    "Conflict": "citekit.results",
+    "Citation": "citekit.results",
+    "SpanCitations": "citekit.results",
+    "Pipeline": "citekit.pipeline",
+    "Embedder": "citekit.pipeline",
+    "align_citations": "citekit.pipeline",
+    # highlighting
+    "find_answer_highlights": "citekit.highlight",
+    "highlight_sources": "citekit.highlight",
+    "HighlightOptions": "citekit.highlight",
+    "DEFAULT_STOP_WORDS": "citekit.highlight",
+    # quality
+    "compute_hallucination_metrics": "citekit.metrics",
+    "HallucinationMetrics": "citekit.metrics",
+    "is_grounded": "citekit.metrics",
+    "is_hallucinated": "citekit.metrics",
+    "check_groundedness": "citekit.metrics",
+    "annotate_answer": "citekit.metrics",
+    "format_with_citations": "citekit.metrics",
+    "get_citation_summary": "citekit.metrics",
+    # for users
+    "render_html": "citekit.display",
+    "score_records": "citekit.batch",
+    "to_dataframe": "citekit.batch",
+    "to_records": "citekit.batch",
+}
+
+__all__ = ["__version__", "warmup", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'citekit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+def warmup() -> None:
+    """Compile (or load from the on-disk cache) every numba kernel now.
+
+    Kernels compile lazily on first use; call this once at start-up to move that cost
+    out of the first real call.
+
+    Examples
+    --------
+    >>> import citekit
+    >>> citekit.warmup()
+    """
+    from citekit import kernels
+
+    kernels.warmup()

@@ -1,0 +1,42 @@
+"""The one place where numba JIT options are decided.
+
+Every kernel is decorated with :func:`jit` (serial) or :func:`jit_parallel` (batch drivers
+with ``prange``). Compilation is lazy: decorating compiles nothing, and ``import citekit``
+does not even import numba (only ``citekit.kernels`` does, on first use).
+
+On-disk caching is on by default so a fresh process reuses machine code compiled by an
+earlier one; set ``CITEKIT_NUMBA_CACHE=0`` to turn it off (for example on a read-only
+install). ``fastmath`` is never used: dynamic-programming kernels depend on exact integer
+and sentinel arithmetic.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+import numba
+from numba import prange
+
+__all__ = ["CACHE", "jit", "jit_parallel", "prange"]
+
+CACHE: bool = os.environ.get("CITEKIT_NUMBA_CACHE", "1").strip().lower() not in {
+    "0",
+    "false",
+    "no",
+    "off",
+}
+
+
+def jit(func: Callable | None = None, **options: Any) -> Callable:
+    """``numba.njit`` with citekit's options (lazy, cached, ``nogil``, no fastmath)."""
+    options.setdefault("cache", CACHE)
+    options.setdefault("nogil", True)
+    decorator = numba.njit(**options)
+    return decorator(func) if func is not None else decorator
+
+
+def jit_parallel(func: Callable | None = None, **options: Any) -> Callable:
+    """Like :func:`jit` with ``parallel=True``, for batch drivers that use :data:`prange`."""
+    options.setdefault("parallel", True)
+    return jit(func, **options)

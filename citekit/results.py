@@ -1,0 +1,403 @@
+"""Result and input records: sources, answer spans, citations.
+
+All records are frozen dataclasses with ``to_dict()`` / ``from_dict()`` and JSON
+round-trip. Every character offset is a half-open index in Python ``str`` (code point)
+units into the string the caller passed: for a citation,
+``source_text[citation.char_start:citation.char_end] == citation.evidence``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, fields
+from typing import Any, Iterable, Mapping, Sequence
+
+__all__ = [
+    "STATUSES",
+    "SourceDocument",
+    "SourceChunk",
+    "AnswerSpan",
+    "EvidenceSpan",
+    "Conflict",
+    "Citation",
+    "SpanCitations",
+    "results_to_json",
+    "results_from_json",
+]
+
+STATUSES = ("supported", "partial", "unsupported")
+
+
+def _check_type(obj: Any, name: str, kinds: Any, *, allow_none: bool = False) -> None:
+    value = getattr(obj, name)
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
+        raise TypeError(f"{type(obj).__name__}.{name} must be {kinds}, got bool")
+    if not isinstance(value, kinds):
+        expected = (
+            " or ".join(k.__name__ for k in kinds) if isinstance(kinds, tuple) else kinds.__name__
+        )
+        raise TypeError(f"{type(obj).__name__}.{name} must be {expected}, got {type(value).__name__}")
+
+
+def _check_range(obj: Any, start: str, end: str) -> None:
+    s, e = getattr(obj, start), getattr(obj, end)
+    _check_type(obj, start, int)
+    _check_type(obj, end, int)
+    if s < 0 or e < s:
+        raise ValueError(
+            f"{type(obj).__name__}: need 0 <= {start} <= {end}, got {start}={s}, {end}={e}"
+        )
+
+
+def _freeze_mapping(obj: Any, name: str) -> None:
+    value = getattr(obj, name)
+    if value is None:
+        value = {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{type(obj).__name__}.{name} must be a mapping, got {type(value).__name__}")
+    object.__setattr__(obj, name, dict(value))
+
+
+def _freeze_tuple(obj: Any, name: str, item_type: type | None = None) -> None:
+    value = getattr(obj, name)
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{type(obj).__name__}.{name} must be a sequence, got {type(value).__name__}")
+    items = tuple(value)
+    if item_type is not None:
+        converted = []
+        for item in items:
+            if isinstance(item, Mapping) and hasattr(item_type, "from_dict"):
+                item = item_type.from_dict(item)
+            if not isinstance(item, item_type):
+                raise TypeError(
+                    f"{type(obj).__name__}.{name} must hold {item_type.__name__} items, "
+                    f"got {type(item).__name__}"
+                )
+            converted.append(item)
+        items = tuple(converted)
+    object.__setattr__(obj, name, items)
+
+
+class _Record:
+    """Shared ``to_dict`` / ``from_dict`` / JSON behaviour of the records."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return plain JSON-compatible data (nested records become dicts)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Any:
+        """Build the record from :meth:`to_dict` output (unknown keys are rejected)."""
+        if not isinstance(data, Mapping):
+            raise TypeError(f"{cls.__name__}.from_dict expects a mapping, got {type(data).__name__}")
+        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        unknown = set(data) - names
+        if unknown:
+            raise ValueError(f"{cls.__name__}.from_dict got unknown keys: {sorted(unknown)}")
+        return cls(**dict(data))
+
+    def to_json(self, **kwargs: Any) -> str:
+        """Serialize with :func:`json.dumps` (keyword arguments are passed through)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> Any:
+        """Inverse of :meth:`to_json`."""
+        return cls.from_dict(json.loads(text))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, _Record):
+        return value.to_dict()
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class SourceDocument(_Record):
+    """A complete source document.
+
+    Examples
+    --------
+    >>> SourceDocument(id="report", text="Revenue grew 15%.").id
+    'report'
+    """
+
+    id: str
+    text: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _check_type(self, "id", str)
+        _check_type(self, "text", str)
+        _freeze_mapping(self, "metadata")
+
+
+@dataclass(frozen=True)
+class SourceChunk(_Record):
+    """An excerpt of a larger document; citation offsets are reported in the parent.
+
+    ``doc_char_start``/``doc_char_end`` locate ``text`` in the parent document. When
+    ``document_text`` is given it must satisfy
+    ``document_text[doc_char_start:doc_char_end] == text``.
+
+    Examples
+    --------
+    >>> doc = "Intro. Revenue grew 15%."
+    >>> chunk = SourceChunk(source_id="d", text="Revenue grew 15%.", doc_char_start=7,
+    ...                     doc_char_end=24, document_text=doc)
+    >>> doc[chunk.doc_char_start:chunk.doc_char_end] == chunk.text
+    True
+    """
+
+    source_id: str
+    text: str
+    doc_char_start: int
+    doc_char_end: int
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    document_text: str | None = None
+    source_index: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_type(self, "source_id", str)
+        _check_type(self, "text", str)
+        _check_range(self, "doc_char_start", "doc_char_end")
+        _check_type(self, "document_text", str, allow_none=True)
+        _check_type(self, "source_index", int, allow_none=True)
+        _freeze_mapping(self, "metadata")
+        if self.doc_char_end - self.doc_char_start != len(self.text):
+            raise ValueError(
+                "SourceChunk: doc_char_end - doc_char_start must equal len(text) "
+                f"({self.doc_char_end} - {self.doc_char_start} != {len(self.text)})"
+            )
+        if self.document_text is not None:
+            if self.document_text[self.doc_char_start : self.doc_char_end] != self.text:
+                raise ValueError(
+                    "SourceChunk: document_text[doc_char_start:doc_char_end] must equal text"
+                )
+        if self.source_index is not None and self.source_index < 0:
+            raise ValueError(f"SourceChunk.source_index must be >= 0, got {self.source_index}")
+
+
+@dataclass(frozen=True)
+class AnswerSpan(_Record):
+    """A segment of the answer: ``answer[char_start:char_end] == text``.
+
+    Examples
+    --------
+    >>> AnswerSpan(text="Hi.", char_start=0, char_end=3).kind
+    'sentence'
+    """
+
+    text: str
+    char_start: int
+    char_end: int
+    kind: str = "sentence"
+    paragraph_index: int | None = None
+    sentence_index: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_type(self, "text", str)
+        _check_range(self, "char_start", "char_end")
+        if self.kind not in ("sentence", "clause", "paragraph"):
+            raise ValueError(
+                f"AnswerSpan.kind must be 'sentence', 'clause' or 'paragraph', got {self.kind!r}"
+            )
+        _check_type(self, "paragraph_index", int, allow_none=True)
+        _check_type(self, "sentence_index", int, allow_none=True)
+
+
+@dataclass(frozen=True)
+class EvidenceSpan(_Record):
+    """One contiguous piece of evidence: ``source_text[char_start:char_end] == evidence``.
+
+    Examples
+    --------
+    >>> EvidenceSpan(char_start=0, char_end=7, evidence="Revenue").evidence
+    'Revenue'
+    """
+
+    char_start: int
+    char_end: int
+    evidence: str
+
+    def __post_init__(self) -> None:
+        _check_range(self, "char_start", "char_end")
+        _check_type(self, "evidence", str)
+
+
+@dataclass(frozen=True)
+class Conflict(_Record):
+    """A value in the answer that differs from the value at the aligned evidence position.
+
+    ``kind`` is one of ``"number"``, ``"percent"``, ``"currency"``, ``"date"``. Answer
+    offsets index the answer string; evidence offsets index the source text.
+
+    Examples
+    --------
+    >>> c = Conflict("percent", "9%", 10, 12, "15%", 30, 33)
+    >>> c.answer_text, c.evidence_text
+    ('9%', '15%')
+    """
+
+    kind: str
+    answer_text: str
+    answer_char_start: int
+    answer_char_end: int
+    evidence_text: str
+    evidence_char_start: int
+    evidence_char_end: int
+
+    def __post_init__(self) -> None:
+        _check_type(self, "kind", str)
+        _check_type(self, "answer_text", str)
+        _check_type(self, "evidence_text", str)
+        _check_range(self, "answer_char_start", "answer_char_end")
+        _check_range(self, "evidence_char_start", "evidence_char_end")
+
+
+@dataclass(frozen=True)
+class Citation(_Record):
+    """Evidence in one source for one answer span.
+
+    Attributes
+    ----------
+    score : float
+        Weighted sum of the score components (see ``CitationWeights``).
+    source_id, source_index : str, int
+        Which source (``SourceDocument.id`` / ``SourceChunk.source_id``) and its
+        position in the sources passed.
+    candidate_index : int
+        Index of the passage window the evidence came from.
+    char_start, char_end, evidence : int, int, str
+        The contiguous evidence: ``source_text[char_start:char_end] == evidence``,
+        absolute in the parent document for a ``SourceChunk``.
+    evidence_spans : tuple of EvidenceSpan
+        The evidence as separate spans (multi-span mode), else one span equal to
+        ``(char_start, char_end)``.
+    components : mapping of str to float
+        Score components: ``alignment_score``, ``normalized_alignment``, ``matches``,
+        ``answer_coverage``, ``evidence_coverage``, ``lexical_score``,
+        ``embedding_score``, ``num_evidence_spans``, ``evidence_chars_total``,
+        ``passage_char_start``, ``passage_char_end`` and any the pipeline adds.
+    answer_char_start, answer_char_end : int
+        The part of the answer string the alignment covered.
+    conflicts : tuple of Conflict
+        Values (numbers, percentages, amounts, dates) that differ between the answer and
+        the evidence at aligned positions.
+
+    Examples
+    --------
+    >>> c = Citation(score=2.5, source_id="s", source_index=0, candidate_index=0,
+    ...              char_start=0, char_end=7, evidence="Revenue")
+    >>> c.exact_evidence
+    'Revenue'
+    """
+
+    score: float
+    source_id: str
+    source_index: int
+    candidate_index: int
+    char_start: int
+    char_end: int
+    evidence: str
+    evidence_spans: tuple[EvidenceSpan, ...] = ()
+    components: Mapping[str, float] = field(default_factory=dict)
+    answer_char_start: int = 0
+    answer_char_end: int = 0
+    conflicts: tuple[Conflict, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_type(self, "score", (int, float))
+        if isinstance(self.score, bool) or not math.isfinite(self.score):
+            raise ValueError(f"Citation.score must be a finite number, got {self.score!r}")
+        object.__setattr__(self, "score", float(self.score))
+        _check_type(self, "source_id", str)
+        _check_type(self, "source_index", int)
+        _check_type(self, "candidate_index", int)
+        _check_range(self, "char_start", "char_end")
+        _check_type(self, "evidence", str)
+        _check_range(self, "answer_char_start", "answer_char_end")
+        _freeze_tuple(self, "evidence_spans", EvidenceSpan)
+        _freeze_tuple(self, "conflicts", Conflict)
+        _freeze_mapping(self, "components")
+        if not self.evidence_spans:
+            object.__setattr__(
+                self,
+                "evidence_spans",
+                (EvidenceSpan(self.char_start, self.char_end, self.evidence),),
+            )
+
+    @property
+    def exact_evidence(self) -> str:
+        """Evidence spans joined with ``" ... "`` so that omitted text is visible."""
+        spans = sorted(self.evidence_spans, key=lambda s: (s.char_start, s.char_end))
+        return " ... ".join(span.evidence for span in spans)
+
+
+@dataclass(frozen=True)
+class SpanCitations(_Record):
+    """Citations and status of one answer span.
+
+    ``status`` is ``"supported"``, ``"partial"`` or ``"unsupported"``; an unsupported span
+    has no citations and a supported or partial one has at least one.
+    ``unsupported_spans`` holds the ``(char_start, char_end)`` ranges of the answer (absolute
+    offsets into the answer string) whose content no accepted citation covers.
+
+    Examples
+    --------
+    >>> span = AnswerSpan(text="Hi.", char_start=0, char_end=3)
+    >>> SpanCitations(answer_span=span, citations=(), status="unsupported").status
+    'unsupported'
+    """
+
+    answer_span: AnswerSpan
+    citations: tuple[Citation, ...]
+    status: str
+    unsupported_spans: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.answer_span, Mapping):
+            object.__setattr__(self, "answer_span", AnswerSpan.from_dict(self.answer_span))
+        _check_type(self, "answer_span", AnswerSpan)
+        _freeze_tuple(self, "citations", Citation)
+        if self.status not in STATUSES:
+            raise ValueError(f"SpanCitations.status must be one of {STATUSES}, got {self.status!r}")
+        if self.status == "unsupported" and self.citations:
+            raise ValueError("SpanCitations: status 'unsupported' requires no citations")
+        if self.status != "unsupported" and not self.citations:
+            raise ValueError(f"SpanCitations: status {self.status!r} requires citations")
+        ranges = []
+        for item in self.unsupported_spans:
+            start, end = (int(v) for v in item)
+            if start < 0 or end < start:
+                raise ValueError(f"SpanCitations.unsupported_spans has an invalid range {item!r}")
+            ranges.append((start, end))
+        object.__setattr__(self, "unsupported_spans", tuple(ranges))
+
+
+def results_to_json(results: Sequence[SpanCitations], **kwargs: Any) -> str:
+    """Serialize a list of :class:`SpanCitations` to a JSON array.
+
+    Examples
+    --------
+    >>> span = AnswerSpan(text="Hi.", char_start=0, char_end=3)
+    >>> r = [SpanCitations(answer_span=span, citations=(), status="unsupported")]
+    >>> results_from_json(results_to_json(r)) == r
+    True
+    """
+    return json.dumps([r.to_dict() for r in results], ensure_ascii=False, **kwargs)
+
+
+def results_from_json(text: str) -> list[SpanCitations]:
+    """Inverse of :func:`results_to_json`."""
+    data = json.loads(text)
+    if not isinstance(data, list):
+        raise ValueError("results_from_json expects a JSON array")
+    return [SpanCitations.from_dict(item) for item in data]
