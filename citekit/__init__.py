@@ -56,6 +56,7 @@ _EXPORTS: dict[str, str] = {
     "Conflict": "citekit.results",
     "Citation": "citekit.results",
     "SpanCitations": "citekit.results",
+    "AlignmentResult": "citekit.results",
     "Pipeline": "citekit.pipeline",
     "Embedder": "citekit.pipeline",
     "align_citations": "citekit.pipeline",

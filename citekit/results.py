@@ -22,6 +22,7 @@ __all__ = [
     "Conflict",
     "Citation",
     "SpanCitations",
+    "AlignmentResult",
     "results_to_json",
     "results_from_json",
 ]
@@ -380,6 +381,41 @@ class SpanCitations(_Record):
                 raise ValueError(f"SpanCitations.unsupported_spans has an invalid range {item!r}")
             ranges.append((start, end))
         object.__setattr__(self, "unsupported_spans", tuple(ranges))
+
+
+class AlignmentResult(list):
+    """The citations of one answer: a ``list`` of :class:`SpanCitations`, one per span.
+
+    It is a plain list (indexing, iteration, ``len``, equality with a list all work) that
+    also remembers the ``answer`` and ``sources`` it was computed from, so that it can
+    render itself in Jupyter (``_repr_html_``, see :mod:`citekit.display`).
+
+    Examples
+    --------
+    >>> span = AnswerSpan(text="Hi.", char_start=0, char_end=3)
+    >>> result = AlignmentResult([SpanCitations(span, (), "unsupported")], answer="Hi.")
+    >>> len(result), result.answer, result[0].status
+    (1, 'Hi.', 'unsupported')
+    """
+
+    def __init__(
+        self, spans: Iterable[SpanCitations] = (), *, answer: str = "", sources: Sequence[Any] = ()
+    ) -> None:
+        super().__init__(spans)
+        self.answer = answer
+        self.sources = tuple(sources)
+
+    def _repr_html_(self) -> str:
+        from citekit.display import render_html
+
+        return render_html(self, self.answer, self.sources)
+
+    def __repr__(self) -> str:
+        counts = {status: 0 for status in STATUSES}
+        for item in self:
+            counts[item.status] = counts.get(item.status, 0) + 1
+        summary = ", ".join(f"{counts[s]} {s}" for s in STATUSES)
+        return f"AlignmentResult({len(self)} spans: {summary})"
 
 
 def results_to_json(results: Sequence[SpanCitations], **kwargs: Any) -> str:
