@@ -15,7 +15,7 @@ _LAZY = {
     "SimpleTokenizer": "citekit.tokenizers.simple",
     "TokenizerConfig": "citekit.tokenizers.simple",
     "HuggingFaceTokenizer": "citekit.tokenizers.huggingface",
-    "TiktokenTokenizer": "citekit.tokenizers.tiktoken",
+    "TiktokenTokenizer": "citekit.tokenizers.tiktoken_tokenizer",
 }
 
 __all__ = ["Tokenizer", "TokenizedText", "tokenize_checked", *_LAZY]
