@@ -1,0 +1,444 @@
+"""IDF-weighted lexical index over passages, on ``scipy.sparse``.
+
+:class:`IdfIndex` holds a binary passages x vocabulary CSR matrix (does passage ``p``
+contain token ``t``?), its transpose (the inverted index) and an IDF vector. The
+lexical score of an answer sentence against a passage is the IDF-weighted share of the
+sentence's DISTINCT tokens that the passage contains::
+
+    lexical(q, p) = sum(idf[t] for t in set(q) if t in p) / sum(idf[t] for t in set(q))
+
+with ``idf[t] = log((n_passages + 1) / (df[t] + 1)) + 1`` (smoothed; a token no passage
+contains gets ``log(n_passages + 1) + 1``, so it lowers every passage's score alike).
+Scores of many queries against every passage come from one sparse product, so a query
+costs the length of its tokens' posting lists, not the size of the corpus.
+
+Token ids are arbitrary int64 values (e.g. 63-bit stable hashes); the index maps them to
+column numbers through a sorted vocabulary built when the index is built.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, NamedTuple
+
+import numpy as np
+
+__all__ = ["IdfIndex", "TopK", "top_k_rows"]
+
+
+class TopK(NamedTuple):
+    """Top-scoring passages of each query, packed CSR.
+
+    The candidates of query ``i`` are ``passages[offsets[i]:offsets[i + 1]]`` with their
+    ``scores`` at the same positions, best first (ties: lower passage index first).
+    """
+
+    offsets: np.ndarray
+    passages: np.ndarray
+    scores: np.ndarray
+
+
+def _as_int64_1d(value: Any, name: str) -> np.ndarray:
+    array = np.asarray(value)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got {array.ndim}-D")
+    if array.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"{name} must hold integers, got dtype {array.dtype}")
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
+def _check_ranges(starts: np.ndarray, ends: np.ndarray, size: int, what: str) -> None:
+    if starts.shape != ends.shape:
+        raise ValueError(f"{what}: starts and ends must have the same length")
+    if starts.size and (
+        np.any(starts < 0) or np.any(ends < starts) or np.any(ends > size)
+    ):
+        raise ValueError(f"{what}: every range must satisfy 0 <= start <= end <= {size}")
+
+
+def _check_offsets(offsets: np.ndarray, size: int, name: str) -> None:
+    if offsets.size == 0 or offsets[0] != 0 or offsets[-1] != size or np.any(np.diff(offsets) < 0):
+        raise ValueError(
+            f"{name} must start at 0, never decrease and end at the number of tokens ({size})"
+        )
+
+
+def gather_ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions ``concat(range(s, e) for s, e in zip(starts, ends))`` and the row of each.
+
+    Vectorized (no Python loop over ranges).
+
+    Examples
+    --------
+    >>> positions, rows = gather_ranges(np.array([0, 5]), np.array([2, 8]))
+    >>> positions.tolist(), rows.tolist()
+    ([0, 1, 5, 6, 7], [0, 0, 1, 1, 1])
+    """
+    lengths = ends - starts
+    total = int(lengths.sum())
+    rows = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), lengths)
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), rows
+    first = np.zeros(lengths.shape[0], dtype=np.int64)
+    np.cumsum(lengths[:-1], out=first[1:])
+    positions = np.arange(total, dtype=np.int64) - np.repeat(first - starts, lengths)
+    return positions, rows
+
+
+def top_k_rows(score_matrix: Any, k: int) -> TopK:
+    """The ``k`` best columns of every row of a CSR score matrix (zeros are never returned).
+
+    Parameters
+    ----------
+    score_matrix : scipy.sparse.csr_matrix
+        Queries x passages scores, e.g. from :meth:`IdfIndex.scores`.
+    k : int
+        How many per row (``0`` gives none).
+
+    Returns
+    -------
+    TopK
+        Best first; equal scores keep the lower passage index first.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> m = sp.csr_matrix(np.array([[0.1, 0.9, 0.5], [0.0, 0.0, 0.3]]))
+    >>> top = top_k_rows(m, 2)
+    >>> top.offsets.tolist(), top.passages.tolist()
+    ([0, 2, 3], [1, 2, 2])
+    """
+    indptr = score_matrix.indptr
+    indices = score_matrix.indices
+    data = score_matrix.data
+    n_rows = indptr.shape[0] - 1
+    offsets = np.zeros(n_rows + 1, dtype=np.int64)
+    chosen_passages = []
+    chosen_scores = []
+    for row in range(n_rows):
+        start, end = int(indptr[row]), int(indptr[row + 1])
+        row_scores = data[start:end]
+        row_passages = indices[start:end]
+        keep = row_scores > 0
+        if not keep.all():
+            row_scores = row_scores[keep]
+            row_passages = row_passages[keep]
+        if k <= 0 or row_scores.size == 0:
+            offsets[row + 1] = offsets[row]
+            continue
+        if row_scores.size > k:
+            # keep every passage tied with the k-th best so the tie-break is exact
+            threshold = np.partition(row_scores, row_scores.size - k)[row_scores.size - k]
+            near = row_scores >= threshold
+            row_scores = row_scores[near]
+            row_passages = row_passages[near]
+        order = np.lexsort((row_passages, -row_scores))[:k]
+        chosen_passages.append(row_passages[order])
+        chosen_scores.append(row_scores[order])
+        offsets[row + 1] = offsets[row] + order.shape[0]
+    if chosen_passages:
+        passages = np.concatenate(chosen_passages).astype(np.int64, copy=False)
+        scores = np.concatenate(chosen_scores).astype(np.float64, copy=False)
+    else:
+        passages = np.zeros(0, dtype=np.int64)
+        scores = np.zeros(0, dtype=np.float64)
+    return TopK(offsets, passages, scores)
+
+
+class IdfIndex:
+    """Passages x vocabulary index with IDF weights and IDF-weighted overlap scores.
+
+    Build it with :meth:`build` (passages given as token ranges of one id array) or
+    :meth:`from_token_lists`; the constructor takes already computed arrays.
+
+    Parameters
+    ----------
+    vocabulary : ndarray of int64
+        Sorted distinct token ids; token ``vocabulary[j]`` is column ``j``.
+    indptr, indices : ndarray of int64
+        The CSR structure of the binary passages x vocabulary matrix (sorted columns).
+
+    Examples
+    --------
+    >>> index = IdfIndex.from_token_lists([[1, 2, 3], [3, 4], [9]])
+    >>> index.n_passages, index.n_terms
+    (3, 5)
+    >>> top = index.top_k([3, 4, 4], [0, 3], k=2)
+    >>> top.passages.tolist()
+    [1, 0]
+    >>> round(float(top.scores[0]), 6)
+    1.0
+    """
+
+    def __init__(self, vocabulary: Any, indptr: Any, indices: Any) -> None:
+        import scipy.sparse as sp
+
+        self.vocabulary = _as_int64_1d(vocabulary, "vocabulary")
+        indptr = _as_int64_1d(indptr, "indptr")
+        indices = _as_int64_1d(indices, "indices")
+        if self.vocabulary.size > 1 and np.any(np.diff(self.vocabulary) <= 0):
+            raise ValueError("vocabulary must be sorted and distinct")
+        if indptr.size == 0:
+            raise ValueError("indptr must have n_passages + 1 entries")
+        _check_offsets(indptr, indices.shape[0], "indptr")
+        n_terms = self.vocabulary.shape[0]
+        if indices.size and (indices.min() < 0 or indices.max() >= n_terms):
+            raise ValueError(f"indices must be column numbers in [0, {n_terms})")
+        n_passages = indptr.shape[0] - 1
+        data = np.ones(indices.shape[0], dtype=np.float64)
+        self.matrix = sp.csr_matrix((data, indices, indptr), shape=(n_passages, n_terms))
+        self.matrix.sort_indices()
+        # the inverted index: term -> passages containing it
+        self._postings = self.matrix.T.tocsr()
+        self.document_frequency = np.diff(self._postings.indptr).astype(np.int64)
+        self.idf = np.log((n_passages + 1.0) / (self.document_frequency + 1.0)) + 1.0
+        self.unseen_idf = float(np.log(n_passages + 1.0) + 1.0)
+
+    # -- construction ---------------------------------------------------------------
+
+    @classmethod
+    def build(cls, token_ids: Any, passage_starts: Any, passage_ends: Any) -> "IdfIndex":
+        """Index passages given as ranges of one token-id array.
+
+        Passage ``p`` holds ``token_ids[passage_starts[p]:passage_ends[p]]``; ranges may
+        overlap (sliding windows share tokens without copying them).
+
+        Parameters
+        ----------
+        token_ids : array_like of int
+            Token ids of all passages' texts.
+        passage_starts, passage_ends : array_like of int
+            Half-open token ranges, one per passage.
+
+        Returns
+        -------
+        IdfIndex
+
+        Raises
+        ------
+        TypeError
+            If an argument does not hold integers.
+        ValueError
+            If a range is out of bounds or reversed.
+
+        Examples
+        --------
+        >>> index = IdfIndex.build([5, 6, 7, 5], [0, 2], [3, 4])
+        >>> index.n_passages, index.vocabulary.tolist()
+        (2, [5, 6, 7])
+        """
+        import scipy.sparse as sp
+
+        ids = _as_int64_1d(token_ids, "token_ids")
+        starts = _as_int64_1d(passage_starts, "passage_starts")
+        ends = _as_int64_1d(passage_ends, "passage_ends")
+        _check_ranges(starts, ends, ids.shape[0], "IdfIndex.build")
+        vocabulary, columns = np.unique(ids, return_inverse=True)
+        columns = columns.astype(np.int64, copy=False).reshape(-1)
+        positions, rows = gather_ranges(starts, ends)
+        n_passages = starts.shape[0]
+        matrix = sp.csr_matrix(
+            (np.ones(positions.shape[0], dtype=np.float64), (rows, columns[positions])),
+            shape=(n_passages, vocabulary.shape[0]),
+        )
+        matrix.sum_duplicates()
+        return cls(vocabulary, matrix.indptr, matrix.indices)
+
+    @classmethod
+    def from_token_lists(cls, passages: Any) -> "IdfIndex":
+        """Index a sequence of token-id sequences (one per passage).
+
+        Examples
+        --------
+        >>> IdfIndex.from_token_lists([[1], [1, 2]]).document_frequency.tolist()
+        [2, 1]
+        """
+        if isinstance(passages, (str, bytes)) or not hasattr(passages, "__iter__"):
+            raise TypeError(f"passages must be a sequence of token-id sequences, got {type(passages).__name__}")
+        arrays = [_as_int64_1d(p, "passages[i]") for p in passages]
+        lengths = np.array([a.shape[0] for a in arrays], dtype=np.int64)
+        ends = np.cumsum(lengths)
+        starts = ends - lengths
+        ids = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+        return cls.build(ids, starts, ends)
+
+    # -- properties -----------------------------------------------------------------
+
+    @property
+    def n_passages(self) -> int:
+        """Number of indexed passages (rows)."""
+        return int(self.matrix.shape[0])
+
+    @property
+    def n_terms(self) -> int:
+        """Number of distinct tokens (columns)."""
+        return int(self.matrix.shape[1])
+
+    def __repr__(self) -> str:
+        return f"IdfIndex({self.n_passages} passages, {self.n_terms} terms, {self.matrix.nnz} entries)"
+
+    def columns_of(self, token_ids: Any) -> np.ndarray:
+        """Column of each token id, ``-1`` for ids not in the vocabulary.
+
+        Examples
+        --------
+        >>> IdfIndex.from_token_lists([[10, 30]]).columns_of([30, 20]).tolist()
+        [1, -1]
+        """
+        ids = _as_int64_1d(token_ids, "token_ids")
+        if self.vocabulary.size == 0:
+            return np.full(ids.shape[0], -1, dtype=np.int64)
+        pos = np.searchsorted(self.vocabulary, ids)
+        pos_clipped = np.minimum(pos, self.vocabulary.shape[0] - 1)
+        found = self.vocabulary[pos_clipped] == ids
+        return np.where(found, pos_clipped, -1).astype(np.int64)
+
+    def idf_of(self, token_ids: Any) -> np.ndarray:
+        """IDF of each token id (ids in no passage get :attr:`unseen_idf`).
+
+        Examples
+        --------
+        >>> index = IdfIndex.from_token_lists([[1], [1, 2]])
+        >>> index.idf_of([1, 2, 3]).round(3).tolist()
+        [1.0, 1.405, 2.099]
+        """
+        columns = self.columns_of(token_ids)
+        out = np.full(columns.shape[0], self.unseen_idf, dtype=np.float64)
+        seen = columns >= 0
+        out[seen] = self.idf[columns[seen]]
+        return out
+
+    # -- scoring --------------------------------------------------------------------
+
+    def scores(self, query_ids: Any, query_offsets: Any) -> Any:
+        """Lexical score of every query against every passage, as a sparse matrix.
+
+        Parameters
+        ----------
+        query_ids : array_like of int
+            Token ids of all queries, concatenated.
+        query_offsets : array_like of int
+            CSR offsets: query ``i`` is ``query_ids[query_offsets[i]:query_offsets[i + 1]]``.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+            ``n_queries x n_passages``; entry ``(i, p)`` is the IDF-weighted share of query
+            ``i``'s distinct tokens present in passage ``p`` (absent entries are 0).
+
+        Examples
+        --------
+        >>> index = IdfIndex.from_token_lists([[1, 2], [2, 3]])
+        >>> index.scores([2, 2, 3], [0, 3]).toarray().round(3).tolist()
+        [[0.416, 1.0]]
+        """
+        import scipy.sparse as sp
+
+        ids = _as_int64_1d(query_ids, "query_ids")
+        offsets = _as_int64_1d(query_offsets, "query_offsets")
+        _check_offsets(offsets, ids.shape[0], "query_offsets")
+        n_queries = offsets.shape[0] - 1
+        rows = np.repeat(np.arange(n_queries, dtype=np.int64), np.diff(offsets))
+        # distinct (query, token) pairs: each token counts once per query
+        if ids.size:
+            order = np.lexsort((ids, rows))
+            rows_sorted, ids_sorted = rows[order], ids[order]
+            first = np.ones(ids_sorted.shape[0], dtype=bool)
+            first[1:] = (rows_sorted[1:] != rows_sorted[:-1]) | (ids_sorted[1:] != ids_sorted[:-1])
+            rows, ids = rows_sorted[first], ids_sorted[first]
+        columns = self.columns_of(ids)
+        weights = np.full(ids.shape[0], self.unseen_idf, dtype=np.float64)
+        seen = columns >= 0
+        weights[seen] = self.idf[columns[seen]]
+        denominators = np.bincount(rows, weights=weights, minlength=n_queries)
+        query_matrix = sp.csr_matrix(
+            (weights[seen], (rows[seen], columns[seen])), shape=(n_queries, self.n_terms)
+        )
+        product = (query_matrix @ self._postings).tocsr()
+        row_of_entry = np.repeat(np.arange(n_queries), np.diff(product.indptr))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            product.data = product.data / denominators[row_of_entry]
+        product.sort_indices()
+        return product
+
+    def top_k(self, query_ids: Any, query_offsets: Any, k: int) -> TopK:
+        """The ``k`` passages with the highest lexical score for every query.
+
+        Passages sharing no token with a query are never returned; equal scores prefer
+        the lower passage index. Queries are processed in blocks so that memory stays
+        bounded for thousands of queries.
+
+        Parameters
+        ----------
+        query_ids, query_offsets : array_like of int
+            Queries packed CSR, as in :meth:`scores`.
+        k : int
+            Candidates per query (``>= 0``).
+
+        Returns
+        -------
+        TopK
+
+        Examples
+        --------
+        >>> index = IdfIndex.from_token_lists([[1, 2], [2, 3], [4]])
+        >>> top = index.top_k([2, 3], [0, 2], k=5)
+        >>> top.passages.tolist(), top.scores.round(3).tolist()
+        ([1, 0], [1.0, 0.432])
+        """
+        from citekit._validation import check_int
+
+        k = int(check_int(k, "k", minimum=0))
+        ids = _as_int64_1d(query_ids, "query_ids")
+        offsets = _as_int64_1d(query_offsets, "query_offsets")
+        _check_offsets(offsets, ids.shape[0], "query_offsets")
+        n_queries = offsets.shape[0] - 1
+        block = 256
+        parts = []
+        for first in range(0, n_queries, block):
+            last = min(n_queries, first + block)
+            lo, hi = int(offsets[first]), int(offsets[last])
+            scores = self.scores(ids[lo:hi], offsets[first : last + 1] - lo)
+            parts.append(top_k_rows(scores, k))
+        if not parts:
+            return TopK(np.zeros(1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0))
+        out_offsets = [np.zeros(1, dtype=np.int64)]
+        base = 0
+        for part in parts:
+            out_offsets.append(part.offsets[1:] + base)
+            base += int(part.offsets[-1])
+        return TopK(
+            np.concatenate(out_offsets),
+            np.concatenate([p.passages for p in parts]),
+            np.concatenate([p.scores for p in parts]),
+        )
+
+    # -- persistence ----------------------------------------------------------------
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays that define the index (for saving as ``.npy``).
+
+        Examples
+        --------
+        >>> index = IdfIndex.from_token_lists([[1, 2]])
+        >>> sorted(index.to_arrays())
+        ['indices', 'indptr', 'vocabulary']
+        """
+        return {
+            "vocabulary": self.vocabulary,
+            "indptr": self.matrix.indptr.astype(np.int64),
+            "indices": self.matrix.indices.astype(np.int64),
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, Any]) -> "IdfIndex":
+        """Inverse of :meth:`to_arrays`.
+
+        Examples
+        --------
+        >>> index = IdfIndex.from_token_lists([[1, 2], [2]])
+        >>> IdfIndex.from_arrays(index.to_arrays()).idf.tolist() == index.idf.tolist()
+        True
+        """
+        return cls(arrays["vocabulary"], arrays["indptr"], arrays["indices"])

@@ -1,0 +1,178 @@
+"""IdfIndex: parity with a dense numpy computation, top-K order, persistence, bad inputs."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citekit.index import IdfIndex, TopK, gather_ranges, top_k_rows
+
+
+def dense_scores(passages, queries):
+    """The lexical score of the spec, computed densely with plain numpy."""
+    vocab = sorted({t for p in passages for t in p} | {t for q in queries for t in q})
+    col = {t: i for i, t in enumerate(vocab)}
+    n = len(passages)
+    contains = np.zeros((n, len(vocab)))
+    for r, p in enumerate(passages):
+        for t in p:
+            contains[r, col[t]] = 1.0
+    df = contains.sum(axis=0)
+    idf = np.log((n + 1.0) / (df + 1.0)) + 1.0
+    out = np.zeros((len(queries), n))
+    for i, q in enumerate(queries):
+        distinct = sorted(set(q))
+        if not distinct:
+            continue
+        weights = np.array([idf[col[t]] for t in distinct])
+        present = contains[:, [col[t] for t in distinct]]
+        out[i] = present @ weights / weights.sum()
+    return out
+
+
+def pack(seqs):
+    lengths = [len(s) for s in seqs]
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    ids = np.array([t for s in seqs for t in s], dtype=np.int64)
+    return ids, offsets
+
+
+token_lists = st.lists(st.lists(st.integers(-(2**62), 2**62) | st.integers(0, 12), max_size=12), max_size=12)
+
+
+@settings(max_examples=100)
+@given(passages=token_lists, queries=token_lists)
+def test_scores_match_dense_reference(passages, queries):
+    index = IdfIndex.from_token_lists(passages)
+    ids, offsets = pack(queries)
+    sparse = index.scores(ids, offsets).toarray()
+    np.testing.assert_allclose(sparse, dense_scores(passages, queries), rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=100)
+@given(passages=token_lists, queries=token_lists, k=st.integers(0, 5))
+def test_top_k_matches_dense_ranking(passages, queries, k):
+    index = IdfIndex.from_token_lists(passages)
+    ids, offsets = pack(queries)
+    top = index.top_k(ids, offsets, k)
+    dense = dense_scores(passages, queries)
+    assert top.offsets.shape == (len(queries) + 1,)
+    for i in range(len(queries)):
+        got = top.passages[top.offsets[i] : top.offsets[i + 1]].tolist()
+        ranked = sorted((p for p in range(len(passages)) if dense[i, p] > 0), key=lambda p: (-dense[i, p], p))
+        # equal scores can differ in the last bits between sparse and dense sums
+        assert len(got) == min(k, len(ranked))
+        np.testing.assert_allclose(
+            top.scores[top.offsets[i] : top.offsets[i + 1]], [dense[i, p] for p in ranked[:k]], rtol=1e-12
+        )
+
+
+def test_build_with_overlapping_ranges_equals_copies():
+    ids = np.array([1, 2, 3, 4, 5, 1], dtype=np.int64)
+    starts, ends = np.array([0, 2, 3]), np.array([4, 6, 3])
+    a = IdfIndex.build(ids, starts, ends)
+    b = IdfIndex.from_token_lists([[1, 2, 3, 4], [3, 4, 5, 1], []])
+    assert (a.matrix != b.matrix).nnz == 0
+    np.testing.assert_array_equal(a.idf, b.idf)
+
+
+def test_idf_formula_and_unseen():
+    index = IdfIndex.from_token_lists([[7, 7, 8], [8], [9]])
+    np.testing.assert_allclose(index.idf_of([7, 8, 9]), np.log(4 / np.array([2, 3, 2])) + 1)
+    assert index.idf_of([123])[0] == pytest.approx(np.log(4) + 1)
+    assert index.document_frequency.tolist() == [1, 2, 1]
+
+
+def test_duplicates_in_query_count_once():
+    index = IdfIndex.from_token_lists([[1, 2], [1]])
+    once = index.scores([1, 2], [0, 2]).toarray()
+    repeated = index.scores([1, 1, 1, 2, 2], [0, 5]).toarray()
+    np.testing.assert_allclose(once, repeated)
+
+
+def test_unseen_query_tokens_lower_the_score():
+    index = IdfIndex.from_token_lists([[1, 2]])
+    assert index.scores([1, 2], [0, 2]).toarray()[0, 0] == pytest.approx(1.0)
+    assert index.scores([1, 2, 99], [0, 3]).toarray()[0, 0] < 1.0
+
+
+def test_empty_inputs():
+    empty = IdfIndex.from_token_lists([])
+    assert empty.n_passages == 0 and empty.n_terms == 0
+    top = empty.top_k([1, 2], [0, 2], 3)
+    assert top.offsets.tolist() == [0, 0] and top.passages.size == 0
+    index = IdfIndex.from_token_lists([[1], []])
+    top = index.top_k([], [0], 3)  # no queries at all
+    assert top.offsets.tolist() == [0]
+    top = index.top_k([], [0, 0, 0], 3)  # two empty queries
+    assert top.offsets.tolist() == [0, 0, 0]
+    none = index.top_k(np.zeros(0, dtype=np.int64), [0], 2)
+    assert isinstance(none, TopK)
+
+
+def test_many_queries_are_blocked_consistently():
+    rng = np.random.default_rng(0)
+    passages = [rng.integers(0, 50, size=rng.integers(1, 20)).tolist() for _ in range(300)]
+    queries = [rng.integers(0, 60, size=rng.integers(0, 15)).tolist() for _ in range(700)]
+    index = IdfIndex.from_token_lists(passages)
+    ids, offsets = pack(queries)
+    whole = index.top_k(ids, offsets, 7)
+    for i in (0, 255, 256, 511, 699):
+        lo, hi = offsets[i], offsets[i + 1]
+        single = index.top_k(ids[lo:hi], [0, hi - lo], 7)
+        np.testing.assert_array_equal(single.passages, whole.passages[whole.offsets[i] : whole.offsets[i + 1]])
+
+
+def test_ties_prefer_lower_passage_index():
+    index = IdfIndex.from_token_lists([[5], [5], [5], [6]])
+    top = index.top_k([5], [0, 1], 2)
+    assert top.passages.tolist() == [0, 1]
+
+
+def test_persistence_round_trip():
+    index = IdfIndex.from_token_lists([[1, 2, 3], [3, 4], [2**62]])
+    again = IdfIndex.from_arrays(index.to_arrays())
+    np.testing.assert_array_equal(again.vocabulary, index.vocabulary)
+    np.testing.assert_array_equal(again.idf, index.idf)
+    q = np.array([3, 2**62]), np.array([0, 2])
+    np.testing.assert_array_equal(again.scores(*q).toarray(), index.scores(*q).toarray())
+
+
+def test_bad_inputs_name_the_argument():
+    with pytest.raises(TypeError, match="token_ids"):
+        IdfIndex.build([1.5, 2.0], [0], [2])
+    with pytest.raises(ValueError, match="range"):
+        IdfIndex.build([1, 2], [0], [3])
+    with pytest.raises(ValueError, match="range"):
+        IdfIndex.build([1, 2], [2], [1])
+    with pytest.raises(ValueError, match="query_offsets"):
+        IdfIndex.from_token_lists([[1]]).scores([1, 2], [0, 1])
+    with pytest.raises(ValueError, match="query_ids"):
+        IdfIndex.from_token_lists([[1]]).scores([[1, 2]], [0, 2])
+    with pytest.raises(ValueError, match="k"):
+        IdfIndex.from_token_lists([[1]]).top_k([1], [0, 1], -1)
+    with pytest.raises(TypeError, match="k"):
+        IdfIndex.from_token_lists([[1]]).top_k([1], [0, 1], 2.5)
+    with pytest.raises(TypeError, match="passages"):
+        IdfIndex.from_token_lists("abc")
+    with pytest.raises(ValueError, match="vocabulary"):
+        IdfIndex([2, 1], [0, 0], [])
+
+
+def test_gather_ranges_and_top_k_rows_edge_cases():
+    positions, rows = gather_ranges(np.array([3, 3, 0]), np.array([3, 5, 1]))
+    assert positions.tolist() == [3, 4, 0] and rows.tolist() == [1, 1, 2]
+    import scipy.sparse as sp
+
+    top = top_k_rows(sp.csr_matrix((2, 4)), 3)
+    assert top.offsets.tolist() == [0, 0, 0]
+
+
+def test_large_index_is_fast_enough_to_build():
+    rng = np.random.default_rng(1)
+    ids = rng.integers(0, 2**62, size=200_000)
+    bounds = np.arange(0, 200_001, 20)
+    index = IdfIndex.build(ids, bounds[:-1], bounds[1:])
+    assert index.n_passages == 10_000
+    top = index.top_k(ids[:20], [0, 20], 3)
+    assert top.passages[0] == 0 and top.scores[0] == pytest.approx(1.0)
