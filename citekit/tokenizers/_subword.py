@@ -1,0 +1,108 @@
+"""Span clean-up shared by the model tokenizer wrappers (Hugging Face, tiktoken).
+
+Subword tokenizers report spans that citekit cannot use as they are: a byte-level token
+can hold part of a character (two tokens then claim the same character), a normalizer can
+expand one character into several tokens (``ﬁ`` -> ``f`` ``##i``), and a token made only
+of characters the normalizer inserted covers no character at all. The rules here turn
+such output into spans that are non-empty, ordered and non-overlapping:
+
+1. Tokens with an empty span (``start >= end``) carry no character of the text and are
+   dropped.
+2. Tokens whose spans overlap, directly or through a chain, are merged into one token
+   covering the union of their spans. Its id is a stable 63-bit hash of the merged ids
+   with bit 62 set, so it never equals a vocabulary id and the same run of model tokens
+   always gives the same id, in any process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+__all__ = ["MERGED_ID_FLAG", "merged_token_id", "replace_surrogates", "clean_spans"]
+
+#: Bit set in every id made by merging tokens; vocabulary ids are far below it.
+MERGED_ID_FLAG = 1 << 62
+_MERGED_ID_MASK = MERGED_ID_FLAG - 1
+
+
+def merged_token_id(token_ids: np.ndarray) -> int:
+    """Stable id for a run of model token ids merged into one token.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = merged_token_id(np.array([15722, 229], dtype=np.int64))
+    >>> a == merged_token_id(np.array([15722, 229], dtype=np.int64)), a >= MERGED_ID_FLAG
+    (True, True)
+    """
+    data = np.ascontiguousarray(token_ids, dtype="<i8").tobytes()
+    digest = hashlib.blake2b(data, digest_size=8, person=b"citekit-merge").digest()
+    return MERGED_ID_FLAG | (int.from_bytes(digest, "little") & _MERGED_ID_MASK)
+
+
+def replace_surrogates(text: str) -> str:
+    """Replace lone surrogate code points (not encodable as UTF-8) by U+FFFD.
+
+    One code point is replaced by one code point, so offsets into the result are
+    offsets into ``text``. Text without surrogates is returned unchanged.
+
+    Examples
+    --------
+    >>> replace_surrogates("a\\ud800b")
+    'a\\ufffdb'
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+    return text
+
+
+def clean_spans(
+    token_ids: np.ndarray, starts: np.ndarray, ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Drop empty spans and merge overlapping ones (the two rules of this module).
+
+    Parameters
+    ----------
+    token_ids, starts, ends : numpy.ndarray of int64
+        One entry per token, in the order the tokenizer produced them.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(token_ids, starts, ends)`` with non-empty, ordered, non-overlapping spans.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ids, s, e = clean_spans(np.array([5, 6, 7, 8]), np.array([0, 2, 2, 3]),
+    ...                         np.array([1, 3, 3, 3]))
+    >>> s.tolist(), e.tolist(), int(ids[0]), bool(ids[1] >= MERGED_ID_FLAG)
+    ([0, 2], [1, 3], 5, True)
+    """
+    keep = starts < ends
+    if not keep.all():
+        token_ids, starts, ends = token_ids[keep], starts[keep], ends[keep]
+    n_tokens = token_ids.shape[0]
+    if n_tokens < 2:
+        return token_ids, starts, ends
+    # A cut before token i is valid iff every earlier token ends at or before the start
+    # of every later one; checking against the running max/min makes the rule hold for
+    # chains of overlaps and for tokens reported out of order.
+    prefix_max_end = np.maximum.accumulate(ends)
+    suffix_min_start = np.minimum.accumulate(starts[::-1])[::-1]
+    cut = prefix_max_end[:-1] <= suffix_min_start[1:]
+    if cut.all():
+        return token_ids, starts, ends
+    group_first = np.concatenate(([0], np.flatnonzero(cut) + 1))
+    group_sizes = np.diff(np.append(group_first, n_tokens))
+    merged_starts = np.minimum.reduceat(starts, group_first)
+    merged_ends = np.maximum.reduceat(ends, group_first)
+    merged_ids = token_ids[group_first].copy()
+    for group in np.flatnonzero(group_sizes > 1).tolist():
+        first = int(group_first[group])
+        merged_ids[group] = merged_token_id(token_ids[first : first + int(group_sizes[group])])
+    return merged_ids, merged_starts, merged_ends
