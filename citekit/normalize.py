@@ -1,0 +1,420 @@
+"""Offset-preserving text normalization.
+
+:func:`normalize_text` applies Unicode NFKC, case-folding, and number / percent / currency
+folding, and keeps for every character of the normalized text the half-open span of the
+original text it came from. Any span found in the normalized text therefore maps back to
+an exact span of the string the caller passed (:meth:`NormalizedText.to_original`).
+
+How the map is built
+--------------------
+The text is cut into *normalization units*: a character together with the characters that
+can combine with it (combining marks, the second halves of canonical compositions such as
+Hangul vowel/final jamo or the Bengali au length mark, and compatibility characters whose
+NFKC form starts with a combining mark, such as the half-width katakana voiced mark). Units
+are normalized independently, so normalizing a substring gives the same result as the
+corresponding part of the whole text. Every character a unit produces maps back to the
+original character it came from when that is unambiguous (``ﬁ`` -> ``fi``: both letters map
+to the ligature), and to the whole unit otherwise (``e`` + combining acute -> ``é`` maps to
+both original characters). The maps are monotone: ``orig_starts`` and ``orig_ends`` never
+decrease, and ``orig_starts[i] < orig_ends[i]``.
+
+Folding rules (each switchable in :class:`NormalizerConfig`)
+-----------------------------------------------------------
+- numbers: decimal digits of every script become ASCII digits (``٣`` -> ``3``), and a
+  comma between digits that starts a group of exactly three digits is removed
+  (``1,200`` -> ``1200``, ``12,345,678`` -> ``12345678``); decimals stay (``5.2``). A
+  comma in ``1,2`` or ``1,2345`` is kept: it is a list or a decimal comma, not a
+  thousands separator.
+- percent: ``%`` becomes the word ``percent``, so ``15%`` and ``15 percent`` normalize alike.
+- currency: ``$`` -> ``dollar``, ``€`` -> ``euro``, ``£`` -> ``pound``, and the other
+  symbols in :data:`CURRENCY_WORDS`.
+
+A replaced symbol is padded with a space on each side that touches a non-space character,
+so it always forms a word of its own (``$5`` -> ``dollar 5``); the padding maps to the
+symbol.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from citekit._validation import check_bool, check_int, check_str
+
+__all__ = [
+    "CURRENCY_WORDS",
+    "PERCENT_WORD",
+    "NormalizerConfig",
+    "NormalizedText",
+    "normalize_text",
+]
+
+#: Word that ``%`` (and its full-width / small forms, after NFKC) folds to.
+PERCENT_WORD = "percent"
+
+#: Currency symbol -> the (singular) word it folds to.
+CURRENCY_WORDS: dict[str, str] = {
+    "$": "dollar",
+    "€": "euro",
+    "£": "pound",
+    "¥": "yen",
+    "₹": "rupee",
+    "₩": "won",
+    "₽": "ruble",
+    "¢": "cent",
+    "₺": "lira",
+    "₪": "shekel",
+    "₫": "dong",
+    "₱": "peso",
+    "₿": "bitcoin",
+}
+
+# Characters with canonical combining class 0 that are the SECOND character of a canonical
+# composition (so they compose with the character before them), plus characters whose NFKC
+# form starts with a combining mark (U+FF9E HALFWIDTH KATAKANA VOICED SOUND MARK -> U+3099).
+# Derived from the Unicode database; tests/test_normalize.py re-derives it from the running
+# Python's unicodedata and fails if it differs. Hangul vowel and final jamo are added below.
+_ATTACHING_STARTERS = frozenset(
+    chr(cp)
+    for cp in (
+        0x09BE, 0x09D7, 0x0B3E, 0x0B56, 0x0B57, 0x0BBE, 0x0BD7, 0x0CC2, 0x0CD5, 0x0CD6,
+        0x0D3E, 0x0D57, 0x0DCF, 0x0DDF, 0x0F73, 0x0F75, 0x0F81, 0x0FB5, 0x0FB7, 0x102E,
+        0x1B35, 0xFF9E, 0xFF9F, 0x11127, 0x1133E, 0x11357, 0x114B0, 0x114BA, 0x114BD,
+        0x115AF, 0x11930,
+    )
+) | frozenset(chr(cp) for cp in range(0x1161, 0x1176)) | frozenset(
+    chr(cp) for cp in range(0x11A8, 0x11C3)
+)
+
+_SPACE_CHARS = frozenset(" \t\n\r\f\v")
+
+
+@dataclass(frozen=True)
+class NormalizerConfig:
+    """Which normalizations :func:`normalize_text` applies.
+
+    Parameters
+    ----------
+    nfkc : bool, default True
+        Unicode NFKC (compatibility forms such as ``ﬁ``, ``①``, full-width letters).
+    casefold : bool, default True
+        Unicode case-folding (``REVENUE`` -> ``revenue``, ``ß`` -> ``ss``).
+    normalize_numbers : bool, default True
+        Script digits to ASCII and thousands separators removed (``1,200`` -> ``1200``).
+    normalize_percent : bool, default True
+        ``%`` -> ``percent``.
+    normalize_currency : bool, default True
+        Currency symbols to words (``$`` -> ``dollar``, ``€`` -> ``euro``, ``£`` -> ``pound``).
+
+    Examples
+    --------
+    >>> NormalizerConfig(casefold=False).casefold
+    False
+    >>> NormalizerConfig(nfkc=1)
+    Traceback (most recent call last):
+    ...
+    TypeError: nfkc must be a bool, got int
+    """
+
+    nfkc: bool = True
+    casefold: bool = True
+    normalize_numbers: bool = True
+    normalize_percent: bool = True
+    normalize_currency: bool = True
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            check_bool(getattr(self, field.name), field.name)
+
+
+class NormalizedText:
+    """A normalized string and the map from each of its characters to the original text.
+
+    Normalized character ``i`` comes from ``original[orig_starts[i]:orig_ends[i]]``.
+
+    Parameters
+    ----------
+    original : str
+        The text as passed to :func:`normalize_text`.
+    text : str
+        The normalized text.
+    orig_starts, orig_ends : array_like of int
+        One entry per character of ``text`` (stored as ``int64``).
+
+    Examples
+    --------
+    >>> nt = normalize_text("Ｔｈｅ ﬁnal ＲＥＶＥＮＵＥ")
+    >>> nt.text
+    'the final revenue'
+    >>> start = nt.text.index("fi")
+    >>> nt.original[slice(*nt.to_original(start, start + 5))]
+    'ﬁnal'
+    """
+
+    __slots__ = ("original", "text", "orig_starts", "orig_ends")
+
+    def __init__(self, original: str, text: str, orig_starts: Any, orig_ends: Any) -> None:
+        self.original = original
+        self.text = text
+        self.orig_starts = np.ascontiguousarray(orig_starts, dtype=np.int64)
+        self.orig_ends = np.ascontiguousarray(orig_ends, dtype=np.int64)
+        if self.orig_starts.shape != (len(text),) or self.orig_ends.shape != (len(text),):
+            raise ValueError("orig_starts and orig_ends must have one entry per character of text")
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def __repr__(self) -> str:
+        return f"NormalizedText({self.text!r})"
+
+    def to_original(self, start: int, end: int) -> tuple[int, int]:
+        """Map the normalized span ``[start, end)`` to the smallest original span covering it.
+
+        An empty span maps to an empty span at the corresponding original position.
+
+        Parameters
+        ----------
+        start, end : int
+            Half-open span into :attr:`text`, ``0 <= start <= end <= len(text)``.
+
+        Returns
+        -------
+        tuple of int
+            ``(orig_start, orig_end)``, a half-open span into :attr:`original`.
+
+        Examples
+        --------
+        >>> nt = normalize_text("Straße costs $5")
+        >>> nt.text
+        'strasse costs dollar 5'
+        >>> nt.to_original(0, 7)
+        (0, 6)
+        >>> nt.to_original(14, 20)
+        (13, 14)
+        """
+        n_chars = len(self.text)
+        start = check_int(start, "start", minimum=0, maximum=n_chars)
+        end = check_int(end, "end", minimum=start, maximum=n_chars)
+        if start == end:
+            if start < n_chars:
+                position = int(self.orig_starts[start])
+            elif n_chars:
+                position = int(self.orig_ends[-1])
+            else:
+                position = len(self.original)
+            return position, position
+        return int(self.orig_starts[start]), int(self.orig_ends[end - 1])
+
+
+def normalize_text(text: str, config: NormalizerConfig | None = None) -> NormalizedText:
+    """Normalize ``text`` and keep the map back to it.
+
+    Parameters
+    ----------
+    text : str
+        Any string (lone surrogates and control characters are kept as they are).
+    config : NormalizerConfig, optional
+        Which normalizations to apply; all of them by default.
+
+    Returns
+    -------
+    NormalizedText
+        The normalized text with ``orig_starts`` / ``orig_ends`` maps.
+
+    Raises
+    ------
+    TypeError
+        If ``text`` is not a ``str`` or ``config`` not a :class:`NormalizerConfig`.
+
+    Examples
+    --------
+    >>> normalize_text("Revenue rose 15% to $1,200 (①ﬁ㎏)").text
+    'revenue rose 15 percent to dollar 1200 (1fikg)'
+    >>> nt = normalize_text("STRASSE İstanbul")
+    >>> nt.text
+    'strasse i̇stanbul'
+    >>> nt.to_original(8, 10)  # 'i' + combining dot, both from 'İ'
+    (8, 9)
+    """
+    check_str(text, "text")
+    if config is None:
+        config = NormalizerConfig()
+    elif not isinstance(config, NormalizerConfig):
+        raise TypeError(f"config must be a NormalizerConfig, got {type(config).__name__}")
+    folded, starts, ends = _fold_unicode(text, config)
+    folded, starts, ends = _fold_symbols_and_numbers(folded, starts, ends, config)
+    return NormalizedText(text, folded, starts, ends)
+
+
+# ----------------------------------------------------------------------------------------
+# Unicode stage: NFKC + casefold + script digits, unit by unit
+
+
+def _fold_unicode(text: str, config: NormalizerConfig) -> tuple[str, np.ndarray, np.ndarray]:
+    n_chars = len(text)
+    if text.isascii():
+        # ASCII is NFKC-invariant and lower() == casefold() there, length-preserving.
+        folded = text.lower() if config.casefold else text
+        positions = np.arange(n_chars, dtype=np.int64)
+        return folded, positions, positions + 1
+
+    pieces: list[str] = []
+    start_pieces: list[Any] = []
+    end_pieces: list[Any] = []
+
+    def emit_ascii(a: int, b: int) -> None:
+        if a < b:
+            chunk = text[a:b]
+            pieces.append(chunk.lower() if config.casefold else chunk)
+            positions = np.arange(a, b, dtype=np.int64)
+            start_pieces.append(positions)
+            end_pieces.append(positions + 1)
+
+    unit_starts: list[int] = []
+    unit_ends: list[int] = []
+    position = 0
+    for match in _NON_ASCII_RUN.finditer(text):
+        run_start, run_end = match.span()
+        # A combining mark (or composition tail) right after an ASCII letter belongs to it.
+        if run_start > position and _attaches(text[run_start]):
+            run_start -= 1
+        emit_ascii(position, run_start)
+        unit_starts.clear()
+        unit_ends.clear()
+        run_pieces: list[str] = []
+        unit_start = run_start
+        for index in range(run_start + 1, run_end + 1):
+            if index < run_end and _attaches(text[index]):
+                continue
+            unit_text, unit_map = _normalize_unit(
+                text[unit_start:index], config.nfkc, config.casefold, config.normalize_numbers
+            )
+            run_pieces.append(unit_text)
+            for offset_start, offset_end in unit_map:
+                unit_starts.append(unit_start + offset_start)
+                unit_ends.append(unit_start + offset_end)
+            unit_start = index
+        pieces.append("".join(run_pieces))
+        start_pieces.append(np.array(unit_starts, dtype=np.int64))
+        end_pieces.append(np.array(unit_ends, dtype=np.int64))
+        position = run_end
+    emit_ascii(position, n_chars)
+    return "".join(pieces), np.concatenate(start_pieces), np.concatenate(end_pieces)
+
+
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+
+
+@lru_cache(maxsize=4096)
+def _attaches(char: str) -> bool:
+    """True if ``char`` may combine with the character before it under NFKC."""
+    return unicodedata.combining(char) != 0 or char in _ATTACHING_STARTERS
+
+
+def _fold_string(text: str, nfkc: bool, casefold: bool, numbers: bool) -> str:
+    if nfkc:
+        text = unicodedata.normalize("NFKC", text)
+    if casefold:
+        text = text.casefold()
+        if nfkc:
+            # Case-folding can produce sequences NFKC would compose differently (e.g. ǰ).
+            text = unicodedata.normalize("NFKC", text)
+    if numbers and not text.isascii():
+        text = "".join(_ascii_digit(char) for char in text)
+    return text
+
+
+def _ascii_digit(char: str) -> str:
+    if char.isascii() or not char.isdecimal():
+        return char
+    return str(unicodedata.decimal(char))
+
+
+@lru_cache(maxsize=65536)
+def _normalize_unit(
+    unit: str, nfkc: bool, casefold: bool, numbers: bool
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """Normalize one unit; return its text and, per output char, the unit-relative span."""
+    folded = _fold_string(unit, nfkc, casefold, numbers)
+    if len(unit) == 1:
+        return folded, ((0, 1),) * len(folded)
+    per_char = [_fold_string(char, nfkc, casefold, numbers) for char in unit]
+    if "".join(per_char) == folded:
+        spans: list[tuple[int, int]] = []
+        for offset, char_folded in enumerate(per_char):
+            spans.extend([(offset, offset + 1)] * len(char_folded))
+        return folded, tuple(spans)
+    return folded, ((0, len(unit)),) * len(folded)
+
+
+# ----------------------------------------------------------------------------------------
+# Symbol and number stage, on the Unicode-folded text
+
+_THOUSANDS_COMMA = r"(?<=[0-9]),(?=[0-9]{3}(?![0-9]))"
+#: Removes thousands separators; shared with the tokenizer's ASCII fast path.
+THOUSANDS_COMMA_RE = re.compile(_THOUSANDS_COMMA)
+
+
+@lru_cache(maxsize=8)
+def _symbol_pattern(numbers: bool, percent: bool, currency: bool) -> re.Pattern[str] | None:
+    symbols = ("%" if percent else "") + ("".join(CURRENCY_WORDS) if currency else "")
+    alternatives = []
+    if numbers:
+        alternatives.append(_THOUSANDS_COMMA)
+    if symbols:
+        alternatives.append("[" + re.escape(symbols) + "]")
+    return re.compile("|".join(alternatives)) if alternatives else None
+
+
+def symbol_word(symbol: str) -> str | None:
+    """The word a percent or currency symbol folds to, or None.
+
+    Examples
+    --------
+    >>> symbol_word("€"), symbol_word("%"), symbol_word("#")
+    ('euro', 'percent', None)
+    """
+    if symbol == "%":
+        return PERCENT_WORD
+    return CURRENCY_WORDS.get(symbol)
+
+
+def _fold_symbols_and_numbers(
+    text: str, starts: np.ndarray, ends: np.ndarray, config: NormalizerConfig
+) -> tuple[str, np.ndarray, np.ndarray]:
+    pattern = _symbol_pattern(
+        config.normalize_numbers, config.normalize_percent, config.normalize_currency
+    )
+    if pattern is None:
+        return text, starts, ends
+    matches = list(pattern.finditer(text))
+    if not matches:
+        return text, starts, ends
+    out_text: list[str] = []
+    out_index: list[np.ndarray] = []  # which folded char each output char comes from
+    previous = 0
+    n_chars = len(text)
+    for match in matches:
+        position = match.start()
+        out_text.append(text[previous:position])
+        out_index.append(np.arange(previous, position, dtype=np.int64))
+        symbol = match.group()
+        if symbol != ",":  # a comma match is a thousands separator: dropped
+            word = symbol_word(symbol)
+            assert word is not None
+            if position > 0 and text[position - 1] not in _SPACE_CHARS:
+                word = " " + word
+            if position + 1 < n_chars and text[position + 1] not in _SPACE_CHARS:
+                word = word + " "
+            out_text.append(word)
+            out_index.append(np.full(len(word), position, dtype=np.int64))
+        previous = position + 1
+    out_text.append(text[previous:])
+    out_index.append(np.arange(previous, n_chars, dtype=np.int64))
+    index = np.concatenate(out_index)
+    return "".join(out_text), starts[index], ends[index]

@@ -1,0 +1,354 @@
+"""Sentence segmentation with character offsets, and sliding passage windows.
+
+Rules of :class:`SentenceSegmenter` (and :func:`segment_sentences`, which uses the default
+one):
+
+- a line break ends a sentence (single newlines, blank lines, ``\\r\\n``, and the Unicode
+  line and paragraph separators), so lists and headings never run into the next line;
+- a list marker at the start of a line (``-``, ``*``, ``•``, ``1.``, ``2)``, ``a)``,
+  ``(iv)``...) followed by a space is not part of the sentence;
+- ``.``, ``?``, ``!`` and ``…`` end a sentence when followed by whitespace or the end of the
+  text; ``。！？``, Devanagari ``।`` / ``॥``, Arabic ``؟`` and Urdu ``۔`` end one anywhere
+  (those scripts do not put spaces after them). Runs (``?!``, ``...``) stay together and
+  closing quotes and brackets that follow (``."``, ``.)``, ``。」``) belong to the sentence;
+- none of those is a boundary when the next word starts in lower case (``approx. five``,
+  ``"Really?" she asked``); a ``.`` is not one after a known abbreviation (``Dr.``,
+  ``e.g.``), a dotted acronym (``U.S.``) or a single capital initial (``J. K.``), and
+  ``etc.`` / ``Inc.`` / ``Ltd.`` end a sentence only before a capitalized word. Decimals (``5.2``) never
+  end a sentence because the ``.`` is not followed by a space.
+
+Spans are half-open offsets into the text as passed, trimmed of surrounding whitespace,
+non-empty and in order.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, NamedTuple, Sequence
+
+from citekit._validation import check_int, check_str
+
+__all__ = [
+    "DEFAULT_ABBREVIATIONS",
+    "PassageWindow",
+    "SentenceSegmenter",
+    "passage_windows",
+    "segment_sentences",
+]
+
+#: Abbreviations (lower case, without the final period) after which ``.`` never ends a
+#: sentence: titles and words that are followed by a name or a number.
+DEFAULT_ABBREVIATIONS: frozenset[str] = frozenset(
+    """
+    dr mr mrs ms mx prof sr jr st rev hon gen col capt lt sgt maj cmdr adm gov sen rep pres
+    fr sr mt ft vs cf e.g i.e viz al fig figs eq eqs no nos vol vols ch sec p pp ed eds
+    approx ca est dept univ assn bros jan feb mar apr jun jul aug sep sept oct nov dec
+    """.split()
+)
+
+# Abbreviations that often end a sentence: a boundary only if the next word is capitalized.
+_SENTENCE_FINAL_ABBREVIATIONS = frozenset("etc inc ltd co corp llc plc".split())
+
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_LIST_MARKER = re.compile(
+    r"[ \t]*(?:[-*+•‣◦▪▫–—·]|\(?(?:\d{1,3}|[A-Za-z]|[ivxlcdmIVXLCDM]{1,6})[.)])[ \t]+"
+)
+_CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
+# terminators that need a following space, and those that end a sentence by themselves
+_SPACED_TERMINATORS = ".?!…"
+_UNSPACED_TERMINATORS = "。！？।॥؟۔"
+_TERMINATOR_RUN = re.compile(
+    "[" + re.escape(_SPACED_TERMINATORS + _UNSPACED_TERMINATORS) + "]+"
+    "[" + re.escape(_CLOSERS) + "]*"
+)
+_WORD_BEFORE = re.compile(r"(?:[^\W\d_]+\.)*[^\W\d_]+$")
+
+
+class PassageWindow(NamedTuple):
+    """A run of consecutive sentences: indices ``[sentence_start, sentence_end)`` and the
+    half-open character span ``[char_start, char_end)`` they cover in the source."""
+
+    sentence_start: int
+    sentence_end: int
+    char_start: int
+    char_end: int
+
+
+class SentenceSegmenter:
+    """Rule-based sentence segmenter (the replaceable segmentation stage).
+
+    Parameters
+    ----------
+    abbreviations : iterable of str, optional
+        Abbreviations (case-insensitive, with or without the final period) after which a
+        period never ends a sentence; defaults to :data:`DEFAULT_ABBREVIATIONS`.
+    extra_abbreviations : iterable of str, optional
+        Added to ``abbreviations``.
+    split_on_newlines : bool, default True
+        End a sentence at every line break; if False only blank lines (two or more
+        line breaks) do, and list markers are recognized only after them.
+
+    Examples
+    --------
+    >>> segmenter = SentenceSegmenter(extra_abbreviations=["Approx"])
+    >>> text = "Dr. Smith paid $5.2 million, i.e. a lot. Was it? Yes!"
+    >>> [text[a:b] for a, b in segmenter.segment(text)]
+    ['Dr. Smith paid $5.2 million, i.e. a lot.', 'Was it?', 'Yes!']
+    """
+
+    def __init__(
+        self,
+        abbreviations: Iterable[str] | None = None,
+        *,
+        extra_abbreviations: Iterable[str] = (),
+        split_on_newlines: bool = True,
+    ) -> None:
+        base = DEFAULT_ABBREVIATIONS if abbreviations is None else abbreviations
+        self.abbreviations = frozenset(
+            _abbreviation_key(word, "abbreviations") for word in base
+        ) | frozenset(_abbreviation_key(word, "extra_abbreviations") for word in extra_abbreviations)
+        if not isinstance(split_on_newlines, bool):
+            raise TypeError(
+                f"split_on_newlines must be a bool, got {type(split_on_newlines).__name__}"
+            )
+        self.split_on_newlines = split_on_newlines
+
+    def __repr__(self) -> str:
+        return (
+            f"SentenceSegmenter({len(self.abbreviations)} abbreviations, "
+            f"split_on_newlines={self.split_on_newlines})"
+        )
+
+    def segment(self, text: str) -> list[tuple[int, int]]:
+        """Sentence spans of ``text``.
+
+        Parameters
+        ----------
+        text : str
+            Any string.
+
+        Returns
+        -------
+        list of tuple of int
+            Half-open ``(start, end)`` offsets into ``text``: trimmed, non-empty, ordered,
+            non-overlapping. Empty for empty or whitespace-only text.
+
+        Raises
+        ------
+        TypeError
+            If ``text`` is not a ``str``.
+
+        Examples
+        --------
+        >>> text = "Intro:\\n- first item\\n2. second one\\n\\nHe said “Stop.” Then left."
+        >>> [text[a:b] for a, b in SentenceSegmenter().segment(text)]
+        ['Intro:', 'first item', 'second one', 'He said “Stop.”', 'Then left.']
+        """
+        check_str(text, "text")
+        spans: list[tuple[int, int]] = []
+        for block_start, block_end in self._blocks(text):
+            marker = _LIST_MARKER.match(text, block_start, block_end)
+            if marker is not None:
+                block_start = marker.end()
+            self._segment_block(text, block_start, block_end, spans)
+        return spans
+
+    def __call__(self, text: str) -> list[tuple[int, int]]:
+        return self.segment(text)
+
+    # ------------------------------------------------------------------------------------
+    def _blocks(self, text: str) -> Iterable[tuple[int, int]]:
+        """Spans between line breaks (or between blank lines)."""
+        start = 0
+        if self.split_on_newlines:
+            for match in _LINE_BREAK.finditer(text):
+                yield start, match.start()
+                start = match.end()
+        else:
+            for match in re.finditer(r"(?:[ \t]*(?:\r\n|[\n\r\u2029])){2,}", text):
+                yield start, match.start()
+                start = match.end()
+        yield start, len(text)
+
+    def _segment_block(
+        self, text: str, start: int, end: int, spans: list[tuple[int, int]]
+    ) -> None:
+        sentence_start = start
+        for match in _TERMINATOR_RUN.finditer(text, start, end):
+            boundary = match.end()
+            if not self._is_boundary(text, match.start(), boundary, end):
+                continue
+            _append_trimmed(text, sentence_start, boundary, spans)
+            sentence_start = boundary
+        _append_trimmed(text, sentence_start, end, spans)
+
+    def _is_boundary(self, text: str, run_start: int, run_end: int, block_end: int) -> bool:
+        run = text[run_start:run_end]
+        if any(char in _UNSPACED_TERMINATORS for char in run):
+            return True
+        if run_end < block_end and not text[run_end].isspace():
+            return False  # 5.2, e.g.x, U.S.-based, "?!" inside a word
+        next_word = _next_word(text, run_end, block_end)
+        if next_word and next_word[0].islower():
+            return False  # "approx. five", "wait… what", '"Really?" she asked'
+        if run[0] != "." or run.startswith(".."):
+            return True
+        # a single period (possibly followed by closers): abbreviations and initials
+        word = _WORD_BEFORE.search(text, max(0, run_start - 40), run_start)
+        if word is None:
+            return True
+        before = word.group()
+        key = before.lower()
+        if word.start() > 0:
+            preceding = text[word.start() - 1]
+            if not preceding.isspace() and preceding not in "\"'“‘([{":
+                return True
+        if key in self.abbreviations:
+            return False
+        if "." in before:  # U.S., e.g, Ph.D
+            return False
+        if len(before) == 1 and before.isupper():  # an initial: J. K. Rowling
+            return False
+        if key in _SENTENCE_FINAL_ABBREVIATIONS:
+            return not next_word or next_word[0].isupper() or not next_word[0].isalpha()
+        return True
+
+
+def _abbreviation_key(word: object, name: str) -> str:
+    if not isinstance(word, str):
+        raise TypeError(f"{name} must contain str, got {type(word).__name__}")
+    key = word.strip().rstrip(".").lower()
+    if not key:
+        raise ValueError(f"{name} must not contain empty strings")
+    return key
+
+
+def _next_word(text: str, start: int, end: int) -> str:
+    position = start
+    while position < end and text[position].isspace():
+        position += 1
+    return text[position : min(end, position + 1)]
+
+
+def _append_trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start < end:
+        spans.append((start, end))
+
+
+_DEFAULT_SEGMENTER: SentenceSegmenter | None = None
+
+
+def segment_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of ``text`` with the default :class:`SentenceSegmenter`.
+
+    Parameters
+    ----------
+    text : str
+        Any string.
+
+    Returns
+    -------
+    list of tuple of int
+        Half-open ``(start, end)`` offsets into ``text``: trimmed, non-empty, ordered.
+
+    Examples
+    --------
+    >>> text = "Revenue grew 5.2% in the U.S. last year. 利益は増えた。本当？ Yes."
+    >>> [text[a:b] for a, b in segment_sentences(text)]
+    ['Revenue grew 5.2% in the U.S. last year.', '利益は増えた。', '本当？', 'Yes.']
+    >>> segment_sentences("   ")
+    []
+    """
+    global _DEFAULT_SEGMENTER
+    if _DEFAULT_SEGMENTER is None:
+        _DEFAULT_SEGMENTER = SentenceSegmenter()
+    return _DEFAULT_SEGMENTER.segment(text)
+
+
+def passage_windows(
+    sentence_spans: Sequence[tuple[int, int]],
+    window_size_sentences: int = 1,
+    window_stride_sentences: int = 1,
+) -> list[PassageWindow]:
+    """Sliding windows of consecutive sentences.
+
+    Windows start at sentence ``0, stride, 2 * stride, ...`` and hold
+    ``window_size_sentences`` sentences (fewer if there are not that many). When the
+    stride does not land on the end, one last window ending at the last sentence is added,
+    so the tail of the text is always covered.
+
+    Parameters
+    ----------
+    sentence_spans : sequence of (int, int)
+        Ordered sentence spans, e.g. from :func:`segment_sentences`.
+    window_size_sentences : int, default 1
+        Sentences per window (>= 1).
+    window_stride_sentences : int, default 1
+        Sentences between the starts of consecutive windows (>= 1).
+
+    Returns
+    -------
+    list of PassageWindow
+        ``(sentence_start, sentence_end, char_start, char_end)``, ``sentence_end``
+        exclusive, the char span running from the first sentence's start to the last one's
+        end.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a malformed span list or window sizes below 1 (the message names the argument).
+
+    Examples
+    --------
+    >>> spans = [(0, 5), (6, 12), (13, 20), (21, 30), (31, 33), (34, 40)]
+    >>> [tuple(w) for w in passage_windows(spans, 2, 2)]
+    [(0, 2, 0, 12), (2, 4, 13, 30), (4, 6, 31, 40)]
+    >>> [tuple(w) for w in passage_windows(spans, 2, 3)]  # stride misses the tail
+    [(0, 2, 0, 12), (3, 5, 21, 33), (4, 6, 31, 40)]
+    """
+    size = check_int(window_size_sentences, "window_size_sentences", minimum=1)
+    stride = check_int(window_stride_sentences, "window_stride_sentences", minimum=1)
+    spans = _checked_spans(sentence_spans)
+    n_sentences = len(spans)
+    windows: list[PassageWindow] = []
+    last_end = 0
+    for first in range(0, n_sentences, stride):
+        last_end = min(first + size, n_sentences)
+        windows.append(PassageWindow(first, last_end, spans[first][0], spans[last_end - 1][1]))
+        if last_end == n_sentences:
+            break
+    if n_sentences and last_end < n_sentences:
+        first = max(n_sentences - size, 0)
+        windows.append(PassageWindow(first, n_sentences, spans[first][0], spans[-1][1]))
+    return windows
+
+
+def _checked_spans(sentence_spans: object) -> list[tuple[int, int]]:
+    if isinstance(sentence_spans, (str, bytes)) or not hasattr(sentence_spans, "__iter__"):
+        raise TypeError(
+            "sentence_spans must be a sequence of (start, end) pairs, "
+            f"got {type(sentence_spans).__name__}"
+        )
+    spans: list[tuple[int, int]] = []
+    previous_end = 0
+    for index, pair in enumerate(sentence_spans):  # type: ignore[attr-defined]
+        try:
+            start, end = pair
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"sentence_spans[{index}] must be a (start, end) pair, got {pair!r}"
+            ) from None
+        start = check_int(start, f"sentence_spans[{index}] start", minimum=0)
+        end = check_int(end, f"sentence_spans[{index}] end", minimum=start)
+        if start < previous_end:
+            raise ValueError(
+                f"sentence_spans must be ordered and non-overlapping; span {index} "
+                f"({start}, {end}) starts before the previous end {previous_end}"
+            )
+        spans.append((start, end))
+        previous_end = end
+    return spans

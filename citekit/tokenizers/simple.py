@@ -1,0 +1,364 @@
+"""``SimpleTokenizer``: rule-based words, numbers and symbols with offset-exact spans.
+
+Tokens
+------
+- words: runs of letters, digits and combining marks; an apostrophe or hyphen between two
+  such characters stays inside the word (``state-of-the-art``, ``company's``, and the
+  typographic ``’`` / ``‐`` forms, which get the same id as the ASCII ones);
+- numbers: a ``.`` or ``,`` between two digits stays inside the token (``5.2``, ``1,200``);
+  with ``normalize_numbers`` thousands separators are ignored, so ``1,200`` and ``1200``
+  get the same id;
+- ``%`` and currency symbols are tokens of their own. With ``normalize_percent`` /
+  ``normalize_currency`` they get the id of the word they stand for: ``15%`` and
+  ``15 percent`` give the same ids, ``$`` the id of ``dollar``. Plural currency words fold
+  to the singular (``dollars`` -> ``dollar``), so ``$5`` and ``5 dollars`` share their
+  tokens (in a different order);
+- scripts written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar):
+  one token per grapheme cluster, so paraphrases can still partially match;
+- emoji: one token per grapheme cluster (skin-tone modifiers and ZWJ sequences stay whole).
+
+A token never splits a grapheme cluster (a letter with its combining marks, a Devanagari
+consonant with its vowel signs). Other characters (punctuation, spaces, controls, lone
+surrogates) separate tokens.
+
+Ids are the first 63 bits of the BLAKE2b digest of the token's normalized form, so they
+are the same in every process and on every machine, whatever was tokenized before.
+
+Spans index the text AS PASSED. ASCII text takes a vectorized fast path (ASCII is
+NFKC-invariant and lower-casing keeps its length, so no offset map is needed); other text
+goes through :func:`citekit.normalize.normalize_text` and maps token spans back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from citekit._validation import check_bool, check_str
+from citekit.normalize import (
+    CURRENCY_WORDS,
+    THOUSANDS_COMMA_RE,
+    NormalizerConfig,
+    normalize_text,
+    symbol_word,
+)
+from citekit.tokenizers.base import TokenizedText
+
+__all__ = ["TokenizerConfig", "SimpleTokenizer", "token_id"]
+
+_ID_MASK = (1 << 63) - 1
+
+# Typographic apostrophes and hyphens fold to the ASCII ones inside a token's key.
+_KEY_TRANSLATION = str.maketrans({"’": "'", "ʼ": "'", "‐": "-", "‑": "-"})
+
+_PLURAL_CURRENCY = {
+    word + "s": word for word in CURRENCY_WORDS.values() if word not in {"yen", "won", "dong"}
+}
+_PLURAL_CURRENCY["rupies"] = "rupee"  # a common misspelling is cheap to absorb
+
+_SYMBOLS = "%" + "".join(CURRENCY_WORDS)
+
+_NO_SPACE_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
+_WORD_CLUSTER = rf"(?:(?=[\p{{L}}\p{{N}}\p{{M}}])(?![{_NO_SPACE_SCRIPTS}])\X)"
+_TOKEN_PATTERN = (
+    rf"(?:(?=[{_NO_SPACE_SCRIPTS}])\X)"
+    rf"|(?:{_WORD_CLUSTER}+(?:(?:(?<=\p{{Nd}})[.,](?=\p{{Nd}})|['’ʼ‐‑\-](?=[\p{{L}}\p{{N}}\p{{M}}])){_WORD_CLUSTER}+)*)"
+    rf"|(?:(?=[\p{{Extended_Pictographic}}\p{{Regional_Indicator}}])\X)"
+    rf"|(?:[{_SYMBOLS}]\p{{M}}*)"
+)
+
+
+@lru_cache(maxsize=1)
+def _token_regex() -> Any:
+    import regex  # only needed for non-ASCII text
+
+    return regex.compile(_TOKEN_PATTERN)
+
+
+def _ascii_tables(casefold: bool) -> dict[str, np.ndarray]:
+    def table(chars: str) -> np.ndarray:
+        flags = np.zeros(128, dtype=bool)
+        flags[np.frombuffer(chars.encode("ascii"), dtype=np.uint8)] = True
+        return flags
+
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    digits = "0123456789"
+    return {
+        "alnum": table(letters + digits + ("" if casefold else letters.upper())),
+        "digit": table(digits),
+        "number_joiner": table(".,"),
+        "word_joiner": table("'-"),
+        "symbol": table("$%"),
+    }
+
+
+_ASCII_TABLES = {True: _ascii_tables(True), False: _ascii_tables(False)}
+
+
+def token_id(key: str) -> int:
+    """The stable 63-bit id of a normalized token string.
+
+    Parameters
+    ----------
+    key : str
+        A token's normalized form (what :meth:`SimpleTokenizer.token_key` returns).
+
+    Returns
+    -------
+    int
+        ``blake2b(key.encode("utf-8"), digest_size=8)`` as an int with the top bit cleared.
+
+    Examples
+    --------
+    >>> token_id("revenue") == token_id("revenue")
+    True
+    >>> 0 <= token_id("revenue") < 2**63
+    True
+    """
+    check_str(key, "key")
+    digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & _ID_MASK
+
+
+@dataclass(frozen=True)
+class TokenizerConfig:
+    """Normalization settings of :class:`SimpleTokenizer`.
+
+    Parameters
+    ----------
+    normalize_numbers : bool, default True
+        ``1,200`` and ``1200`` get the same id; script digits count as ASCII digits.
+    normalize_percent : bool, default True
+        ``%`` gets the id of ``percent``.
+    normalize_currency : bool, default True
+        Currency symbols get the id of their word (``$`` -> ``dollar``), and plural
+        currency words that of the singular.
+    nfkc : bool, default True
+        Unicode NFKC before tokenizing (``ﬁ``, full-width letters, ``①``).
+    casefold : bool, default True
+        Case-insensitive ids (``REVENUE``, ``Revenue`` and ``revenue`` are one token).
+
+    Examples
+    --------
+    >>> TokenizerConfig(normalize_currency=False).normalize_currency
+    False
+    """
+
+    normalize_numbers: bool = True
+    normalize_percent: bool = True
+    normalize_currency: bool = True
+    nfkc: bool = True
+    casefold: bool = True
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            check_bool(getattr(self, field.name), field.name)
+
+    def normalizer_config(self) -> NormalizerConfig:
+        """The :class:`~citekit.normalize.NormalizerConfig` with the same switches.
+
+        Examples
+        --------
+        >>> TokenizerConfig(casefold=False).normalizer_config().casefold
+        False
+        """
+        return NormalizerConfig(
+            nfkc=self.nfkc,
+            casefold=self.casefold,
+            normalize_numbers=self.normalize_numbers,
+            normalize_percent=self.normalize_percent,
+            normalize_currency=self.normalize_currency,
+        )
+
+
+class SimpleTokenizer:
+    """Rule-based tokenizer with stable ids and spans into the text as passed.
+
+    Parameters
+    ----------
+    config : TokenizerConfig, optional
+        Normalization switches; all on by default.
+
+    Examples
+    --------
+    >>> tokenizer = SimpleTokenizer()
+    >>> tokenized = tokenizer.tokenize("Revenue rose 15% to $1,200.")
+    >>> tokenized.tokens
+    ['Revenue', 'rose', '15', '%', 'to', '$', '1,200']
+    >>> [tokenizer.token_key(t) for t in ["%", "$", "1,200", "dollars"]]
+    ['percent', 'dollar', '1200', 'dollar']
+    >>> ids, spans = tokenizer.tokenize("ＲＥＶＥＮＵＥ")
+    >>> int(ids[0]) == int(tokenized.token_ids[0]), spans
+    (True, [(0, 7)])
+    """
+
+    def __init__(self, config: TokenizerConfig | None = None) -> None:
+        if config is None:
+            config = TokenizerConfig()
+        elif not isinstance(config, TokenizerConfig):
+            raise TypeError(f"config must be a TokenizerConfig, got {type(config).__name__}")
+        self.config = config
+        self._normalizer_config = config.normalizer_config()
+        # surface form (as found in the normalized text) -> id; each is hashed once
+        self._id_cache: dict[str, int] = {}
+
+    def __repr__(self) -> str:
+        return f"SimpleTokenizer(config={self.config!r})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"config": self.config}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["config"])  # type: ignore[misc]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SimpleTokenizer):
+            return NotImplemented
+        return self.config == other.config
+
+    def __hash__(self) -> int:
+        return hash((SimpleTokenizer, self.config))
+
+    # ------------------------------------------------------------------------------------
+    def token_key(self, surface: str) -> str:
+        """The normalized form of one token, from which its id is computed.
+
+        Parameters
+        ----------
+        surface : str
+            A token as it appears in the (case-folded / NFKC) text.
+
+        Returns
+        -------
+        str
+            The key: typographic apostrophes/hyphens to ASCII, thousands separators
+            dropped, symbols and plural currency words to their word, per the config.
+
+        Examples
+        --------
+        >>> SimpleTokenizer().token_key("dollars"), SimpleTokenizer().token_key("1,200")
+        ('dollar', '1200')
+        """
+        check_str(surface, "surface")
+        config = self.config
+        key = surface.translate(_KEY_TRANSLATION)
+        if config.normalize_numbers and "," in key:
+            key = THOUSANDS_COMMA_RE.sub("", key)
+        if len(key) == 1:
+            word = symbol_word(key)
+            if word is not None:
+                enabled = config.normalize_percent if key == "%" else config.normalize_currency
+                if enabled:
+                    key = word
+        if config.normalize_currency:
+            key = _PLURAL_CURRENCY.get(key, key)
+        return key
+
+    def _ids(self, surfaces: list[str]) -> np.ndarray:
+        cache = self._id_cache
+        missing = {surface for surface in surfaces if surface not in cache}
+        for surface in missing:
+            cache[surface] = token_id(self.token_key(surface))
+        return np.fromiter(map(cache.__getitem__, surfaces), dtype=np.int64, count=len(surfaces))
+
+    def tokenize(self, text: str) -> TokenizedText:
+        """Split ``text`` into tokens with stable ids and spans into ``text``.
+
+        Parameters
+        ----------
+        text : str
+            Any string.
+
+        Returns
+        -------
+        TokenizedText
+            Unpacks as ``(token_ids, spans)``; ids are ``int64``.
+
+        Raises
+        ------
+        TypeError
+            If ``text`` is not a ``str``.
+
+        Examples
+        --------
+        >>> SimpleTokenizer().tokenize("東京で 5.2％ 上昇").tokens
+        ['東', '京', 'で', '5.2', '％', '上', '昇']
+        >>> SimpleTokenizer().tokenize("state-of-the-art company’s").tokens
+        ['state-of-the-art', 'company’s']
+        """
+        check_str(text, "text")
+        if text.isascii():
+            starts, ends, surfaces = self._split_ascii(text)
+        else:
+            starts, ends, surfaces = self._split_unicode(text)
+        return TokenizedText(text, self._ids(surfaces), starts, ends)
+
+    def token_ids(self, text: str) -> np.ndarray:
+        """Only the ids of :meth:`tokenize` (``int64`` array).
+
+        Examples
+        --------
+        >>> tokenizer = SimpleTokenizer()
+        >>> bool((tokenizer.token_ids("15%") == tokenizer.token_ids("15 percent")).all())
+        True
+        """
+        return self.tokenize(text).token_ids
+
+    # ------------------------------------------------------------------------------------
+    def _split_ascii(self, text: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        folded = text.lower() if self.config.casefold else text
+        tables = _ASCII_TABLES[self.config.casefold]
+        codes = np.frombuffer(folded.encode("ascii"), dtype=np.uint8)
+        alnum = tables["alnum"][codes]
+        digit = tables["digit"][codes]
+        # a joiner stays inside a token when the right characters surround it
+        inside = alnum.copy()
+        if codes.size > 2:
+            middle = codes[1:-1]
+            inside[1:-1] |= (tables["number_joiner"][middle] & digit[:-2] & digit[2:]) | (
+                tables["word_joiner"][middle] & alnum[:-2] & alnum[2:]
+            )
+        edges = np.zeros(codes.size + 2, dtype=np.int8)
+        edges[1:-1] = inside
+        steps = np.diff(edges)
+        starts = np.flatnonzero(steps == 1)
+        ends = np.flatnonzero(steps == -1)
+        symbols = np.flatnonzero(tables["symbol"][codes])
+        if symbols.size:
+            order = np.argsort(np.concatenate([starts, symbols]), kind="stable")
+            starts = np.concatenate([starts, symbols])[order]
+            ends = np.concatenate([ends, symbols + 1])[order]
+        surfaces = [folded[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
+        return starts, ends, surfaces
+
+    def _split_unicode(self, text: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        normalized = normalize_text(text, self._normalizer_config)
+        folded = normalized.text
+        token_starts: list[int] = []
+        token_ends: list[int] = []
+        for match in _token_regex().finditer(folded):
+            token_starts.append(match.start())
+            token_ends.append(match.end())
+        if not token_starts:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, []
+        norm_starts = np.array(token_starts, dtype=np.int64)
+        norm_ends = np.array(token_ends, dtype=np.int64)
+        orig_starts = normalized.orig_starts[norm_starts]
+        orig_ends = normalized.orig_ends[norm_ends - 1]
+        # One original character can expand into several tokens (½ -> 1⁄2, ㏂ -> a.m.);
+        # such tokens are merged so spans never overlap.
+        overlaps = orig_starts[1:] < orig_ends[:-1]
+        if overlaps.any():
+            # the maps are monotone, so comparing neighbours finds every overlap
+            first = np.flatnonzero(np.concatenate([[True], ~overlaps]))
+            norm_starts = norm_starts[first]
+            norm_ends = np.maximum.reduceat(norm_ends, first)
+            orig_starts = orig_starts[first]
+            orig_ends = np.maximum.reduceat(orig_ends, first)
+        surfaces = [folded[s:e] for s, e in zip(norm_starts.tolist(), norm_ends.tolist())]
+        return orig_starts, orig_ends, surfaces
