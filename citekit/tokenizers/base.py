@@ -50,7 +50,7 @@ class TokenizedText:
     --------
     >>> t = TokenizedText("a b", [7, 8], [0, 2], [1, 3])
     >>> ids, spans = t
-    >>> list(ids), spans
+    >>> ids.tolist(), spans
     ([7, 8], [(0, 1), (2, 3)])
     >>> [t.text[s:e] for s, e in t.spans]
     ['a', 'b']
