@@ -1,0 +1,881 @@
+"""Score whole datasets, and turn results into rows, DataFrames and JSON Lines.
+
+:func:`score_records` aligns many answers (records ``{"id", "answer", "sources"}``, or
+answers against one shared prepared corpus) serially or in worker processes with identical
+results, with a tqdm progress bar when one can be seen; :func:`score_dask` does the same on
+a Dask cluster. A record that fails reports its id and error in its
+:class:`RecordResult` without stopping the others.
+
+:func:`to_records` flattens results to one dict per citation or per sentence (offsets in
+Python code points, or UTF-16 code units for JavaScript front ends); :func:`to_dataframe`
+makes a pandas DataFrame of the same rows. :func:`read_jsonl` / :func:`write_jsonl` read and
+write JSON Lines with the line number in every error.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from citekit._validation import check_bool, check_int
+from citekit.results import AlignmentResult, SourceChunk, SpanCitations
+
+__all__ = [
+    "RecordResult",
+    "score_records",
+    "iter_score_records",
+    "score_dask",
+    "to_records",
+    "to_dataframe",
+    "utf16_offsets",
+    "read_jsonl",
+    "write_jsonl",
+]
+
+
+# ----------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """The outcome of scoring one record: its results, or the error it raised.
+
+    Attributes
+    ----------
+    id : object
+        The record's ``"id"`` (its position in the input when it has none).
+    result : AlignmentResult or None
+        The citations of the record's answer; ``None`` when scoring failed.
+    error : str or None
+        ``"ExceptionType: message"`` when scoring failed, else ``None``.
+
+    Examples
+    --------
+    >>> RecordResult("q7", None, "ValueError: answer must be a str").ok
+    False
+    """
+
+    id: Any
+    result: AlignmentResult | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """``True`` when the record was scored."""
+        return self.error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """One JSON-ready dict: ``{"id", "results": [...]}`` or ``{"id", "error"}``.
+
+        ``results`` holds each :class:`~citekit.SpanCitations` as ``to_dict()``, so
+        ``SpanCitations.from_dict`` reads it back.
+
+        Examples
+        --------
+        >>> RecordResult("q7", None, "ValueError: bad").to_dict()
+        {'id': 'q7', 'error': 'ValueError: bad'}
+        """
+        if self.error is not None or self.result is None:
+            return {"id": self.id, "error": self.error}
+        return {"id": self.id, "results": [item.to_dict() for item in self.result]}
+
+
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _record_parts(record: Any, position: int | None) -> tuple[Any, str, Any]:
+    """``(id, answer, sources or None)``; raises with a message naming the field."""
+    if not isinstance(record, Mapping):
+        raise TypeError(f"a record must be a dict with 'answer', got {type(record).__name__}")
+    answer = record.get("answer")
+    if not isinstance(answer, str):
+        raise TypeError(
+            f"record 'answer' must be a str, got {type(answer).__name__}"
+            if "answer" in record
+            else "record has no 'answer'"
+        )
+    return record.get("id", position), answer, record.get("sources")
+
+
+def _record_id(record: Any, position: int | None) -> Any:
+    return record.get("id", position) if isinstance(record, Mapping) else position
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+def _resolve_pipeline(pipeline: Any) -> Any:
+    if pipeline is None:
+        from citekit.pipeline import Pipeline
+
+        return Pipeline()
+    if not callable(getattr(pipeline, "align", None)):
+        raise TypeError(
+            f"pipeline must have an align(answer, sources) method, got {type(pipeline).__name__}"
+        )
+    return pipeline
+
+
+def _resolve_corpus(pipeline: Any, corpus: Any) -> Any:
+    """Prepare ``corpus`` once (a list of sources becomes a prepared corpus)."""
+    if corpus is None:
+        return None
+    prepare = getattr(pipeline, "prepare", None)
+    if isinstance(corpus, (list, tuple)) and callable(prepare):
+        return prepare(corpus)
+    return corpus
+
+
+def _score_batch(pipeline: Any, corpus: Any, batch: Sequence[tuple[int | None, Any]],
+                 strip_shared_sources: bool) -> list[RecordResult]:
+    """Score records in input order; records on the shared corpus go through one
+    ``align_many`` call (falling back to one ``align`` each to isolate a failure)."""
+    outcomes: list[RecordResult | None] = [None] * len(batch)
+    shared: list[tuple[int, Any, str]] = []
+    for slot, (position, record) in enumerate(batch):
+        try:
+            record_id, answer, sources = _record_parts(record, position)
+        except (TypeError, ValueError) as exc:
+            outcomes[slot] = RecordResult(_record_id(record, position), None, _error_text(exc))
+            continue
+        if sources is None:
+            if corpus is None:
+                outcomes[slot] = RecordResult(
+                    record_id, None,
+                    "ValueError: record has no 'sources' and no shared corpus was given",
+                )
+            else:
+                shared.append((slot, record_id, answer))
+            continue
+        try:
+            outcomes[slot] = RecordResult(record_id, pipeline.align(answer, sources))
+        except Exception as exc:  # noqa: BLE001 - reported per record by design
+            outcomes[slot] = RecordResult(record_id, None, _error_text(exc))
+    if shared:
+        align_many = getattr(pipeline, "align_many", None)
+        batched = None
+        if callable(align_many) and len(shared) > 1:
+            try:
+                batched = list(align_many([answer for _, _, answer in shared], corpus))
+            except Exception:  # noqa: BLE001 - retried one by one below to find the culprit
+                batched = None
+        for k, (slot, record_id, answer) in enumerate(shared):
+            if batched is not None:
+                result = batched[k]
+            else:
+                try:
+                    result = pipeline.align(answer, corpus)
+                except Exception as exc:  # noqa: BLE001
+                    outcomes[slot] = RecordResult(record_id, None, _error_text(exc))
+                    continue
+            if strip_shared_sources and isinstance(result, AlignmentResult):
+                # the parent re-attaches its own copy: do not ship the corpus texts back
+                result.sources = _SHARED_SOURCES
+            outcomes[slot] = RecordResult(record_id, result)
+    return [outcome for outcome in outcomes if outcome is not None]
+
+
+class _SharedSourcesMarker(tuple):
+    """Stands for "the shared corpus's sources" in results sent between processes."""
+
+    def __reduce__(self) -> Any:
+        return (_shared_sources_marker, ())
+
+
+def _shared_sources_marker() -> "_SharedSourcesMarker":
+    return _SHARED_SOURCES
+
+
+_SHARED_SOURCES = _SharedSourcesMarker()
+
+
+def _attach_shared_sources(outcomes: Iterable[RecordResult], sources: tuple) -> list[RecordResult]:
+    attached = []
+    for outcome in outcomes:
+        if outcome.result is not None and outcome.result.sources is _SHARED_SOURCES:
+            outcome.result.sources = sources
+        attached.append(outcome)
+    return attached
+
+
+def _shared_sources_of(pipeline: Any, corpus: Any) -> tuple:
+    """The ``sources`` the pipeline records for answers aligned against ``corpus``."""
+    if corpus is None:
+        return ()
+    result = pipeline.align("", corpus)
+    return tuple(getattr(result, "sources", ()))
+
+
+# state of a worker process: the pipeline and the corpus, unpickled once per worker
+_WORKER_STATE: dict[str, Any] = {}
+
+
+def _init_worker(pipeline: Any, corpus: Any) -> None:
+    _WORKER_STATE["pipeline"] = pipeline
+    _WORKER_STATE["corpus"] = corpus
+
+
+def _worker_score(batch: list[tuple[int | None, Any]]) -> list[RecordResult]:
+    return _score_batch(_WORKER_STATE["pipeline"], _WORKER_STATE["corpus"], batch, True)
+
+
+def _in_notebook() -> bool:
+    shell = sys.modules.get("IPython")
+    if shell is None:
+        return False
+    try:
+        ipython = shell.get_ipython()  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001
+        return False
+    return ipython is not None and type(ipython).__name__ == "ZMQInteractiveShell"
+
+
+def _progress_bar(total: int | None, enabled: bool) -> Any:
+    """A tqdm bar when tqdm is installed and someone can see it (terminal or notebook)."""
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    in_notebook = _in_notebook()
+    stream = sys.stderr
+    if not in_notebook and not (hasattr(stream, "isatty") and stream.isatty()):
+        return None
+    if in_notebook:
+        try:
+            import ipywidgets  # noqa: F401
+            from tqdm.notebook import tqdm  # type: ignore[no-redef]
+        except ImportError:
+            pass  # the text bar renders fine in a notebook too
+    return tqdm(total=total, unit="record", desc="citekit", dynamic_ncols=True)
+
+
+def _batches(records: Iterable[Any], batch_size: int) -> Iterator[list[tuple[int, Any]]]:
+    iterator = enumerate(records)
+    while True:
+        batch = list(itertools.islice(iterator, batch_size))
+        if not batch:
+            return
+        yield batch
+
+
+def iter_score_records(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    pipeline: Any = None,
+    corpus: Any = None,
+    n_jobs: int = 1,
+    show_progress: bool = True,
+    batch_size: int = 16,
+    mp_context: str = "spawn",
+) -> Iterator[RecordResult]:
+    """Like :func:`score_records`, but yield each :class:`RecordResult` in input order
+    as soon as it is ready (for streaming very large inputs to a file).
+
+    Examples
+    --------
+    >>> class Echo:  # any object with align(answer, sources) works as a pipeline
+    ...     def align(self, answer, sources):
+    ...         return AlignmentResult([], answer=answer, sources=sources)
+    >>> [r.id for r in iter_score_records([{"id": "a", "answer": "x", "sources": []}],
+    ...                                   pipeline=Echo(), show_progress=False)]
+    ['a']
+    """
+    check_int(n_jobs, "n_jobs", minimum=-1)
+    check_bool(show_progress, "show_progress")
+    check_int(batch_size, "batch_size", minimum=1)
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be >= 1, or -1 for one process per CPU, got 0")
+    if mp_context not in ("spawn", "forkserver", "fork"):
+        raise ValueError(f"mp_context must be 'spawn', 'forkserver' or 'fork', got {mp_context!r}")
+    if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
+        raise TypeError(f"records must be an iterable of dicts, got {type(records).__name__}")
+    pipeline = _resolve_pipeline(pipeline)
+    corpus = _resolve_corpus(pipeline, corpus)
+    if n_jobs == -1:
+        n_jobs = os.cpu_count() or 1
+    total = len(records) if hasattr(records, "__len__") else None  # type: ignore[arg-type]
+    bar = _progress_bar(total, show_progress)
+    try:
+        if n_jobs == 1:
+            for batch in _batches(records, batch_size):
+                yield from _score_batch(pipeline, corpus, batch, False)
+                if bar is not None:
+                    bar.update(len(batch))
+        else:
+            yield from _score_in_processes(
+                records, pipeline, corpus, n_jobs, batch_size, mp_context, bar
+            )
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _score_in_processes(
+    records: Iterable[Any],
+    pipeline: Any,
+    corpus: Any,
+    n_jobs: int,
+    batch_size: int,
+    mp_context: str,
+    bar: Any,
+) -> Iterator[RecordResult]:
+    import multiprocessing
+
+    shared_sources = _shared_sources_of(pipeline, corpus)
+    context = multiprocessing.get_context(mp_context)
+    with ProcessPoolExecutor(
+        max_workers=n_jobs, mp_context=context, initializer=_init_worker,
+        initargs=(pipeline, corpus),
+    ) as pool:
+        pending: list[tuple[list[tuple[int, Any]], Any]] = []
+        batches = _batches(records, batch_size)
+        # keep a bounded number of batches in flight so huge inputs stream
+        for batch in itertools.islice(batches, 2 * n_jobs):
+            pending.append((batch, pool.submit(_worker_score, batch)))
+        while pending:
+            batch, future = pending.pop(0)
+            try:
+                outcomes = future.result()
+            except Exception as exc:  # noqa: BLE001 - e.g. a worker died; keep the rest
+                outcomes = [
+                    RecordResult(_record_id(record, position), None, _error_text(exc))
+                    for position, record in batch
+                ]
+            yield from _attach_shared_sources(outcomes, shared_sources)
+            if bar is not None:
+                bar.update(len(batch))
+            for next_batch in itertools.islice(batches, 1):
+                try:
+                    pending.append((next_batch, pool.submit(_worker_score, next_batch)))
+                except Exception as exc:  # noqa: BLE001 - the pool is broken
+                    pending.append((next_batch, _FailedFuture(exc)))
+
+
+class _FailedFuture:
+    def __init__(self, exc: BaseException) -> None:
+        self._exc = exc
+
+    def result(self) -> Any:
+        raise self._exc
+
+
+def score_records(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    pipeline: Any = None,
+    corpus: Any = None,
+    n_jobs: int = 1,
+    show_progress: bool = True,
+    batch_size: int = 16,
+    mp_context: str = "spawn",
+) -> list[RecordResult]:
+    """Align the answer of every record and return one :class:`RecordResult` per record.
+
+    Parameters
+    ----------
+    records : iterable of dict
+        Each ``{"id", "answer", "sources"}``; a record without ``"sources"`` is aligned
+        against the shared ``corpus``. A record without ``"id"`` gets its position.
+    pipeline : Pipeline, optional
+        The pipeline to use (default: ``Pipeline()``); any object with
+        ``align(answer, sources)`` (and optionally ``align_many`` and ``prepare``) works.
+        It must be picklable when ``n_jobs > 1``.
+    corpus : Corpus or sequence of sources, optional
+        Sources shared by every record without its own; a list of sources is prepared
+        once with ``pipeline.prepare``.
+    n_jobs : int, optional
+        Worker processes (``-1``: one per CPU). Results are identical to ``n_jobs=1``.
+    show_progress : bool, optional
+        Show a tqdm progress bar when tqdm is installed and stderr is a terminal or the
+        code runs in a notebook; silent otherwise.
+    batch_size : int, optional
+        Records scored together (one ``align_many`` call for shared-corpus records).
+    mp_context : {"spawn", "forkserver", "fork"}, optional
+        How worker processes start. ``"spawn"`` (the default) is safe with numba's
+        threads; like any multiprocessing code, a script using ``n_jobs > 1`` needs an
+        ``if __name__ == "__main__":`` guard.
+
+    Returns
+    -------
+    list of RecordResult
+        In input order; a record that failed has ``error`` set and ``result`` ``None``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For invalid arguments (naming the argument). Errors of single records are
+        reported in their results instead.
+
+    Examples
+    --------
+    >>> from citekit.results import AlignmentResult
+    >>> class Echo:  # any object with align(answer, sources) works as a pipeline
+    ...     def align(self, answer, sources):
+    ...         if not answer:
+    ...             raise ValueError("empty answer")
+    ...         return AlignmentResult([], answer=answer, sources=sources)
+    >>> out = score_records([{"id": "a", "answer": "Hi.", "sources": ["Hi."]},
+    ...                      {"id": "b", "answer": "", "sources": []}],
+    ...                     pipeline=Echo(), show_progress=False)
+    >>> [(r.id, r.ok, r.error) for r in out]
+    [('a', True, None), ('b', False, 'ValueError: empty answer')]
+    """
+    return list(
+        iter_score_records(
+            records,
+            pipeline=pipeline,
+            corpus=corpus,
+            n_jobs=n_jobs,
+            show_progress=show_progress,
+            batch_size=batch_size,
+            mp_context=mp_context,
+        )
+    )
+
+
+def _score_partition(
+    partition: Iterable[tuple[int, Any]], pipeline: Any, corpus: Any, batch_size: int
+) -> list[RecordResult]:
+    items = list(partition)
+    outcomes: list[RecordResult] = []
+    for start in range(0, len(items), batch_size):
+        outcomes.extend(_score_batch(pipeline, corpus, items[start : start + batch_size], True))
+    return outcomes
+
+
+def score_dask(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    pipeline: Any = None,
+    corpus: Any = None,
+    npartitions: int | None = None,
+    batch_size: int = 16,
+    scheduler: Any = None,
+) -> list[RecordResult]:
+    """Score records on a Dask cluster (``dask.bag`` partitions); same results as serial.
+
+    The records are split into ``npartitions`` partitions; the pipeline and the prepared
+    corpus are sent to the workers once (as shared graph inputs) and every partition is
+    scored in batches exactly as :func:`score_records` does. With a
+    ``distributed.Client`` active, the computation runs on its cluster.
+
+    Parameters
+    ----------
+    records : iterable of dict
+        As in :func:`score_records`.
+    pipeline, corpus, batch_size
+        As in :func:`score_records`.
+    npartitions : int, optional
+        Number of partitions (default: about 100 records per partition).
+    scheduler : optional
+        Passed to ``compute`` (``None`` uses the active client or Dask's default).
+
+    Returns
+    -------
+    list of RecordResult
+        In input order.
+
+    Examples
+    --------
+    >>> from citekit.results import AlignmentResult
+    >>> class Echo:
+    ...     def align(self, answer, sources):
+    ...         return AlignmentResult([], answer=answer, sources=sources)
+    >>> out = score_dask([{"id": i, "answer": "x", "sources": []} for i in range(5)],
+    ...                  pipeline=Echo(), npartitions=2, scheduler="sync")
+    >>> [r.id for r in out]
+    [0, 1, 2, 3, 4]
+    """
+    from citekit._optional import import_optional
+
+    dask_bag = import_optional("dask.bag", "dask", purpose="score_dask")
+    import dask
+
+    check_int(npartitions, "npartitions", minimum=1, allow_none=True)
+    check_int(batch_size, "batch_size", minimum=1)
+    if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
+        raise TypeError(f"records must be an iterable of dicts, got {type(records).__name__}")
+    pipeline = _resolve_pipeline(pipeline)
+    corpus = _resolve_corpus(pipeline, corpus)
+    items = list(enumerate(records))
+    if not items:
+        return []
+    if npartitions is None:
+        npartitions = max(1, -(-len(items) // 100))
+    bag = dask_bag.from_sequence(items, npartitions=min(npartitions, len(items)))
+    scored = bag.map_partitions(
+        _score_partition, dask.delayed(pipeline), dask.delayed(corpus), batch_size
+    )
+    outcomes = scored.compute(scheduler=scheduler) if scheduler is not None else scored.compute()
+    return _attach_shared_sources(outcomes, _shared_sources_of(pipeline, corpus))
+
+
+# ----------------------------------------------------------------------------- offsets
+
+
+def utf16_offsets(text: str, positions: Iterable[int]) -> list[int]:
+    """Convert code-point offsets into ``text`` to UTF-16 code-unit offsets.
+
+    JavaScript strings index UTF-16 code units: every character outside the Basic
+    Multilingual Plane (most emoji, rare CJK, mathematical letters) counts as two.
+
+    Parameters
+    ----------
+    text : str
+        The string the offsets index.
+    positions : iterable of int
+        Offsets in ``range(0, len(text) + 1)``.
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
+    >>> text = "a😀b"
+    >>> utf16_offsets(text, [0, 1, 2, 3])
+    [0, 1, 3, 4]
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    wanted = np.asarray(list(positions), dtype=np.int64)
+    if wanted.size and (wanted.min() < 0 or wanted.max() > len(text)):
+        raise ValueError(f"positions must lie in [0, {len(text)}]")
+    return (wanted + _astral_prefix(text)[wanted]).tolist()
+
+
+def _astral_prefix(text: str) -> np.ndarray:
+    """``prefix[i]`` = number of astral characters in ``text[:i]``."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    prefix = np.zeros(len(text) + 1, dtype=np.int64)
+    np.cumsum(codes > 0xFFFF, out=prefix[1:])
+    return prefix
+
+
+class _OffsetMapper:
+    """Maps offsets of one text to the requested unit (identity for ``"python"``)."""
+
+    def __init__(self, text: str | None, utf16: bool, what: str) -> None:
+        self._prefix = _astral_prefix(text) if (utf16 and text is not None) else None
+        self._utf16 = utf16
+        self._what = what
+
+    def __call__(self, position: int) -> int:
+        if not self._utf16:
+            return position
+        if self._prefix is None:
+            raise ValueError(f"offsets='utf16' needs {self._what}")
+        return position + int(self._prefix[position])
+
+
+# ----------------------------------------------------------------------------- rows
+
+
+_LEVELS = ("citation", "sentence")
+
+
+def _collect(results: Any) -> tuple[list[tuple[Any, Sequence[SpanCitations], str | None, Any]], bool]:
+    """Normalize the accepted inputs to ``(record_id, spans, answer, sources)`` tuples,
+    and say whether they came from records (rows then carry ``record_id``)."""
+    if isinstance(results, RecordResult):
+        results = [results]
+    if isinstance(results, AlignmentResult):
+        return [(None, results, results.answer, results.sources)], False
+    if isinstance(results, (str, bytes, Mapping)) or not isinstance(results, Iterable):
+        raise TypeError(
+            "results must be an AlignmentResult, a list of SpanCitations or an iterable of "
+            f"RecordResult, got {type(results).__name__}"
+        )
+    items = list(results)
+    if all(isinstance(item, SpanCitations) for item in items):
+        return [(None, items, None, None)], False
+    if all(isinstance(item, RecordResult) for item in items):
+        return [
+            (item.id, item.result, item.result.answer, item.result.sources)
+            for item in items
+            if item.result is not None
+        ], True
+    bad = next(i for i, item in enumerate(items) if not isinstance(item, (SpanCitations, RecordResult)))
+    raise TypeError(
+        f"results[{bad}] must be a SpanCitations or a RecordResult (not mixed), "
+        f"got {type(items[bad]).__name__}"
+    )
+
+
+def _source_mappers(sources: Any, utf16: bool) -> dict[int, _OffsetMapper]:
+    if not utf16:
+        return {}
+    from citekit.display import _source_views
+
+    mappers = {}
+    raw = list(getattr(sources, "sources", sources) or ())
+    for index, view in enumerate(_source_views(raw)):
+        if view.base and isinstance(raw[index], SourceChunk):
+            mappers[index] = _OffsetMapper(
+                None, True,
+                f"the parent document of SourceChunk {view.label!r} (set document_text)",
+            )
+        else:
+            mappers[index] = _OffsetMapper(view.text, True, "")
+    return mappers
+
+
+def to_records(
+    results: Any,
+    *,
+    level: str = "citation",
+    offsets: str = "python",
+    answer: str | None = None,
+    sources: Any = None,
+) -> list[dict[str, Any]]:
+    """Flatten results into plain dicts: one per citation or one per answer sentence.
+
+    Parameters
+    ----------
+    results : AlignmentResult, list of SpanCitations, or iterable of RecordResult
+        One answer's results, or the output of :func:`score_records` (rows then start
+        with ``record_id``; failed records give no rows).
+    level : {"citation", "sentence"}, optional
+        ``"citation"``: one row per citation (sentences without citations give no row),
+        with its rank, source, offsets, evidence, score and every score component.
+        ``"sentence"``: one row per answer span with its status, number of citations,
+        uncovered ranges, and the best citation's source, offsets, score and components.
+    offsets : {"python", "utf16"}, optional
+        Unit of every offset: Python ``str`` indices, or UTF-16 code units (what
+        JavaScript's ``String.prototype.slice`` expects). ``"utf16"`` needs the answer and
+        source texts: an ``AlignmentResult`` carries them, otherwise pass ``answer`` and
+        ``sources``.
+    answer : str, optional
+        The answer, when ``results`` is a plain list and ``offsets="utf16"``.
+    sources : sequence, optional
+        The sources, when ``results`` is a plain list and ``offsets="utf16"``.
+
+    Returns
+    -------
+    list of dict
+        JSON-serializable rows.
+
+    Examples
+    --------
+    >>> from citekit.results import AnswerSpan, Citation, SpanCitations
+    >>> answer, source = "Cats 😺 purr.", "Yes: cats 😺 purr."
+    >>> cite = Citation(score=2.0, source_id="s", source_index=0, candidate_index=0,
+    ...                 char_start=5, char_end=16, evidence="cats 😺 purr",
+    ...                 components={"answer_coverage": 1.0})
+    >>> spans = [SpanCitations(AnswerSpan(answer, 0, 12), (cite,), "supported")]
+    >>> row = to_records(spans)[0]
+    >>> row["char_start"], row["char_end"], row["answer_coverage"]
+    (5, 16, 1.0)
+    >>> row = to_records(spans, offsets="utf16", answer=answer, sources=[source])[0]
+    >>> row["char_start"], row["char_end"], row["sentence_end"]
+    (5, 17, 13)
+    """
+    if level not in _LEVELS:
+        raise ValueError(f"level must be 'citation' or 'sentence', got {level!r}")
+    if offsets not in ("python", "utf16"):
+        raise ValueError(f"offsets must be 'python' or 'utf16', got {offsets!r}")
+    if answer is not None and not isinstance(answer, str):
+        raise TypeError(f"answer must be a str, got {type(answer).__name__}")
+    utf16 = offsets == "utf16"
+    groups, with_record_id = _collect(results)
+    rows: list[dict[str, Any]] = []
+    for record_id, spans, group_answer, group_sources in groups:
+        answer_text = group_answer if group_answer is not None else answer
+        map_answer = _OffsetMapper(answer_text, utf16, "the answer text (pass answer=...)")
+        source_maps = _source_mappers(
+            group_sources if group_sources is not None else sources, utf16
+        )
+
+        def map_source(index: int) -> Any:
+            if not utf16:
+                return lambda position: position
+            if index not in source_maps:
+                raise ValueError("offsets='utf16' needs the source texts (pass sources=...)")
+            return source_maps[index]
+
+        for span_index, item in enumerate(spans):
+            base = {"record_id": record_id} if with_record_id else {}
+            base.update(
+                span_index=span_index,
+                sentence_start=map_answer(item.answer_span.char_start),
+                sentence_end=map_answer(item.answer_span.char_end),
+                sentence=item.answer_span.text,
+                status=item.status,
+            )
+            if level == "sentence":
+                row = dict(base)
+                row["n_citations"] = len(item.citations)
+                row["unsupported_spans"] = [
+                    [map_answer(s), map_answer(e)] for s, e in item.unsupported_spans
+                ]
+                row["n_conflicts"] = sum(len(c.conflicts) for c in item.citations)
+                best = item.citations[0] if item.citations else None
+                row.update(_citation_columns(best, map_answer,
+                                             map_source(best.source_index) if best else None))
+                rows.append(row)
+                continue
+            for rank, citation in enumerate(item.citations):
+                row = dict(base)
+                row["rank"] = rank
+                row.update(_citation_columns(citation, map_answer,
+                                             map_source(citation.source_index)))
+                rows.append(row)
+    return rows
+
+
+_CITATION_COLUMNS = (
+    "source_id", "source_index", "candidate_index", "char_start", "char_end", "evidence",
+    "score", "evidence_spans", "answer_char_start", "answer_char_end", "conflicts",
+)
+
+
+def _citation_columns(citation: Any, map_answer: Any, map_source: Any) -> dict[str, Any]:
+    if citation is None:
+        return {name: None for name in _CITATION_COLUMNS}
+    row: dict[str, Any] = {
+        "source_id": citation.source_id,
+        "source_index": citation.source_index,
+        "candidate_index": citation.candidate_index,
+        "char_start": map_source(citation.char_start),
+        "char_end": map_source(citation.char_end),
+        "evidence": citation.evidence,
+        "score": citation.score,
+        "evidence_spans": [
+            [map_source(span.char_start), map_source(span.char_end)]
+            for span in citation.evidence_spans
+        ],
+        "answer_char_start": map_answer(citation.answer_char_start),
+        "answer_char_end": map_answer(citation.answer_char_end),
+        "conflicts": [
+            {
+                "kind": c.kind,
+                "answer_text": c.answer_text,
+                "answer_char_start": map_answer(c.answer_char_start),
+                "answer_char_end": map_answer(c.answer_char_end),
+                "evidence_text": c.evidence_text,
+                "evidence_char_start": map_source(c.evidence_char_start),
+                "evidence_char_end": map_source(c.evidence_char_end),
+            }
+            for c in citation.conflicts
+        ],
+    }
+    for name, value in citation.components.items():
+        row[name if name not in row and name not in _BASE_COLUMNS else f"component_{name}"] = value
+    return row
+
+
+_BASE_COLUMNS = frozenset(
+    ("record_id", "span_index", "sentence_start", "sentence_end", "sentence", "status", "rank",
+     "n_citations", "unsupported_spans", "n_conflicts")
+)
+
+
+def to_dataframe(
+    results: Any,
+    *,
+    level: str = "citation",
+    offsets: str = "python",
+    answer: str | None = None,
+    sources: Any = None,
+) -> Any:
+    """The rows of :func:`to_records` as a pandas DataFrame (needs ``citekit[pandas]``).
+
+    Examples
+    --------
+    >>> from citekit.results import AnswerSpan, SpanCitations
+    >>> spans = [SpanCitations(AnswerSpan("Hi.", 0, 3), (), "unsupported")]
+    >>> to_dataframe(spans, level="sentence")[["sentence", "status", "n_citations"]]
+      sentence       status  n_citations
+    0      Hi.  unsupported            0
+    """
+    from citekit._optional import import_optional
+
+    pandas = import_optional("pandas", "pandas", purpose="to_dataframe")
+    rows = to_records(results, level=level, offsets=offsets, answer=answer, sources=sources)
+    return pandas.DataFrame.from_records(rows)
+
+
+# ----------------------------------------------------------------------------- JSON Lines
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """Yield the JSON object on each non-blank line of a file.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        ``"<path>, line N: ..."`` for a line that is not valid JSON or not an object.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.jsonl"
+    >>> _ = path.write_text('{"id": 1}\\n\\n{"id": 2}\\n[3]\\n')
+    >>> next(read_jsonl(path))
+    {'id': 1}
+    >>> list(read_jsonl(path))
+    Traceback (most recent call last):
+    ...
+    ValueError: ...a.jsonl, line 4: expected a JSON object, got list
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(
+                    f"{os.fspath(path)}, line {number}: invalid JSON ({exc.msg} at column "
+                    f"{exc.colno})"
+                ) from None
+            if not isinstance(value, dict):
+                raise ValueError(
+                    f"{os.fspath(path)}, line {number}: expected a JSON object, got "
+                    f"{type(value).__name__}"
+                )
+            yield value
+
+
+def write_jsonl(rows: Iterable[Any], path_or_file: Any) -> int:
+    """Write one JSON object per line (UTF-8, not ASCII-escaped); return the line count.
+
+    ``rows`` may hold dicts or objects with ``to_dict()`` (e.g. :class:`RecordResult`).
+
+    Examples
+    --------
+    >>> import io
+    >>> buffer = io.StringIO()
+    >>> write_jsonl([{"id": 1, "text": "café"}], buffer)
+    1
+    >>> buffer.getvalue()
+    '{"id": 1, "text": "café"}\\n'
+    """
+    if isinstance(path_or_file, (str, os.PathLike)):
+        with open(path_or_file, "w", encoding="utf-8") as handle:
+            return write_jsonl(rows, handle)
+    if not isinstance(path_or_file, io.IOBase) and not hasattr(path_or_file, "write"):
+        raise TypeError(
+            f"path_or_file must be a path or a text file, got {type(path_or_file).__name__}"
+        )
+    count = 0
+    for row in rows:
+        data = row.to_dict() if hasattr(row, "to_dict") else row
+        path_or_file.write(json.dumps(data, ensure_ascii=False) + "\n")
+        count += 1
+    return count
