@@ -833,6 +833,13 @@ def read_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    return (value for _, value in _numbered_jsonl(path))
+
+
+def _numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line (errors as in :func:`read_jsonl`)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -849,7 +856,7 @@ def read_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
                     f"{os.fspath(path)}, line {number}: expected a JSON object, got "
                     f"{type(value).__name__}"
                 )
-            yield value
+            yield number, value
 
 
 def write_jsonl(rows: Iterable[Any], path_or_file: Any) -> int:

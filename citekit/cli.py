@@ -1,0 +1,421 @@
+"""The ``citekit`` command line.
+
+::
+
+    citekit demo                      align the bundled example answers and print a report
+    citekit align --answers A.jsonl --sources S.jsonl --out R.jsonl [--config C] [--jobs N]
+    citekit highlight --answer TEXT --source-file CHUNK.txt
+    citekit evaluate FILE.jsonl [--config C] [--per-unit] [--limit N]
+
+Every subcommand has ``--help``. Problems with the input (a missing file, a bad JSON line,
+an invalid configuration) are reported in one line naming the file and line, with exit
+status 2; ``align`` exits with 1 when some records could not be scored (their errors are
+in the output file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any, Sequence, TextIO
+
+__all__ = ["main"]
+
+_STATUS_MARK = {"supported": "[supported]  ", "partial": "[partial]    ",
+                "unsupported": "[unsupported]"}
+
+
+class _InputError(Exception):
+    """A problem with the user's files or options: reported in one line, exit status 2."""
+
+
+def _load_config(path: str | None) -> Any:
+    from citekit.config import CitationConfig
+
+    if path is None:
+        return CitationConfig()
+    if not os.path.exists(path):
+        raise _InputError(f"config file not found: {path}")
+    try:
+        return CitationConfig.from_file(path)
+    except json.JSONDecodeError as exc:
+        raise _InputError(
+            f"invalid JSON in config {path}: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except (ValueError, TypeError) as exc:  # tomllib.TOMLDecodeError is a ValueError
+        raise _InputError(f"invalid config {path}: {exc}") from None
+    except (OSError, ImportError) as exc:
+        raise _InputError(f"cannot read config {path}: {exc}") from None
+
+
+def _numbered_lines(path: str, what: str) -> list[tuple[int, dict[str, Any]]]:
+    from citekit.batch import _numbered_jsonl
+
+    if not os.path.exists(path):
+        raise _InputError(f"{what} file not found: {path}")
+    try:
+        return list(_numbered_jsonl(path))
+    except ValueError as exc:
+        raise _InputError(str(exc)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _InputError(f"cannot read {what} file {path}: {exc}") from None
+
+
+def _check_source(value: Any, where: str) -> Any:
+    from citekit.results import SourceDocument
+
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, dict):
+        raise _InputError(f"{where}: a source must be an object {{\"id\", \"text\"}} or a string")
+    if not isinstance(value.get("text"), str):
+        raise _InputError(f"{where}: a source needs a string 'text'")
+    source_id = value.get("id")
+    if not isinstance(source_id, (str, int)) or isinstance(source_id, bool):
+        raise _InputError(f"{where}: a source needs an 'id' (string)")
+    metadata = {k: v for k, v in value.items() if k not in ("id", "text")}
+    return SourceDocument(id=str(source_id), text=value["text"], metadata=metadata)
+
+
+def _load_sources(path: str) -> list[Any]:
+    sources = []
+    seen: dict[str, int] = {}
+    for number, row in _numbered_lines(path, "sources"):
+        where = f"{path}, line {number}"
+        source = _check_source(row, where)
+        if source.id in seen:
+            raise _InputError(f"{where}: duplicate source id {source.id!r} (first on line "
+                              f"{seen[source.id]})")
+        seen[source.id] = number
+        sources.append(source)
+    return sources
+
+
+def _load_answers(path: str) -> list[dict[str, Any]]:
+    records = []
+    for number, row in _numbered_lines(path, "answers"):
+        where = f"{path}, line {number}"
+        if not isinstance(row.get("answer"), str):
+            raise _InputError(f"{where}: each line needs a string 'answer'")
+        record: dict[str, Any] = {"id": row.get("id", number), "answer": row["answer"]}
+        if "sources" in row:
+            if not isinstance(row["sources"], list):
+                raise _InputError(f"{where}: 'sources' must be a list")
+            record["sources"] = [
+                _check_source(item, f"{where}, sources[{k}]")
+                for k, item in enumerate(row["sources"])
+            ]
+        records.append(record)
+    return records
+
+
+# ----------------------------------------------------------------------------- demo
+
+
+def _shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def _write_report(out: TextIO, question: str, answer_id: Any, result: Any, width: int) -> None:
+    heading = f"[{answer_id}]" + (f" {question}" if question else "")
+    out.write(heading + "\n")
+    for item in result:
+        out.write(f"  {_STATUS_MARK[item.status]} {_shorten(item.answer_span.text, width)}\n")
+        for citation in item.citations:
+            out.write(
+                f"      <- {citation.source_id} [{citation.char_start}:{citation.char_end}] "
+                f"score {citation.score:.2f}: \"{_shorten(citation.exact_evidence, width - 20)}\"\n"
+            )
+            for conflict in citation.conflicts:
+                out.write(
+                    f"         ! {conflict.kind} differs: answer {conflict.answer_text!r}, "
+                    f"source {conflict.evidence_text!r}\n"
+                )
+        uncovered = [
+            result.answer[start:end] for start, end in item.unsupported_spans
+            if item.status != "unsupported" and result.answer[start:end].strip()
+        ]
+        if uncovered:
+            out.write(f"      not in any source: {'; '.join(_shorten(u, 60) for u in uncovered)}\n")
+    out.write("\n")
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    config = _load_config(args.config)
+    from citekit.data import load_example_answers, load_example_sources
+    from citekit.pipeline import Pipeline
+
+    sources = load_example_sources()
+    answers = load_example_answers()
+    if args.answer is not None:
+        answers = [a for a in answers if a["id"] == args.answer]
+        if not answers:
+            known = ", ".join(a["id"] for a in load_example_answers())
+            raise _InputError(f"no bundled answer with id {args.answer!r}; known ids: {known}")
+    pipeline = Pipeline(config=config)
+    started = time.perf_counter()
+    corpus = pipeline.prepare(sources)
+    prepared = time.perf_counter()
+    results = pipeline.align_many([a["answer"] for a in answers], corpus)
+    aligned = time.perf_counter()
+
+    out = sys.stdout
+    out.write(
+        f"citekit demo: {len(answers)} answers aligned against {len(sources)} bundled sources "
+        "(fictional documents written for citekit)\n\n"
+    )
+    counts = {"supported": 0, "partial": 0, "unsupported": 0}
+    for record, result in zip(answers, results):
+        _write_report(out, record.get("question", ""), record["id"], result, args.width)
+        for item in result:
+            counts[item.status] += 1
+    total = sum(counts.values())
+    out.write(
+        f"{total} sentences: {counts['supported']} supported, {counts['partial']} partial, "
+        f"{counts['unsupported']} unsupported.\n"
+        f"Prepared the corpus in {prepared - started:.2f} s and aligned the answers in "
+        f"{aligned - prepared:.2f} s (the first run includes JIT compilation).\n"
+    )
+    if args.html:
+        from citekit.display import render_html
+
+        blocks = [
+            f"<h3>{_html_escape(str(record['id']))}: {_html_escape(record.get('question', ''))}"
+            f"</h3>{render_html(result, record['answer'], result.sources)}"
+            for record, result in zip(answers, results)
+        ]
+        with open(args.html, "w", encoding="utf-8") as handle:
+            handle.write(
+                '<!DOCTYPE html><html><head><meta charset="utf-8"><title>citekit demo</title>'
+                "</head><body style=\"font-family:sans-serif;margin:24px\">"
+                + "".join(blocks) + "</body></html>\n"
+            )
+        out.write(f"Wrote {args.html}\n")
+    return 0
+
+
+def _html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text, quote=True)
+
+
+# ----------------------------------------------------------------------------- align
+
+
+def _cmd_align(args: argparse.Namespace) -> int:
+    if args.jobs == 0 or args.jobs < -1:
+        raise _InputError(f"--jobs must be a positive number or -1, got {args.jobs}")
+    config = _load_config(args.config)
+    records = _load_answers(args.answers)
+    sources = _load_sources(args.sources) if args.sources else None
+    if sources is None:
+        missing = [r["id"] for r in records if "sources" not in r]
+        if missing:
+            raise _InputError(
+                f"{len(missing)} answers carry no 'sources' (first: {missing[0]!r}); "
+                "pass --sources S.jsonl"
+            )
+    out_dir = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(out_dir):
+        raise _InputError(f"output directory does not exist: {out_dir}")
+    from citekit.batch import iter_score_records, to_records
+    from citekit.pipeline import Pipeline
+
+    pipeline = Pipeline(config=config)
+    corpus = pipeline.prepare(sources) if sources is not None else None
+    failed = 0
+    written = 0
+    with open(args.out, "w", encoding="utf-8") as handle:
+        for outcome in iter_score_records(
+            records, pipeline=pipeline, corpus=corpus, n_jobs=args.jobs,
+            show_progress=not args.no_progress, batch_size=args.batch_size,
+        ):
+            if not outcome.ok:
+                failed += 1
+                sys.stderr.write(f"citekit align: record {outcome.id!r} failed: {outcome.error}\n")
+            if args.level == "results" or not outcome.ok:
+                lines = [outcome.to_dict()]
+            else:
+                lines = to_records([outcome], level=args.level, offsets=args.offsets)
+            for line in lines:
+                handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+                written += 1
+    sys.stderr.write(
+        f"citekit align: scored {len(records) - failed} of {len(records)} answers; "
+        f"wrote {written} lines to {args.out}\n"
+    )
+    return 1 if failed else 0
+
+
+# ----------------------------------------------------------------------------- highlight
+
+
+def _read_text_option(text: str | None, path: str | None, what: str) -> str:
+    if path is not None:
+        if not os.path.exists(path):
+            raise _InputError(f"{what} file not found: {path}")
+        try:
+            with open(path, encoding="utf-8") as handle:
+                return handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _InputError(f"cannot read {what} file {path}: {exc}") from None
+    assert text is not None
+    return text
+
+
+def _cmd_highlight(args: argparse.Namespace) -> int:
+    from citekit.batch import utf16_offsets
+    from citekit.highlight import find_answer_highlights
+
+    answer = _read_text_option(args.answer, args.answer_file, "answer")
+    source = _read_text_option(args.source, args.source_file, "source")
+    options: dict[str, Any] = {"keep_longest_only": not args.all}
+    if args.tokenizer is not None:
+        options["tokenizer"] = args.tokenizer
+    if args.no_expand:
+        options["expand_spans"] = False
+    try:
+        spans = find_answer_highlights(answer, source, **options)
+    except (TypeError, ValueError) as exc:
+        raise _InputError(str(exc)) from None
+    if args.offsets == "utf16":
+        flat = utf16_offsets(source, [p for span in spans for p in span])
+        shown = [(flat[2 * k], flat[2 * k + 1]) for k in range(len(spans))]
+    else:
+        shown = [(int(s), int(e)) for s, e in spans]
+    if args.json:
+        payload = {
+            "offsets": args.offsets,
+            "spans": [
+                {"start": start, "end": end, "text": source[s:e]}
+                for (start, end), (s, e) in zip(shown, spans)
+            ],
+        }
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        return 0
+    if not spans:
+        sys.stdout.write("no highlight: the source does not support the answer lexically\n")
+        return 0
+    for (start, end), (s, e) in zip(shown, spans):
+        sys.stdout.write(f"[{start}:{end}] {source[s:e]}\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    from citekit._version import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="citekit",
+        description="Exact, fast character-level citations for generated answers.",
+    )
+    parser.add_argument("--version", action="version", version=f"citekit {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = commands.add_parser(
+        "demo", help="align the bundled example answers and print a report",
+        description="Align the bundled example answers (fictional documents written for "
+        "citekit) against their sources and print, for every sentence, its status and the "
+        "exact evidence with character offsets.",
+    )
+    demo.add_argument("--config", metavar="FILE", help="CitationConfig as .json or .toml")
+    demo.add_argument("--answer", metavar="ID", help="only this bundled answer")
+    demo.add_argument("--html", metavar="FILE", help="also write an HTML report to FILE")
+    demo.add_argument("--width", type=int, default=100, help="truncate quotes to this width")
+    demo.set_defaults(run=_cmd_demo)
+
+    align = commands.add_parser(
+        "align", help="align a JSONL file of answers against a JSONL file of sources",
+        description="Align every answer of a JSON Lines file. Answers are lines "
+        '{"id", "answer"} optionally carrying their own "sources"; sources are lines '
+        '{"id", "text"} (other keys become metadata). Writes one line per answer: '
+        '{"id", "results": [...]} or {"id", "error"}.',
+    )
+    align.add_argument("--answers", required=True, metavar="A.jsonl", help="answers file")
+    align.add_argument("--sources", metavar="S.jsonl",
+                       help="sources shared by answers without their own")
+    align.add_argument("--out", required=True, metavar="R.jsonl", help="output file")
+    align.add_argument("--config", metavar="FILE", help="CitationConfig as .json or .toml")
+    align.add_argument("--jobs", type=int, default=1, metavar="N",
+                       help="worker processes (-1: one per CPU; default 1)")
+    align.add_argument("--batch-size", type=int, default=16, metavar="N",
+                       help="answers aligned together (default 16)")
+    align.add_argument("--level", choices=("results", "sentence", "citation"), default="results",
+                       help="write full results per answer (default), or one row per "
+                       "sentence or per citation")
+    align.add_argument("--offsets", choices=("python", "utf16"), default="python",
+                       help="offset unit of sentence/citation rows (utf16 for JavaScript)")
+    align.add_argument("--no-progress", action="store_true", help="no progress bar")
+    align.set_defaults(run=_cmd_align)
+
+    highlight = commands.add_parser(
+        "highlight", help="highlight the passages of a source chunk that support an answer",
+        description="Print the character spans of a source chunk that support an answer "
+        "(find_answer_highlights).",
+    )
+    answer_group = highlight.add_mutually_exclusive_group(required=True)
+    answer_group.add_argument("--answer", metavar="TEXT", help="the answer text")
+    answer_group.add_argument("--answer-file", metavar="FILE", help="read the answer from FILE")
+    source_group = highlight.add_mutually_exclusive_group(required=True)
+    source_group.add_argument("--source", metavar="TEXT", help="the source chunk text")
+    source_group.add_argument("--source-file", metavar="FILE", help="read the chunk from FILE")
+    highlight.add_argument("--all", action="store_true",
+                           help="every supporting passage, not only the longest")
+    highlight.add_argument("--no-expand", action="store_true",
+                           help="exact token spans instead of whole lines")
+    highlight.add_argument("--tokenizer", choices=("unicode_word", "char"),
+                           help="'char' for scripts without spaces (Chinese, Japanese, Thai)")
+    highlight.add_argument("--offsets", choices=("python", "utf16"), default="python",
+                           help="offset unit (utf16 for JavaScript)")
+    highlight.add_argument("--json", action="store_true", help="print JSON")
+    highlight.set_defaults(run=_cmd_highlight)
+
+    commands.add_parser(
+        "evaluate", add_help=False,
+        help="evaluate on annotated JSONL data (see 'citekit evaluate --help')",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``citekit`` command line; return the exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name (default: ``sys.argv[1:]``).
+
+    Examples
+    --------
+    >>> main(["align", "--answers", "no-such-file.jsonl", "--out", "out.jsonl"])
+    2
+    """
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] == "evaluate":
+        from citekit.evaluate import cli_main
+
+        return int(cli_main(args_list[1:]) or 0)
+    parser = _build_parser()
+    args = parser.parse_args(args_list)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args))
+    except _InputError as exc:
+        sys.stderr.write(f"citekit {args.command}: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write(f"citekit {args.command}: interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
