@@ -1,0 +1,480 @@
+"""Alignment kernels over integer token ids (numba).
+
+Research users call these directly; the citation pipeline and the highlighter are built
+on them. Every function takes lists or 1-D arrays of ints (any integer dtype, any
+contiguity), converts them once to contiguous ``int64`` and returns plain Python values or
+``int64`` arrays.
+
+Smith-Waterman: definition and tie-breaking
+-------------------------------------------
+Local alignment with a linear gap penalty: ``match_score`` for an aligned pair of equal
+tokens, ``mismatch_score`` for an aligned pair of different tokens, ``gap_score`` for a
+token of either side aligned with nothing. Among all alignments with the maximal score,
+the returned one has
+
+1. the most matches, then
+2. the earliest target start, then
+3. the earliest query start, then
+4. the shorter span ``(query_end - query_start) + (target_end - target_start)``, then
+   the earliest target end, then the earliest query end.
+
+Its path is recovered by a traceback that, at each cell, prefers the diagonal (a query
+token aligned with a target token), then up (a query token against a gap), then left
+(a target token against a gap). Because penalties are negative, an optimal alignment
+starts and ends with a match; a pair with no token in common gives the *empty
+alignment* (score 0, every index 0, no blocks).
+
+Banding
+-------
+With ``band_width=w`` the DP only visits cells whose diagonal ``target_index -
+query_index`` lies within ``w`` of a centre diagonal: the centre whose window of width
+``2w + 1`` holds the most equal-token pairs (ties: the smallest centre, the earliest target
+position). The result equals the full DP whenever the full DP's alignment lies inside the
+band. With ``band_width=None`` the full DP runs when ``(n + 1) * (m + 1) <=
+FULL_DP_CELL_BUDGET`` and a band of half-width ``AUTO_BAND_WIDTH`` otherwise, so memory
+stays bounded by ``FULL_DP_CELL_BUDGET`` or ``(n + 1) * (2w + 1)`` cells.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from citekit._validation import check_bool, check_int
+from citekit.kernels._batch import (
+    align_pairs_kernel,
+    block_scratch_offsets,
+    compact_blocks,
+    widest_key_bits,
+)
+from citekit.kernels._lcs import lcs_length_kernel, matching_blocks_kernel
+from citekit.kernels._sw import MAX_KEY_BITS
+
+__all__ = [
+    "AUTO_BAND_WIDTH",
+    "FULL_DP_CELL_BUDGET",
+    "LocalAlignment",
+    "PairAlignments",
+    "align_batch",
+    "align_pairs",
+    "lcs_length",
+    "matching_blocks",
+    "smith_waterman",
+    "warmup",
+]
+
+#: Largest ``(n + 1) * (m + 1)`` aligned with the full DP when ``band_width=None``
+#: (4,194,304 cells, 32 MiB of int64 DP keys); larger problems are banded.
+FULL_DP_CELL_BUDGET: int = 1 << 22
+#: Band half-width used when ``band_width=None`` and the problem exceeds the budget.
+AUTO_BAND_WIDTH: int = 64
+#: Bound on the magnitude of every score parameter.
+MAX_SCORE_MAGNITUDE: int = 1000
+
+
+class LocalAlignment(NamedTuple):
+    """One local alignment: half-open token ranges of query and target.
+
+    Attributes
+    ----------
+    score : int
+        Alignment score (0 for the empty alignment).
+    query_start, query_end : int
+        Aligned range of the query, ``query[query_start:query_end]``.
+    target_start, target_end : int
+        Aligned range of the target.
+    matches : int
+        Number of aligned pairs of equal tokens.
+    blocks : tuple of (int, int, int) or None
+        Runs of consecutive matches as ``(query_start, target_start, length)`` in order,
+        or None when blocks were not requested.
+    """
+
+    score: int
+    query_start: int
+    query_end: int
+    target_start: int
+    target_end: int
+    matches: int
+    blocks: tuple[tuple[int, int, int], ...] | None = None
+
+
+class PairAlignments(NamedTuple):
+    """Alignments of many pairs: one row per pair in every ``int64`` array.
+
+    Attributes
+    ----------
+    score, query_start, query_end, target_start, target_end, matches : ndarray of int64
+        As in :class:`LocalAlignment`, one entry per pair; positions are relative to the
+        pair's own query and target.
+    block_offsets : ndarray of int64
+        ``blocks[block_offsets[p]:block_offsets[p + 1]]`` are the blocks of pair ``p``
+        (shape ``(n_pairs + 1,)``; empty when blocks were not requested).
+    blocks : ndarray of int64, shape (n_blocks, 3)
+        Rows ``(query_pos, target_pos, length)``; empty when blocks were not requested.
+    """
+
+    score: np.ndarray
+    query_start: np.ndarray
+    query_end: np.ndarray
+    target_start: np.ndarray
+    target_end: np.ndarray
+    matches: np.ndarray
+    block_offsets: np.ndarray
+    blocks: np.ndarray
+
+
+def _token_array(values: Any, name: str) -> np.ndarray:
+    """``values`` as a contiguous 1-D int64 array; TypeError/ValueError naming ``name``."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of ints, got {type(values).__name__}")
+    if isinstance(values, np.ndarray):
+        array = values
+    else:
+        try:
+            array = np.asarray(values)
+        except (ValueError, TypeError) as error:
+            raise TypeError(f"{name} must be a sequence of ints: {error}") from None
+        if array.size == 0 and array.dtype.kind == "f":
+            array = array.astype(np.int64)  # an empty list converts to float64
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"{name} must contain ints, got dtype {array.dtype}")
+    if array.dtype == np.uint64 and array.size and array.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} holds values above the int64 range")
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
+def _offsets_array(offsets: Any, name: str, ids_length: int, ids_name: str) -> np.ndarray:
+    array = _token_array(offsets, name)
+    if array.size == 0:
+        raise ValueError(f"{name} must hold at least one offset (0)")
+    if array[0] != 0 or array[-1] != ids_length:
+        raise ValueError(f"{name} must start at 0 and end at len({ids_name}) = {ids_length}")
+    if np.any(np.diff(array) < 0):
+        raise ValueError(f"{name} must be non-decreasing")
+    return array
+
+
+def _index_array(indices: Any, name: str, n_items: int) -> np.ndarray:
+    array = _token_array(indices, name)
+    if array.size and (array.min() < 0 or array.max() >= n_items):
+        raise ValueError(f"{name} holds indices outside [0, {n_items})")
+    return array
+
+
+def _scores(match_score: Any, mismatch_score: Any, gap_score: Any) -> tuple[int, int, int]:
+    match = check_int(match_score, "match_score", minimum=1, maximum=MAX_SCORE_MAGNITUDE)
+    mismatch = check_int(
+        mismatch_score, "mismatch_score", minimum=-MAX_SCORE_MAGNITUDE, maximum=-1
+    )
+    gap = check_int(gap_score, "gap_score", minimum=-MAX_SCORE_MAGNITUDE, maximum=-1)
+    return match, mismatch, gap
+
+
+def align_pairs(
+    query_ids: Any,
+    query_offsets: Any,
+    target_ids: Any,
+    target_offsets: Any,
+    pair_query: Any,
+    pair_target: Any,
+    *,
+    match_score: int = 2,
+    mismatch_score: int = -1,
+    gap_score: int = -1,
+    band_width: int | None = None,
+    return_blocks: bool = False,
+    n_threads: int | None = None,
+) -> PairAlignments:
+    """Smith-Waterman alignment of many (query, target) pairs in one parallel call.
+
+    Queries and targets are packed CSR-style: query ``k`` is
+    ``query_ids[query_offsets[k]:query_offsets[k + 1]]``, and likewise for targets.
+    Pair ``p`` aligns query ``pair_query[p]`` with target ``pair_target[p]`` exactly as
+    :func:`smith_waterman` would. Pairs are spread over threads; the output does not
+    depend on the number of threads.
+
+    Parameters
+    ----------
+    query_ids, target_ids : array_like of int
+        Concatenated token ids of all queries / all targets.
+    query_offsets, target_offsets : array_like of int
+        CSR offsets: non-decreasing, first 0, last ``len(query_ids)`` / ``len(target_ids)``.
+    pair_query, pair_target : array_like of int
+        Equal-length arrays of query and target indices, one entry per pair.
+    match_score, mismatch_score, gap_score : int
+        Scoring, as in :func:`smith_waterman`.
+    band_width : int or None
+        As in :func:`smith_waterman`, applied to every pair.
+    return_blocks : bool
+        Also return the runs of exact matches of every pair.
+    n_threads : int or None
+        Threads to use (default: numba's current setting).
+
+    Returns
+    -------
+    PairAlignments
+        One row per pair; positions relative to the pair's own query and target.
+
+    Examples
+    --------
+    >>> from citekit.kernels import align_pairs
+    >>> result = align_pairs([1, 2, 3, 7, 8], [0, 3, 5], [9, 1, 2, 3, 7, 8], [0, 6],
+    ...                      [0, 1], [0, 0], return_blocks=True)
+    >>> result.score.tolist(), result.target_start.tolist(), result.target_end.tolist()
+    ([6, 4], [1, 4], [4, 6])
+    >>> result.blocks[result.block_offsets[1]:result.block_offsets[2]].tolist()
+    [[0, 4, 2]]
+    """
+    query_ids = _token_array(query_ids, "query_ids")
+    target_ids = _token_array(target_ids, "target_ids")
+    query_offsets = _offsets_array(query_offsets, "query_offsets", len(query_ids), "query_ids")
+    target_offsets = _offsets_array(
+        target_offsets, "target_offsets", len(target_ids), "target_ids"
+    )
+    pair_query = _index_array(pair_query, "pair_query", len(query_offsets) - 1)
+    pair_target = _index_array(pair_target, "pair_target", len(target_offsets) - 1)
+    if len(pair_query) != len(pair_target):
+        raise ValueError(
+            f"pair_query and pair_target must have equal lengths, got {len(pair_query)} "
+            f"and {len(pair_target)}"
+        )
+    match, mismatch, gap = _scores(match_score, mismatch_score, gap_score)
+    width = check_int(band_width, "band_width", minimum=0, allow_none=True)
+    check_bool(return_blocks, "return_blocks")
+    threads = check_int(n_threads, "n_threads", minimum=1, allow_none=True)
+    widest, widest_pair = widest_key_bits(
+        query_offsets, target_offsets, pair_query, pair_target, match, max(-mismatch, -gap)
+    )
+    if widest > MAX_KEY_BITS:
+        raise ValueError(
+            f"pair {widest_pair} is too long for exact tie-breaking in 64-bit keys "
+            f"({widest} bits needed, {MAX_KEY_BITS} available); split the inputs"
+        )
+    n_pairs = len(pair_query)
+    rows = np.zeros((n_pairs, 6), dtype=np.int64)
+    block_counts = np.zeros(n_pairs, dtype=np.int64)
+    scratch_offsets = block_scratch_offsets(query_offsets, target_offsets, pair_query, pair_target)
+    block_scratch = np.empty((scratch_offsets[-1], 3), dtype=np.int64)
+    _run_parallel(
+        threads,
+        align_pairs_kernel,
+        query_ids, query_offsets, target_ids, target_offsets, pair_query, pair_target,
+        -1 if width is None else width, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH,
+        match, mismatch, gap, scratch_offsets, rows, block_counts, block_scratch,
+    )
+    if return_blocks:
+        block_offsets, blocks = compact_blocks(scratch_offsets, block_counts, block_scratch)
+    else:
+        block_offsets = np.zeros(0, dtype=np.int64)
+        blocks = np.zeros((0, 3), dtype=np.int64)
+    columns = [np.ascontiguousarray(rows[:, c]) for c in range(6)]
+    return PairAlignments(*columns, block_offsets, blocks)
+
+
+def _run_parallel(n_threads: int | None, kernel: Any, *args: Any) -> None:
+    """Call a parallel kernel with ``n_threads`` threads, restoring numba's setting."""
+    if n_threads is None:
+        kernel(*args)
+        return
+    import numba
+
+    if n_threads > numba.config.NUMBA_NUM_THREADS:
+        raise ValueError(
+            f"n_threads must be <= {numba.config.NUMBA_NUM_THREADS} (numba's thread pool)"
+            f", got {n_threads}"
+        )
+    previous = numba.get_num_threads()
+    numba.set_num_threads(n_threads)
+    try:
+        kernel(*args)
+    finally:
+        numba.set_num_threads(previous)
+
+
+def align_batch(
+    query_ids: Any,
+    target_ids: Any,
+    target_offsets: Any,
+    *,
+    match_score: int = 2,
+    mismatch_score: int = -1,
+    gap_score: int = -1,
+    band_width: int | None = None,
+    return_blocks: bool = False,
+    n_threads: int | None = None,
+) -> PairAlignments:
+    """Align one query against many targets packed CSR-style.
+
+    Target ``k`` is ``target_ids[target_offsets[k]:target_offsets[k + 1]]``; row ``k`` of
+    the result is ``smith_waterman(query_ids, target k)``.
+
+    Parameters
+    ----------
+    query_ids : array_like of int
+        The query's token ids.
+    target_ids, target_offsets : array_like of int
+        Concatenated targets and their CSR offsets.
+    match_score, mismatch_score, gap_score, band_width, return_blocks, n_threads
+        As in :func:`align_pairs`.
+
+    Returns
+    -------
+    PairAlignments
+        One row per target.
+
+    Examples
+    --------
+    >>> from citekit.kernels import align_batch
+    >>> result = align_batch([4, 5, 6], [4, 5, 6, 9, 5, 6], [0, 3, 4, 6])
+    >>> result.score.tolist(), result.matches.tolist()
+    ([6, 0, 4], [3, 0, 2])
+    """
+    query = _token_array(query_ids, "query_ids")
+    targets = _token_array(target_ids, "target_ids")
+    offsets = _offsets_array(target_offsets, "target_offsets", len(targets), "target_ids")
+    n_targets = len(offsets) - 1
+    return align_pairs(
+        query, np.array([0, len(query)], dtype=np.int64), targets, offsets,
+        np.zeros(n_targets, dtype=np.int64), np.arange(n_targets, dtype=np.int64),
+        match_score=match_score, mismatch_score=mismatch_score, gap_score=gap_score,
+        band_width=band_width, return_blocks=return_blocks, n_threads=n_threads,
+    )
+
+
+def smith_waterman(
+    query_ids: Any,
+    target_ids: Any,
+    *,
+    match_score: int = 2,
+    mismatch_score: int = -1,
+    gap_score: int = -1,
+    band_width: int | None = None,
+    return_blocks: bool = False,
+) -> LocalAlignment:
+    """Best local alignment of two token-id sequences (Smith-Waterman, linear gaps).
+
+    Among the alignments with the maximal score the one returned has the most matches,
+    then the earliest target start, then the earliest query start, then the shorter span
+    (then the earliest target end, then query end); its traceback prefers diagonal, then
+    up (query token against a gap), then left (target token against a gap). See the
+    module documentation for banding and the cell budget.
+
+    Parameters
+    ----------
+    query_ids, target_ids : array_like of int
+        Token ids (lists or 1-D integer arrays of any dtype/contiguity).
+    match_score : int
+        Score of an aligned pair of equal tokens, in ``[1, 1000]``.
+    mismatch_score, gap_score : int
+        Score of an aligned pair of different tokens / of a gap, in ``[-1000, -1]``.
+    band_width : int or None
+        Half-width of the band of diagonals (``>= 0``), centred on the shared-token
+        diagonals; None: full DP within ``FULL_DP_CELL_BUDGET``, else ``AUTO_BAND_WIDTH``.
+    return_blocks : bool
+        Also return the runs of exact matches in ``blocks``.
+
+    Returns
+    -------
+    LocalAlignment
+        Score, half-open token ranges, match count and (optionally) blocks; the empty
+        alignment (all zeros) when the sequences share no token.
+
+    Examples
+    --------
+    >>> from citekit.kernels import smith_waterman
+    >>> smith_waterman([7, 1, 2, 3, 4], [1, 2, 9, 3, 4, 8], return_blocks=True)
+    LocalAlignment(score=7, query_start=1, query_end=5, target_start=0, target_end=5, \
+matches=4, blocks=((1, 0, 2), (3, 3, 2)))
+    >>> smith_waterman([1, 2], [3, 4])
+    LocalAlignment(score=0, query_start=0, query_end=0, target_start=0, target_end=0, \
+matches=0, blocks=None)
+    """
+    query = _token_array(query_ids, "query_ids")
+    target = _token_array(target_ids, "target_ids")
+    result = align_pairs(
+        query, np.array([0, len(query)], dtype=np.int64), target,
+        np.array([0, len(target)], dtype=np.int64), np.zeros(1, dtype=np.int64),
+        np.zeros(1, dtype=np.int64), match_score=match_score, mismatch_score=mismatch_score,
+        gap_score=gap_score, band_width=band_width, return_blocks=return_blocks, n_threads=1,
+    )
+    blocks = None
+    if return_blocks:
+        blocks = tuple(tuple(int(v) for v in row) for row in result.blocks.tolist())
+    return LocalAlignment(
+        int(result.score[0]), int(result.query_start[0]), int(result.query_end[0]),
+        int(result.target_start[0]), int(result.target_end[0]), int(result.matches[0]),
+        blocks,
+    )
+
+
+def lcs_length(a: Any, b: Any) -> int:
+    """Length of the longest common subsequence of two token-id sequences.
+
+    Bit-parallel (``ceil(min(len(a), len(b)) / 64)`` words per token of the longer one).
+
+    Parameters
+    ----------
+    a, b : array_like of int
+        Token ids.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from citekit.kernels import lcs_length
+    >>> lcs_length([1, 2, 3, 4, 5], [2, 9, 4, 5, 1])
+    3
+    >>> lcs_length([], [1, 2])
+    0
+    """
+    return int(lcs_length_kernel(_token_array(a, "a"), _token_array(b, "b")))
+
+
+def matching_blocks(a: Any, b: Any) -> list[tuple[int, int, int]]:
+    """Matching blocks exactly as difflib returns them, computed in numba.
+
+    Equal to ``[tuple(m) for m in difflib.SequenceMatcher(None, a, b,
+    autojunk=False).get_matching_blocks()]``: the longest common run (earliest in ``a``,
+    then earliest in ``b``), recursively on both sides of it, adjacent blocks merged, and
+    the final ``(len(a), len(b), 0)`` sentinel. (These blocks need not form a longest
+    common subsequence.)
+
+    Parameters
+    ----------
+    a, b : array_like of int
+        Token ids.
+
+    Returns
+    -------
+    list of (int, int, int)
+        ``(i, j, size)`` with ``a[i:i + size] == b[j:j + size]``, increasing in ``i`` and
+        ``j``.
+
+    Examples
+    --------
+    >>> from citekit.kernels import matching_blocks
+    >>> matching_blocks([1, 2, 3, 4, 5], [1, 2, 9, 4, 5])
+    [(0, 0, 2), (3, 3, 2), (5, 5, 0)]
+    """
+    blocks = matching_blocks_kernel(_token_array(a, "a"), _token_array(b, "b"))
+    return [(int(i), int(j), int(size)) for i, j, size in blocks.tolist()]
+
+
+def warmup() -> None:
+    """Compile (or load from numba's on-disk cache) every kernel of this package.
+
+    Examples
+    --------
+    >>> from citekit.kernels import warmup
+    >>> warmup()
+    """
+    smith_waterman([1, 2, 3], [1, 2, 3], return_blocks=True)
+    smith_waterman([1, 2, 3], [3, 1, 2, 3], band_width=1)
+    lcs_length([1, 2], [2, 1])
+    matching_blocks([1, 2], [2, 1])

@@ -1,0 +1,85 @@
+"""Seeding the alignment band from the diagonals of shared tokens (numba, serial).
+
+A token pair ``query[i] == target[j]`` lies on diagonal ``j - i``. The band of half-width
+``w`` is centred on the diagonal ``c`` whose window ``[c - w, c + w]`` holds the most
+shared-token pairs (ties: the smallest ``c``, i.e. the earliest target position). Counting
+uses a hash table of the query's tokens, so it costs O(n log n + m + pairs), never n * m
+unless nearly every token pair matches.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from citekit._jit import jit
+
+_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
+
+
+@jit
+def _diagonal_counts(query, target):
+    """``counts[d + n]`` = number of pairs ``query[i] == target[j]`` with ``j - i == d``."""
+    n = query.shape[0]
+    m = target.shape[0]
+    counts = np.zeros(n + m + 1, dtype=np.int64)
+    if n == 0 or m == 0:
+        return counts
+    order = np.argsort(query, kind="mergesort")
+    sorted_tokens = query[order]
+    # unique tokens and where their positions start in `order`
+    group_start = np.empty(n + 1, dtype=np.int64)
+    n_groups = 0
+    for k in range(n):
+        if k == 0 or sorted_tokens[k] != sorted_tokens[k - 1]:
+            group_start[n_groups] = k
+            n_groups += 1
+    group_start[n_groups] = n
+    table_bits = 1
+    while (1 << table_bits) < 2 * n_groups:
+        table_bits += 1
+    table_mask = (1 << table_bits) - 1
+    table = np.full(1 << table_bits, -1, dtype=np.int64)
+    shift = np.uint64(64 - table_bits)
+    for g in range(n_groups):
+        token = sorted_tokens[group_start[g]]
+        slot = np.int64((np.uint64(token) * _HASH_MULTIPLIER) >> shift)
+        while table[slot] != -1:
+            slot = (slot + 1) & table_mask
+        table[slot] = g
+    for j in range(m):
+        token = target[j]
+        slot = np.int64((np.uint64(token) * _HASH_MULTIPLIER) >> shift)
+        while True:
+            g = table[slot]
+            if g == -1:
+                break
+            if sorted_tokens[group_start[g]] == token:
+                for k in range(group_start[g], group_start[g + 1]):
+                    counts[j - order[k] + n] += 1
+                break
+            slot = (slot + 1) & table_mask
+    return counts
+
+
+@jit
+def _seeded_band(query, target, band_width):
+    """Return ``(has_shared_tokens, diag_lo, diag_hi)`` for a band of half-width band_width."""
+    n = query.shape[0]
+    m = target.shape[0]
+    counts = _diagonal_counts(query, target)
+    prefix = np.zeros(n + m + 2, dtype=np.int64)
+    for k in range(n + m + 1):
+        prefix[k + 1] = prefix[k] + counts[k]
+    if prefix[n + m + 1] == 0:
+        return False, 0, 0
+    best_center = 0
+    best_count = -1
+    # token diagonals run from -(n - 1) to m - 1; index d + n into counts
+    for center in range(-(n - 1), m):
+        lo = max(center - band_width + n, 0)
+        hi = min(center + band_width + n, n + m)
+        in_band = prefix[hi + 1] - prefix[lo]
+        if in_band > best_count:
+            best_count = in_band
+            best_center = center
+    return True, max(best_center - band_width, -n), min(best_center + band_width, m)

@@ -1,0 +1,137 @@
+"""Slow, obviously correct reference implementations that the numba kernels must match.
+
+Nothing here is optimized: each function follows its definition literally (tuples for
+the tie-breaking order, full matrices, Python lists).
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Sequence
+
+
+def naive_band(query: Sequence[int], target: Sequence[int], band_width: int):
+    """The seeded band: ``(diag_lo, diag_hi)``, or None when no token is shared.
+
+    The centre is the token diagonal ``c`` (``-(n-1) <= c <= m-1``) whose window
+    ``[c - w, c + w]`` holds the most pairs ``query[i] == target[j]`` (by diagonal
+    ``j - i``); ties go to the smallest ``c``.
+    """
+    n, m = len(query), len(target)
+    diagonals = [j - i for i in range(n) for j in range(m) if query[i] == target[j]]
+    if not diagonals:
+        return None
+    best_center, best_count = None, -1
+    for center in range(-(n - 1), m):
+        count = sum(1 for d in diagonals if center - band_width <= d <= center + band_width)
+        if count > best_count:
+            best_center, best_count = center, count
+    return max(best_center - band_width, -n), min(best_center + band_width, m)
+
+
+def naive_smith_waterman(
+    query: Sequence[int],
+    target: Sequence[int],
+    match_score: int = 2,
+    mismatch_score: int = -1,
+    gap_score: int = -1,
+    diag_lo: int | None = None,
+    diag_hi: int | None = None,
+):
+    """Full-matrix Smith-Waterman with citekit's tie-breaking, restricted to a band.
+
+    Returns ``(score, query_start, query_end, target_start, target_end, matches, blocks,
+    path)`` where ``path`` lists the DP cells visited from start to end (empty for the
+    empty alignment).
+
+    Cell ``(i, j)`` (``i`` query tokens and ``j`` target tokens consumed) holds the best
+    tuple ``(score, matches, -target_start, -query_start)`` over alignments ending there;
+    only cells with ``diag_lo <= j - i <= diag_hi`` exist.
+    """
+    n, m = len(query), len(target)
+    empty = (0, 0, 0, 0, 0, 0, (), [])
+    if n == 0 or m == 0:
+        return empty
+    lo = -n if diag_lo is None else diag_lo
+    hi = m if diag_hi is None else diag_hi
+
+    def inside(i, j):
+        return 0 <= i <= n and 0 <= j <= m and lo <= j - i <= hi
+
+    def step(i, j):  # diagonal step into cell (i, j)
+        if query[i - 1] == target[j - 1]:
+            return (match_score, 1)
+        return (mismatch_score, 0)
+
+    def add(cell, delta):
+        return (cell[0] + delta[0], cell[1] + delta[1], cell[2], cell[3])
+
+    table = {}
+    for i in range(n + 1):
+        for j in range(m + 1):
+            if not inside(i, j):
+                continue
+            candidates = [(0, 0, -j, -i)]
+            if i > 0 and j > 0 and inside(i - 1, j - 1):
+                candidates.append(add(table[i - 1, j - 1], step(i, j)))
+            if i > 0 and inside(i - 1, j):
+                candidates.append(add(table[i - 1, j], (gap_score, 0)))
+            if j > 0 and inside(i, j - 1):
+                candidates.append(add(table[i, j - 1], (gap_score, 0)))
+            table[i, j] = max(candidates)
+
+    def preference(cell):
+        (i, j), (score, matches, neg_ts, neg_qs) = cell
+        span = (i + neg_qs) + (j + neg_ts)
+        return (score, matches, neg_ts, neg_qs, -span, -j, -i)
+
+    (end_i, end_j), best = max(table.items(), key=preference)
+    if best[0] <= 0:
+        return empty
+    start_j, start_i = -best[2], -best[3]
+    i, j = end_i, end_j
+    path = [(i, j)]
+    matches = 0
+    matched_pairs = []
+    while (i, j) != (start_i, start_j):
+        value = table[i, j]
+        if i > 0 and j > 0 and inside(i - 1, j - 1) and add(table[i - 1, j - 1], step(i, j)) == value:
+            if query[i - 1] == target[j - 1]:
+                matches += 1
+                matched_pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif i > 0 and inside(i - 1, j) and add(table[i - 1, j], (gap_score, 0)) == value:
+            i -= 1
+        elif j > 0 and inside(i, j - 1) and add(table[i, j - 1], (gap_score, 0)) == value:
+            j -= 1
+        else:
+            raise AssertionError("reference traceback lost its path")
+        path.append((i, j))
+    path.reverse()
+    assert matches == best[1]
+    # runs of matched pairs that are consecutive on the path
+    matched_pairs.reverse()
+    blocks = []
+    for qi, tj in matched_pairs:
+        if blocks and blocks[-1][0] + blocks[-1][2] == qi and blocks[-1][1] + blocks[-1][2] == tj:
+            blocks[-1][2] += 1
+        else:
+            blocks.append([qi, tj, 1])
+    return (best[0], start_i, end_i, start_j, end_j, matches, tuple(map(tuple, blocks)), path)
+
+
+def naive_lcs_length(a: Sequence[int], b: Sequence[int]) -> int:
+    """Textbook O(n * m) LCS dynamic programme."""
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b):
+            current.append(previous[j] + 1 if x == y else max(previous[j + 1], current[j]))
+        previous = current
+    return previous[-1]
+
+
+def naive_matching_blocks(a: Sequence[int], b: Sequence[int]) -> list[tuple[int, int, int]]:
+    """difflib itself: the behaviour ``matching_blocks`` must reproduce."""
+    matcher = difflib.SequenceMatcher(None, list(a), list(b), autojunk=False)
+    return [tuple(block) for block in matcher.get_matching_blocks()]
