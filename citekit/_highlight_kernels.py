@@ -1,0 +1,383 @@
+"""numba kernels behind :mod:`citekit.highlight`.
+
+Plain ndarrays in, plain ndarrays out; :mod:`citekit.highlight` validates arguments, turns
+strings into code-point arrays and builds the Python results. Slow, obviously correct
+references for every kernel live in ``tests/test_highlight_naive.py``.
+
+Text arrives as ``uint32`` code points. Two arrays describe one text:
+
+- ``code_points``: the text as passed, used for token boundaries (Python ``re``'s ``\\w``
+  and ``\\s`` looked up in a per-code-point class table) and sentence breaks;
+- ``pool``: the lower-cased text aligned one-to-one with ``code_points``, followed by a
+  tail holding the lower-cased forms of the few tokens whose lower-casing is not
+  one-to-one (``İ`` -> ``i̇``, context-dependent final sigma). Tokens are compared by their
+  ``pool`` slices, so two tokens are equal exactly when their ``str.lower()`` are.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from citekit._jit import jit
+
+__all__ = [
+    "WORD_BIT",
+    "SPACE_BIT",
+    "scan_tokens",
+    "hash_spans",
+    "intern_spans",
+    "lookup_spans",
+    "select_runs",
+]
+
+#: Bit set in the class table for characters Python ``re`` matches with ``\w``.
+WORD_BIT = 1
+#: Bit set in the class table for characters Python ``re`` matches with ``\s``
+#: (the same as ``str.isspace``).
+SPACE_BIT = 2
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_EMPTY_SLOT = -1
+
+
+@jit
+def _is_sentence_punctuation(code_point):
+    # the characters of the sentence-break class [.!?…]
+    return code_point == 0x2E or code_point == 0x21 or code_point == 0x3F or code_point == 0x2026
+
+
+@jit
+def scan_tokens(code_points, char_class, char_mode, special_starts, special_pool_starts,
+                special_pool_ends):
+    """Tokenize, locate each token's lower-cased form and flag sentence breaks.
+
+    Word mode (``char_mode`` false): a token is a maximal run of ``\\w`` characters.
+    Char mode: every non-whitespace character is a token.
+
+    ``special_starts`` (sorted) lists the character starts of tokens whose lower-cased form
+    lives in the pool tail at ``special_pool_starts[k]:special_pool_ends[k]``; every other
+    token's lower-cased form is ``pool[start:end]``.
+
+    Returns ``(starts, ends, pool_starts, pool_ends, gap_breaks, punctuation)``:
+    ``gap_breaks[k]`` is 1 when the text between token ``k`` and token ``k + 1`` contains a
+    sentence break (one of ``.!?…``, or two newlines with only whitespace between them);
+    ``punctuation[k]`` is 1 when token ``k`` itself contains one of ``.!?…`` (char mode).
+    """
+    n_chars = code_points.shape[0]
+    starts = np.empty(n_chars, np.int64)
+    ends = np.empty(n_chars, np.int64)
+    n_tokens = 0
+    if char_mode:
+        for position in range(n_chars):
+            if char_class[code_points[position]] & SPACE_BIT == 0:
+                starts[n_tokens] = position
+                ends[n_tokens] = position + 1
+                n_tokens += 1
+    else:
+        position = 0
+        while position < n_chars:
+            if char_class[code_points[position]] & WORD_BIT:
+                run_end = position + 1
+                while run_end < n_chars and char_class[code_points[run_end]] & WORD_BIT:
+                    run_end += 1
+                starts[n_tokens] = position
+                ends[n_tokens] = run_end
+                n_tokens += 1
+                position = run_end
+            else:
+                position += 1
+    starts = starts[:n_tokens].copy()
+    ends = ends[:n_tokens].copy()
+
+    pool_starts = starts.copy()
+    pool_ends = ends.copy()
+    special = 0
+    n_special = special_starts.shape[0]
+    for token in range(n_tokens):
+        if special < n_special and special_starts[special] == starts[token]:
+            pool_starts[token] = special_pool_starts[special]
+            pool_ends[token] = special_pool_ends[special]
+            special += 1
+
+    gap_breaks = np.zeros(n_tokens, np.uint8)
+    punctuation = np.zeros(n_tokens, np.uint8)
+    for token in range(n_tokens):
+        for position in range(starts[token], ends[token]):
+            if _is_sentence_punctuation(code_points[position]):
+                punctuation[token] = 1
+                break
+        if token + 1 < n_tokens:
+            newlines = 0
+            for position in range(ends[token], starts[token + 1]):
+                code_point = code_points[position]
+                if _is_sentence_punctuation(code_point):
+                    gap_breaks[token] = 1
+                    break
+                if char_class[code_point] & SPACE_BIT:
+                    if code_point == 0x0A:
+                        newlines += 1
+                        if newlines >= 2:
+                            gap_breaks[token] = 1
+                            break
+                else:
+                    newlines = 0
+    return starts, ends, pool_starts, pool_ends, gap_breaks, punctuation
+
+
+@jit
+def hash_spans(pool, starts, ends):
+    """64-bit FNV-1a hash of each ``pool[starts[k]:ends[k]]``."""
+    hashes = np.empty(starts.shape[0], np.uint64)
+    for index in range(starts.shape[0]):
+        value = _FNV_OFFSET
+        for position in range(starts[index], ends[index]):
+            value = (value ^ np.uint64(pool[position])) * _FNV_PRIME
+        hashes[index] = value
+    return hashes
+
+
+@jit
+def _same_span(pool_a, start_a, end_a, pool_b, start_b, end_b):
+    if end_a - start_a != end_b - start_b:
+        return False
+    for offset in range(end_a - start_a):
+        if pool_a[start_a + offset] != pool_b[start_b + offset]:
+            return False
+    return True
+
+
+@jit
+def intern_spans(pool, starts, ends, hashes):
+    """Give equal spans equal ids, numbered by first occurrence.
+
+    Returns ``(ids, first_index, table)``: ``ids[k]`` is the id of span ``k``,
+    ``first_index[i]`` the first span with id ``i``, and ``table`` an open-addressing hash
+    table of ids (``-1`` = empty slot, size a power of two) for :func:`lookup_spans`.
+    """
+    n_spans = starts.shape[0]
+    capacity = 8
+    while capacity < 2 * n_spans:
+        capacity *= 2
+    mask = np.uint64(capacity - 1)
+    table = np.full(capacity, _EMPTY_SLOT, np.int64)
+    ids = np.empty(n_spans, np.int64)
+    first_index = np.empty(n_spans, np.int64)
+    n_ids = 0
+    for index in range(n_spans):
+        slot = np.int64(hashes[index] & mask)
+        while True:
+            existing_id = table[slot]
+            if existing_id == _EMPTY_SLOT:
+                table[slot] = n_ids
+                first_index[n_ids] = index
+                ids[index] = n_ids
+                n_ids += 1
+                break
+            first = first_index[existing_id]
+            if hashes[first] == hashes[index] and _same_span(
+                pool, starts[first], ends[first], pool, starts[index], ends[index]
+            ):
+                ids[index] = existing_id
+                break
+            slot = (slot + 1) & (capacity - 1)
+    return ids, first_index[:n_ids].copy(), table
+
+
+@jit
+def lookup_spans(pool, starts, ends, hashes, table, key_pool, key_starts, key_ends,
+                 key_hashes, key_first_index, missing):
+    """Id of each span among interned keys, ``missing`` when absent.
+
+    ``table`` and ``key_first_index`` come from :func:`intern_spans` over the key spans.
+    """
+    capacity = table.shape[0]
+    mask = np.uint64(capacity - 1)
+    result = np.empty(starts.shape[0], np.int64)
+    for index in range(starts.shape[0]):
+        found = missing
+        slot = np.int64(hashes[index] & mask)
+        while True:
+            key_id = table[slot]
+            if key_id == _EMPTY_SLOT:
+                break
+            key = key_first_index[key_id]
+            if key_hashes[key] == hashes[index] and _same_span(
+                key_pool, key_starts[key], key_ends[key], pool, starts[index], ends[index]
+            ):
+                found = key_id
+                break
+            slot = (slot + 1) & (capacity - 1)
+        result[index] = found
+    return result
+
+
+@jit
+def _prefix_sums(flags):
+    sums = np.zeros(flags.shape[0] + 1, np.int64)
+    for index in range(flags.shape[0]):
+        sums[index + 1] = sums[index] + flags[index]
+    return sums
+
+
+@jit
+def _merge_close_runs(run_starts, run_ends, gap_tokens, gap_break_sums, punctuation_sums):
+    """Fuse runs (sorted by start) that are at most ``gap_tokens`` apart.
+
+    Runs that overlap always fuse; runs that do not are kept apart when the text between
+    them holds a sentence break, so one highlight never spans two sentences.
+    """
+    n_runs = run_starts.shape[0]
+    merged_starts = np.empty(n_runs, np.int64)
+    merged_ends = np.empty(n_runs, np.int64)
+    n_merged = 0
+    for index in range(n_runs):
+        start = run_starts[index]
+        end = run_ends[index]
+        if n_merged > 0:
+            previous_end = merged_ends[n_merged - 1]
+            gap = start - previous_end
+            if gap <= gap_tokens:
+                blocked = False
+                if gap >= 0:
+                    # breaks in the gaps after tokens previous_end-1 .. start-1, and
+                    # sentence punctuation tokens previous_end .. start-1
+                    blocked = (
+                        gap_break_sums[start] - gap_break_sums[previous_end - 1]
+                        + punctuation_sums[start] - punctuation_sums[previous_end]
+                    ) > 0
+                if not blocked:
+                    if end > previous_end:
+                        merged_ends[n_merged - 1] = end
+                    continue
+        merged_starts[n_merged] = start
+        merged_ends[n_merged] = end
+        n_merged += 1
+    return merged_starts[:n_merged].copy(), merged_ends[:n_merged].copy()
+
+
+@jit
+def _longest_first(char_starts, char_ends):
+    # index of the first longest span (ties go to the earliest, like Python's max)
+    best = 0
+    for index in range(1, char_starts.shape[0]):
+        if char_ends[index] - char_starts[index] > char_ends[best] - char_starts[best]:
+            best = index
+    return best
+
+
+@jit
+def select_runs(run_starts, run_ends, answer_ids, n_answer_ids, is_stop, lowered_lengths,
+                gap_breaks, punctuation, token_starts, token_ends, n_chars,
+                lcs_merge_gap_tokens, lcs_min_run_tokens, lcs_min_single_token_chars,
+                max_highlight_ratio, neighborhood_tokens, min_span_words,
+                min_vocab_token_chars, keep_longest_only):
+    """Everything between the LCS matching blocks and span expansion.
+
+    ``run_starts`` / ``run_ends`` are the chunk-side token ranges of the non-empty matching
+    blocks (sorted, disjoint). Per chunk token: ``answer_ids`` (``n_answer_ids`` when the
+    token is not in the answer), ``is_stop``, ``lowered_lengths``; ``gap_breaks`` and
+    ``punctuation`` come from :func:`scan_tokens`; ``token_starts`` / ``token_ends`` are the
+    character offsets reported for each token.
+
+    Steps: merge LCS runs (``lcs_merge_gap_tokens``), keep runs with enough non-stop
+    content, apply the ``max_highlight_ratio`` valve to them; the survivors are anchors.
+    Answer content words in the chunk, merged within ``neighborhood_tokens``, join when
+    they lie within ``neighborhood_tokens`` of an anchor; everything is merged again with
+    that gap, runs shorter than ``min_span_words`` tokens are dropped, and with
+    ``keep_longest_only`` only the first longest character span is kept.
+
+    Returns ``(token_run_starts, token_run_ends, char_starts, char_ends)``, possibly empty.
+    """
+    gap_break_sums = _prefix_sums(gap_breaks)
+    punctuation_sums = _prefix_sums(punctuation)
+    empty = np.empty(0, np.int64)
+
+    # LCS anchors
+    lcs_starts, lcs_ends = _merge_close_runs(
+        run_starts, run_ends, lcs_merge_gap_tokens, gap_break_sums, punctuation_sums
+    )
+    keep = np.zeros(lcs_starts.shape[0], np.bool_)
+    for index in range(lcs_starts.shape[0]):
+        content_tokens = 0
+        long_token = False
+        for token in range(lcs_starts[index], lcs_ends[index]):
+            if not is_stop[token]:
+                content_tokens += 1
+                if lowered_lengths[token] >= lcs_min_single_token_chars:
+                    long_token = True
+        keep[index] = content_tokens >= lcs_min_run_tokens or long_token
+    anchor_starts = lcs_starts[keep]
+    anchor_ends = lcs_ends[keep]
+    if anchor_starts.shape[0] == 0:
+        return empty, empty, empty, empty
+    anchor_chars = token_ends[anchor_ends - 1] - token_starts[anchor_starts]
+    if n_chars > 0 and anchor_chars.sum() / n_chars > max_highlight_ratio:
+        best = _longest_first(token_starts[anchor_starts], token_ends[anchor_ends - 1])
+        anchor_starts = anchor_starts[best:best + 1].copy()
+        anchor_ends = anchor_ends[best:best + 1].copy()
+
+    # bag-of-words matches of the answer's content words
+    n_tokens = answer_ids.shape[0]
+    bow_tokens = np.empty(n_tokens, np.int64)
+    n_bow = 0
+    for token in range(n_tokens):
+        if (answer_ids[token] < n_answer_ids and not is_stop[token]
+                and lowered_lengths[token] >= min_vocab_token_chars):
+            bow_tokens[n_bow] = token
+            n_bow += 1
+    bow_starts, bow_ends = _merge_close_runs(
+        bow_tokens[:n_bow], bow_tokens[:n_bow] + 1, neighborhood_tokens,
+        gap_break_sums, punctuation_sums,
+    )
+
+    # keep those within the neighbourhood of an anchor; anchors are sorted and disjoint,
+    # so the first anchor ending after a run's start has the smallest start of those left
+    near = np.zeros(bow_starts.shape[0], np.bool_)
+    anchor = 0
+    n_anchors = anchor_starts.shape[0]
+    for index in range(bow_starts.shape[0]):
+        while anchor < n_anchors and anchor_ends[anchor] + neighborhood_tokens <= bow_starts[index]:
+            anchor += 1
+        if anchor < n_anchors and bow_ends[index] > anchor_starts[anchor] - neighborhood_tokens:
+            near[index] = True
+    near_starts = bow_starts[near]
+    near_ends = bow_ends[near]
+
+    # anchors and near runs in (start, end) order, then one more merge
+    n_combined = n_anchors + near_starts.shape[0]
+    combined_starts = np.empty(n_combined, np.int64)
+    combined_ends = np.empty(n_combined, np.int64)
+    left = 0
+    right = 0
+    for index in range(n_combined):
+        take_left = right >= near_starts.shape[0] or (
+            left < n_anchors and (
+                anchor_starts[left] < near_starts[right]
+                or (anchor_starts[left] == near_starts[right]
+                    and anchor_ends[left] <= near_ends[right])
+            )
+        )
+        if take_left:
+            combined_starts[index] = anchor_starts[left]
+            combined_ends[index] = anchor_ends[left]
+            left += 1
+        else:
+            combined_starts[index] = near_starts[right]
+            combined_ends[index] = near_ends[right]
+            right += 1
+    final_starts, final_ends = _merge_close_runs(
+        combined_starts, combined_ends, neighborhood_tokens, gap_break_sums, punctuation_sums
+    )
+    long_enough = (final_ends - final_starts) >= min_span_words
+    final_starts = final_starts[long_enough]
+    final_ends = final_ends[long_enough]
+    if final_starts.shape[0] == 0:
+        return empty, empty, empty, empty
+    char_starts = token_starts[final_starts]
+    char_ends = token_ends[final_ends - 1]
+    if keep_longest_only:
+        best = _longest_first(char_starts, char_ends)
+        return (final_starts[best:best + 1].copy(), final_ends[best:best + 1].copy(),
+                char_starts[best:best + 1].copy(), char_ends[best:best + 1].copy())
+    return final_starts, final_ends, char_starts, char_ends
