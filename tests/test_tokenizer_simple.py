@@ -1,0 +1,271 @@
+"""Tests of citekit.tokenizers.simple: token rules, stable ids, exact spans."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import regex
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from citekit.normalize import _attaches
+from citekit.tokenizers import Tokenizer, TokenizedText, tokenize_checked
+from citekit.tokenizers.simple import SimpleTokenizer, TokenizerConfig, token_id
+
+TOKENIZER = SimpleTokenizer()
+
+
+def tokens(text: str, tokenizer: SimpleTokenizer = TOKENIZER) -> list[str]:
+    return tokenizer.tokenize(text).tokens
+
+
+def ids(text: str, tokenizer: SimpleTokenizer = TOKENIZER) -> list[int]:
+    return tokenizer.tokenize(text).token_ids.tolist()
+
+
+# ---------------------------------------------------------------------------------------
+# protocol, types, bad input
+
+
+def test_follows_protocol_and_unpacks():
+    assert isinstance(TOKENIZER, Tokenizer)
+    result = TOKENIZER.tokenize("Hello world")
+    assert isinstance(result, TokenizedText)
+    token_ids, spans = result
+    assert token_ids.dtype == np.int64
+    assert spans == [(0, 5), (6, 11)]
+    assert tokenize_checked(TOKENIZER, "Hello world") == result
+
+
+@pytest.mark.parametrize("bad", [None, b"abc", 12, ["a"]])
+def test_text_must_be_str(bad):
+    with pytest.raises(TypeError, match="text"):
+        TOKENIZER.tokenize(bad)
+
+
+def test_config_type_and_fields_checked():
+    with pytest.raises(TypeError, match="config"):
+        SimpleTokenizer(config={"normalize_numbers": True})
+    with pytest.raises(TypeError, match="normalize_numbers"):
+        TokenizerConfig(normalize_numbers=1)
+
+
+@pytest.mark.parametrize("text", ["", " ", "\n\t  ", "...!?", "¿¡ — “ ”"])
+def test_empty_results(text):
+    result = TOKENIZER.tokenize(text)
+    assert len(result) == 0
+    assert result.token_ids.dtype == np.int64 and result.starts.dtype == np.int64
+
+
+def test_lone_surrogates_and_controls():
+    text = "ab\ud800cd\x00ef\x1b\udfffgh\u0301"
+    result = TOKENIZER.tokenize(text).validate()
+    assert result.tokens[:4] == ["ab", "cd", "ef", "gh\u0301"]
+
+
+# ---------------------------------------------------------------------------------------
+# token rules
+
+
+def test_words_hyphens_apostrophes():
+    assert tokens("A state-of-the-art company's model -- isn't it? 'quoted' end-") == [
+        "A", "state-of-the-art", "company's", "model", "isn't", "it", "quoted", "end",
+    ]
+
+
+def test_typographic_apostrophe_and_hyphen_same_id():
+    assert ids("company’s state‐of") == ids("company's state-of")
+    assert ids("companyʼs") == ids("company's")
+
+
+def test_numbers_with_separators():
+    assert tokens("5.2 1,200 12,345.67 3.") == ["5.2", "1,200", "12,345.67", "3"]
+    assert ids("1,200") == ids("1200")
+    assert ids("1,2") != ids("12")
+    assert ids("5.2") != ids("52")
+
+
+def test_case_and_width_insensitive():
+    assert ids("REVENUE") == ids("Revenue") == ids("revenue") == ids("ＲＥＶＥＮＵＥ")
+    assert ids("ﬁnal") == ids("final")
+    assert tokens("ＲＥＶＥＮＵＥ") == ["ＲＥＶＥＮＵＥ"]  # the text as passed
+
+
+def test_percent():
+    assert ids("15%") == ids("15 percent") == ids("15 ％")
+    result = TOKENIZER.tokenize("15%")
+    assert result.spans == [(0, 2), (2, 3)]
+
+
+def test_currency():
+    assert ids("$5") == ids("dollar 5")
+    assert ids("5 dollars") == ids("5 dollar")
+    assert sorted(ids("$5")) == sorted(ids("5 dollars"))
+    assert ids("€") == ids("euro") and ids("£") == ids("pound") and ids("¥") == ids("yen")
+    assert ids("＄") == ids("$")  # full-width
+    assert TOKENIZER.tokenize("$5").spans == [(0, 1), (1, 2)]
+
+
+def test_switches_off():
+    plain = SimpleTokenizer(
+        TokenizerConfig(normalize_numbers=False, normalize_percent=False, normalize_currency=False)
+    )
+    assert ids("1,200", plain) != ids("1200", plain)
+    assert ids("%", plain) != ids("percent", plain)
+    assert ids("$", plain) != ids("dollar", plain)
+    assert ids("dollars", plain) != ids("dollar", plain)
+    assert tokens("15% $5", plain) == ["15", "%", "$", "5"]
+    cased = SimpleTokenizer(TokenizerConfig(casefold=False))
+    assert ids("Revenue", cased) != ids("revenue", cased)
+    assert ids("Révenue", cased) != ids("révenue", cased)
+    no_nfkc = SimpleTokenizer(TokenizerConfig(nfkc=False))
+    assert ids("①", no_nfkc) != ids("1", no_nfkc)
+
+
+def test_no_space_scripts_one_token_per_character():
+    assert tokens("東京タワーへ行きました") == list("東京タワ") + ["ー"] + list("へ行きました")
+    assert tokens("ภาษาไทย") == list("ภาษาไทย")
+    assert tokens("ພາສາລາວ") == ["ພ", "າ", "ສ", "າ", "ລ", "າ", "ວ"]
+    # Khmer subscript consonants and Myanmar medials stay in their grapheme cluster
+    for text in ("ខ្មែរ", "မြန်မာ"):
+        assert tokens(text) == regex.findall(r"\X", text)
+        assert len(tokens(text)) < len(text)
+
+
+def test_grapheme_clusters_stay_whole():
+    assert tokens("हिन्दी भाषा") == ["हिन्दी", "भाषा"]
+    assert tokens("ok 👍🏽 👨‍👩‍👧 🇺🇸") == ["ok", "👍🏽", "👨‍👩‍👧", "🇺🇸"]
+    assert tokens("e\u0301te\u0301") == ["e\u0301te\u0301"]
+    assert ids("e\u0301te\u0301") == ids("été")
+    assert tokens("ﾄﾞｷｭﾒﾝﾄ")[0] == "ﾄﾞ"  # half-width voiced mark composes
+
+
+def test_expansions_into_several_tokens_are_merged():
+    result = TOKENIZER.tokenize("add ½ cup at ㏂ now")
+    assert result.tokens == ["add", "½", "cup", "at", "㏂", "now"]
+    result.validate()
+
+
+def test_arabic_digits_fold():
+    assert ids("٣٤٥") == ids("345")
+
+
+# ---------------------------------------------------------------------------------------
+# ids
+
+
+def test_id_is_blake2b_of_key():
+    digest = hashlib.blake2b(b"revenue", digest_size=8).digest()
+    assert token_id("revenue") == int.from_bytes(digest, "little") & ((1 << 63) - 1)
+    assert ids("Revenue") == [token_id("revenue")]
+
+
+def test_ids_do_not_depend_on_call_order_or_instance():
+    first = SimpleTokenizer()
+    first.tokenize("zebra apple")
+    second = SimpleTokenizer()
+    assert ids("apple zebra", first) == ids("apple zebra", second)
+
+
+def test_ids_stable_across_processes():
+    code = (
+        "from citekit.tokenizers.simple import SimpleTokenizer;"
+        "print(SimpleTokenizer().tokenize('Revenue 東京 15% $1,200 café').token_ids.tolist())"
+    )
+    outputs = set()
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        completed = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        outputs.add(completed.stdout)
+    assert outputs == {str(ids("Revenue 東京 15% $1,200 café")) + "\n"}
+
+
+def test_pickle_round_trip():
+    config = TokenizerConfig(normalize_currency=False)
+    tokenizer = SimpleTokenizer(config)
+    tokenizer.tokenize("fill the cache")
+    clone = pickle.loads(pickle.dumps(tokenizer))
+    assert clone == tokenizer and clone.config == config
+    assert ids("$ fill", clone) == ids("$ fill", tokenizer)
+
+
+def test_no_collisions_on_a_large_vocabulary():
+    words = [f"w{i}" for i in range(200_000)]
+    assert len({token_id(word) for word in words}) == len(words)
+
+
+# ---------------------------------------------------------------------------------------
+# properties
+
+
+def check_spans(text: str, result: TokenizedText) -> None:
+    result.validate()
+    starts, ends = result.starts, result.ends
+    assert (starts >= 0).all() and (ends <= len(text)).all() and (starts < ends).all()
+    assert (starts[1:] >= ends[:-1]).all()
+    for token, (start, end) in zip(result.tokens, result.spans):
+        assert token == text[start:end]
+
+
+def grapheme_boundaries(text: str) -> set[int]:
+    return {match.start() for match in regex.finditer(r"\X", text)} | {len(text)}
+
+
+@given(st.text())
+def test_spans_valid_on_any_text(text):
+    result = TOKENIZER.tokenize(text)
+    check_spans(text, result)
+
+
+@given(st.text())
+def test_tokens_never_split_grapheme_clusters(text):
+    result = TOKENIZER.tokenize(text)
+    boundaries = grapheme_boundaries(text)
+    for start, end in result.spans:
+        assert start in boundaries and end in boundaries
+
+
+@given(st.text())
+def test_exact_copy_gives_same_ids_in_context(text):
+    assume(not text or not _attaches(text[0]))
+    alone = ids(text)
+    in_context = ids("Intro: " + text + " end.")
+    assert in_context[1 : len(in_context) - 1] == alone
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_ascii_fast_path_matches_general_path(text):
+    fast = TOKENIZER.tokenize(text)
+    general = TOKENIZER.tokenize(text + " é")
+    assert general.token_ids.tolist()[:-1] == fast.token_ids.tolist()
+    assert general.spans[:-1] == fast.spans
+
+
+@settings(max_examples=50)
+@given(st.text(alphabet=st.characters(max_codepoint=127)), st.booleans())
+def test_ascii_fast_path_matches_general_path_without_casefold(text, numbers):
+    tokenizer = SimpleTokenizer(TokenizerConfig(casefold=False, normalize_numbers=numbers))
+    fast = tokenizer.tokenize(text)
+    general = tokenizer.tokenize(text + " é")
+    assert general.token_ids.tolist()[:-1] == fast.token_ids.tolist()
+    assert general.spans[:-1] == fast.spans
+
+
+@given(st.text())
+def test_token_ids_matches_tokenize(text):
+    assert TOKENIZER.token_ids(text).tolist() == ids(text)
+
+
+def test_huge_text():
+    text = "Revenue rose 15% to $1,200 in the U.S.; 東京 café. " * 20000
+    result = TOKENIZER.tokenize(text)
+    check_spans(text, result)
+    assert len(result) == 20000 * 14
