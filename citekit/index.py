@@ -309,6 +309,42 @@ class IdfIndex:
         out[seen] = self.idf[columns[seen]]
         return out
 
+    def contains(self, passages: Any, columns: Any) -> np.ndarray:
+        """Whether passage ``passages[i]`` contains the token of column ``columns[i]``.
+
+        Vectorized membership test (binary search in the CSR structure); a negative
+        column (a token outside the vocabulary) is never contained.
+
+        Examples
+        --------
+        >>> index = IdfIndex.from_token_lists([[1, 2], [3]])
+        >>> index.contains([0, 0, 1, 1], index.columns_of([2, 3, 3, 99])).tolist()
+        [True, False, True, False]
+        """
+        rows = _as_int64_1d(passages, "passages")
+        cols = _as_int64_1d(columns, "columns")
+        if rows.shape != cols.shape:
+            raise ValueError("passages and columns must have the same length")
+        if rows.size and (rows.min() < 0 or rows.max() >= self.n_passages):
+            raise ValueError(f"passages must be in [0, {self.n_passages})")
+        keys = self._membership_keys()
+        if keys.size == 0 or rows.size == 0:
+            return np.zeros(rows.shape[0], dtype=bool)
+        wanted = rows * max(1, self.n_terms) + cols
+        pos = np.minimum(np.searchsorted(keys, wanted), keys.shape[0] - 1)
+        return (keys[pos] == wanted) & (cols >= 0)
+
+    def _membership_keys(self) -> np.ndarray:
+        keys = getattr(self, "_keys", None)
+        if keys is None:
+            row_of_entry = np.repeat(
+                np.arange(self.n_passages, dtype=np.int64), np.diff(self.matrix.indptr)
+            )
+            # rows ascending and columns sorted within rows: the keys come out sorted
+            keys = row_of_entry * max(1, self.n_terms) + self.matrix.indices.astype(np.int64)
+            self._keys = keys
+        return keys
+
     # -- scoring --------------------------------------------------------------------
 
     def scores(self, query_ids: Any, query_offsets: Any) -> Any:

@@ -1,0 +1,237 @@
+"""Which answer tokens carry content, and which values conflict with the evidence.
+
+Status and unsupported spans are decided on CONTENT tokens: a sentence is not supported
+because its stop words ("the", "is", "of") or punctuation appear in a source. A token is
+content unless its text (case-folded) is a function word of :data:`STOP_WORDS` or it has
+no letter, digit, currency sign, percent sign or symbol (pure punctuation). Negations
+("not", "no", "never") are content: they change what a sentence claims.
+
+Value conflicts: where the alignment of an answer sentence with its evidence leaves a
+number, percentage, amount or date of the answer facing a DIFFERENT one in the evidence
+(``grew 9%`` against ``grew 15%``), the pair is reported as a
+:class:`~citekit.results.Conflict`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from citekit.results import Conflict
+
+__all__ = ["STOP_WORDS", "is_content_token", "content_mask", "value_kind", "find_conflicts"]
+
+# Function words of English, plus the most frequent ones of German, French and Spanish.
+STOP_WORDS: frozenset[str] = frozenset(
+    """
+    a an the and or but if then else when while at by for with about against between into
+    through during before after above below to from up down in out on off over under again
+    further once here there where why how all any both each few more most other some such
+    only own same so than too very can could will would shall should may might must just
+    now of as is are was were be been being have has had having do does did doing this that
+    these those i you he she it we they me him her us them my your his its our their mine
+    yours ours theirs what which who whom whose also per via
+    der die das den dem des ein eine einer eines einem einen und oder aber im am zum zur
+    ist sind war waren wird werden wurde wurden hat haben mit von zu auf für bei aus nach
+    le la les un une des du de et ou mais est sont était été au aux en dans sur pour par
+    avec que qui ce cette ces il elle ils elles
+    el los las una unos unas y o pero es son fue era del al con por para que en se lo
+    """.split()
+)
+
+_VALUE_UNITS_PERCENT = frozenset({"%", "percent", "per cent", "percentage", "pct", "％"})
+_CURRENCY_WORDS = frozenset(
+    {"dollar", "dollars", "usd", "euro", "euros", "eur", "pound", "pounds", "gbp", "yen", "jpy"}
+)
+_MONTHS = frozenset(
+    """
+    january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    """.split()
+)
+_DATE_SHAPE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
+
+
+@lru_cache(maxsize=1 << 16)
+def is_content_token(surface: str) -> bool:
+    """Whether a token's text carries content (not a stop word, not pure punctuation).
+
+    Examples
+    --------
+    >>> [is_content_token(t) for t in ["Revenue", "the", ",", "%", "$", "not", "15"]]
+    [True, False, False, True, True, True, True]
+    """
+    if surface.casefold() in STOP_WORDS:
+        return False
+    for char in surface:
+        if char.isalnum() or char == "%":
+            return True
+        category = unicodedata.category(char)
+        if category[0] in "S" or category == "Mn":
+            return True
+    return False
+
+
+def content_mask(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Boolean mask of the content tokens among tokens ``text[starts[i]:ends[i]]``.
+
+    Examples
+    --------
+    >>> text = "The cat sat."
+    >>> content_mask(text, np.array([0, 4, 8]), np.array([3, 7, 11])).tolist()
+    [False, True, True]
+    """
+    return np.fromiter(
+        (is_content_token(text[s:e]) for s, e in zip(starts.tolist(), ends.tolist())),
+        dtype=bool,
+        count=starts.shape[0],
+    )
+
+
+def _is_value(surface: str) -> bool:
+    folded = surface.casefold()
+    return any(char.isdigit() for char in surface) or folded in _MONTHS
+
+
+def _neighbour_text(text: str, start: int, end: int, width: int = 12) -> tuple[str, str]:
+    return text[max(0, start - width) : start].casefold(), text[end : end + width].casefold()
+
+
+def value_kind(text: str, start: int, end: int) -> str:
+    """Classify the value ``text[start:end]``: percent, currency, date or number.
+
+    Examples
+    --------
+    >>> s = "grew 9% to $2.1 million in March 2020"
+    >>> [value_kind(s, *span) for span in [(5, 6), (12, 15), (27, 32), (33, 37)]]
+    ['percent', 'currency', 'date', 'date']
+    """
+    surface = text[start:end]
+    folded = surface.casefold()
+    before, after = _neighbour_text(text, start, end)
+    after_stripped = after.lstrip()
+    if folded in _MONTHS or _DATE_SHAPE.match(surface):
+        return "date"
+    if after_stripped.startswith(("%", "％", "percent", "per cent", "pct")):
+        return "percent"
+    before_stripped = before.rstrip()
+    if before_stripped and unicodedata.category(before_stripped[-1]) == "Sc":
+        return "currency"
+    if after_stripped[:1] and unicodedata.category(after_stripped[0]) == "Sc":
+        return "currency"
+    first_word_after = after_stripped.split(" ", 1)[0].strip(".,;:") if after_stripped else ""
+    if first_word_after in _CURRENCY_WORDS:
+        return "currency"
+    last_word_before = before_stripped.rsplit(" ", 1)[-1] if before_stripped else ""
+    if last_word_before in _MONTHS:
+        return "date"
+    if surface.isdigit() and len(surface) == 4 and 1000 <= int(surface) <= 2999:
+        if first_word_after not in {"dollars", "euros", "people", "units"}:
+            return "date"
+    return "number"
+
+
+def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a value token to an adjacent currency sign before or percent sign after."""
+    if start > 0 and unicodedata.category(text[start - 1]) == "Sc":
+        start -= 1
+    if end < len(text) and text[end] in "%％":
+        end += 1
+    return start, end
+
+
+def find_conflicts(
+    answer_text: str,
+    answer_ids: np.ndarray,
+    answer_starts: np.ndarray,
+    answer_ends: np.ndarray,
+    source_text: str,
+    source_ids: np.ndarray,
+    source_starts: np.ndarray,
+    source_ends: np.ndarray,
+    blocks: Any,
+    source_offset: int = 0,
+) -> list[Conflict]:
+    """Values of the answer that face a different value at the aligned evidence position.
+
+    Parameters
+    ----------
+    answer_text : str
+        The whole answer (offsets in ``answer_starts``/``answer_ends`` index it).
+    answer_ids, answer_starts, answer_ends : ndarray
+        Tokens of the answer sentence that was aligned (the query).
+    source_text : str
+        The text the source tokens index (a chunk's own text).
+    source_ids, source_starts, source_ends : ndarray
+        Tokens of the passage that was aligned (the target).
+    blocks : sequence of (query_pos, target_pos, length)
+        Matched blocks of the alignment, positions relative to the two token arrays.
+    source_offset : int
+        Added to evidence offsets (a chunk's ``doc_char_start``).
+
+    Returns
+    -------
+    list of Conflict
+        Between consecutive blocks, and one token beyond the first and last block, the
+        i-th value token of the answer side is paired with the i-th value token of the
+        evidence side; a pair with different token ids is a conflict.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ans, src = "Sales grew 9% in 2020.", "Sales grew 15% in 2020."
+    >>> a = (np.array([1, 2, 9, 5, 6, 7]), np.array([0, 6, 11, 12, 14, 17]), np.array([5, 10, 12, 13, 16, 21]))
+    >>> s = (np.array([1, 2, 15, 5, 6, 7]), np.array([0, 6, 11, 13, 15, 18]), np.array([5, 10, 13, 14, 17, 22]))
+    >>> [(c.kind, c.answer_text, c.evidence_text) for c in find_conflicts(ans, *a, src, *s, [(0, 0, 2), (3, 3, 3)])]
+    [('percent', '9%', '15%')]
+    """
+    block_list = [tuple(int(v) for v in block) for block in blocks if int(block[2]) > 0]
+    if not block_list:
+        return []
+    n_answer, n_source = answer_ids.shape[0], source_ids.shape[0]
+    regions: list[tuple[int, int, int, int]] = []
+    first_q, first_t, _ = block_list[0]
+    regions.append((max(0, first_q - 1), first_q, max(0, first_t - 1), first_t))
+    for (q0, t0, length0), (q1, t1, _) in zip(block_list, block_list[1:]):
+        regions.append((q0 + length0, q1, t0 + length0, t1))
+    last_q, last_t, last_len = block_list[-1]
+    end_q, end_t = last_q + last_len, last_t + last_len
+    regions.append((end_q, min(n_answer, end_q + 1), end_t, min(n_source, end_t + 1)))
+
+    conflicts: list[Conflict] = []
+    seen: set[tuple[int, int]] = set()
+    for q_lo, q_hi, t_lo, t_hi in regions:
+        if q_lo >= q_hi or t_lo >= t_hi:
+            continue
+        answer_values = [
+            i
+            for i in range(q_lo, q_hi)
+            if _is_value(answer_text[int(answer_starts[i]) : int(answer_ends[i])])
+        ]
+        source_values = [
+            j
+            for j in range(t_lo, t_hi)
+            if _is_value(source_text[int(source_starts[j]) : int(source_ends[j])])
+        ]
+        for i, j in zip(answer_values, source_values):
+            if answer_ids[i] == source_ids[j] or (i, j) in seen:
+                continue
+            seen.add((i, j))
+            a_start, a_end = _value_span(answer_text, int(answer_starts[i]), int(answer_ends[i]))
+            s_start, s_end = _value_span(source_text, int(source_starts[j]), int(source_ends[j]))
+            conflicts.append(
+                Conflict(
+                    kind=value_kind(answer_text, int(answer_starts[i]), int(answer_ends[i])),
+                    answer_text=answer_text[a_start:a_end],
+                    answer_char_start=a_start,
+                    answer_char_end=a_end,
+                    evidence_text=source_text[s_start:s_end],
+                    evidence_char_start=s_start + source_offset,
+                    evidence_char_end=s_end + source_offset,
+                )
+            )
+    return conflicts

@@ -1,0 +1,109 @@
+"""Calling replaceable pipeline stages and checking what they return.
+
+The pipeline accepts any tokenizer following the ``Tokenizer`` protocol and any
+segmenter with ``segment(text)``. Segmenters may return ``(start, end)`` tuples
+(citekit's :class:`~citekit.segment.SentenceSegmenter`), or objects with
+``char_start``/``char_end`` or ``doc_char_start``/``doc_char_end`` attributes (the
+specification's segment records). These helpers turn either into validated arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["segment_spans", "tokenizer_signature", "default_tokenizer", "default_segmenter"]
+
+
+def default_tokenizer() -> Any:
+    """citekit's :class:`~citekit.tokenizers.SimpleTokenizer` with the default configuration."""
+    from citekit.tokenizers import SimpleTokenizer
+
+    return SimpleTokenizer()
+
+
+def default_segmenter() -> Any:
+    """citekit's :class:`~citekit.segment.SentenceSegmenter` with the default options."""
+    from citekit.segment import SentenceSegmenter
+
+    return SentenceSegmenter()
+
+
+def _span_of(item: Any) -> tuple[int, int]:
+    if isinstance(item, tuple) and len(item) == 2:
+        return int(item[0]), int(item[1])
+    for start_name, end_name in (("char_start", "char_end"), ("doc_char_start", "doc_char_end")):
+        if hasattr(item, start_name) and hasattr(item, end_name):
+            return int(getattr(item, start_name)), int(getattr(item, end_name))
+    if isinstance(item, (list, np.ndarray)) and len(item) == 2:
+        return int(item[0]), int(item[1])
+    raise TypeError(
+        "a segmenter must return (start, end) pairs or records with char_start/char_end; "
+        f"got {type(item).__name__}"
+    )
+
+
+def segment_spans(segmenter: Any, text: str, *, name: str = "segmenter") -> np.ndarray:
+    """Call ``segmenter.segment(text)`` and return its spans as an ``(n, 2)`` int64 array.
+
+    Empty spans are dropped; spans must be in bounds, ordered and non-overlapping.
+
+    Raises
+    ------
+    TypeError
+        If ``segmenter`` has no ``segment`` method or returns something else.
+    ValueError
+        If a span is out of bounds, reversed, unordered or overlapping.
+
+    Examples
+    --------
+    >>> class Halves:
+    ...     def segment(self, text):
+    ...         return [(0, 2), (3, 5)]
+    >>> segment_spans(Halves(), "ab cd").tolist()
+    [[0, 2], [3, 5]]
+    """
+    method = getattr(segmenter, "segment", None)
+    if not callable(method):
+        raise TypeError(
+            f"{name} must have a segment(text) method returning (start, end) spans; "
+            f"got {type(segmenter).__name__}"
+        )
+    items = method(text)
+    try:
+        pairs = [_span_of(item) for item in items]
+    except TypeError as exc:
+        raise TypeError(f"{name}: {exc}") from None
+    spans = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    if spans.shape[0] == 0:
+        return spans
+    spans = spans[spans[:, 1] > spans[:, 0]]
+    n_chars = len(text)
+    if np.any(spans[:, 0] < 0) or np.any(spans[:, 1] > n_chars) or np.any(spans[:, 1] < spans[:, 0]):
+        raise ValueError(f"{name} returned a span outside [0, {n_chars}]")
+    if spans.shape[0] > 1 and np.any(spans[1:, 0] < spans[:-1, 1]):
+        raise ValueError(f"{name} returned unordered or overlapping spans")
+    return spans
+
+
+def tokenizer_signature(tokenizer: Any) -> str:
+    """A string that identifies a tokenizer's kind and configuration.
+
+    A prepared corpus records it so that answers are never tokenized differently from the
+    sources they are aligned with.
+
+    Examples
+    --------
+    >>> class Words:
+    ...     def tokenize(self, text):
+    ...         return [], []
+    >>> tokenizer_signature(Words()).endswith("Words")
+    True
+    """
+    kind = type(tokenizer)
+    signature = f"{kind.__module__}.{kind.__qualname__}"
+    config = getattr(tokenizer, "config", None)
+    if config is not None:
+        signature += f"({config!r})"
+    return signature

@@ -1,0 +1,499 @@
+"""A prepared corpus: sources segmented, windowed, tokenized and indexed once.
+
+:class:`Corpus` does all the source-side work of citation alignment (sentence
+segmentation, passage windows, tokenization, the IDF index and, optionally, passage
+embeddings) once, so that any number of answers can be aligned against it. All token
+data is kept in flat int64 arrays (one tokenization per source, passages as token
+ranges into it), which is what the alignment kernels consume, and the corpus can be
+saved to and loaded from a directory of ``.npy`` files plus one JSON file (no pickle).
+
+Offsets: token and passage character offsets are stored relative to the text that was
+tokenized (a :class:`~citekit.results.SourceChunk`'s own text); :meth:`Corpus.absolute`
+adds the chunk's ``doc_char_start`` so that every offset citekit returns indexes the
+parent document.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from citekit._stages import default_segmenter, default_tokenizer, segment_spans, tokenizer_signature
+from citekit._validation import check_int
+from citekit.index import IdfIndex
+from citekit.results import SourceChunk, SourceDocument
+from citekit.tokenizers.base import tokenize_checked
+
+__all__ = ["Corpus", "as_source_records"]
+
+_FORMAT = "citekit-corpus"
+_FORMAT_VERSION = 1
+_ARRAY_NAMES = (
+    "token_ids",
+    "token_starts",
+    "token_ends",
+    "source_token_offsets",
+    "passage_source",
+    "passage_token_start",
+    "passage_token_end",
+    "passage_char_start",
+    "passage_char_end",
+    "passage_sentence_start",
+    "passage_sentence_end",
+)
+
+
+def as_source_records(sources: Any) -> tuple[SourceDocument | SourceChunk, ...]:
+    """Turn the accepted source forms into :class:`SourceDocument` / :class:`SourceChunk`.
+
+    A plain ``str`` becomes ``SourceDocument(id=str(position), text=...)``; a mapping needs
+    ``"text"`` and takes ``"id"`` (default: its position) and ``"metadata"``.
+
+    Raises
+    ------
+    TypeError
+        If ``sources`` is not a sequence or holds anything else.
+    ValueError
+        If a mapping lacks ``"text"``.
+
+    Examples
+    --------
+    >>> [s.id for s in as_source_records(["a b", {"id": "x", "text": "c"}])]
+    ['0', 'x']
+    """
+    if isinstance(sources, (str, bytes)) or isinstance(sources, Mapping) or not isinstance(
+        sources, Iterable
+    ):
+        raise TypeError(
+            "sources must be a sequence of str, SourceDocument, SourceChunk or mappings with "
+            f"'text'; got {type(sources).__name__}"
+        )
+    records: list[SourceDocument | SourceChunk] = []
+    for position, item in enumerate(sources):
+        if isinstance(item, (SourceDocument, SourceChunk)):
+            records.append(item)
+        elif isinstance(item, str):
+            records.append(SourceDocument(id=str(position), text=item))
+        elif isinstance(item, Mapping):
+            if "text" not in item:
+                raise ValueError(f"sources[{position}] is a mapping without a 'text' key")
+            text = item["text"]
+            if not isinstance(text, str):
+                raise TypeError(f"sources[{position}]['text'] must be a str, got {type(text).__name__}")
+            source_id = item.get("id", str(position))
+            if not isinstance(source_id, str):
+                source_id = str(source_id)
+            records.append(
+                SourceDocument(id=source_id, text=text, metadata=item.get("metadata") or {})
+            )
+        else:
+            raise TypeError(
+                f"sources[{position}] must be a str, SourceDocument, SourceChunk or mapping, "
+                f"got {type(item).__name__}"
+            )
+    return tuple(records)
+
+
+@dataclass(frozen=True)
+class _SourceInfo:
+    source_id: str
+    source_index: int
+    base_offset: int
+
+
+class Corpus:
+    """Sources prepared once for citation alignment.
+
+    Build with :meth:`build` (or :meth:`citekit.pipeline.Pipeline.prepare`, which uses the
+    pipeline's stages and configuration); load a saved one with :meth:`load`.
+
+    Attributes
+    ----------
+    sources : tuple of SourceDocument or SourceChunk
+        The sources, in the order given.
+    token_ids, token_starts, token_ends : ndarray of int64
+        Every source's tokens, concatenated; offsets relative to that source's text.
+    source_token_offsets : ndarray of int64
+        Source ``s`` owns tokens ``source_token_offsets[s]:source_token_offsets[s + 1]``.
+    passage_source, passage_token_start, passage_token_end : ndarray of int64
+        For each passage window: its source and its token range in ``token_ids``.
+    passage_char_start, passage_char_end : ndarray of int64
+        Character range of each passage in its source's text.
+    passage_sentence_start, passage_sentence_end : ndarray of int64
+        The source sentences each passage spans (end exclusive).
+    index : IdfIndex
+        Lexical index over the passages.
+    embeddings : ndarray of float32 or None
+        L2-normalized passage embeddings when an embedder was given.
+
+    Examples
+    --------
+    >>> class Words:  # any tokenizer following the protocol works
+    ...     def tokenize(self, text):
+    ...         import re
+    ...         spans = [m.span() for m in re.finditer(r"\\w+", text)]
+    ...         return [hash(text[s:e].lower()) % 1000 for s, e in spans], spans
+    >>> class Lines:
+    ...     def segment(self, text):
+    ...         return [(0, len(text))]
+    >>> corpus = Corpus.build(["Revenue grew.", "Costs fell."], tokenizer=Words(), segmenter=Lines())
+    >>> corpus.n_sources, corpus.n_passages, corpus.passage_text(1)
+    (2, 2, 'Costs fell.')
+    """
+
+    def __init__(
+        self,
+        sources: Sequence[SourceDocument | SourceChunk],
+        arrays: Mapping[str, np.ndarray],
+        index: IdfIndex,
+        *,
+        window_size_sentences: int,
+        window_stride_sentences: int,
+        tokenizer_signature: str,
+        embeddings: np.ndarray | None = None,
+        tokenizer: Any = None,
+        segmenter: Any = None,
+    ) -> None:
+        self.sources = tuple(sources)
+        for name in _ARRAY_NAMES:
+            setattr(self, name, np.ascontiguousarray(arrays[name], dtype=np.int64))
+        self.index = index
+        self.window_size_sentences = window_size_sentences
+        self.window_stride_sentences = window_stride_sentences
+        self.tokenizer_signature = tokenizer_signature
+        self.embeddings = embeddings
+        self.tokenizer = tokenizer
+        self.segmenter = segmenter
+        self._info = tuple(
+            _SourceInfo(
+                source_id=s.id if isinstance(s, SourceDocument) else s.source_id,
+                source_index=(
+                    position
+                    if isinstance(s, SourceDocument) or s.source_index is None
+                    else s.source_index
+                ),
+                base_offset=0 if isinstance(s, SourceDocument) else s.doc_char_start,
+            )
+            for position, s in enumerate(self.sources)
+        )
+        self.source_ids = tuple(info.source_id for info in self._info)
+        self.source_indices = np.array([i.source_index for i in self._info], dtype=np.int64)
+        self.base_offsets = np.array([i.base_offset for i in self._info], dtype=np.int64)
+        self._check_consistency()
+
+    def _check_consistency(self) -> None:
+        n_tokens = self.token_ids.shape[0]
+        n_passages = self.passage_source.shape[0]
+        if self.source_token_offsets.shape != (len(self.sources) + 1,):
+            raise ValueError("corpus arrays do not match the number of sources")
+        if self.token_starts.shape != (n_tokens,) or self.token_ends.shape != (n_tokens,):
+            raise ValueError("corpus token arrays have different lengths")
+        for name in _ARRAY_NAMES[5:]:
+            if getattr(self, name).shape != (n_passages,):
+                raise ValueError(f"corpus array {name} does not have one entry per passage")
+        if self.index.n_passages != n_passages:
+            raise ValueError("the index does not have one row per passage")
+        if self.embeddings is not None and self.embeddings.shape[0] != n_passages:
+            raise ValueError("embeddings must have one row per passage")
+
+    # -- building -------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        sources: Any,
+        *,
+        tokenizer: Any = None,
+        segmenter: Any = None,
+        window_size_sentences: int = 1,
+        window_stride_sentences: int = 1,
+        embedder: Any = None,
+    ) -> "Corpus":
+        """Segment, window, tokenize and index ``sources``.
+
+        Parameters
+        ----------
+        sources : sequence of str, SourceDocument, SourceChunk or mapping
+            The documents (see :func:`as_source_records`).
+        tokenizer : Tokenizer, optional
+            Defaults to :class:`~citekit.tokenizers.SimpleTokenizer`. Answers aligned
+            against this corpus must use a tokenizer with the same signature.
+        segmenter : object with ``segment(text)``, optional
+            Source sentence segmenter; defaults to :class:`~citekit.segment.SentenceSegmenter`.
+        window_size_sentences, window_stride_sentences : int, default 1
+            Passage windows over the sentences.
+        embedder : Embedder, optional
+            When given, every passage is embedded (``embedder.encode(list_of_texts)``).
+
+        Returns
+        -------
+        Corpus
+
+        Raises
+        ------
+        TypeError, ValueError
+            For malformed sources, stages or window sizes (the message names the argument).
+        """
+        from citekit.segment import passage_windows
+
+        records = as_source_records(sources)
+        size = int(check_int(window_size_sentences, "window_size_sentences", minimum=1))
+        stride = int(check_int(window_stride_sentences, "window_stride_sentences", minimum=1))
+        tokenizer = default_tokenizer() if tokenizer is None else tokenizer
+        segmenter = default_segmenter() if segmenter is None else segmenter
+
+        token_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        passage_parts: list[np.ndarray] = []
+        source_token_offsets = np.zeros(len(records) + 1, dtype=np.int64)
+        token_base = 0
+        for position, record in enumerate(records):
+            text = record.text
+            tokens = tokenize_checked(tokenizer, text)
+            sentences = segment_spans(segmenter, text, name="source_segmenter")
+            windows = passage_windows([tuple(s) for s in sentences.tolist()], size, stride)
+            if windows:
+                window_array = np.array(windows, dtype=np.int64).reshape(-1, 4)
+                char_start, char_end = window_array[:, 2], window_array[:, 3]
+                # tokens lying wholly inside the window's characters
+                token_start = np.searchsorted(tokens.starts, char_start, side="left")
+                token_end = np.searchsorted(tokens.ends, char_end, side="right")
+                token_end = np.maximum(token_end, token_start)
+                passage_parts.append(
+                    np.column_stack(
+                        [
+                            np.full(window_array.shape[0], position, dtype=np.int64),
+                            token_start + token_base,
+                            token_end + token_base,
+                            char_start,
+                            char_end,
+                            window_array[:, 0],
+                            window_array[:, 1],
+                        ]
+                    )
+                )
+            token_parts.append((tokens.token_ids, tokens.starts, tokens.ends))
+            token_base += len(tokens)
+            source_token_offsets[position + 1] = token_base
+
+        def concat(column: int) -> np.ndarray:
+            if not token_parts:
+                return np.zeros(0, dtype=np.int64)
+            return np.concatenate([part[column] for part in token_parts]).astype(np.int64)
+
+        passages = (
+            np.concatenate(passage_parts) if passage_parts else np.zeros((0, 7), dtype=np.int64)
+        )
+        arrays = {
+            "token_ids": concat(0),
+            "token_starts": concat(1),
+            "token_ends": concat(2),
+            "source_token_offsets": source_token_offsets,
+            "passage_source": passages[:, 0],
+            "passage_token_start": passages[:, 1],
+            "passage_token_end": passages[:, 2],
+            "passage_char_start": passages[:, 3],
+            "passage_char_end": passages[:, 4],
+            "passage_sentence_start": passages[:, 5],
+            "passage_sentence_end": passages[:, 6],
+        }
+        index = IdfIndex.build(arrays["token_ids"], passages[:, 1], passages[:, 2])
+        corpus = cls(
+            records,
+            arrays,
+            index,
+            window_size_sentences=size,
+            window_stride_sentences=stride,
+            tokenizer_signature=tokenizer_signature(tokenizer),
+            tokenizer=tokenizer,
+            segmenter=segmenter,
+        )
+        if embedder is not None:
+            corpus.embeddings = embed_texts(
+                embedder, [corpus.passage_text(p) for p in range(corpus.n_passages)]
+            )
+        return corpus
+
+    # -- access ---------------------------------------------------------------------
+
+    @property
+    def n_sources(self) -> int:
+        """Number of sources."""
+        return len(self.sources)
+
+    @property
+    def n_passages(self) -> int:
+        """Number of passage windows."""
+        return int(self.passage_source.shape[0])
+
+    @property
+    def n_tokens(self) -> int:
+        """Number of source tokens."""
+        return int(self.token_ids.shape[0])
+
+    def __len__(self) -> int:
+        return self.n_sources
+
+    def __repr__(self) -> str:
+        return (
+            f"Corpus({self.n_sources} sources, {self.n_passages} passages, "
+            f"{self.n_tokens} tokens, window {self.window_size_sentences}/"
+            f"{self.window_stride_sentences})"
+        )
+
+    def source_text(self, source: int) -> str:
+        """The text that was tokenized for ``source`` (a chunk's own text)."""
+        return self.sources[source].text
+
+    def passage_text(self, passage: int) -> str:
+        """The characters of one passage window."""
+        source = int(self.passage_source[passage])
+        return self.sources[source].text[
+            int(self.passage_char_start[passage]) : int(self.passage_char_end[passage])
+        ]
+
+    def absolute(self, source: int, char_offset: int) -> int:
+        """Turn an offset in the tokenized text into one in the parent document."""
+        return int(self.base_offsets[source]) + int(char_offset)
+
+    def check_tokenizer(self, tokenizer: Any) -> None:
+        """Raise ``ValueError`` unless ``tokenizer`` matches the one that built the corpus."""
+        signature = tokenizer_signature(tokenizer)
+        if signature != self.tokenizer_signature:
+            raise ValueError(
+                "tokenizer does not match the corpus: the corpus was tokenized with "
+                f"{self.tokenizer_signature}, the answer would be tokenized with {signature}"
+            )
+
+    # -- persistence ----------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the corpus to directory ``path`` (created if needed) as ``.npy`` + JSON.
+
+        Nothing is pickled: arrays are saved with ``allow_pickle=False`` and the sources
+        (ids, texts, chunk offsets, metadata) go to ``corpus.json``.
+
+        Raises
+        ------
+        TypeError
+            If ``path`` is not a path, or a source's metadata is not JSON-serializable.
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        directory = os.fspath(path)
+        os.makedirs(directory, exist_ok=True)
+        source_entries = []
+        for position, record in enumerate(self.sources):
+            entry = record.to_dict()
+            entry["kind"] = "chunk" if isinstance(record, SourceChunk) else "document"
+            source_entries.append(entry)
+        meta = {
+            "format": _FORMAT,
+            "version": _FORMAT_VERSION,
+            "window_size_sentences": self.window_size_sentences,
+            "window_stride_sentences": self.window_stride_sentences,
+            "tokenizer_signature": self.tokenizer_signature,
+            "has_embeddings": self.embeddings is not None,
+            "sources": source_entries,
+        }
+        try:
+            text = json.dumps(meta, ensure_ascii=False)
+        except TypeError as exc:
+            raise TypeError(f"source metadata must be JSON-serializable to save a corpus: {exc}") from None
+        for name in _ARRAY_NAMES:
+            np.save(os.path.join(directory, f"{name}.npy"), getattr(self, name), allow_pickle=False)
+        for name, array in self.index.to_arrays().items():
+            np.save(os.path.join(directory, f"index_{name}.npy"), array, allow_pickle=False)
+        if self.embeddings is not None:
+            np.save(os.path.join(directory, "embeddings.npy"), self.embeddings, allow_pickle=False)
+        with open(os.path.join(directory, "corpus.json"), "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> "Corpus":
+        """Read a corpus written by :meth:`save`.
+
+        The tokenizer and segmenter objects are not stored: align with a pipeline whose
+        tokenizer has the same signature (checked).
+
+        Raises
+        ------
+        TypeError
+            If ``path`` is not a path.
+        ValueError
+            If the directory does not hold a citekit corpus of a known version.
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        directory = os.fspath(path)
+        meta_path = os.path.join(directory, "corpus.json")
+        if not os.path.exists(meta_path):
+            raise ValueError(f"{directory!r} is not a saved corpus (no corpus.json)")
+        with open(meta_path, encoding="utf-8") as handle:
+            meta = json.load(handle)
+        if meta.get("format") != _FORMAT or meta.get("version") != _FORMAT_VERSION:
+            raise ValueError(
+                f"{directory!r} holds format {meta.get('format')!r} version {meta.get('version')!r}; "
+                f"expected {_FORMAT!r} version {_FORMAT_VERSION}"
+            )
+        records: list[SourceDocument | SourceChunk] = []
+        for entry in meta["sources"]:
+            entry = dict(entry)
+            kind = entry.pop("kind")
+            records.append(SourceChunk.from_dict(entry) if kind == "chunk" else SourceDocument.from_dict(entry))
+
+        def load_array(name: str) -> np.ndarray:
+            return np.load(os.path.join(directory, f"{name}.npy"), allow_pickle=False)
+
+        arrays = {name: load_array(name) for name in _ARRAY_NAMES}
+        index = IdfIndex.from_arrays(
+            {name: load_array(f"index_{name}") for name in ("vocabulary", "indptr", "indices")}
+        )
+        embeddings = load_array("embeddings") if meta.get("has_embeddings") else None
+        return cls(
+            records,
+            arrays,
+            index,
+            window_size_sentences=int(meta["window_size_sentences"]),
+            window_stride_sentences=int(meta["window_stride_sentences"]),
+            tokenizer_signature=str(meta["tokenizer_signature"]),
+            embeddings=embeddings,
+        )
+
+
+def embed_texts(embedder: Any, texts: list[str], *, name: str = "embedder") -> np.ndarray:
+    """Call ``embedder.encode(texts)`` and return L2-normalized float32 rows.
+
+    Raises
+    ------
+    TypeError
+        If ``embedder`` has no ``encode`` method.
+    ValueError
+        If it does not return one finite row per text.
+
+    Examples
+    --------
+    >>> class Lengths:
+    ...     def encode(self, texts):
+    ...         return [[len(t), 1.0] for t in texts]
+    >>> embed_texts(Lengths(), ["", "abc"]).astype(float).round(3).tolist()
+    [[0.0, 1.0], [0.949, 0.316]]
+    """
+    method = getattr(embedder, "encode", None)
+    if not callable(method):
+        raise TypeError(f"{name} must have an encode(texts) method, got {type(embedder).__name__}")
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    vectors = np.asarray(method(list(texts)), dtype=np.float64)
+    if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+        raise ValueError(
+            f"{name}.encode must return a 2-D array with one row per text; got shape {vectors.shape}"
+        )
+    if not np.all(np.isfinite(vectors)):
+        raise ValueError(f"{name}.encode returned non-finite values")
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (vectors / norms).astype(np.float32)

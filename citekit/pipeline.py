@@ -1,0 +1,915 @@
+"""The citation pipeline: :class:`Pipeline` (replaceable stages) and :func:`align_citations`.
+
+For every sentence of an answer, the pipeline finds the characters of the sources that
+support it::
+
+    answer ─► segment ─► tokenize ─► per sentence: IdfIndex top-K (+ embedding) candidates
+           ─► ONE batched Smith-Waterman call over every (sentence, candidate) pair
+           ─► score components ─► weights ─► thresholds, per-source cap, tie-break, top_k
+           ─► Citation (token span ─► original character offsets) ─► status
+
+Sources are prepared once in a :class:`~citekit.corpus.Corpus` and reused. Everything
+after the alignment call is vectorized over all pairs; Python objects are built only for
+the citations returned.
+
+Scoring (per (sentence, passage) pair, as in the specification)
+-----------------------------------------------------------------
+- ``normalized_alignment = alignment_score / (match_score * answer_tokens)``
+- ``answer_coverage = matches / answer_tokens``; ``evidence_coverage = matches / evidence_tokens``
+- ``lexical_score``: the IDF-weighted share of the sentence's distinct tokens in the passage
+- ``embedding_score``: cosine similarity of sentence and passage embeddings (0 without embedder)
+- ``score`` = the weighted sum of :class:`~citekit.config.CitationWeights`.
+
+A pair becomes a citation when its alignment score reaches ``min_alignment_score``, it
+matches at least one CONTENT token, the share of the sentence's content tokens it
+matches in order (or that the passage contains, so reordered paraphrases are kept) reaches
+``min_answer_coverage``, and ``score >= min_final_score``. Citations are ranked by score
+(ties: see ``prefer_source_order``), duplicates dropped, at most
+``max_citations_per_source`` per source and ``top_k`` in all.
+
+Status (decided on content tokens)
+----------------------------------
+A token of the sentence is *covered* by a citation when the alignment matched it or its
+passage contains it, unless it is the answer side of a value conflict. The sentence is
+``supported`` when the citations WITHOUT conflicts together cover at least
+``supported_answer_coverage`` of its content tokens, ``partial`` when it has citations
+but they cover less (or only conflicting citations reach it), and ``unsupported`` when
+it has none. ``unsupported_spans`` are the character ranges of content tokens that no
+citation covers. A sentence with no content token at all (only stop words) is judged on
+all its tokens.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, NamedTuple, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from citekit._content import content_mask, find_conflicts
+from citekit._stages import default_segmenter, default_tokenizer, segment_spans
+from citekit._validation import check_int, check_str
+from citekit.config import CitationConfig
+from citekit.corpus import Corpus, embed_texts
+from citekit.index import gather_ranges, top_k_rows
+from citekit.results import AlignmentResult, AnswerSpan, Citation, EvidenceSpan, SpanCitations
+from citekit.tokenizers.base import tokenize_checked
+
+__all__ = ["Pipeline", "Embedder", "Scorer", "WeightedScorer", "align_citations"]
+
+# answer sentences aligned per batch: bounds memory for very long answers
+_QUERY_CHUNK = 1024
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything with ``encode(texts) -> array of shape (len(texts), dim)``.
+
+    Rows need not be normalized; citekit normalizes them and uses cosine similarity.
+    """
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        ...
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """Turns the score components of every pair into final scores.
+
+    ``components`` maps ``normalized_alignment``, ``answer_coverage``,
+    ``evidence_coverage``, ``lexical_score``, ``embedding_score``, ``content_coverage``
+    and ``alignment_score`` to float arrays of one value per pair.
+    """
+
+    def score(self, components: Mapping[str, np.ndarray], config: CitationConfig) -> np.ndarray:
+        ...
+
+
+class WeightedScorer:
+    """The specification's score: the weighted sum of the components.
+
+    Examples
+    --------
+    >>> comps = {k: np.array([1.0]) for k in ("normalized_alignment", "answer_coverage",
+    ...          "evidence_coverage", "lexical_score", "embedding_score")}
+    >>> WeightedScorer().score(comps, CitationConfig()).tolist()
+    [3.0]
+    """
+
+    def score(self, components: Mapping[str, np.ndarray], config: CitationConfig) -> np.ndarray:
+        """Return ``sum(weight * component)`` (embedding similarity clipped at 0)."""
+        weights = config.weights
+        return (
+            weights.alignment * components["normalized_alignment"]
+            + weights.answer_coverage * components["answer_coverage"]
+            + weights.evidence_coverage * components["evidence_coverage"]
+            + weights.lexical * components["lexical_score"]
+            + weights.embedding * np.maximum(components["embedding_score"], 0.0)
+        )
+
+    def __repr__(self) -> str:
+        return "WeightedScorer()"
+
+
+class _PairRows(NamedTuple):
+    score: np.ndarray
+    query_start: np.ndarray
+    query_end: np.ndarray
+    target_start: np.ndarray
+    target_end: np.ndarray
+    matches: np.ndarray
+    block_offsets: np.ndarray
+    blocks: np.ndarray
+
+
+class _Queries:
+    """Answer sentences of a batch of answers, tokens packed CSR."""
+
+    def __init__(self) -> None:
+        self.answer_of: list[int] = []
+        self.spans: list[tuple[int, int]] = []
+        self.sentence_index: list[int] = []
+        self.id_parts: list[np.ndarray] = []
+        self.start_parts: list[np.ndarray] = []
+        self.end_parts: list[np.ndarray] = []
+        self.content_parts: list[np.ndarray] = []
+        self.lengths: list[int] = []
+
+    def add_answer(self, answer_number: int, answer: str, tokens: Any, spans: np.ndarray) -> None:
+        if spans.shape[0] == 0:
+            return
+        mask = content_mask(answer, tokens.starts, tokens.ends)
+        token_first = np.searchsorted(tokens.starts, spans[:, 0], side="left")
+        token_last = np.maximum(np.searchsorted(tokens.ends, spans[:, 1], side="right"), token_first)
+        for number, (span, lo, hi) in enumerate(zip(spans.tolist(), token_first.tolist(), token_last.tolist())):
+            self.answer_of.append(answer_number)
+            self.spans.append((span[0], span[1]))
+            self.sentence_index.append(number)
+            self.id_parts.append(tokens.token_ids[lo:hi])
+            self.start_parts.append(tokens.starts[lo:hi])
+            self.end_parts.append(tokens.ends[lo:hi])
+            content = mask[lo:hi]
+            # a sentence of stop words only is judged on all its tokens
+            self.content_parts.append(content if content.any() else np.ones(hi - lo, dtype=bool))
+            self.lengths.append(hi - lo)
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def pack(self, first: int, last: int) -> tuple[np.ndarray, ...]:
+        lengths = np.array(self.lengths[first:last], dtype=np.int64)
+        offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+
+        def cat(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
+            chunk = parts[first:last]
+            return np.concatenate(chunk).astype(dtype, copy=False) if chunk else np.zeros(0, dtype)
+
+        return (
+            offsets,
+            cat(self.id_parts, np.int64),
+            cat(self.start_parts, np.int64),
+            cat(self.end_parts, np.int64),
+            cat(self.content_parts, bool),
+        )
+
+
+class Pipeline:
+    """The citation pipeline with replaceable stages.
+
+    Constructing a pipeline does no work; defaults are created on first use.
+
+    Parameters
+    ----------
+    config : CitationConfig, optional
+        All thresholds, weights and limits (default ``CitationConfig()``).
+    tokenizer : Tokenizer, optional
+        Used for answers AND sources (default :class:`~citekit.tokenizers.SimpleTokenizer`).
+    answer_segmenter, source_segmenter : object with ``segment(text)``, optional
+        Split answers into spans and sources into sentences (default
+        :class:`~citekit.segment.SentenceSegmenter`); ``segment`` returns ``(start, end)``
+        pairs or records with ``char_start``/``char_end``.
+    aligner : optional
+        Default :func:`citekit.kernels.align_pairs`. Any object with an ``align_pairs``
+        method of the same signature, or with ``align(query_ids, target_ids)`` returning a
+        :class:`~citekit.kernels.LocalAlignment`-like record (called once per pair).
+    scorer : Scorer, optional
+        Combines the components into the final score (default :class:`WeightedScorer`).
+    embedder : Embedder, optional
+        Adds embedding candidates and the ``embedding_score`` component.
+    n_threads : int, optional
+        Threads for the alignment kernel (default: numba's setting). Results do not
+        depend on it.
+
+    Examples
+    --------
+    >>> pipe = Pipeline(CitationConfig(top_k=1))
+    >>> corpus = pipe.prepare(["Revenue grew 15% in 2024. Costs fell.", "The sky is blue."])
+    >>> result = pipe.align("Revenue grew 15% in 2024.", corpus)
+    >>> span = result[0]
+    >>> span.status, span.citations[0].source_id, span.citations[0].evidence
+    ('supported', '0', 'Revenue grew 15% in 2024')
+    """
+
+    def __init__(
+        self,
+        config: CitationConfig | None = None,
+        *,
+        tokenizer: Any = None,
+        answer_segmenter: Any = None,
+        source_segmenter: Any = None,
+        aligner: Any = None,
+        scorer: Any = None,
+        embedder: Any = None,
+        n_threads: int | None = None,
+    ) -> None:
+        if config is None:
+            config = CitationConfig()
+        if not isinstance(config, CitationConfig):
+            raise TypeError(f"config must be a CitationConfig, got {type(config).__name__}")
+        _check_stage(tokenizer, "tokenize", "tokenizer")
+        _check_stage(answer_segmenter, "segment", "answer_segmenter")
+        _check_stage(source_segmenter, "segment", "source_segmenter")
+        _check_stage(scorer, "score", "scorer")
+        _check_stage(embedder, "encode", "embedder")
+        if aligner is not None and not (
+            callable(getattr(aligner, "align_pairs", None)) or callable(getattr(aligner, "align", None))
+        ):
+            raise TypeError(
+                f"aligner must have an align_pairs(...) or align(query, target) method, "
+                f"got {type(aligner).__name__}"
+            )
+        self.config = config
+        self.tokenizer = tokenizer
+        self.answer_segmenter = answer_segmenter
+        self.source_segmenter = source_segmenter
+        self.aligner = aligner
+        self.scorer = scorer
+        self.embedder = embedder
+        self.n_threads = check_int(n_threads, "n_threads", minimum=1, allow_none=True)
+
+    def __repr__(self) -> str:
+        stages = {
+            "tokenizer": self.tokenizer,
+            "answer_segmenter": self.answer_segmenter,
+            "source_segmenter": self.source_segmenter,
+            "aligner": self.aligner,
+            "scorer": self.scorer,
+            "embedder": self.embedder,
+        }
+        custom = ", ".join(f"{k}={type(v).__name__}" for k, v in stages.items() if v is not None)
+        return f"Pipeline({self.config!r}{', ' + custom if custom else ''})"
+
+    # -- stages ---------------------------------------------------------------------
+
+    def _tokenizer_for(self, corpus: Corpus | None) -> Any:
+        if self.tokenizer is not None:
+            return self.tokenizer
+        if corpus is not None and corpus.tokenizer is not None:
+            return corpus.tokenizer
+        self.tokenizer = default_tokenizer()
+        return self.tokenizer
+
+    def _answer_segmenter(self) -> Any:
+        if self.answer_segmenter is None:
+            self.answer_segmenter = default_segmenter()
+        return self.answer_segmenter
+
+    def _scorer(self) -> Any:
+        if self.scorer is None:
+            self.scorer = WeightedScorer()
+        return self.scorer
+
+    # -- public API -----------------------------------------------------------------
+
+    def prepare(self, sources: Any) -> Corpus:
+        """Segment, window, tokenize, index (and embed) ``sources`` once.
+
+        Parameters
+        ----------
+        sources : sequence of str, SourceDocument, SourceChunk or mapping with ``text``
+            The documents to cite.
+
+        Returns
+        -------
+        Corpus
+            Reusable for any number of :meth:`align` calls (and savable).
+
+        Examples
+        --------
+        >>> Pipeline().prepare(["One. Two.", "Three."]).n_passages
+        3
+        """
+        return Corpus.build(
+            sources,
+            tokenizer=self._tokenizer_for(None),
+            segmenter=self.source_segmenter,
+            window_size_sentences=self.config.window_size_sentences,
+            window_stride_sentences=self.config.window_stride_sentences,
+            embedder=self.embedder,
+        )
+
+    def align(self, answer: str, corpus_or_sources: Any) -> AlignmentResult:
+        """Citations for every sentence of ``answer``.
+
+        Parameters
+        ----------
+        answer : str
+            The generated answer.
+        corpus_or_sources : Corpus or sequence of sources
+            A prepared corpus, or sources (prepared inside the call).
+
+        Returns
+        -------
+        AlignmentResult
+            One :class:`~citekit.results.SpanCitations` per answer sentence.
+
+        Raises
+        ------
+        TypeError
+            If ``answer`` is not a str or the sources are malformed.
+
+        Examples
+        --------
+        >>> result = Pipeline().align("Paris is in France.", ["Paris is in France."])
+        >>> result[0].status
+        'supported'
+        """
+        check_str(answer, "answer")
+        return self.align_many([answer], corpus_or_sources)[0]
+
+    def align_many(self, answers: Iterable[str], corpus_or_sources: Any) -> list[AlignmentResult]:
+        """Align several answers against one corpus; all their sentences share one batch.
+
+        Parameters
+        ----------
+        answers : iterable of str
+            The answers.
+        corpus_or_sources : Corpus or sequence of sources
+            What to cite (prepared once if not already a corpus).
+
+        Returns
+        -------
+        list of AlignmentResult
+            One per answer, in order; identical to calling :meth:`align` on each.
+
+        Examples
+        --------
+        >>> pipe = Pipeline()
+        >>> corpus = pipe.prepare(["Water boils at 100 degrees.", "Ice melts at 0 degrees."])
+        >>> [r[0].citations[0].source_id for r in pipe.align_many(
+        ...     ["Ice melts at 0 degrees.", "Water boils at 100 degrees."], corpus)]
+        ['1', '0']
+        """
+        if isinstance(answers, str) or not isinstance(answers, Iterable):
+            raise TypeError(f"answers must be an iterable of str, got {type(answers).__name__}")
+        answers = list(answers)
+        for position, answer in enumerate(answers):
+            check_str(answer, f"answers[{position}]")
+        corpus = (
+            corpus_or_sources if isinstance(corpus_or_sources, Corpus) else self.prepare(corpus_or_sources)
+        )
+        tokenizer = self._tokenizer_for(corpus)
+        corpus.check_tokenizer(tokenizer)
+        if self.embedder is not None and corpus.embeddings is None and corpus.n_passages:
+            corpus.embeddings = embed_texts(
+                self.embedder, [corpus.passage_text(p) for p in range(corpus.n_passages)]
+            )
+        segmenter = self._answer_segmenter()
+        queries = _Queries()
+        for number, answer in enumerate(answers):
+            if not answer:
+                continue
+            spans = segment_spans(segmenter, answer, name="answer_segmenter")
+            if spans.shape[0] == 0:
+                continue
+            tokens = tokenize_checked(tokenizer, answer)
+            queries.add_answer(number, answer, tokens, spans)
+
+        per_query: list[SpanCitations] = []
+        for first in range(0, len(queries), _QUERY_CHUNK):
+            last = min(len(queries), first + _QUERY_CHUNK)
+            per_query.extend(self._align_chunk(answers, queries, first, last, corpus))
+
+        results = [AlignmentResult([], answer=answer, sources=corpus.sources) for answer in answers]
+        for answer_number, span_citations in zip(queries.answer_of, per_query):
+            results[answer_number].append(span_citations)
+        return results
+
+    # -- the batched core -----------------------------------------------------------
+
+    def _candidates(
+        self, corpus: Corpus, query_ids: np.ndarray, query_offsets: np.ndarray, query_texts: list[str]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(pair_query, pair_passage, lexical, embedding) for every candidate pair."""
+        config = self.config
+        n_queries = query_offsets.shape[0] - 1
+        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+        if corpus.n_passages == 0 or n_queries == 0:
+            return empty
+        scores = corpus.index.scores(query_ids, query_offsets)
+        lexical_top = top_k_rows(scores, config.max_candidates_lexical)
+        pair_query = np.repeat(np.arange(n_queries, dtype=np.int64), np.diff(lexical_top.offsets))
+        pair_passage = lexical_top.passages
+        use_embeddings = (
+            corpus.embeddings is not None
+            and self.embedder is not None
+            and config.max_candidates_embedding > 0
+        )
+        if not use_embeddings:
+            rank = np.arange(pair_query.shape[0]) - lexical_top.offsets[pair_query]
+            keep = rank < config.max_candidates_total
+            return pair_query[keep], pair_passage[keep], lexical_top.scores[keep], np.zeros(int(keep.sum()))
+
+        query_vectors = embed_texts(self.embedder, query_texts)
+        similarity = query_vectors @ corpus.embeddings.T
+        k = min(config.max_candidates_embedding, corpus.n_passages)
+        best = np.argpartition(-similarity, k - 1, axis=1)[:, :k]
+        embed_query = np.repeat(np.arange(n_queries, dtype=np.int64), k)
+        embed_passage = best.reshape(-1).astype(np.int64)
+        pair_query = np.concatenate([pair_query, embed_query])
+        pair_passage = np.concatenate([pair_passage, embed_passage])
+        keys = np.unique(pair_query * corpus.n_passages + pair_passage)
+        pair_query, pair_passage = keys // corpus.n_passages, keys % corpus.n_passages
+        lexical = np.asarray(scores[pair_query, pair_passage]).reshape(-1).astype(np.float64)
+        embedding = similarity[pair_query, pair_passage].astype(np.float64)
+        strength = np.maximum(lexical, embedding)
+        source_index = corpus.source_indices[corpus.passage_source[pair_passage]]
+        order = np.lexsort((pair_passage, source_index, -strength, pair_query))
+        pair_query, pair_passage = pair_query[order], pair_passage[order]
+        lexical, embedding = lexical[order], embedding[order]
+        starts = np.searchsorted(pair_query, np.arange(n_queries))
+        rank = np.arange(pair_query.shape[0]) - starts[pair_query]
+        keep = rank < config.max_candidates_total
+        return pair_query[keep], pair_passage[keep], lexical[keep], embedding[keep]
+
+    def _run_aligner(
+        self,
+        query_ids: np.ndarray,
+        query_offsets: np.ndarray,
+        target_ids: np.ndarray,
+        target_offsets: np.ndarray,
+        pair_query: np.ndarray,
+        pair_target: np.ndarray,
+    ) -> _PairRows:
+        config = self.config
+        options = dict(
+            match_score=config.match_score,
+            mismatch_score=config.mismatch_score,
+            gap_score=config.gap_score,
+            band_width=config.band_width,
+            return_blocks=True,
+        )
+        if self.aligner is None or callable(getattr(self.aligner, "align_pairs", None)):
+            if self.aligner is None:
+                from citekit.kernels import align_pairs
+            else:
+                align_pairs = self.aligner.align_pairs
+            if self.n_threads is not None:
+                options["n_threads"] = self.n_threads
+            out = align_pairs(
+                query_ids, query_offsets, target_ids, target_offsets, pair_query, pair_target, **options
+            )
+            return _PairRows(*(np.asarray(getattr(out, name), dtype=np.int64) for name in _PairRows._fields))
+        # a per-pair aligner: align(query, target) -> LocalAlignment-like record
+        rows = np.zeros((pair_query.shape[0], 6), dtype=np.int64)
+        block_offsets = np.zeros(pair_query.shape[0] + 1, dtype=np.int64)
+        blocks: list[tuple[int, int, int]] = []
+        for p, (qi, ti) in enumerate(zip(pair_query.tolist(), pair_target.tolist())):
+            query = query_ids[query_offsets[qi] : query_offsets[qi + 1]]
+            target = target_ids[target_offsets[ti] : target_offsets[ti + 1]]
+            result = self.aligner.align(query, target)
+            rows[p] = [
+                int(result.score),
+                int(result.query_start),
+                int(result.query_end),
+                int(result.target_start),
+                int(result.target_end),
+                int(result.matches),
+            ]
+            found = getattr(result, "blocks", None) or ()
+            blocks.extend((int(b[0]), int(b[1]), int(b[2])) for b in found)
+            block_offsets[p + 1] = len(blocks)
+        block_array = np.array(blocks, dtype=np.int64).reshape(-1, 3)
+        return _PairRows(*(rows[:, i] for i in range(6)), block_offsets, block_array)
+
+    def _align_chunk(
+        self, answers: list[str], queries: _Queries, first: int, last: int, corpus: Corpus
+    ) -> list[SpanCitations]:
+        config = self.config
+        query_offsets, query_ids, query_starts, query_ends, query_content = queries.pack(first, last)
+        n_queries = last - first
+        query_lengths = np.diff(query_offsets)
+        query_texts = [
+            answers[queries.answer_of[q]][slice(*queries.spans[q])] for q in range(first, last)
+        ]
+        if config.top_k == 0:
+            pair_query = np.zeros(0, np.int64)
+            pair_passage = np.zeros(0, np.int64)
+            lexical = embedding = np.zeros(0)
+        else:
+            pair_query, pair_passage, lexical, embedding = self._candidates(
+                corpus, query_ids, query_offsets, query_texts
+            )
+        n_pairs = pair_query.shape[0]
+
+        # targets: the token ranges of the distinct candidate passages, packed once
+        unique_passages = np.unique(pair_passage)
+        target_lo = corpus.passage_token_start[unique_passages]
+        target_hi = corpus.passage_token_end[unique_passages]
+        positions, _ = gather_ranges(target_lo, target_hi)
+        target_ids = corpus.token_ids[positions]
+        target_offsets = np.zeros(unique_passages.shape[0] + 1, dtype=np.int64)
+        np.cumsum(target_hi - target_lo, out=target_offsets[1:])
+        pair_target = np.searchsorted(unique_passages, pair_passage)
+        if n_pairs:
+            rows = self._run_aligner(
+                query_ids, query_offsets, target_ids, target_offsets, pair_query, pair_target
+            )
+        else:
+            zeros = np.zeros(0, np.int64)
+            rows = _PairRows(zeros, zeros, zeros, zeros, zeros, zeros, np.zeros(1, np.int64), np.zeros((0, 3), np.int64))
+
+        # content tokens matched by each pair's alignment blocks
+        content_prefix = np.zeros(query_ids.shape[0] + 1, dtype=np.int64)
+        np.cumsum(query_content, out=content_prefix[1:])
+        content_total = np.diff(content_prefix[query_offsets])
+        block_pair = np.repeat(np.arange(n_pairs, dtype=np.int64), np.diff(rows.block_offsets))
+        block_start = query_offsets[pair_query[block_pair]] + rows.blocks[:, 0]
+        block_content = content_prefix[block_start + rows.blocks[:, 2]] - content_prefix[block_start]
+        content_matched = np.bincount(block_pair, weights=block_content, minlength=n_pairs)
+
+        # distinct content tokens of each query, and how many of them each passage holds
+        columns = corpus.index.columns_of(query_ids)
+        token_query = np.repeat(np.arange(n_queries, dtype=np.int64), query_lengths)
+        distinct_keys = np.unique(
+            np.stack([token_query[query_content], query_ids[query_content]]), axis=1
+        ) if query_content.any() else np.zeros((2, 0), dtype=np.int64)
+        distinct_query = distinct_keys[0]
+        distinct_columns = corpus.index.columns_of(distinct_keys[1])
+        distinct_count = np.bincount(distinct_query, minlength=n_queries)
+        distinct_offsets = np.zeros(n_queries + 1, dtype=np.int64)
+        np.cumsum(distinct_count, out=distinct_offsets[1:])
+        pos, pair_of = gather_ranges(distinct_offsets[pair_query], distinct_offsets[pair_query + 1])
+        present = corpus.index.contains(pair_passage[pair_of], distinct_columns[pos])
+        bag_hits = np.bincount(pair_of, weights=present, minlength=n_pairs)
+
+        with np.errstate(divide="ignore", invalid="ignore"):
+            safe_len = np.maximum(query_lengths[pair_query], 1)
+            evidence_tokens = np.maximum(rows.target_end - rows.target_start, 1)
+            components = {
+                "alignment_score": rows.score.astype(np.float64),
+                "normalized_alignment": rows.score / np.maximum(config.match_score * safe_len, 1),
+                "matches": rows.matches.astype(np.float64),
+                "answer_coverage": rows.matches / safe_len,
+                "evidence_coverage": rows.matches / evidence_tokens,
+                "lexical_score": lexical.astype(np.float64),
+                "embedding_score": embedding.astype(np.float64),
+                "content_coverage": content_matched / np.maximum(content_total[pair_query], 1),
+                "passage_content_coverage": bag_hits / np.maximum(distinct_count[pair_query], 1),
+            }
+        final = np.asarray(self._scorer().score(components, config), dtype=np.float64)
+        if final.shape != (n_pairs,):
+            raise ValueError(f"scorer.score must return one score per pair, got shape {final.shape}")
+        aligned_ok = (
+            (rows.score >= config.min_alignment_score)
+            & (rows.target_end > rows.target_start)
+            & (content_matched >= 1)
+            & (
+                (components["content_coverage"] >= config.min_answer_coverage)
+                | (components["passage_content_coverage"] >= config.min_answer_coverage)
+            )
+            & (final >= config.min_final_score)
+        )
+        embedding_only = np.zeros(n_pairs, dtype=bool)
+        if config.allow_embedding_only and self.embedder is not None and n_pairs:
+            zero = np.zeros(n_pairs)
+            embed_components = dict(components)
+            for name in ("normalized_alignment", "answer_coverage", "evidence_coverage"):
+                embed_components[name] = zero
+            embed_final = np.asarray(self._scorer().score(embed_components, config), dtype=np.float64)
+            embedding_only = (
+                ~aligned_ok
+                & (embedding >= config.min_embedding_similarity)
+                & (embed_final >= config.min_final_score)
+            )
+            final = np.where(embedding_only, embed_final, final)
+
+        # evidence character ranges (relative to the tokenized text) of every pair
+        passage_source = corpus.passage_source[pair_passage]
+        first_token = corpus.passage_token_start[pair_passage] + rows.target_start
+        last_token = corpus.passage_token_start[pair_passage] + np.maximum(rows.target_end - 1, rows.target_start)
+        if corpus.n_tokens:
+            last_index = corpus.n_tokens - 1
+            aligned_start = corpus.token_starts[np.minimum(first_token, last_index)]
+            aligned_end = corpus.token_ends[np.minimum(last_token, last_index)]
+        else:
+            aligned_start = aligned_end = np.zeros(n_pairs, dtype=np.int64)
+        # embedding-only evidence is the whole passage window
+        char_start = np.where(embedding_only, corpus.passage_char_start[pair_passage], aligned_start)
+        char_end = np.where(embedding_only, corpus.passage_char_end[pair_passage], aligned_end)
+        absolute_start = char_start + corpus.base_offsets[passage_source]
+        source_index = corpus.source_indices[passage_source]
+
+        eligible = np.flatnonzero(aligned_ok | embedding_only)
+        length = char_end - char_start
+        if config.prefer_source_order:
+            keys = (pair_passage, -length, absolute_start, source_index, -final, pair_query)
+        else:
+            keys = (pair_passage, source_index, -length, absolute_start, -final, pair_query)
+        order = eligible[np.lexsort(tuple(key[eligible] for key in keys))]
+        bounds = np.searchsorted(pair_query[order], np.arange(n_queries + 1))
+
+        context = _ChunkContext(
+            corpus=corpus,
+            rows=rows,
+            pair_query=pair_query,
+            pair_passage=pair_passage,
+            char_start=char_start,
+            char_end=char_end,
+            final=final,
+            components=components,
+            embedding_only=embedding_only,
+            query_offsets=query_offsets,
+            query_ids=query_ids,
+            query_starts=query_starts,
+            query_ends=query_ends,
+            query_content=query_content,
+            columns=columns,
+        )
+        out = []
+        for q in range(n_queries):
+            chosen = self._choose(order[bounds[q] : bounds[q + 1]], context)
+            global_q = first + q
+            answer = answers[queries.answer_of[global_q]]
+            span_start, span_end = queries.spans[global_q]
+            answer_span = AnswerSpan(
+                text=answer[span_start:span_end],
+                char_start=span_start,
+                char_end=span_end,
+                kind="sentence",
+                sentence_index=queries.sentence_index[global_q],
+            )
+            out.append(self._span_citations(answer, answer_span, q, chosen, context))
+        return out
+
+    def _choose(self, ranked: np.ndarray, context: "_ChunkContext") -> list[int]:
+        """Walk ranked pairs: drop duplicates, cap per source, stop at ``top_k``."""
+        config = self.config
+        chosen: list[int] = []
+        seen: set[tuple[int, int, int]] = set()
+        per_source: dict[int, int] = {}
+        for pair in ranked.tolist():
+            source = int(context.corpus.passage_source[context.pair_passage[pair]])
+            key = (source, int(context.char_start[pair]), int(context.char_end[pair]))
+            if key in seen:
+                continue
+            seen.add(key)
+            if per_source.get(source, 0) >= config.max_citations_per_source:
+                continue
+            per_source[source] = per_source.get(source, 0) + 1
+            chosen.append(pair)
+            if len(chosen) >= config.top_k:
+                break
+        return chosen
+
+    def _span_citations(
+        self, answer: str, answer_span: AnswerSpan, q: int, chosen: list[int], context: "_ChunkContext"
+    ) -> SpanCitations:
+        config = self.config
+        corpus = context.corpus
+        lo, hi = int(context.query_offsets[q]), int(context.query_offsets[q + 1])
+        n_tokens = hi - lo
+        content = context.query_content[lo:hi]
+        covered_any = np.zeros(n_tokens, dtype=bool)
+        covered_clean = np.zeros(n_tokens, dtype=bool)
+        embedding_supported = False
+        citations = []
+        for pair in chosen:
+            passage = int(context.pair_passage[pair])
+            source = int(corpus.passage_source[passage])
+            source_text = corpus.source_text(source)
+            base = int(corpus.base_offsets[source])
+            start, end = int(context.char_start[pair]), int(context.char_end[pair])
+            components = {name: float(values[pair]) for name, values in context.components.items()}
+            components["passage_char_start"] = float(base + int(corpus.passage_char_start[passage]))
+            components["passage_char_end"] = float(base + int(corpus.passage_char_end[passage]))
+            covered = np.zeros(n_tokens, dtype=bool)
+            conflicts: list[Any] = []
+            if context.embedding_only[pair]:
+                spans = [EvidenceSpan(base + start, base + end, source_text[start:end])]
+                answer_start, answer_end = answer_span.char_start, answer_span.char_end
+                components["embedding_only"] = 1.0
+                if context.components["embedding_score"][pair] >= config.supported_embedding_similarity:
+                    embedding_supported = True
+            else:
+                block_lo = int(context.rows.block_offsets[pair])
+                block_hi = int(context.rows.block_offsets[pair + 1])
+                blocks = context.rows.blocks[block_lo:block_hi]
+                for query_pos, _, run in blocks.tolist():
+                    covered[query_pos : query_pos + run] = True
+                covered |= corpus.index.contains(
+                    np.full(n_tokens, passage, dtype=np.int64), context.columns[lo:hi]
+                )
+                token_lo = int(corpus.passage_token_start[passage])
+                token_hi = int(corpus.passage_token_end[passage])
+                conflicts = find_conflicts(
+                    answer,
+                    context.query_ids[lo:hi],
+                    context.query_starts[lo:hi],
+                    context.query_ends[lo:hi],
+                    source_text,
+                    corpus.token_ids[token_lo:token_hi],
+                    corpus.token_starts[token_lo:token_hi],
+                    corpus.token_ends[token_lo:token_hi],
+                    blocks,
+                    source_offset=base,
+                )
+                for conflict in conflicts:
+                    inside = (context.query_starts[lo:hi] >= conflict.answer_char_start) & (
+                        context.query_ends[lo:hi] <= conflict.answer_char_end
+                    )
+                    covered &= ~inside
+                spans = self._evidence_spans(blocks, token_lo, source_text, base, start, end, corpus)
+                q_start = int(context.rows.query_start[pair])
+                q_end = max(int(context.rows.query_end[pair]) - 1, q_start)
+                answer_start = int(context.query_starts[lo + q_start])
+                answer_end = int(context.query_ends[lo + q_end])
+            components["num_evidence_spans"] = float(len(spans))
+            components["evidence_chars_total"] = float(sum(s.char_end - s.char_start for s in spans))
+            covered_any |= covered
+            if not conflicts:
+                covered_clean |= covered
+            citations.append(
+                Citation(
+                    score=float(context.final[pair]),
+                    source_id=corpus.source_ids[source],
+                    source_index=int(corpus.source_indices[source]),
+                    candidate_index=passage,
+                    char_start=base + start,
+                    char_end=base + end,
+                    evidence=source_text[start:end],
+                    evidence_spans=tuple(spans),
+                    components=components,
+                    answer_char_start=answer_start,
+                    answer_char_end=answer_end,
+                    conflicts=tuple(conflicts),
+                )
+            )
+        n_content = int(content.sum())
+        if not citations:
+            status = "unsupported"
+        else:
+            clean_share = float((covered_clean & content).sum()) / max(n_content, 1)
+            status = (
+                "supported"
+                if clean_share >= config.supported_answer_coverage or embedding_supported
+                else "partial"
+            )
+        uncovered = content & ~covered_any
+        if embedding_supported:
+            uncovered[:] = False
+        unsupported = _token_runs(
+            uncovered, context.query_starts[lo:hi], context.query_ends[lo:hi], ~content
+        )
+        return SpanCitations(
+            answer_span=answer_span,
+            citations=tuple(citations),
+            status=status,
+            unsupported_spans=tuple(unsupported),
+        )
+
+    def _evidence_spans(
+        self,
+        blocks: np.ndarray,
+        token_lo: int,
+        source_text: str,
+        base: int,
+        start: int,
+        end: int,
+        corpus: Corpus,
+    ) -> list[EvidenceSpan]:
+        """One span per matched block (merged by gap), or the whole aligned range."""
+        config = self.config
+        whole = [EvidenceSpan(base + start, base + end, source_text[start:end])]
+        if not config.multi_span_evidence or blocks.shape[0] < 2:
+            return whole
+        ranges: list[list[int]] = []
+        for _, target_pos, run in blocks.tolist():
+            first = token_lo + target_pos
+            block_start = int(corpus.token_starts[first])
+            block_end = int(corpus.token_ends[first + run - 1])
+            if ranges and block_start - ranges[-1][1] <= config.multi_span_merge_gap_chars:
+                ranges[-1][1] = max(ranges[-1][1], block_end)
+            else:
+                ranges.append([block_start, block_end])
+        if len(ranges) > config.multi_span_max_spans:
+            return whole
+        return [EvidenceSpan(base + s, base + e, source_text[s:e]) for s, e in ranges]
+
+
+class _ChunkContext(NamedTuple):
+    corpus: Corpus
+    rows: _PairRows
+    pair_query: np.ndarray
+    pair_passage: np.ndarray
+    char_start: np.ndarray
+    char_end: np.ndarray
+    final: np.ndarray
+    components: dict[str, np.ndarray]
+    embedding_only: np.ndarray
+    query_offsets: np.ndarray
+    query_ids: np.ndarray
+    query_starts: np.ndarray
+    query_ends: np.ndarray
+    query_content: np.ndarray
+    columns: np.ndarray
+
+
+def _token_runs(
+    flagged: np.ndarray, starts: np.ndarray, ends: np.ndarray, bridgeable: np.ndarray
+) -> list[tuple[int, int]]:
+    """Character ranges of runs of flagged tokens; unflagged ``bridgeable`` tokens
+    (stop words) between two flagged ones join their runs."""
+    runs: list[tuple[int, int]] = []
+    current: list[int] | None = None
+    pending_bridge = False
+    for i in range(flagged.shape[0]):
+        if flagged[i]:
+            if current is not None and not pending_bridge:
+                current[1] = int(ends[i])
+            elif current is not None and pending_bridge:
+                current[1] = int(ends[i])
+            else:
+                current = [int(starts[i]), int(ends[i])]
+            pending_bridge = False
+        elif bridgeable[i] and current is not None:
+            pending_bridge = True
+        else:
+            if current is not None:
+                runs.append((current[0], current[1]))
+            current = None
+            pending_bridge = False
+    if current is not None:
+        runs.append((current[0], current[1]))
+    return runs
+
+
+def _check_stage(stage: Any, method: str, name: str) -> None:
+    if stage is not None and not callable(getattr(stage, method, None)):
+        raise TypeError(f"{name} must have a {method}(...) method, got {type(stage).__name__}")
+
+
+def align_citations(
+    answer: str,
+    sources: Any,
+    *,
+    config: CitationConfig | None = None,
+    tokenizer: Any = None,
+    answer_segmenter: Any = None,
+    source_segmenter: Any = None,
+    aligner: Any = None,
+    embedder: Any = None,
+) -> AlignmentResult:
+    """Citations for every sentence of ``answer`` in ``sources`` (the one-call API).
+
+    Builds a :class:`Pipeline` from the keywords and runs :meth:`Pipeline.align`. To align
+    many answers against the same sources, prepare a :class:`~citekit.corpus.Corpus` once
+    with :meth:`Pipeline.prepare` instead.
+
+    Parameters
+    ----------
+    answer : str
+        The generated answer.
+    sources : Corpus or sequence of str, SourceDocument, SourceChunk or mapping
+        The documents to cite.
+    config : CitationConfig, optional
+        Thresholds, weights and limits.
+    tokenizer, answer_segmenter, source_segmenter, aligner, embedder : optional
+        Replacement stages (see :class:`Pipeline`).
+
+    Returns
+    -------
+    AlignmentResult
+        A list of :class:`~citekit.results.SpanCitations`, one per answer sentence, each
+        with ranked citations whose offsets index the original source strings.
+
+    Examples
+    --------
+    >>> answer = "Revenue grew 15% in Q4."
+    >>> sources = ["Annual report: Revenue grew 15% in Q4 2024."]
+    >>> result = align_citations(answer, sources)
+    >>> result[0].status
+    'supported'
+    >>> c = result[0].citations[0]
+    >>> c.evidence, sources[0][c.char_start:c.char_end] == c.evidence
+    ('Revenue grew 15% in Q4', True)
+    """
+    pipeline = Pipeline(
+        config,
+        tokenizer=tokenizer,
+        answer_segmenter=answer_segmenter,
+        source_segmenter=source_segmenter,
+        aligner=aligner,
+        embedder=embedder,
+    )
+    return pipeline.align(answer, sources)
