@@ -5,8 +5,9 @@ one):
 
 - a line break ends a sentence (single newlines, blank lines, ``\\r\\n``, and the Unicode
   line and paragraph separators), so lists and headings never run into the next line;
-- a list marker at the start of a line (``-``, ``*``, ``•``, ``1.``, ``2)``, ``a)``,
-  ``(iv)``...) followed by a space is not part of the sentence;
+- a list marker at the start of a line (``-``, ``*``, ``•``, ``1.``, ``2)``, ``a.``,
+  ``B)``, ``(iv)``, ``XII.``...) followed by a space is not part of the sentence (a
+  capital letter with a period is not a marker: it is an initial, ``A. B. Smith``);
 - ``.``, ``?``, ``!`` and ``…`` end a sentence when followed by whitespace or the end of the
   text; ``。！？``, Devanagari ``।`` / ``॥``, Arabic ``؟`` and Urdu ``۔`` end one anywhere
   (those scripts do not put spaces after them). Runs (``?!``, ``...``) stay together and
@@ -51,7 +52,9 @@ _SENTENCE_FINAL_ABBREVIATIONS = frozenset("etc inc ltd co corp llc plc".split())
 
 _LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _LIST_MARKER = re.compile(
-    r"[ \t]*(?:[-*+•‣◦▪▫–—·]|\(?(?:\d{1,3}|[A-Za-z]|[ivxlcdmIVXLCDM]{1,6})[.)])[ \t]+"
+    r"[ \t]*(?:[-*+•‣◦▪▫–—·]"
+    r"|\(?(?:\d{1,3}|[a-z]|[A-Z](?=\))"
+    r"|(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})|(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3}))[.)])[ \t]+"
 )
 _CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
 # terminators that need a following space, and those that end a sentence by themselves
