@@ -120,12 +120,14 @@ def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-def _write_report(out: TextIO, question: str, answer_id: Any, result: Any, width: int) -> None:
+def _write_report(
+    out: TextIO, question: str, answer_id: Any, result: Any, width: int, top: int
+) -> None:
     heading = f"[{answer_id}]" + (f" {question}" if question else "")
     out.write(heading + "\n")
     for item in result:
         out.write(f"  {_STATUS_MARK[item.status]} {_shorten(item.answer_span.text, width)}\n")
-        for citation in item.citations:
+        for citation in item.citations[:top]:
             out.write(
                 f"      <- {citation.source_id} [{citation.char_start}:{citation.char_end}] "
                 f"score {citation.score:.2f}: \"{_shorten(citation.exact_evidence, width - 20)}\"\n"
@@ -165,12 +167,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     out = sys.stdout
     out.write(
-        f"citekit demo: {len(answers)} answers aligned against {len(sources)} bundled sources "
+        f"citekit demo: {len(answers)} answer{'s' if len(answers) != 1 else ''} aligned against "
+        f"{len(sources)} bundled sources "
         "(fictional documents written for citekit)\n\n"
     )
     counts = {"supported": 0, "partial": 0, "unsupported": 0}
     for record, result in zip(answers, results):
-        _write_report(out, record.get("question", ""), record["id"], result, args.width)
+        _write_report(out, record.get("question", ""), record["id"], result, args.width, args.top)
         for item in result:
             counts[item.status] += 1
     total = sum(counts.values())
@@ -328,6 +331,8 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--config", metavar="FILE", help="CitationConfig as .json or .toml")
     demo.add_argument("--answer", metavar="ID", help="only this bundled answer")
     demo.add_argument("--html", metavar="FILE", help="also write an HTML report to FILE")
+    demo.add_argument("--top", type=int, default=1, metavar="N",
+                      help="show at most N citations per sentence (default 1, the best)")
     demo.add_argument("--width", type=int, default=100, help="truncate quotes to this width")
     demo.set_defaults(run=_cmd_demo)
 

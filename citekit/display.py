@@ -48,7 +48,8 @@ _STYLE = """
 .ck-chip.ck-supported{color:#116329}.ck-chip.ck-partial{color:#7d4e00}
 .ck-chip.ck-unsupported{color:#a40e26}
 .ck-gap{text-decoration:underline wavy #cf222e;text-underline-offset:3px}
-.ck-conflict{outline:2px solid #cf222e;border-radius:2px}
+.ck-conflict,mark.ck-ev.ck-conflict{color:#cf222e;font-weight:600;text-decoration:underline double #cf222e}
+mark.ck-ev.ck-secondary{background:transparent;border-bottom-style:dashed}
 .ck-cite{font-size:11px;vertical-align:super;line-height:0;margin-left:1px}
 .ck-cite a{color:#0969da;text-decoration:none;cursor:help}
 .ck-source{border-top:1px solid #eaeef2;padding:6px 0}
@@ -311,6 +312,9 @@ def _render_source(
             status = min((ev[3] for ev in covering), key=rank.__getitem__)
             tooltip = "\n\n".join(_evidence_tooltip(ev[2], ev[4], ev[5]) for ev in covering)
             classes = f"ck-ev ck-{status}"
+            if all(ev[4].citations[0] is not ev[5] for ev in covering):
+                # only lower-ranked citations point here: draw it lighter than a best match
+                classes += " ck-secondary"
             if in_conflict:
                 classes += " ck-conflict"
             ids = " ".join(ev[2] for ev in covering)
@@ -362,7 +366,8 @@ def render_html(
     partial, red unsupported), parts of a sentence that no source covers underlined, and
     a marker ``[n]`` per cited source whose tooltip lists each citation's score
     components and conflicts. Below, each cited source is shown with every evidence span
-    highlighted at its exact offsets; each ``<mark>`` carries ``data-start`` /
+    highlighted at its exact offsets (dashed when only a lower-ranked citation points
+    there); each ``<mark>`` carries ``data-start`` /
     ``data-end`` (offsets in the citation's coordinates) and ``data-evidence`` (ids
     ``s{sentence}c{citation}e{span}`` of the evidence spans it belongs to), so separate
     spans of multi-span evidence are separate marks. No script, no external resources;
