@@ -174,6 +174,8 @@ def tokenize_checked(tokenizer: Any, text: str, *, name: str = "tokenizer") -> T
         )
     result = method(text)
     if isinstance(result, TokenizedText):
+        if result.text != text:
+            raise ValueError(f"{name}.tokenize returned a TokenizedText of a different text")
         return result.validate()
     try:
         token_ids, spans = result
@@ -184,9 +186,19 @@ def tokenize_checked(tokenizer: Any, text: str, *, name: str = "tokenizer") -> T
     ids = np.asarray(token_ids)
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         raise TypeError(f"{name}.tokenize returned non-integer token ids ({ids.dtype})")
-    span_array = np.asarray(spans, dtype=np.int64).reshape(-1, 2) if len(spans) else np.zeros(
-        (0, 2), dtype=np.int64
-    )
+    if ids.ndim != 1 and ids.size:
+        raise ValueError(f"{name}.tokenize returned token ids of shape {ids.shape}")
+    ids = ids.reshape(-1)
+    try:
+        span_array = np.asarray(spans)
+    except ValueError:  # ragged
+        raise ValueError(f"{name}.tokenize returned spans that are not (start, end) pairs") from None
+    if span_array.size == 0:
+        span_array = np.zeros((0, 2), dtype=np.int64)
+    if span_array.ndim != 2 or span_array.shape[1] != 2:
+        raise ValueError(f"{name}.tokenize returned spans that are not (start, end) pairs")
+    if not np.issubdtype(span_array.dtype, np.integer):
+        raise TypeError(f"{name}.tokenize returned non-integer spans ({span_array.dtype})")
     if span_array.shape[0] != ids.shape[0]:
         raise ValueError(
             f"{name}.tokenize returned {ids.shape[0]} ids but {span_array.shape[0]} spans"
