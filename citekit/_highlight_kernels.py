@@ -27,6 +27,7 @@ __all__ = [
     "hash_spans",
     "intern_spans",
     "lookup_spans",
+    "match_tokens",
     "select_runs",
 ]
 
@@ -48,86 +49,102 @@ def _is_sentence_punctuation(code_point):
 
 
 @jit
-def scan_tokens(code_points, char_class, char_mode, special_starts, special_pool_starts,
-                special_pool_ends):
-    """Tokenize, locate each token's lower-cased form and flag sentence breaks.
+def scan_tokens(code_points, char_class, lower_table, char_mode, special_starts, special_lengths,
+                special_tail):
+    """Tokenize, lower-case, hash each token and flag sentence breaks, in one pass.
 
     Word mode (``char_mode`` false): a token is a maximal run of ``\\w`` characters.
     Char mode: every non-whitespace character is a token.
 
-    ``special_starts`` (sorted) lists the character starts of tokens whose lower-cased form
-    lives in the pool tail at ``special_pool_starts[k]:special_pool_ends[k]``; every other
-    token's lower-cased form is ``pool[start:end]``.
+    The pool is ``lower_table[code_points]`` followed by ``special_tail``, the
+    concatenated ``str.lower()`` (of lengths ``special_lengths``) of the tokens starting at
+    ``special_starts`` (sorted), whose lower-casing is not one character per character;
+    those tokens' pool ranges point into the tail.
 
-    Returns ``(starts, ends, pool_starts, pool_ends, gap_breaks, punctuation)``:
+    Returns ``(starts, ends, pool, pool_starts, pool_ends, hashes, gap_breaks,
+    punctuation)``: ``hashes`` is the FNV-1a hash of each token's pool range;
     ``gap_breaks[k]`` is 1 when the text between token ``k`` and token ``k + 1`` contains a
     sentence break (one of ``.!?…``, or two newlines with only whitespace between them);
-    ``punctuation[k]`` is 1 when token ``k`` itself contains one of ``.!?…`` (char mode).
+    ``punctuation[k]`` is 1 when token ``k`` is one of ``.!?…`` (char mode).
     """
     n_chars = code_points.shape[0]
+    pool = np.empty(n_chars + special_tail.shape[0], np.uint32)
+    for position in range(n_chars):
+        pool[position] = lower_table[code_points[position]]
+    for position in range(special_tail.shape[0]):
+        pool[n_chars + position] = special_tail[position]
     starts = np.empty(n_chars, np.int64)
     ends = np.empty(n_chars, np.int64)
+    hashes = np.empty(n_chars, np.uint64)
+    gap_breaks = np.zeros(n_chars, np.uint8)
+    punctuation = np.zeros(n_chars, np.uint8)
     n_tokens = 0
-    if char_mode:
-        for position in range(n_chars):
-            if char_class[code_points[position]] & SPACE_BIT == 0:
-                starts[n_tokens] = position
-                ends[n_tokens] = position + 1
-                n_tokens += 1
-    else:
-        position = 0
-        while position < n_chars:
-            if char_class[code_points[position]] & WORD_BIT:
-                run_end = position + 1
-                while run_end < n_chars and char_class[code_points[run_end]] & WORD_BIT:
-                    run_end += 1
-                starts[n_tokens] = position
-                ends[n_tokens] = run_end
-                n_tokens += 1
-                position = run_end
-            else:
-                position += 1
-    starts = starts[:n_tokens].copy()
-    ends = ends[:n_tokens].copy()
-
-    pool_starts = starts.copy()
-    pool_ends = ends.copy()
-    special = 0
-    n_special = special_starts.shape[0]
-    for token in range(n_tokens):
-        if special < n_special and special_starts[special] == starts[token]:
-            pool_starts[token] = special_pool_starts[special]
-            pool_ends[token] = special_pool_ends[special]
-            special += 1
-
-    gap_breaks = np.zeros(n_tokens, np.uint8)
-    punctuation = np.zeros(n_tokens, np.uint8)
-    for token in range(n_tokens):
-        for position in range(starts[token], ends[token]):
-            if _is_sentence_punctuation(code_points[position]):
-                punctuation[token] = 1
-                break
-        if token + 1 < n_tokens:
+    newlines = 0
+    position = 0
+    while position < n_chars:
+        code_point = code_points[position]
+        char_flags = char_class[code_point]
+        if char_mode and char_flags & SPACE_BIT == 0:
+            starts[n_tokens] = position
+            ends[n_tokens] = position + 1
+            hashes[n_tokens] = (_FNV_OFFSET ^ np.uint64(pool[position])) * _FNV_PRIME
+            if _is_sentence_punctuation(code_point):
+                punctuation[n_tokens] = 1
+            n_tokens += 1
             newlines = 0
-            for position in range(ends[token], starts[token + 1]):
-                code_point = code_points[position]
+            position += 1
+        elif not char_mode and char_flags & WORD_BIT:
+            starts[n_tokens] = position
+            value = _FNV_OFFSET
+            while position < n_chars and char_class[code_points[position]] & WORD_BIT:
+                value = (value ^ np.uint64(pool[position])) * _FNV_PRIME
+                position += 1
+            ends[n_tokens] = position
+            hashes[n_tokens] = value
+            n_tokens += 1
+            newlines = 0
+        else:
+            # between tokens: the gap after token n_tokens - 1
+            if n_tokens > 0:
                 if _is_sentence_punctuation(code_point):
-                    gap_breaks[token] = 1
-                    break
-                if char_class[code_point] & SPACE_BIT:
+                    gap_breaks[n_tokens - 1] = 1
+                elif char_flags & SPACE_BIT:
                     if code_point == 0x0A:
                         newlines += 1
                         if newlines >= 2:
-                            gap_breaks[token] = 1
-                            break
+                            gap_breaks[n_tokens - 1] = 1
                 else:
                     newlines = 0
-    return starts, ends, pool_starts, pool_ends, gap_breaks, punctuation
+            position += 1
+    if n_tokens > 0:
+        gap_breaks[n_tokens - 1] = 0  # nothing follows the last token
+    starts = starts[:n_tokens]
+    ends = ends[:n_tokens]
+    hashes = hashes[:n_tokens]
+    pool_starts = starts.copy()
+    pool_ends = ends.copy()
+    tail_position = n_chars
+    special = 0
+    for token in range(n_tokens):
+        if special == special_starts.shape[0]:
+            break
+        if special_starts[special] == starts[token]:
+            length = special_lengths[special]
+            pool_starts[token] = tail_position
+            pool_ends[token] = tail_position + length
+            tail_position += length
+            value = _FNV_OFFSET
+            for index in range(pool_starts[token], pool_ends[token]):
+                value = (value ^ np.uint64(pool[index])) * _FNV_PRIME
+            hashes[token] = value
+            special += 1
+    return (starts, ends, pool, pool_starts, pool_ends, hashes, gap_breaks[:n_tokens],
+            punctuation[:n_tokens])
 
 
 @jit
 def hash_spans(pool, starts, ends):
-    """64-bit FNV-1a hash of each ``pool[starts[k]:ends[k]]``."""
+    """64-bit FNV-1a hash of each ``pool[starts[k]:ends[k]]`` (as :func:`scan_tokens`)."""
     hashes = np.empty(starts.shape[0], np.uint64)
     for index in range(starts.shape[0]):
         value = _FNV_OFFSET
@@ -210,6 +227,45 @@ def lookup_spans(pool, starts, ends, hashes, table, key_pool, key_starts, key_en
             slot = (slot + 1) & (capacity - 1)
         result[index] = found
     return result
+
+
+@jit
+def match_tokens(pool, pool_starts, pool_ends, hashes,
+                 answer_pool, answer_starts, answer_ends, answer_hashes, answer_first_index,
+                 answer_table, stop_pool, stop_starts, stop_ends, stop_hashes, stop_first_index,
+                 stop_table):
+    """Answer id and stop-word flag of every chunk token, and the chunk compressed for LCS.
+
+    ``answer_ids[k]`` is the answer vocabulary id of chunk token ``k`` or ``n_ids`` (the
+    vocabulary size) when the answer lacks it. ``compressed`` replaces each maximal run of
+    such absent tokens by one ``n_ids``; ``positions`` maps it back to chunk tokens. Absent
+    tokens never match, so difflib's matching blocks of ``(answer, compressed)`` are those
+    of ``(answer, chunk)`` with ``j`` mapped through ``positions``: the recursion sees the
+    same candidate runs in the same order, and a run of absent tokens still separates
+    blocks, as one absent token does.
+    """
+    n_ids = answer_first_index.shape[0]
+    answer_ids = lookup_spans(
+        pool, pool_starts, pool_ends, hashes, answer_table, answer_pool, answer_starts,
+        answer_ends, answer_hashes, answer_first_index, n_ids,
+    )
+    stop_ids = lookup_spans(
+        pool, pool_starts, pool_ends, hashes, stop_table, stop_pool, stop_starts, stop_ends,
+        stop_hashes, stop_first_index, -1,
+    )
+    n_tokens = pool_starts.shape[0]
+    is_stop = np.empty(n_tokens, np.bool_)
+    compressed = np.empty(n_tokens, np.int64)
+    positions = np.empty(n_tokens, np.int64)
+    n_compressed = 0
+    for token in range(n_tokens):
+        is_stop[token] = stop_ids[token] >= 0
+        token_id = answer_ids[token]
+        if token_id < n_ids or n_compressed == 0 or compressed[n_compressed - 1] != n_ids:
+            compressed[n_compressed] = token_id
+            positions[n_compressed] = token
+            n_compressed += 1
+    return answer_ids, is_stop, compressed[:n_compressed], positions[:n_compressed]
 
 
 @jit

@@ -365,7 +365,9 @@ min_vocab_token_chars, stop_words, tokenizer, expand_spans, span_expansion_regex
     for index, (text, source_id, offset) in enumerate(texts):
         if not text:
             continue
-        spans, evidence = _highlight_chunk(prepared_answer, text, resolved, keep_longest_only)
+        spans, evidence = _highlight_chunk(
+            prepared_answer, text, resolved, keep_longest_only, with_evidence=True
+        )
         if spans:
             records.append(
                 SourceHighlights(
@@ -428,25 +430,32 @@ _DEFAULT_OPTIONS = HighlightOptions()
 
 
 @lru_cache(maxsize=1)
-def _char_class_table() -> np.ndarray:
-    """Per code point: WORD_BIT when ``re`` matches ``\\w``, SPACE_BIT for ``\\s``.
+def _character_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Per-code-point tables derived from the running Python, built once (~0.2 s).
 
-    Derived from the running Python's ``re`` so that token boundaries are exactly those of
-    ``re.finditer(r"\\w+", text)`` whatever the Unicode version.
+    ``char_class``: ``WORD_BIT`` where ``re`` matches ``\\w``, ``SPACE_BIT`` where it matches
+    ``\\s``, so token boundaries are exactly those of ``re.finditer(r"\\w+", text)``.
+    ``lower``: the code point of ``chr(c).lower()``, exact wherever lower-casing is one
+    character for one character without context (all but U+0130 and U+03A3, which
+    :class:`_TokenizedText` lower-cases token by token).
     """
     from citekit._highlight_kernels import SPACE_BIT, WORD_BIT
 
     every_char = np.arange(0x110000, dtype=np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
-    table = np.zeros(0x110000, np.uint8)
+    char_class = np.zeros(0x110000, np.uint8)
     for match in re.finditer(r"\w+", every_char):
-        table[match.start():match.end()] |= WORD_BIT
+        char_class[match.start():match.end()] |= WORD_BIT
     for match in re.finditer(r"\s+", every_char):
-        table[match.start():match.end()] |= SPACE_BIT
-    return table
+        char_class[match.start():match.end()] |= SPACE_BIT
+    lower = _code_points(every_char.replace("\u0130", "i").lower()).copy()
+    return char_class, lower
 
 
 def _code_points(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+_NO_SPECIALS = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint32))
 
 
 class _TokenizedText:
@@ -456,37 +465,25 @@ class _TokenizedText:
                  "gap_breaks", "punctuation")
 
     def __init__(self, text: str, char_mode: bool) -> None:
-        from citekit._highlight_kernels import hash_spans, scan_tokens
+        from citekit._highlight_kernels import scan_tokens
 
-        lowered = text.lower()
-        empty = np.empty(0, np.int64)
-        special_starts = special_pool_starts = special_pool_ends = empty
-        tail = ""
-        if len(lowered) != len(text) or "\u03a3" in text:
-            # Lower-case token by token where it is not one-to-one, as str.lower() on each
-            # token would; everything else keeps the aligned lower-casing of the whole text.
-            lowered = text.replace("\u0130", "i").lower()
+        specials = _NO_SPECIALS
+        if "\u0130" in text or "\u03a3" in text:
+            # tokens whose lower-casing is not one character per character, lower-cased
+            # as whole tokens like str.lower() on each token does
             pattern = _IRREGULAR_CHAR_RE if char_mode else _IRREGULAR_WORD_RE
-            pieces, starts, pool_starts, pool_ends = [], [], [], []
-            position = len(text)
-            for match in pattern.finditer(text):
-                piece = match.group().lower()
-                starts.append(match.start())
-                pool_starts.append(position)
-                pool_ends.append(position + len(piece))
-                position += len(piece)
-                pieces.append(piece)
-            tail = "".join(pieces)
-            special_starts = np.array(starts, np.int64)
-            special_pool_starts = np.array(pool_starts, np.int64)
-            special_pool_ends = np.array(pool_ends, np.int64)
-        self.pool = _code_points(lowered + tail)
-        (self.starts, self.ends, self.pool_starts, self.pool_ends, self.gap_breaks,
-         self.punctuation) = scan_tokens(
-            _code_points(text), _char_class_table(), char_mode, special_starts,
-            special_pool_starts, special_pool_ends,
+            matches = list(pattern.finditer(text))
+            pieces = [match.group().lower() for match in matches]
+            specials = (
+                np.array([match.start() for match in matches], np.int64),
+                np.array([len(piece) for piece in pieces], np.int64),
+                _code_points("".join(pieces)),
+            )
+        char_class, lower = _character_tables()
+        (self.starts, self.ends, self.pool, self.pool_starts, self.pool_ends, self.hashes,
+         self.gap_breaks, self.punctuation) = scan_tokens(
+            _code_points(text), char_class, lower, char_mode, *specials
         )
-        self.hashes = hash_spans(self.pool, self.pool_starts, self.pool_ends)
 
 
 class _StopWordTable:
@@ -526,17 +523,6 @@ class _PreparedAnswer:
         )
         self.n_ids = int(self.first_index.shape[0])
 
-    def chunk_ids(self, chunk: _TokenizedText) -> np.ndarray:
-        from citekit._highlight_kernels import lookup_spans
-
-        tokens = self.tokens
-        return lookup_spans(
-            chunk.pool, chunk.pool_starts, chunk.pool_ends, chunk.hashes, self.table,
-            tokens.pool, tokens.pool_starts, tokens.pool_ends, tokens.hashes,
-            self.first_index, self.n_ids,
-        )
-
-
 def _normalize(text: str) -> Any:
     from citekit.normalize import normalize_text
 
@@ -552,9 +538,10 @@ def _highlight_chunk(
     chunk_text: str,
     options: HighlightOptions,
     keep_longest_only: bool,
+    with_evidence: bool = False,
 ) -> tuple[list[tuple[int, int]], int]:
-    """Spans of one chunk and their evidence (answer content tokens inside them)."""
-    from citekit._highlight_kernels import lookup_spans, select_runs
+    """Spans of one chunk and (``with_evidence``) the answer content tokens inside them."""
+    from citekit._highlight_kernels import match_tokens, select_runs
     from citekit.kernels import matching_blocks
 
     if answer.tokens.starts.shape[0] == 0:
@@ -570,20 +557,20 @@ def _highlight_chunk(
     else:
         token_starts = normalized.orig_starts[chunk.starts]
         token_ends = normalized.orig_ends[chunk.ends - 1]
-    answer_ids = answer.chunk_ids(chunk)
-    stop_table = _stop_word_table(options.stop_words)
-    is_stop = lookup_spans(
-        chunk.pool, chunk.pool_starts, chunk.pool_ends, chunk.hashes, stop_table.table,
-        stop_table.pool, stop_table.starts, stop_table.ends, stop_table.hashes,
-        stop_table.first_index, -1,
-    ) >= 0
-    blocks = np.asarray(matching_blocks(answer.ids, answer_ids), dtype=np.int64).reshape(-1, 3)
-    blocks = blocks[blocks[:, 2] > 0]
-    run_starts = np.ascontiguousarray(blocks[:, 1])
-    run_ends = run_starts + blocks[:, 2]
+    stops = _stop_word_table(options.stop_words)
+    tokens = answer.tokens
+    answer_ids, is_stop, compressed, positions = match_tokens(
+        chunk.pool, chunk.pool_starts, chunk.pool_ends, chunk.hashes,
+        tokens.pool, tokens.pool_starts, tokens.pool_ends, tokens.hashes,
+        answer.first_index, answer.table,
+        stops.pool, stops.starts, stops.ends, stops.hashes, stops.first_index, stops.table,
+    )
+    blocks = [block for block in matching_blocks(answer.ids, compressed) if block[2] > 0]
+    run_starts = positions[[block[1] for block in blocks]]
+    run_ends = run_starts + np.array([block[2] for block in blocks], np.int64)
     lowered_lengths = chunk.pool_ends - chunk.pool_starts
     n_chars = len(chunk_text)
-    runs_start, runs_end, char_starts, char_ends = select_runs(
+    _, _, char_starts, char_ends = select_runs(
         run_starts, run_ends, answer_ids, answer.n_ids, is_stop, lowered_lengths,
         chunk.gap_breaks, chunk.punctuation, token_starts, token_ends, n_chars,
         min(options.lcs_merge_gap_tokens, _OPTION_CAP),
@@ -604,10 +591,16 @@ def _highlight_chunk(
         # normalized tokens can share an original character: keep spans disjoint
         spans = _merge_overlapping(spans)
     spans = _limit_highlight_ratio(spans, n_chars, options.max_highlight_ratio)
-    evidence = _count_evidence(
-        spans, token_starts, token_ends, answer_ids, answer.n_ids, is_stop, lowered_lengths,
-        options.min_vocab_token_chars,
+    if not with_evidence:
+        return spans, 0
+    content = (answer_ids < answer.n_ids) & ~is_stop & (
+        lowered_lengths >= options.min_vocab_token_chars
     )
+    evidence = 0
+    for start, end in spans:
+        first = int(np.searchsorted(token_starts, start, side="left"))
+        last = int(np.searchsorted(token_ends, end, side="right"))
+        evidence += int(content[first:last].sum()) if last > first else 0
     return spans, evidence
 
 
@@ -699,23 +692,3 @@ def _limit_highlight_ratio(
     if sum(end - start for start, end in spans) / n_chars <= max_highlight_ratio:
         return spans
     return [max(spans, key=lambda span: span[1] - span[0])]
-
-
-def _count_evidence(
-    spans: list[tuple[int, int]],
-    token_starts: np.ndarray,
-    token_ends: np.ndarray,
-    answer_ids: np.ndarray,
-    n_answer_ids: int,
-    is_stop: np.ndarray,
-    lowered_lengths: np.ndarray,
-    min_vocab_token_chars: int,
-) -> int:
-    content = (answer_ids < n_answer_ids) & ~is_stop & (lowered_lengths >= min_vocab_token_chars)
-    evidence = 0
-    for start, end in spans:
-        first = int(np.searchsorted(token_starts, start, side="left"))
-        last = int(np.searchsorted(token_ends, end, side="right"))
-        if last > first:
-            evidence += int(content[first:last].sum())
-    return evidence
