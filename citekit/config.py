@@ -107,9 +107,10 @@ _INT_RANGES: dict[str, tuple[int | None, int | None]] = {
     "max_candidates_lexical": (0, None),
     "max_candidates_embedding": (0, None),
     "max_candidates_total": (0, None),
-    "match_score": (1, None),
-    "mismatch_score": (None, 0),
-    "gap_score": (None, 0),
+    # the alignment kernel's limits (citekit.kernels.MAX_SCORE_MAGNITUDE)
+    "match_score": (1, 1000),
+    "mismatch_score": (-1000, -1),
+    "gap_score": (-1000, -1),
     "multi_span_merge_gap_chars": (0, None),
     "multi_span_max_spans": (1, None),
 }
@@ -159,7 +160,7 @@ class CitationConfig:
         Candidate passages per answer span from the IDF index (200), from embeddings
         (200), and in total after merging (400; ranked by the stronger of the two scores).
     match_score, mismatch_score, gap_score : int, default 2, -1, -1
-        Smith-Waterman scores (``match_score >= 1``, the others ``<= 0``).
+        Smith-Waterman scores (``match_score`` in 1..1000, the penalties in -1000..-1).
     band_width : int or None, default None
         Band of the alignment kernel in diagonals around the seeded diagonal; ``None``
         lets the kernel choose (full dynamic programming while it fits its cell budget).

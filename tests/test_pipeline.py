@@ -1,0 +1,479 @@
+"""Pipeline and align_citations: behaviour of the issue's must-hold cases."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from citekit.config import CitationConfig, CitationWeights
+from citekit.corpus import Corpus
+from citekit.pipeline import Pipeline, WeightedScorer, align_citations
+from citekit.results import AlignmentResult, SourceChunk, SourceDocument, results_to_json
+from citekit.segment import segment_sentences
+
+
+def check_offsets(result, sources_by_id, answer):
+    for span in result:
+        assert answer[span.answer_span.char_start : span.answer_span.char_end] == span.answer_span.text
+        for citation in span.citations:
+            text = sources_by_id[citation.source_id]
+            assert text[citation.char_start : citation.char_end] == citation.evidence
+            for piece in citation.evidence_spans:
+                assert text[piece.char_start : piece.char_end] == piece.evidence
+                assert citation.char_start <= piece.char_start <= piece.char_end <= citation.char_end
+            assert span.answer_span.char_start <= citation.answer_char_start
+            assert citation.answer_char_start <= citation.answer_char_end <= span.answer_span.char_end
+            for conflict in citation.conflicts:
+                assert answer[conflict.answer_char_start : conflict.answer_char_end] == conflict.answer_text
+                assert text[conflict.evidence_char_start : conflict.evidence_char_end] == conflict.evidence_text
+        previous_end = span.answer_span.char_start
+        for start, end in span.unsupported_spans:
+            assert previous_end <= start < end <= span.answer_span.char_end
+            previous_end = end
+
+
+EXACT_COPY_CASES = {
+    "english": "The museum opened in 1932 and holds 4,500 paintings. Its director resigned in May. "
+    "Ticket prices rose by $5 to $25 per visit.",
+    "german": "Die Straße wurde 2019 für 1,2 Millionen Euro saniert. Der Bürgermeister war zufrieden. "
+    "Die Arbeiten dauerten drei Monate.",
+    "french": "Le musée a ouvert ses portes en 1932. Il possède 4 500 tableaux célèbres. "
+    "Le prix du billet a augmenté de 5 €.",
+    "chinese": "北京是中国的首都。这座城市有三千多年的历史。故宫每年接待大量游客。",
+    "japanese": "東京は日本の首都です。人口は約千四百万人です。桜の季節には多くの観光客が訪れます。",
+    "hindi": "भारत की राजधानी नई दिल्ली है। यह शहर यमुना नदी के किनारे बसा है। यहाँ कई ऐतिहासिक इमारतें हैं।",
+    "arabic": "القاهرة هي عاصمة مصر. يعيش فيها أكثر من عشرين مليون نسمة. يمر نهر النيل عبر المدينة.",
+    "russian": "Москва является столицей России. Население города превышает двенадцать миллионов человек. "
+    "Через город протекает Москва-река.",
+    "emoji": "The launch party was a hit 🎉🚀. Everyone loved the cake 🍰 and the music 🎶. "
+    "Tickets sold out in 3 hours ⏱️.",
+    "code-ish": "Set max_tokens to 1,000 for the summary. The default temperature is 0.7. "
+    "Costs are $0.002 per request.",
+}
+
+
+@pytest.mark.parametrize("language", sorted(EXACT_COPY_CASES))
+def test_exact_copies_supported_with_that_sentence_on_top(language):
+    text = EXACT_COPY_CASES[language]
+    distractor = "An unrelated note about gardening and the weather in spring."
+    sources = [SourceDocument("noise", distractor), SourceDocument("doc", text)]
+    pipe = Pipeline()
+    corpus = pipe.prepare(sources)
+    sentences = segment_sentences(text)
+    assert len(sentences) == 3
+    for start, end in sentences:
+        answer = text[start:end]
+        result = pipe.align(answer, corpus)
+        assert len(result) == 1
+        span = result[0]
+        assert span.status == "supported", (language, answer)
+        top = span.citations[0]
+        assert top.source_id == "doc"
+        assert top.components["passage_char_start"] == start
+        assert top.components["passage_char_end"] == end
+        assert start <= top.char_start < top.char_end <= end
+        assert top.components["answer_coverage"] == 1.0
+        assert span.unsupported_spans == ()
+        check_offsets(result, {"doc": text, "noise": distractor}, answer)
+
+
+def test_fused_sentence_cites_both_sources():
+    sources = [
+        "The bridge opened in 1932 after six years of construction. It was painted red.",
+        "Today the bridge carries 160,000 vehicles every day. Tolls are collected southbound.",
+        "Bananas are rich in potassium.",
+    ]
+    answer = "The bridge opened in 1932 and today carries 160,000 vehicles every day."
+    result = align_citations(answer, sources)
+    span = result[0]
+    cited = {c.source_id for c in span.citations}
+    assert {"0", "1"} <= cited
+    assert "2" not in cited
+    assert span.status == "supported"
+    check_offsets(result, {str(i): s for i, s in enumerate(sources)}, answer)
+
+
+@pytest.mark.parametrize(
+    "answer, source, in_order",
+    [
+        ("Sales reached 1200 units, up 15 percent.", "Sales reached 1,200 units, up 15%.", True),
+        ("Sales reached 1,200 units, up 15%.", "Sales reached 1200 units, up 15 percent.", True),
+        ("The tower is 5.2 meters taller.", "The tower is 5.2 meters taller.", True),
+        # "$5" reads "dollar 5": same tokens, other order
+        ("The fee is 5 dollars per month.", "The fee is $5 per month.", False),
+    ],
+)
+def test_number_reformatting_is_found(answer, source, in_order):
+    result = align_citations(answer, [source])
+    assert result[0].status == "supported", result
+    assert result[0].unsupported_spans == ()
+    coverage = result[0].citations[0].components["answer_coverage"]
+    assert coverage == 1.0 if in_order else coverage < 1.0
+
+
+def test_reordered_and_shortened_sentences_are_found():
+    source = (
+        "In the fourth quarter of 2024, the company's revenue grew 15% to $2.4 billion, driven by "
+        "strong demand for cloud services in Europe and Asia."
+    )
+    reordered = "Revenue grew 15% to $2.4 billion in the fourth quarter of 2024."
+    shortened = "The company's revenue grew 15% to $2.4 billion."
+    for answer in (reordered, shortened):
+        span = align_citations(answer, ["Unrelated text about cats.", source])[0]
+        assert span.citations and span.citations[0].source_id == "1"
+        assert span.status == "supported"
+
+
+def test_invented_sentence_is_unsupported():
+    sources = ["Revenue grew 15% in 2024.", "The company hired 300 engineers."]
+    result = align_citations("Penguins migrate across Antarctica each winter.", sources)
+    assert result[0].status == "unsupported"
+    assert result[0].citations == ()
+    assert result[0].unsupported_spans
+
+
+def test_stop_words_alone_do_not_support():
+    sources = ["It is what it is, and that is all there is to it."]
+    answer = "It is the case that volcanoes erupted on the moon."
+    span = align_citations(answer, sources)[0]
+    assert span.status == "unsupported"
+
+
+def test_partial_sentence_and_unsupported_spans():
+    answer = "Revenue grew 15% and the CEO resigned in protest."
+    span = align_citations(answer, ["Revenue grew 15%. Profits were flat."])[0]
+    assert span.status == "partial"
+    flagged = [answer[s:e] for s, e in span.unsupported_spans]
+    assert flagged == ["CEO resigned in protest"]
+
+
+@pytest.mark.parametrize(
+    "answer, source, kind, answer_value, evidence_value",
+    [
+        ("Revenue grew 9% in 2024.", "Revenue grew 15% in 2024.", "percent", "9%", "15%"),
+        ("The firm paid $2.1 million in fines.", "The firm paid $2.4 million in fines.", "currency", "$2.1", "$2.4"),
+        ("The plant opened in 1998 near the river.", "The plant opened in 2003 near the river.", "date", "1998", "2003"),
+        ("The school has 340 students and 20 teachers.", "The school has 430 students and 20 teachers.", "number", "340", "430"),
+        ("The vote was held in March 2020 in Ohio.", "The vote was held in April 2020 in Ohio.", "date", "March", "April"),
+    ],
+)
+def test_value_conflicts_are_recorded_and_block_support(answer, source, kind, answer_value, evidence_value):
+    span = align_citations(answer, [source])[0]
+    assert span.citations, span
+    top = span.citations[0]
+    assert [(c.kind, c.answer_text, c.evidence_text) for c in top.conflicts] == [
+        (kind, answer_value, evidence_value)
+    ]
+    assert span.status == "partial"
+    check_offsets([span], {"0": source}, answer)
+    assert any(answer[s:e].startswith(answer_value[:1]) for s, e in span.unsupported_spans)
+
+
+def test_conflicting_citation_does_not_block_a_clean_one():
+    answer = "Revenue grew 9% in 2024."
+    sources = ["Revenue grew 15% in 2024.", "Revenue grew 9% in 2024."]
+    span = align_citations(answer, sources)[0]
+    assert span.status == "supported"
+    assert span.citations[0].source_id == "1" and not span.citations[0].conflicts
+
+
+def test_source_chunk_offsets_are_absolute_in_parent():
+    document = "Intro paragraph about nothing.\n\nRevenue grew 15% in 2024. Costs fell 3%."
+    start = document.index("Revenue")
+    chunk = SourceChunk(
+        source_id="report", text=document[start:], doc_char_start=start, doc_char_end=len(document),
+        document_text=document,
+    )
+    span = align_citations("Costs fell 3%.", [chunk])[0]
+    citation = span.citations[0]
+    assert citation.source_id == "report"
+    assert document[citation.char_start : citation.char_end] == citation.evidence == "Costs fell 3%"
+    assert citation.components["passage_char_start"] >= start
+    chunk_without_parent = SourceChunk("r", document[start:], start, len(document), source_index=7)
+    citation = align_citations("Costs fell 3%.", [chunk_without_parent])[0].citations[0]
+    assert citation.source_index == 7
+    assert document[citation.char_start : citation.char_end] == citation.evidence
+
+
+def test_dict_and_string_sources():
+    sources = [{"id": "a", "text": "Cats sleep sixteen hours a day."}, "Dogs bark at strangers."]
+    result = align_citations("Dogs bark at strangers.", sources)
+    assert result[0].citations[0].source_id == "1"
+    result = align_citations("Cats sleep sixteen hours a day.", sources)
+    assert result[0].citations[0].source_id == "a"
+
+
+def test_result_is_alignment_result_with_answer_and_sources():
+    answer = "Cats sleep a lot. Dogs bark."
+    result = align_citations(answer, ["Cats sleep a lot.", "Dogs bark."])
+    assert isinstance(result, AlignmentResult)
+    assert result.answer == answer
+    assert [s.id for s in result.sources] == ["0", "1"]
+    assert [s.answer_span.sentence_index for s in result] == [0, 1]
+    json.loads(results_to_json(result))
+
+
+def test_top_k_and_per_source_cap():
+    repeated = "The river floods every spring. " * 4
+    sources = [repeated, repeated, repeated]
+    answer = "The river floods every spring."
+    spans = align_citations(answer, sources, config=CitationConfig(top_k=5, max_citations_per_source=1))
+    assert [c.source_id for c in spans[0].citations] == ["0", "1", "2"]
+    spans = align_citations(answer, sources, config=CitationConfig(top_k=5, max_citations_per_source=2))
+    assert [c.source_id for c in spans[0].citations] == ["0", "0", "1", "1", "2"]
+    spans = align_citations(answer, sources, config=CitationConfig(top_k=1))
+    assert len(spans[0].citations) == 1
+    spans = align_citations(answer, sources, config=CitationConfig(top_k=0))
+    assert spans[0].status == "unsupported" and spans[0].citations == ()
+
+
+def test_prefer_source_order_tie_break():
+    sentence = "The river floods every spring."
+    sources = ["Filler words here. " + sentence, sentence]
+    ordered = align_citations(sentence, sources, config=CitationConfig(prefer_source_order=True))
+    assert [c.source_id for c in ordered[0].citations] == ["0", "1"]
+    by_position = align_citations(sentence, sources, config=CitationConfig(prefer_source_order=False))
+    assert [c.source_id for c in by_position[0].citations] == ["1", "0"]
+
+
+def test_scores_follow_weights():
+    answer = "Revenue grew 15% in 2024."
+    base = align_citations(answer, [answer])[0].citations[0]
+    assert base.score == pytest.approx(1.0 + 1.0 + 0.5 * 1.0)
+    no_lexical = CitationConfig(weights=CitationWeights(lexical=0.0))
+    assert align_citations(answer, [answer], config=no_lexical)[0].citations[0].score == pytest.approx(2.0)
+    high_bar = CitationConfig(min_final_score=3.0)
+    assert align_citations(answer, [answer], config=high_bar)[0].status == "unsupported"
+    components = base.components
+    for name in (
+        "alignment_score", "normalized_alignment", "matches", "answer_coverage", "evidence_coverage",
+        "lexical_score", "embedding_score", "num_evidence_spans", "evidence_chars_total",
+        "passage_char_start", "passage_char_end",
+    ):
+        assert name in components
+
+
+def test_min_answer_coverage_threshold():
+    source = "Revenue grew 15% in 2024 while the new factory in Ohio employed 300 workers."
+    answer = "Revenue grew sharply as the mayor of the capital announced new parks and museums."
+    loose = align_citations(answer, [source], config=CitationConfig(min_answer_coverage=0.05))
+    strict = align_citations(answer, [source], config=CitationConfig(min_answer_coverage=0.5))
+    assert loose[0].citations and not strict[0].citations
+
+
+def test_multi_span_evidence():
+    source = "Revenue and profit, as expected, grew 15% in 2024."
+    answer = "Revenue and profit grew 15% in 2024."
+    config = CitationConfig(multi_span_evidence=True, multi_span_merge_gap_chars=2)
+    citation = align_citations(answer, [source], config=config)[0].citations[0]
+    assert [s.evidence for s in citation.evidence_spans] == ["Revenue and profit", "grew 15% in 2024"]
+    assert citation.evidence == source[citation.char_start : citation.char_end]
+    merged = config.replace(multi_span_merge_gap_chars=16)
+    citation = align_citations(answer, [source], config=merged)[0].citations[0]
+    assert len(citation.evidence_spans) == 1
+    capped = config.replace(multi_span_max_spans=1)
+    citation = align_citations(answer, [source], config=capped)[0].citations[0]
+    assert len(citation.evidence_spans) == 1 and citation.evidence_spans[0].evidence == citation.evidence
+
+
+def test_windows_of_two_sentences():
+    source = "The dam was finished in 1936. It produces 4 billion kilowatt-hours a year. Tours are daily."
+    config = CitationConfig(window_size_sentences=2, window_stride_sentences=1)
+    answer = "The dam was finished in 1936. It produces 4 billion kilowatt-hours a year."
+    pipe = Pipeline(config)
+    corpus = pipe.prepare([source])
+    assert corpus.n_passages == 2
+    result = pipe.align(answer, corpus)
+    assert all(span.status == "supported" for span in result)
+
+
+class TrigramEmbedder:
+    """Deterministic toy embedder: hashed character trigram counts."""
+
+    def __init__(self, dim=64):
+        self.dim = dim
+
+    def encode(self, texts):
+        out = np.zeros((len(texts), self.dim))
+        for row, text in enumerate(texts):
+            folded = f"  {text.lower()}  "
+            for i in range(len(folded) - 2):
+                out[row, sum(map(ord, folded[i : i + 3])) % self.dim] += 1.0
+        return out
+
+
+def test_embedder_adds_candidates_and_embedding_only_citations():
+    sources = ["Kittens nap for most hours of daylight.", "Stock markets fell sharply on Monday."]
+    answer = "Kitten naps fill most daylight hours."
+    plain = align_citations(answer, sources, embedder=TrigramEmbedder())
+    assert plain[0].citations
+    assert plain[0].citations[0].components["embedding_score"] > 0.3
+    config = CitationConfig(allow_embedding_only=True, min_embedding_similarity=0.3, min_answer_coverage=1.0)
+    result = align_citations("Kitten naps fill most daylight hours.", sources, config=config, embedder=TrigramEmbedder())
+    citation = result[0].citations[0]
+    assert citation.components.get("embedding_only") == 1.0
+    assert citation.evidence == sources[0]
+    no_embedder = align_citations(answer, sources, config=config)
+    assert no_embedder[0].status == "unsupported"
+
+
+def test_custom_stages_are_used():
+    class WordTokenizer:
+        def tokenize(self, text):
+            import re
+
+            spans = [m.span() for m in re.finditer(r"\S+", text)]
+            return [len(text[s:e]) * 1000 + ord(text[s]) for s, e in spans], spans
+
+    class LineSegmenter:
+        def segment(self, text):
+            out, start = [], 0
+            for line in text.split("\n"):
+                if line.strip():
+                    out.append((start, start + len(line)))
+                start += len(line) + 1
+            return out
+
+    class Record:
+        def __init__(self, start, end):
+            self.doc_char_start, self.doc_char_end = start, end
+
+    class RecordSegmenter:
+        def segment(self, text):
+            return [Record(0, len(text))]
+
+    class CountingScorer(WeightedScorer):
+        calls = 0
+
+        def score(self, components, config):
+            CountingScorer.calls += 1
+            return super().score(components, config)
+
+    from citekit.kernels import smith_waterman
+
+    class PerPairAligner:
+        calls = 0
+
+        def align(self, query, target):
+            PerPairAligner.calls += 1
+            return smith_waterman(query, target, return_blocks=True)
+
+    source = "alpha beta gamma\ndelta epsilon zeta"
+    pipe = Pipeline(
+        tokenizer=WordTokenizer(),
+        source_segmenter=LineSegmenter(),
+        answer_segmenter=RecordSegmenter(),
+        aligner=PerPairAligner(),
+        scorer=CountingScorer(),
+    )
+    corpus = pipe.prepare([source])
+    assert corpus.n_passages == 2
+    result = pipe.align("delta epsilon zeta", corpus)
+    assert result[0].citations[0].evidence == "delta epsilon zeta"
+    assert PerPairAligner.calls >= 1 and CountingScorer.calls >= 1
+
+
+def test_align_many_equals_align():
+    sources = ["Cats sleep sixteen hours a day.", "Dogs bark at strangers. Birds sing at dawn."]
+    answers = ["Dogs bark at strangers.", "", "Birds sing at dawn. Cats sleep sixteen hours a day."]
+    pipe = Pipeline()
+    corpus = pipe.prepare(sources)
+    many = pipe.align_many(answers, corpus)
+    assert [len(r) for r in many] == [1, 0, 2]
+    for answer, batch_result in zip(answers, many):
+        assert list(pipe.align(answer, corpus)) == list(batch_result)
+
+
+def test_empty_inputs():
+    assert list(align_citations("", ["Some source."])) == []
+    assert list(align_citations("   \n ", ["Some source."])) == []
+    result = align_citations("A claim.", [])
+    assert [s.status for s in result] == ["unsupported"]
+    result = align_citations("A claim.", ["", "   ", "!!! ..."])
+    assert [s.status for s in result] == ["unsupported"]
+    assert list(Pipeline().align_many([], ["x"])) == []
+
+
+def test_bad_inputs_name_the_argument():
+    with pytest.raises(TypeError, match="answer"):
+        align_citations(b"bytes", ["x"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="sources"):
+        align_citations("x", "a single string")
+    with pytest.raises(TypeError, match="sources"):
+        align_citations("x", [1, 2])
+    with pytest.raises(ValueError, match="text"):
+        align_citations("x", [{"id": "a"}])
+    with pytest.raises(TypeError, match="config"):
+        align_citations("x", ["x"], config={"top_k": 1})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="tokenizer"):
+        align_citations("x", ["x"], tokenizer=object())
+    with pytest.raises(TypeError, match="answer_segmenter"):
+        align_citations("x", ["x"], answer_segmenter=object())
+    with pytest.raises(TypeError, match="aligner"):
+        align_citations("x", ["x"], aligner=object())
+    with pytest.raises(TypeError, match="embedder"):
+        align_citations("x", ["x"], embedder=object())
+    with pytest.raises(TypeError, match="answers"):
+        Pipeline().align_many("one answer", ["x"])
+    with pytest.raises(TypeError, match=r"answers\[1\]"):
+        Pipeline().align_many(["ok", 3], ["x"])
+    with pytest.raises(ValueError, match="n_threads"):
+        Pipeline(n_threads=0)
+
+    class BadSegmenter:
+        def segment(self, text):
+            return [(0, len(text) + 5)]
+
+    with pytest.raises(ValueError, match="answer_segmenter"):
+        align_citations("abc", ["abc"], answer_segmenter=BadSegmenter())
+
+
+def test_corpus_tokenizer_mismatch_is_refused():
+    from citekit.tokenizers import SimpleTokenizer, TokenizerConfig
+
+    corpus = Pipeline().prepare(["Revenue grew 15%."])
+    other = Pipeline(tokenizer=SimpleTokenizer(TokenizerConfig(normalize_percent=False)))
+    with pytest.raises(ValueError, match="tokenizer"):
+        other.align("Revenue grew 15%.", corpus)
+
+
+def _result_json(result):
+    return results_to_json(result, sort_keys=True)
+
+
+def test_determinism_runs_threads_and_saved_corpus(tmp_path):
+    rng = np.random.default_rng(3)
+    words = "Alpha beta Gamma delta Epsilon zeta Eta theta Iota kappa Lambda mu".split()
+    sources = [
+        " ".join(f"Then {' '.join(rng.choice(words, size=8))} {int(rng.integers(0, 99))}." for _ in range(20))
+        for _ in range(15)
+    ]
+    answer = " ".join(segment_sentences_text(sources[i])[j] for i, j in [(2, 3), (5, 0), (9, 7)])
+    pipe = Pipeline()
+    corpus = pipe.prepare(sources)
+    first = _result_json(pipe.align(answer, corpus))
+    assert first == _result_json(pipe.align(answer, corpus))
+    assert first == _result_json(Pipeline(n_threads=1).align(answer, corpus))
+    assert first == _result_json(Pipeline(n_threads=2).align(answer, corpus))
+    assert first == _result_json(align_citations(answer, sources))
+    corpus.save(tmp_path / "c")
+    loaded = Corpus.load(tmp_path / "c")
+    assert first == _result_json(Pipeline().align(answer, loaded))
+    script = (
+        "import json,sys; from citekit.corpus import Corpus; from citekit.pipeline import Pipeline;"
+        "from citekit.results import results_to_json;"
+        "c=Corpus.load(sys.argv[1]); print(results_to_json(Pipeline().align(sys.argv[2], c), sort_keys=True))"
+    )
+    env = dict(os.environ, PYTHONHASHSEED="12345")
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "c"), answer],
+        capture_output=True, text=True, env=env, check=True, cwd=os.path.dirname(os.path.dirname(__file__)),
+    )
+    assert out.stdout.strip() == first
+
+
+def segment_sentences_text(text):
+    return [text[s:e] for s, e in segment_sentences(text)]
