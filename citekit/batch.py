@@ -606,7 +606,8 @@ def _collect(results: Any) -> tuple[list[tuple[Any, Sequence[SpanCitations], str
             for item in items
             if item.result is not None
         ], True
-    bad = next(i for i, item in enumerate(items) if not isinstance(item, (SpanCitations, RecordResult)))
+    first_kind = SpanCitations if isinstance(items[0], SpanCitations) else RecordResult
+    bad = next(i for i, item in enumerate(items) if not isinstance(item, first_kind))
     raise TypeError(
         f"results[{bad}] must be a SpanCitations or a RecordResult (not mixed), "
         f"got {type(items[bad]).__name__}"

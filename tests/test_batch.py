@@ -1,0 +1,413 @@
+"""citekit.batch: rows and DataFrames, UTF-16 offsets, JSON Lines, score_records, Dask."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citekit.batch import (
+    RecordResult,
+    iter_score_records,
+    read_jsonl,
+    score_dask,
+    score_records,
+    to_dataframe,
+    to_records,
+    utf16_offsets,
+    write_jsonl,
+)
+from citekit.results import (
+    AlignmentResult,
+    AnswerSpan,
+    Citation,
+    Conflict,
+    EvidenceSpan,
+    SourceChunk,
+    SpanCitations,
+)
+
+# ----------------------------------------------------------------------------- hand-made results
+
+SOURCE = "Intro 🐠. Live coral cover averaged 23%, down from 31% in 2017 𝔘."
+ANSWER = "Coral 😀 cover averaged 25%, down from 31%. Fish 🐟 were counted."
+
+
+def _js_slice(text: str, start: int, end: int) -> str:
+    """What JavaScript's text.slice(start, end) returns (UTF-16 code units)."""
+    units = text.encode("utf-16-le")
+    return units[2 * start : 2 * end].decode("utf-16-le")
+
+
+@pytest.fixture
+def result():
+    evidence = "coral cover averaged 23%, down from 31%"
+    start = SOURCE.index(evidence)
+    first_end = start + len("coral cover averaged 23%")
+    second = SOURCE.index("down from 31%")
+    citation = Citation(
+        score=1.8, source_id="reef", source_index=0, candidate_index=2,
+        char_start=start, char_end=start + len(evidence), evidence=evidence,
+        evidence_spans=(EvidenceSpan(start, first_end, SOURCE[start:first_end]),
+                        EvidenceSpan(second, second + 13, SOURCE[second:second + 13])),
+        components={"alignment_score": 12.0, "answer_coverage": 0.8, "score": 99.0},
+        answer_char_start=0, answer_char_end=ANSWER.index("."),
+        conflicts=(Conflict("percent", "25%", ANSWER.index("25%"), ANSWER.index("25%") + 3,
+                            "23%", SOURCE.index("23%"), SOURCE.index("23%") + 3),),
+    )
+    first = ANSWER[: ANSWER.index(".") + 1]
+    second_sentence = ANSWER[len(first) + 1 :]
+    spans = [
+        SpanCitations(AnswerSpan(first, 0, len(first)), (citation,), "partial",
+                      ((ANSWER.index("😀"), ANSWER.index("😀") + 1),)),
+        SpanCitations(AnswerSpan(second_sentence, len(first) + 1, len(ANSWER)), (), "unsupported",
+                      ((len(first) + 1, len(ANSWER)),)),
+    ]
+    return AlignmentResult(spans, answer=ANSWER, sources=[SOURCE])
+
+
+def test_citation_rows(result):
+    rows = to_records(result)
+    assert len(rows) == 1
+    row = rows[0]
+    assert row["span_index"] == 0 and row["rank"] == 0 and row["status"] == "partial"
+    assert SOURCE[row["char_start"] : row["char_end"]] == row["evidence"]
+    assert [SOURCE[s:e] for s, e in row["evidence_spans"]] == ["coral cover averaged 23%",
+                                                                 "down from 31%"]
+    assert row["alignment_score"] == 12.0 and row["answer_coverage"] == 0.8
+    # a component that collides with a base column is prefixed, never overwrites it
+    assert row["score"] == 1.8 and row["component_score"] == 99.0
+    assert row["conflicts"][0]["answer_text"] == "25%"
+    assert "record_id" not in row
+    json.dumps(rows)  # plain data
+
+
+def test_sentence_rows(result):
+    rows = to_records(result, level="sentence")
+    assert [r["status"] for r in rows] == ["partial", "unsupported"]
+    assert rows[0]["n_citations"] == 1 and rows[0]["source_id"] == "reef"
+    assert rows[0]["n_conflicts"] == 1 and rows[0]["alignment_score"] == 12.0
+    assert rows[1]["n_citations"] == 0 and rows[1]["score"] is None
+    assert ANSWER[rows[1]["sentence_start"] : rows[1]["sentence_end"]] == rows[1]["sentence"]
+    assert rows[1]["unsupported_spans"] == [[rows[1]["sentence_start"], len(ANSWER)]]
+
+
+def test_utf16_offsets_slice_like_javascript(result):
+    for level in ("citation", "sentence"):
+        for row in to_records(result, level=level, offsets="utf16"):
+            assert _js_slice(ANSWER, row["sentence_start"], row["sentence_end"]) == row["sentence"]
+            if row["evidence"] is not None:
+                assert _js_slice(SOURCE, row["char_start"], row["char_end"]) == row["evidence"]
+                for (s, e), span in zip(row["evidence_spans"], ("coral cover averaged 23%",
+                                                                "down from 31%")):
+                    assert _js_slice(SOURCE, s, e) == span
+                conflict = row["conflicts"][0]
+                assert _js_slice(ANSWER, conflict["answer_char_start"],
+                                 conflict["answer_char_end"]) == "25%"
+                assert _js_slice(SOURCE, conflict["evidence_char_start"],
+                                 conflict["evidence_char_end"]) == "23%"
+            for s, e in row.get("unsupported_spans", []):
+                assert _js_slice(ANSWER, s, e) == ANSWER[
+                    result[row["span_index"]].unsupported_spans[0][0] :
+                    result[row["span_index"]].unsupported_spans[0][1]]
+    python_rows = to_records(result, offsets="python")
+    utf16_rows = to_records(result, offsets="utf16")
+    assert utf16_rows[0]["char_start"] == python_rows[0]["char_start"] + 1  # one astral before
+
+
+def test_utf16_needs_texts_for_plain_lists(result):
+    spans = list(result)
+    with pytest.raises(ValueError, match="answer"):
+        to_records(spans, offsets="utf16", sources=[SOURCE])
+    with pytest.raises(ValueError, match="source"):
+        to_records(spans, offsets="utf16", answer=ANSWER)
+    rows = to_records(spans, offsets="utf16", answer=ANSWER, sources=[SOURCE])
+    assert rows == to_records(result, offsets="utf16")
+    assert to_records(spans) == to_records(result)  # python offsets need no texts
+
+
+def test_utf16_with_source_chunks():
+    document = "😀 preface. Revenue grew 15%."
+    start = document.index("Revenue")
+    chunk = document[start:]
+    citation = Citation(score=1.0, source_id="d", source_index=0, candidate_index=0,
+                        char_start=start, char_end=start + 16, evidence="Revenue grew 15%")
+    spans = [SpanCitations(AnswerSpan("Revenue grew 15%.", 0, 17), (citation,), "supported")]
+    with_parent = SourceChunk("d", chunk, start, len(document), document_text=document)
+    row = to_records(spans, offsets="utf16", answer="Revenue grew 15%.", sources=[with_parent])[0]
+    assert _js_slice(document, row["char_start"], row["char_end"]) == "Revenue grew 15%"
+    without_parent = SourceChunk("d", chunk, start, len(document))
+    with pytest.raises(ValueError, match="document_text"):
+        to_records(spans, offsets="utf16", answer="Revenue grew 15%.", sources=[without_parent])
+    # python offsets are absolute already and need nothing
+    assert to_records(spans, sources=[without_parent])[0]["char_start"] == start
+
+
+@settings(max_examples=200)
+@given(st.text(), st.data())
+def test_utf16_offsets_property(text, data):
+    positions = data.draw(st.lists(st.integers(0, len(text)), max_size=10))
+    converted = utf16_offsets(text, positions)
+    for position, unit in zip(positions, converted):
+        assert unit == len(text[:position].encode("utf-16-le", "surrogatepass")) // 2
+        assert _js_slice(text, 0, unit) == text[:position]
+
+
+def test_utf16_offsets_bad_input():
+    with pytest.raises(TypeError, match="text"):
+        utf16_offsets(b"x", [0])
+    with pytest.raises(ValueError, match="positions"):
+        utf16_offsets("ab", [3])
+    assert utf16_offsets("", []) == []
+
+
+def test_rows_from_record_results_carry_record_ids(result):
+    outcomes = [RecordResult("a", result), RecordResult("b", None, "ValueError: boom"),
+                RecordResult("c", AlignmentResult([], answer="", sources=[]))]
+    rows = to_records(outcomes, level="sentence")
+    assert [r["record_id"] for r in rows] == ["a", "a"]
+    assert to_records(outcomes[0])[0]["record_id"] == "a"
+
+
+def test_to_records_bad_arguments(result):
+    with pytest.raises(ValueError, match="level"):
+        to_records(result, level="word")
+    with pytest.raises(ValueError, match="offsets"):
+        to_records(result, offsets="bytes")
+    with pytest.raises(TypeError, match="results"):
+        to_records("text")
+    with pytest.raises(TypeError, match=r"results\[1\]"):
+        to_records([result[0], RecordResult("x", None, "E: e")])
+    with pytest.raises(TypeError, match="answer"):
+        to_records(result, answer=3)
+    assert to_records([]) == []
+
+
+def test_to_dataframe(result):
+    pandas = pytest.importorskip("pandas")
+    frame = to_dataframe(result, level="sentence")
+    assert isinstance(frame, pandas.DataFrame)
+    assert list(frame["status"]) == ["partial", "unsupported"]
+    assert frame["score"].isna().tolist() == [False, True]
+    citations = to_dataframe(result)
+    assert {"char_start", "char_end", "evidence", "alignment_score"} <= set(citations.columns)
+    empty = to_dataframe([])
+    assert len(empty) == 0
+
+
+def test_to_dataframe_without_pandas_names_the_extra(result, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match=r"citekit\[pandas\]"):
+        to_dataframe(result)
+
+
+# ----------------------------------------------------------------------------- JSON Lines
+
+
+def test_jsonl_round_trip_and_errors(tmp_path, result):
+    path = tmp_path / "rows.jsonl"
+    rows = to_records(result, level="sentence")
+    assert write_jsonl(rows, path) == 2
+    assert list(read_jsonl(path)) == rows
+    outcome_path = tmp_path / "results.jsonl"
+    write_jsonl([RecordResult("a", result), RecordResult("b", None, "ValueError: x")], outcome_path)
+    lines = list(read_jsonl(outcome_path))
+    assert [SpanCitations.from_dict(d) for d in lines[0]["results"]] == list(result)
+    assert lines[1] == {"id": "b", "error": "ValueError: x"}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1}\n\n{"id": 2,,}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad.jsonl, line 3: invalid JSON"):
+        list(read_jsonl(bad))
+    with pytest.raises(FileNotFoundError):
+        list(read_jsonl(tmp_path / "missing.jsonl"))
+    with pytest.raises(TypeError, match="path"):
+        read_jsonl(3)
+    with pytest.raises(TypeError, match="path_or_file"):
+        write_jsonl([], 3)
+    buffer = io.StringIO()
+    write_jsonl([{"t": "😀"}], buffer)
+    assert buffer.getvalue() == '{"t": "😀"}\n'
+
+
+# ----------------------------------------------------------------------------- score_records
+
+
+class EchoPipeline:
+    """A picklable stand-in pipeline: one unsupported span per answer; fails on request."""
+
+    def prepare(self, sources):
+        return ("prepared", tuple(sources))
+
+    def align(self, answer, sources):
+        if "FAIL" in answer:
+            raise RuntimeError(f"cannot align {answer!r}")
+        spans = [SpanCitations(AnswerSpan(answer, 0, len(answer)), (), "unsupported")] if answer else []
+        return AlignmentResult(spans, answer=answer, sources=sources[1] if sources and
+                               sources[0] == "prepared" else sources)
+
+
+def _records(n, fail_every=0):
+    return [
+        {"id": f"r{i}", "answer": f"answer {i}" + (" FAIL" if fail_every and i % fail_every == 0
+                                                    else ""), "sources": [f"source {i}"]}
+        for i in range(n)
+    ]
+
+
+def test_score_records_in_order_with_failures_reported():
+    records = _records(10, fail_every=4)
+    records.append({"id": "no-answer", "sources": []})
+    records.append({"answer": 5})
+    records.append("not a dict")
+    out = score_records(records, pipeline=EchoPipeline(), show_progress=False, batch_size=3)
+    assert [r.id for r in out] == [f"r{i}" for i in range(10)] + ["no-answer", 11, 12]
+    failed = {r.id: r.error for r in out if not r.ok}
+    assert set(failed) == {"r0", "r4", "r8", "no-answer", 11, 12}
+    assert failed["r4"].startswith("RuntimeError: cannot align")
+    assert "'answer'" in failed["no-answer"] and "answer" in failed[11]
+    assert all(r.result[0].answer_span.text == f"answer {i}" for i, r in enumerate(out[:10]) if r.ok)
+
+
+def test_shared_corpus_and_missing_sources():
+    records = [{"id": 1, "answer": "a"}, {"id": 2, "answer": "b", "sources": ["own"]}]
+    out = score_records(records, pipeline=EchoPipeline(), corpus=["shared"], show_progress=False)
+    assert out[0].result.sources == ("shared",) and out[1].result.sources == ("own",)
+    no_corpus = score_records(records[:1], pipeline=EchoPipeline(), show_progress=False)
+    assert "no 'sources'" in no_corpus[0].error
+
+
+def test_processes_give_identical_results_to_serial():
+    records = _records(23, fail_every=5)
+    serial = score_records(records, pipeline=EchoPipeline(), show_progress=False, batch_size=4)
+    parallel = score_records(records, pipeline=EchoPipeline(), n_jobs=2, show_progress=False,
+                             batch_size=4)
+    assert parallel == serial
+    assert [r.result.sources for r in parallel if r.ok] == [r.result.sources for r in serial if r.ok]
+
+
+def test_iter_score_records_streams_generators():
+    def generate():
+        for record in _records(5):
+            yield record
+
+    out = iter_score_records(generate(), pipeline=EchoPipeline(), show_progress=False)
+    assert next(out).id == "r0"
+    assert [r.id for r in out] == ["r1", "r2", "r3", "r4"]
+
+
+def test_progress_bar_only_when_visible(monkeypatch, capsys):
+    pytest.importorskip("tqdm")
+    score_records(_records(3), pipeline=EchoPipeline(), show_progress=True)
+    assert capsys.readouterr().err == ""  # stderr is not a terminal under pytest
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    score_records(_records(3), pipeline=EchoPipeline(), show_progress=True)
+    assert "3/3" in terminal.getvalue()
+    quiet = Terminal()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    score_records(_records(3), pipeline=EchoPipeline(), show_progress=False)
+    assert quiet.getvalue() == ""
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # not installed: silent, still works
+    assert len(score_records(_records(3), pipeline=EchoPipeline(), show_progress=True)) == 3
+    assert quiet.getvalue() == ""
+
+
+def test_score_records_bad_arguments():
+    pipe = EchoPipeline()
+    with pytest.raises(ValueError, match="n_jobs"):
+        score_records([], pipeline=pipe, n_jobs=0)
+    with pytest.raises(TypeError, match="n_jobs"):
+        score_records([], pipeline=pipe, n_jobs="2")
+    with pytest.raises(ValueError, match="batch_size"):
+        score_records([], pipeline=pipe, batch_size=0)
+    with pytest.raises(TypeError, match="show_progress"):
+        score_records([], pipeline=pipe, show_progress="yes")
+    with pytest.raises(TypeError, match="records"):
+        score_records("answer", pipeline=pipe)
+    with pytest.raises(TypeError, match="pipeline"):
+        score_records([], pipeline=object())
+    with pytest.raises(ValueError, match="mp_context"):
+        score_records([], pipeline=pipe, mp_context="threads")
+    assert score_records([], pipeline=pipe) == []
+
+
+# ----------------------------------------------------------------------------- real pipeline
+
+
+@pytest.fixture(scope="module")
+def example_data():
+    pytest.importorskip("citekit.pipeline")
+    from citekit.data import load_example_answers, load_example_sources
+
+    return load_example_sources(), load_example_answers()
+
+
+@pytest.mark.slow
+def test_real_pipeline_serial_processes_and_dask_agree(example_data):
+    from citekit.pipeline import Pipeline
+
+    sources, answers = example_data
+    pipeline = Pipeline()
+    corpus = pipeline.prepare(sources)
+    records = [{"id": a["id"], "answer": a["answer"]} for a in answers]
+    records.append({"id": "own-sources", "answer": "Cats purr. Dogs bark.",
+                    "sources": ["Cats purr when content.", "Dogs bark at night."]})
+    records.append({"id": "broken", "answer": None})
+    serial = score_records(records, pipeline=pipeline, corpus=corpus, show_progress=False,
+                           batch_size=5)
+    assert [r.id for r in serial] == [r["id"] for r in records]
+    assert [r.error for r in serial][:-1] == [None] * (len(records) - 1)
+    assert not serial[-1].ok
+    assert serial[0].result.sources == corpus.sources
+    direct = pipeline.align_many([a["answer"] for a in answers], corpus)
+    assert [r.result for r in serial[: len(answers)]] == direct
+    parallel = score_records(records, pipeline=pipeline, corpus=corpus, n_jobs=2,
+                             show_progress=False, batch_size=5)
+    assert parallel == serial
+    for a, b in zip(parallel, serial):
+        if a.ok:
+            assert a.result.sources == b.result.sources and a.result.answer == b.result.answer
+
+    distributed = pytest.importorskip("distributed")
+    # threads in this process, but real TCP on loopback between client, scheduler and worker
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                       protocol="tcp://", host="127.0.0.1",
+                                       dashboard_address=None)
+    with cluster, distributed.Client(cluster):
+        on_dask = score_dask(records, pipeline=pipeline, corpus=corpus, npartitions=3,
+                             batch_size=5)
+    assert on_dask == serial
+    assert on_dask[0].result.sources == corpus.sources
+    frame_rows = to_records(serial, level="sentence")
+    assert len(frame_rows) == sum(len(r.result) for r in serial if r.ok)
+
+
+def test_score_dask_with_the_synchronous_scheduler():
+    pytest.importorskip("dask")
+    records = _records(9, fail_every=4)
+    serial = score_records(records, pipeline=EchoPipeline(), show_progress=False)
+    assert score_dask(records, pipeline=EchoPipeline(), npartitions=4, scheduler="sync") == serial
+    assert score_dask([], pipeline=EchoPipeline()) == []
+    with pytest.raises(TypeError, match="npartitions"):
+        score_dask(records, pipeline=EchoPipeline(), npartitions=1.5)
+
+
+def test_score_records_default_pipeline_on_real_data(example_data):
+    sources, answers = example_data
+    records = [{"id": a["id"], "answer": a["answer"], "sources": sources} for a in answers[:2]]
+    out = score_records(records, show_progress=False)
+    assert all(r.ok for r in out)
+    for outcome in out:
+        for item in outcome.result:
+            for citation in item.citations:
+                text = sources[citation.source_index].text
+                assert text[citation.char_start : citation.char_end] == citation.evidence
