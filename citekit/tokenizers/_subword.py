@@ -12,6 +12,16 @@ such output into spans that are non-empty, ordered and non-overlapping:
    covering the union of their spans. Its id is a stable 63-bit hash of the merged ids
    with bit 62 set, so it never equals a vocabulary id and the same run of model tokens
    always gives the same id, in any process.
+
+Whitespace-insensitive tokenization (the wrappers' default) additionally reads the text as
+the model would if every whitespace character were a space and the text began with one
+(:func:`whitespace_canonical`). A word then becomes the same tokens whether it opens the
+text, follows a space or follows a line break (byte-level BPE otherwise gives ``The`` and
+`` The`` different ids, so an exact copy would lose its first word). Then:
+
+3. spans are trimmed of surrounding whitespace, and tokens made only of whitespace are
+   dropped (:func:`trim_whitespace`): alignment ignores whitespace, and a sentence's
+   tokens then lie inside the sentence's characters.
 """
 
 from __future__ import annotations
@@ -20,11 +30,26 @@ import hashlib
 
 import numpy as np
 
-__all__ = ["MERGED_ID_FLAG", "merged_token_id", "replace_surrogates", "clean_spans"]
+__all__ = [
+    "MERGED_ID_FLAG",
+    "merged_token_id",
+    "replace_surrogates",
+    "clean_spans",
+    "whitespace_canonical",
+    "trim_whitespace",
+    "finish_tokens",
+]
 
 #: Bit set in every id made by merging tokens; vocabulary ids are far below it.
 MERGED_ID_FLAG = 1 << 62
 _MERGED_ID_MASK = MERGED_ID_FLAG - 1
+
+#: Every code point for which ``str.isspace()`` is true (tests check the list is complete).
+WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+    "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_TO_SPACE = str.maketrans(WHITESPACE, " " * len(WHITESPACE))
 
 
 def merged_token_id(token_ids: np.ndarray) -> int:
@@ -106,3 +131,70 @@ def clean_spans(
         first = int(group_first[group])
         merged_ids[group] = merged_token_id(token_ids[first : first + int(group_sizes[group])])
     return merged_ids, merged_starts, merged_ends
+
+
+def whitespace_canonical(text: str) -> str:
+    """``" " + text`` with every whitespace character replaced by a space.
+
+    Character ``i`` of ``text`` is character ``i + 1`` of the result.
+
+    Examples
+    --------
+    >>> whitespace_canonical("a\\n\\tb\\u3000c")
+    ' a  b c'
+    """
+    return " " + text.translate(_TO_SPACE)
+
+
+def trim_whitespace(
+    canonical: str, token_ids: np.ndarray, starts: np.ndarray, ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Trim spans to their non-space characters; drop tokens that are only spaces.
+
+    ``canonical`` is a :func:`whitespace_canonical` text (its only whitespace is ``" "``)
+    and the spans index it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ids, s, e = trim_whitespace(" ab  c", np.array([1, 2, 3]), np.array([0, 3, 4]),
+    ...                             np.array([3, 4, 6]))
+    >>> ids.tolist(), s.tolist(), e.tolist()
+    ([1, 3], [1, 5], [3, 6])
+    """
+    if token_ids.shape[0] == 0:
+        return token_ids, starts, ends
+    if canonical.isascii():
+        codes = np.frombuffer(canonical.encode("ascii"), dtype=np.uint8)
+    else:
+        codes = np.frombuffer(canonical.encode("utf-32-le"), dtype=np.uint32)
+    n_chars = codes.shape[0]
+    positions = np.arange(n_chars, dtype=np.int64)
+    is_text = codes != 32
+    # first non-space at or after i / last non-space at or before i
+    next_text = np.minimum.accumulate(np.where(is_text, positions, n_chars)[::-1])[::-1]
+    previous_text = np.maximum.accumulate(np.where(is_text, positions, -1))
+    trimmed_starts = next_text[starts]
+    trimmed_ends = previous_text[ends - 1] + 1
+    keep = trimmed_starts < trimmed_ends
+    return token_ids[keep], trimmed_starts[keep], trimmed_ends[keep]
+
+
+def finish_tokens(
+    tokenized_text: str,
+    token_ids: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    *,
+    canonical: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Apply the module's rules to a model's tokens of ``tokenized_text``.
+
+    With ``canonical``, ``tokenized_text`` is a :func:`whitespace_canonical` text: spans
+    are trimmed (rule 3) and shifted back onto the original text.
+    """
+    token_ids, starts, ends = clean_spans(token_ids, starts, ends)
+    if canonical:
+        token_ids, starts, ends = trim_whitespace(tokenized_text, token_ids, starts, ends)
+        starts, ends = starts - 1, ends - 1
+    return token_ids, starts, ends

