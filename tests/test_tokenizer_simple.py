@@ -249,8 +249,29 @@ def test_ascii_fast_path_matches_general_path(text):
     assert general.spans[:-1] == fast.spans
 
 
+TYPOGRAPHIC = st.text(
+    alphabet=st.sampled_from("ab1 2.,'-$%\"’‐‑‘“”„«»–—…•\u00a0\u2009\u202f")
+    | st.characters(max_codepoint=127)
+)
+
+
+@given(TYPOGRAPHIC)
+def test_typographic_fast_path_matches_general_path(text):
+    fast = TOKENIZER.tokenize(text)
+    general = TOKENIZER.tokenize(text + " é")
+    assert general.token_ids.tolist()[:-1] == fast.token_ids.tolist()
+    assert general.spans[:-1] == fast.spans
+
+
+def test_typographic_english_keeps_original_spans():
+    text = "The company’s “state‐of‐the‐art” model — 5…6 times\u00a0better"
+    result = TOKENIZER.tokenize(text)
+    assert result.tokens == ["The", "company’s", "state‐of‐the‐art", "model", "5", "6", "times", "better"]
+    assert result.token_ids.tolist() == ids("The company's \"state-of-the-art\" model - 5...6 times better")
+
+
 @settings(max_examples=50)
-@given(st.text(alphabet=st.characters(max_codepoint=127)), st.booleans())
+@given(TYPOGRAPHIC, st.booleans())
 def test_ascii_fast_path_matches_general_path_without_casefold(text, numbers):
     tokenizer = SimpleTokenizer(TokenizerConfig(casefold=False, normalize_numbers=numbers))
     fast = tokenizer.tokenize(text)

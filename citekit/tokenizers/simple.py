@@ -98,6 +98,31 @@ def _ascii_tables(casefold: bool) -> dict[str, np.ndarray]:
 
 _ASCII_TABLES = {True: _ascii_tables(True), False: _ascii_tables(False)}
 
+# Non-ASCII characters frequent in English prose, each replaced by an ASCII character that
+# has the same effect on tokenization (with or without NFKC): the apostrophe and hyphens join words like
+# their ASCII forms (and fold to them in keys), the rest only separate tokens. Used only when
+# the whole text becomes ASCII this way; tests check both paths agree.
+_TYPOGRAPHIC_TO_ASCII = str.maketrans(
+    {
+        "’": "'",
+        "‐": "-",
+        "‑": "-",
+        "‘": '"',
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "«": '"',
+        "»": '"',
+        "–": " ",
+        "—": " ",
+        "…": " ",
+        "•": " ",
+        "\u00a0": " ",
+        "\u2009": " ",
+        "\u202f": " ",
+    }
+)
+
 
 def token_id(key: str) -> int:
     """The stable 63-bit id of a normalized token string.
@@ -203,8 +228,9 @@ class SimpleTokenizer:
             raise TypeError(f"config must be a TokenizerConfig, got {type(config).__name__}")
         self.config = config
         self._normalizer_config = config.normalizer_config()
-        # surface form (as found in the normalized text) -> id; each is hashed once
-        self._id_cache: dict[str, int] = {}
+        # surface form (as found in the normalized text) -> id, so each is hashed once;
+        # one dict per path, as the ASCII path looks up bytes
+        self._id_caches: dict[Any, dict[Any, int]] = {}
 
     def __repr__(self) -> str:
         return f"SimpleTokenizer(config={self.config!r})"
@@ -258,11 +284,15 @@ class SimpleTokenizer:
             key = _PLURAL_CURRENCY.get(key, key)
         return key
 
-    def _ids(self, surfaces: list[str]) -> np.ndarray:
-        cache = self._id_cache
-        missing = {surface for surface in surfaces if surface not in cache}
-        for surface in missing:
-            cache[surface] = token_id(self.token_key(surface))
+    def _ids(self, surfaces: list[Any], cache: dict[Any, int]) -> np.ndarray:
+        """Ids of token surfaces (``str``, or ASCII ``bytes`` from the fast path)."""
+        try:
+            return np.fromiter(map(cache.__getitem__, surfaces), dtype=np.int64, count=len(surfaces))
+        except KeyError:
+            pass  # new surfaces: hash each once, then look all up again
+        for surface in set(surfaces).difference(cache):
+            text = surface.decode("ascii") if isinstance(surface, bytes) else surface
+            cache[surface] = token_id(self.token_key(text))
         return np.fromiter(map(cache.__getitem__, surfaces), dtype=np.int64, count=len(surfaces))
 
     def tokenize(self, text: str) -> TokenizedText:
@@ -292,10 +322,13 @@ class SimpleTokenizer:
         """
         check_str(text, "text")
         if text.isascii():
-            starts, ends, surfaces = self._split_ascii(text)
-        else:
-            starts, ends, surfaces = self._split_unicode(text)
-        return TokenizedText(text, self._ids(surfaces), starts, ends)
+            return self._tokenize_ascii(text, text)
+        # English with typographic punctuation: the listed characters have the same effect
+        # on tokens as their ASCII stand-ins, one character for one.
+        ascii_equivalent = text.translate(_TYPOGRAPHIC_TO_ASCII)
+        if ascii_equivalent.isascii():
+            return self._tokenize_ascii(text, ascii_equivalent)
+        return self._tokenize_unicode(text)
 
     def token_ids(self, text: str) -> np.ndarray:
         """Only the ids of :meth:`tokenize` (``int64`` array).
@@ -309,9 +342,11 @@ class SimpleTokenizer:
         return self.tokenize(text).token_ids
 
     # ------------------------------------------------------------------------------------
-    def _split_ascii(self, text: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
-        folded = text.lower() if self.config.casefold else text
-        tables = _ASCII_TABLES[self.config.casefold]
+    def _tokenize_ascii(self, text: str, ascii_text: str) -> TokenizedText:
+        """Vectorized path for ``ascii_text``, a same-length ASCII stand-in for ``text``."""
+        casefold = self.config.casefold
+        tables = _ASCII_TABLES[casefold]
+        folded = ascii_text.lower() if casefold else ascii_text
         codes = np.frombuffer(folded.encode("ascii"), dtype=np.uint8)
         alnum = tables["alnum"][codes]
         digit = tables["digit"][codes]
@@ -327,15 +362,22 @@ class SimpleTokenizer:
         steps = np.diff(edges)
         starts = np.flatnonzero(steps == 1)
         ends = np.flatnonzero(steps == -1)
+        # words are the runs of `inside`: blank out the rest and let bytes.split cut them
+        words = np.where(inside, codes, np.uint8(32)).tobytes().split()
+        cache_key = ("ascii", casefold)
+        ids = self._ids(words, self._id_caches.setdefault(cache_key, {}))
         symbols = np.flatnonzero(tables["symbol"][codes])
         if symbols.size:
+            symbol_ids = self._ids(
+                [bytes(code) for code in codes[symbols, None]], self._id_caches[cache_key]
+            )
             order = np.argsort(np.concatenate([starts, symbols]), kind="stable")
             starts = np.concatenate([starts, symbols])[order]
             ends = np.concatenate([ends, symbols + 1])[order]
-        surfaces = [folded[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
-        return starts, ends, surfaces
+            ids = np.concatenate([ids, symbol_ids])[order]
+        return TokenizedText(text, ids, starts, ends)
 
-    def _split_unicode(self, text: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    def _tokenize_unicode(self, text: str) -> TokenizedText:
         normalized = normalize_text(text, self._normalizer_config)
         folded = normalized.text
         token_starts: list[int] = []
@@ -344,8 +386,7 @@ class SimpleTokenizer:
             token_starts.append(match.start())
             token_ends.append(match.end())
         if not token_starts:
-            empty = np.zeros(0, dtype=np.int64)
-            return empty, empty, []
+            return TokenizedText(text, [], [], [])
         norm_starts = np.array(token_starts, dtype=np.int64)
         norm_ends = np.array(token_ends, dtype=np.int64)
         orig_starts = normalized.orig_starts[norm_starts]
@@ -361,4 +402,5 @@ class SimpleTokenizer:
             orig_starts = orig_starts[first]
             orig_ends = np.maximum.reduceat(orig_ends, first)
         surfaces = [folded[s:e] for s, e in zip(norm_starts.tolist(), norm_ends.tolist())]
-        return orig_starts, orig_ends, surfaces
+        ids = self._ids(surfaces, self._id_caches.setdefault("unicode", {}))
+        return TokenizedText(text, ids, orig_starts, orig_ends)

@@ -1,0 +1,236 @@
+"""Throughput of citekit's normalize + tokenize, side by side with peers, in one run.
+
+Usage::
+
+    python benchmarks/tokenize.py                      # defaults: 4 MB per corpus, 5 repeats
+    python benchmarks/tokenize.py --mb 8 --repeats 7
+    python benchmarks/tokenize.py --peer-python ""     # skip cite-right
+
+Three generated corpora of ~2 KB documents (a realistic source size; the same seed gives
+the same text every run):
+
+- ``english``: ASCII English prose with numbers, percentages, currency, hyphenated words,
+  apostrophes and abbreviations;
+- ``english-typographic``: the same prose with curly quotes and apostrophes and em dashes
+  (non-ASCII, so citekit leaves its ASCII fast path);
+- ``mixed``: documents mixing English, accented Latin, Cyrillic, Arabic, Devanagari,
+  Chinese, Japanese, Thai and emoji.
+
+Measured, each on every document of a corpus (one core, nothing in parallel):
+
+- ``citekit SimpleTokenizer``: :meth:`SimpleTokenizer.tokenize` (NFKC + casefold + number /
+  percent / currency folding + ids + spans into the original text), one tokenizer reused
+  across documents as the pipeline does;
+- ``citekit normalize_text``: the offset-mapped normalization alone;
+- ``re.finditer baseline``: ``[m.span() for m in re.finditer(r"\\w+", doc)]``: no
+  normalization, no ids; the floor for any regex tokenizer in Python;
+- ``cite-right SimpleTokenizer``: ``cite_right.text.tokenizer.SimpleTokenizer().tokenize``
+  (cite-right 0.4.0, pure Python), run by ``--peer-python`` in a subprocess on the same
+  text;
+- ``cite-right Rust prepare``: ``cite_right._core.rust_tokenize_and_prepare(docs, 1, 1)``,
+  cite-right's Rust path, which tokenizes AND segments, windows and indexes, so it does
+  more than a tokenizer; listed for scale.
+
+Every repeat prefixes each document with a repeat number, so no implementation can answer
+from a cache keyed by the text (cite-right's span finder has an ``lru_cache`` on the text).
+Throughput is MB of UTF-8 text per second (1 MB = 10**6 bytes), median over repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Callable
+
+ENGLISH_WORDS = """
+the of and to in a is that for it as was with be by on not he this are or his from at which
+but have an they you were her she there been one all we their has would when if so no will
+more about can said its who up out them into time some only other than then could my these
+revenue growth company's state-of-the-art model results market quarter increase decrease
+percent share customers product analysis report data research study evidence source model's
+significant higher lower annual total average cost price sales profit loss year years
+government policy economic financial investment capital interest rate inflation bank
+technology system network software hardware performance efficiency long-term short-term
+well-known decision-making it's don't isn't we're they've university scientists patients
+treatment clinical trial outcome risk factor population health climate temperature energy
+""".split()
+NAMES = ["Dr. Smith", "Mr. Jones", "J. K. Rowling", "the U.S.", "Acme Inc.", "Prof. Lee"]
+MIXED_SENTENCES = [
+    "Le chiffre d'affaires a augmenté de 5,2 % à 1 200 €, selon l'étude.",
+    "Die Straße wurde für 3,5 Mio. € erneuert; das Ergebnis übertraf die Erwartungen.",
+    "Выручка компании выросла на 15% за последний квартал.",
+    "ارتفعت الإيرادات بنسبة ١٥٪ في الربع الأخير من العام.",
+    "कंपनी का राजस्व पिछले वर्ष १५ प्रतिशत बढ़ा।",
+    "会社の売上高は前年比15%増加し、過去最高を記録した。",
+    "该公司的收入在上一季度增长了百分之十五。",
+    "รายได้ของบริษัทเพิ่มขึ้นร้อยละ 15 ในไตรมาสที่แล้ว",
+    "Great results this quarter 👍🏽 — the team 👨‍👩‍👧 celebrated 🎉.",
+    "Ｔｈｅ ﬁnal ＲＥＰＯＲＴ showed ①②③ and 10㎏ of café samples.",
+]
+
+
+def english_document(rng: random.Random, typographic: bool) -> str:
+    sentences = []
+    size = 0
+    while size < 2000:
+        words = [rng.choice(ENGLISH_WORDS) for _ in range(rng.randint(8, 24))]
+        roll = rng.random()
+        if roll < 0.2:
+            words.insert(rng.randrange(len(words)), f"{rng.randint(1, 99)}.{rng.randint(0, 9)}%")
+        elif roll < 0.35:
+            words.insert(rng.randrange(len(words)), f"${rng.randint(1, 999)},{rng.randint(100, 999)}")
+        elif roll < 0.45:
+            words.insert(rng.randrange(len(words)), rng.choice(NAMES))
+        if rng.random() < 0.3:
+            words.insert(rng.randrange(1, len(words)), words.pop() + ",")
+        sentence = " ".join(words)
+        if typographic:
+            if rng.random() < 0.3:
+                sentence = f"“{sentence}”"
+            sentence = sentence.replace("'", "’").replace(" , ", " — ")
+            if rng.random() < 0.3:
+                sentence += " — indeed"
+        sentence = sentence[0].upper() + sentence[1:] + rng.choice([".", ".", ".", "?", "!"])
+        sentences.append(sentence)
+        size += len(sentence) + 1
+    return " ".join(sentences)
+
+
+def mixed_document(rng: random.Random) -> str:
+    parts = []
+    size = 0
+    while size < 2000:
+        if rng.random() < 0.4:
+            part = english_document(rng, typographic=False)[: rng.randint(80, 240)]
+        else:
+            part = rng.choice(MIXED_SENTENCES)
+        parts.append(part)
+        size += len(part) + 1
+    return " ".join(parts)
+
+
+def make_corpus(kind: str, megabytes: float, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    documents: list[str] = []
+    total = 0
+    while total < megabytes * 1e6:
+        if kind == "mixed":
+            document = mixed_document(rng)
+        else:
+            document = english_document(rng, typographic=kind == "english-typographic")
+        documents.append(document)
+        total += len(document.encode("utf-8"))
+    return documents
+
+
+def time_repeats(run: Callable[[list[str]], object], documents: list[str], repeats: int) -> list[float]:
+    """Seconds per repeat; each repeat sees documents it has never seen before."""
+    seconds = []
+    for repeat in range(repeats):
+        fresh = [f"r{repeat} {document}" for document in documents]
+        start = time.perf_counter()
+        run(fresh)
+        seconds.append(time.perf_counter() - start)
+    return seconds
+
+
+PEER_SCRIPT = r"""
+import json, sys, time
+from cite_right.text.tokenizer import SimpleTokenizer
+from cite_right._core import rust_tokenize_and_prepare
+documents = json.load(open(sys.argv[1], encoding="utf-8"))
+repeats = int(sys.argv[2])
+result = {"cite-right SimpleTokenizer": [], "cite-right Rust prepare": []}
+for repeat in range(repeats):
+    fresh = [f"r{repeat} {d}" for d in documents]
+    tokenizer = SimpleTokenizer()
+    start = time.perf_counter()
+    for d in fresh:
+        tokenizer.tokenize(d)
+    result["cite-right SimpleTokenizer"].append(time.perf_counter() - start)
+    fresh = [f"s{repeat} {d}" for d in documents]
+    start = time.perf_counter()
+    rust_tokenize_and_prepare(fresh, 1, 1)
+    result["cite-right Rust prepare"].append(time.perf_counter() - start)
+print(json.dumps(result))
+"""
+
+
+def run_peer(peer_python: str, documents: list[str], repeats: int) -> dict[str, list[float]]:
+    with tempfile.TemporaryDirectory() as folder:
+        corpus_path = os.path.join(folder, "corpus.json")
+        with open(corpus_path, "w", encoding="utf-8") as handle:
+            json.dump(documents, handle, ensure_ascii=False)
+        completed = subprocess.run(
+            [peer_python, "-c", PEER_SCRIPT, corpus_path, str(repeats)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    return json.loads(completed.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mb", type=float, default=4.0, help="MB of text per corpus")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--peer-python", default="/work/peers/bin/python")
+    parser.add_argument("--corpora", default="english,english-typographic,mixed")
+    args = parser.parse_args()
+
+    from citekit.normalize import normalize_text
+    from citekit.tokenizers.simple import SimpleTokenizer
+
+    baseline_pattern = re.compile(r"\w+")
+    tokenizer = SimpleTokenizer()
+
+    def citekit_tokenize(documents: list[str]) -> None:
+        for document in documents:
+            tokenizer.tokenize(document)
+
+    def citekit_normalize(documents: list[str]) -> None:
+        for document in documents:
+            normalize_text(document)
+
+    def regex_baseline(documents: list[str]) -> None:
+        for document in documents:
+            [match.span() for match in baseline_pattern.finditer(document)]
+
+    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
+    print(f"{args.repeats} repeats, medians; MB = 10**6 bytes of UTF-8 text\n")
+    header = f"{'corpus':<22}{'implementation':<30}{'MB/s':>8}{'vs cite-right py':>18}"
+    print(header)
+    print("-" * len(header))
+    for kind in args.corpora.split(","):
+        documents = make_corpus(kind, args.mb)
+        megabytes = sum(len(d.encode("utf-8")) for d in documents) / 1e6
+        # warm up: first-use costs (regex compilation, lazy imports) are not throughput
+        citekit_tokenize(documents[:20])
+        citekit_normalize(documents[:20])
+        timings = {
+            "citekit SimpleTokenizer": time_repeats(citekit_tokenize, documents, args.repeats),
+            "citekit normalize_text": time_repeats(citekit_normalize, documents, args.repeats),
+            "re.finditer baseline": time_repeats(regex_baseline, documents, args.repeats),
+        }
+        if args.peer_python:
+            timings.update(run_peer(args.peer_python, documents, args.repeats))
+        rates = {name: megabytes / statistics.median(t) for name, t in timings.items()}
+        reference = rates.get("cite-right SimpleTokenizer")
+        for name, rate in rates.items():
+            ratio = f"{rate / reference:.1f}x" if reference else "-"
+            print(f"{kind:<22}{name:<30}{rate:>8.2f}{ratio:>18}")
+        print(f"{'':<22}({len(documents)} documents, {megabytes:.2f} MB)")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
