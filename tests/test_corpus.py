@@ -1,0 +1,167 @@
+"""Corpus: structure, windows, chunks, save/load (no pickle), bad inputs."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from citekit.corpus import Corpus, as_source_records, embed_texts
+from citekit.results import SourceChunk, SourceDocument
+from citekit.segment import passage_windows, segment_sentences
+from citekit.tokenizers import SimpleTokenizer
+
+TEXTS = [
+    "Revenue grew 15% in 2024. Costs fell 3%. The CEO stayed.",
+    "Straße und Brücke wurden 2019 gebaut. Die Kosten: 1,2 Mio. €.",
+    "",
+    "東京は日本の首都です。人口は多い。",
+]
+
+
+def test_structure_matches_segmentation_and_tokenization():
+    corpus = Corpus.build(TEXTS)
+    tokenizer = SimpleTokenizer()
+    assert corpus.n_sources == 4
+    expected_passages = sum(len(segment_sentences(t)) for t in TEXTS)
+    assert corpus.n_passages == expected_passages
+    for source, text in enumerate(TEXTS):
+        lo, hi = corpus.source_token_offsets[source], corpus.source_token_offsets[source + 1]
+        tokens = tokenizer.tokenize(text)
+        np.testing.assert_array_equal(corpus.token_ids[lo:hi], tokens.token_ids)
+        np.testing.assert_array_equal(corpus.token_starts[lo:hi], tokens.starts)
+    for p in range(corpus.n_passages):
+        source = corpus.passage_source[p]
+        text = TEXTS[source]
+        start, end = corpus.passage_char_start[p], corpus.passage_char_end[p]
+        assert corpus.passage_text(p) == text[start:end]
+        tok = slice(corpus.passage_token_start[p], corpus.passage_token_end[p])
+        assert np.all(corpus.token_starts[tok] >= start) and np.all(corpus.token_ends[tok] <= end)
+        assert corpus.passage_token_end[p] > corpus.passage_token_start[p]
+    assert corpus.index.n_passages == corpus.n_passages
+    assert "4 sources" in repr(corpus)
+
+
+def test_windows_follow_passage_windows():
+    text = "One is here. Two is here. Three is here. Four is here. Five is here."
+    corpus = Corpus.build([text], window_size_sentences=3, window_stride_sentences=2)
+    windows = passage_windows(segment_sentences(text), 3, 2)
+    assert corpus.n_passages == len(windows)
+    assert corpus.passage_char_start.tolist() == [w.char_start for w in windows]
+    assert corpus.passage_sentence_end.tolist() == [w.sentence_end for w in windows]
+    # overlapping windows share tokens without copies
+    assert corpus.n_tokens == len(SimpleTokenizer().tokenize(text))
+
+
+def test_chunks_keep_parent_offsets():
+    document = "Preface. Revenue grew 15% in 2024."
+    start = document.index("Revenue")
+    chunk = SourceChunk("doc", document[start:], start, len(document), document_text=document, source_index=3)
+    corpus = Corpus.build([chunk])
+    assert corpus.source_ids == ("doc",)
+    assert corpus.source_indices.tolist() == [3]
+    assert corpus.absolute(0, 0) == start
+    assert corpus.passage_text(0) == "Revenue grew 15% in 2024."
+
+
+def test_save_load_round_trip_without_pickle(tmp_path):
+    sources = [
+        SourceDocument("a", TEXTS[0], metadata={"url": "https://example.org", "year": 2024}),
+        {"id": "b", "text": TEXTS[1]},
+        SourceChunk("c", TEXTS[3], 10, 10 + len(TEXTS[3])),
+    ]
+    corpus = Corpus.build(sources, window_size_sentences=2)
+    corpus.save(tmp_path / "saved")
+    files = sorted(os.listdir(tmp_path / "saved"))
+    assert "corpus.json" in files and all(f.endswith((".npy", ".json")) for f in files)
+    for name in files:
+        if name.endswith(".npy"):
+            np.load(tmp_path / "saved" / name, allow_pickle=False)  # no object arrays
+    loaded = Corpus.load(str(tmp_path / "saved"))
+    assert loaded.sources == corpus.sources
+    assert loaded.window_size_sentences == 2
+    assert loaded.tokenizer_signature == corpus.tokenizer_signature
+    for name in ("token_ids", "token_starts", "passage_token_start", "passage_char_end", "base_offsets"):
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(corpus, name))
+    np.testing.assert_array_equal(loaded.index.idf, corpus.index.idf)
+    assert loaded.tokenizer is None
+
+
+def test_save_load_with_embeddings(tmp_path):
+    class Lengths:
+        def encode(self, texts):
+            return [[len(t), 1.0, t.count("e")] for t in texts]
+
+    corpus = Corpus.build(TEXTS[:2], embedder=Lengths())
+    assert corpus.embeddings.shape == (corpus.n_passages, 3)
+    np.testing.assert_allclose(np.linalg.norm(corpus.embeddings, axis=1), 1.0, rtol=1e-6)
+    corpus.save(tmp_path / "e")
+    np.testing.assert_array_equal(Corpus.load(tmp_path / "e").embeddings, corpus.embeddings)
+
+
+def test_load_rejects_foreign_directories(tmp_path):
+    with pytest.raises(ValueError, match="corpus.json"):
+        Corpus.load(tmp_path)
+    (tmp_path / "corpus.json").write_text(json.dumps({"format": "other", "version": 1}))
+    with pytest.raises(ValueError, match="format"):
+        Corpus.load(tmp_path)
+    with pytest.raises(TypeError, match="path"):
+        Corpus.load(42)  # type: ignore[arg-type]
+
+
+def test_metadata_must_be_json_to_save(tmp_path):
+    corpus = Corpus.build([SourceDocument("a", "Text.", metadata={"when": object()})])
+    with pytest.raises(TypeError, match="metadata"):
+        corpus.save(tmp_path / "x")
+
+
+def test_bad_sources_and_arguments():
+    with pytest.raises(TypeError, match="sources"):
+        Corpus.build("just a string")
+    with pytest.raises(TypeError, match="sources"):
+        Corpus.build({"id": "a", "text": "b"})
+    with pytest.raises(TypeError, match=r"sources\[1\]"):
+        Corpus.build(["ok", None])
+    with pytest.raises(TypeError, match=r"sources\[0\]\['text'\]"):
+        Corpus.build([{"text": 5}])
+    with pytest.raises(ValueError, match="window_size_sentences"):
+        Corpus.build(["x"], window_size_sentences=0)
+    with pytest.raises(TypeError, match="window_stride_sentences"):
+        Corpus.build(["x"], window_stride_sentences=1.5)
+    with pytest.raises(TypeError, match="tokenizer"):
+        Corpus.build(["x"], tokenizer=object())
+
+    class Overlapping:
+        def segment(self, text):
+            return [(0, 3), (2, 4)]
+
+    with pytest.raises(ValueError, match="overlapping"):
+        Corpus.build(["abcdef"], segmenter=Overlapping())
+
+
+def test_as_source_records_ids():
+    records = as_source_records(["x", {"text": "y"}, {"id": 7, "text": "z"}])
+    assert [r.id for r in records] == ["0", "1", "7"]
+
+
+def test_embed_texts_validation():
+    class Wrong:
+        def encode(self, texts):
+            return [1.0]
+
+    with pytest.raises(ValueError, match="one row per text"):
+        embed_texts(Wrong(), ["a", "b"])
+
+    class NotFinite:
+        def encode(self, texts):
+            return [[float("nan")] for _ in texts]
+
+    with pytest.raises(ValueError, match="non-finite"):
+        embed_texts(NotFinite(), ["a"])
+    with pytest.raises(TypeError, match="embedder"):
+        embed_texts(object(), ["a"])
+
+
+def test_empty_corpus():
+    corpus = Corpus.build([])
+    assert corpus.n_sources == 0 and corpus.n_passages == 0 and corpus.n_tokens == 0

@@ -1,0 +1,124 @@
+"""Result records: validation naming the field, to_dict / JSON round trips."""
+
+import json
+
+import pytest
+
+from citekit.pipeline import align_citations
+from citekit.results import (
+    AlignmentResult,
+    AnswerSpan,
+    Citation,
+    Conflict,
+    EvidenceSpan,
+    SourceChunk,
+    SourceDocument,
+    SpanCitations,
+    results_from_json,
+    results_to_json,
+)
+
+
+def make_citation(**changes):
+    values = dict(
+        score=2.5,
+        source_id="s",
+        source_index=0,
+        candidate_index=4,
+        char_start=3,
+        char_end=10,
+        evidence="grew 9%",
+        evidence_spans=(EvidenceSpan(3, 7, "grew"), EvidenceSpan(8, 10, "9%")),
+        components={"answer_coverage": 1.0},
+        answer_char_start=0,
+        answer_char_end=7,
+        conflicts=(Conflict("percent", "9%", 5, 7, "15%", 8, 11),),
+    )
+    values.update(changes)
+    return Citation(**values)
+
+
+def test_nested_round_trip_through_json():
+    span = SpanCitations(
+        AnswerSpan("grew 9%", 0, 7, sentence_index=0),
+        (make_citation(),),
+        "partial",
+        unsupported_spans=((5, 7),),
+    )
+    again = results_from_json(results_to_json([span]))
+    assert again == [span]
+    assert SpanCitations.from_json(span.to_json()) == span
+    data = json.loads(span.to_json())
+    assert data["citations"][0]["conflicts"][0]["evidence_text"] == "15%"
+    assert data["unsupported_spans"] == [[5, 7]]
+
+
+def test_pipeline_results_round_trip():
+    answer = "Revenue grew 9% in 2024. Penguins fly."
+    result = align_citations(answer, ["Revenue grew 15% in 2024."])
+    assert isinstance(result, AlignmentResult)
+    assert results_from_json(results_to_json(result)) == list(result)
+    assert "AlignmentResult(2 spans" in repr(result)
+
+
+def test_citation_defaults_and_exact_evidence():
+    c = Citation(score=1, source_id="s", source_index=0, candidate_index=0, char_start=0, char_end=2, evidence="ab")
+    assert c.evidence_spans == (EvidenceSpan(0, 2, "ab"),)
+    assert isinstance(c.score, float)
+    assert make_citation().exact_evidence == "grew ... 9%"
+
+
+def test_documents_and_chunks():
+    doc = SourceDocument("d", "text", metadata={"k": 1})
+    assert SourceDocument.from_dict(doc.to_dict()) == doc
+    chunk = SourceChunk("d", "xt", 2, 4, document_text="text")
+    assert SourceChunk.from_json(chunk.to_json()) == chunk
+    with pytest.raises(ValueError, match="document_text"):
+        SourceChunk("d", "xx", 2, 4, document_text="text")
+    with pytest.raises(ValueError, match="len\\(text\\)"):
+        SourceChunk("d", "xt", 2, 5)
+    with pytest.raises(ValueError, match="source_index"):
+        SourceChunk("d", "xt", 2, 4, source_index=-1)
+
+
+@pytest.mark.parametrize(
+    "changes, error, field",
+    [
+        ({"score": float("nan")}, ValueError, "score"),
+        ({"score": "high"}, TypeError, "score"),
+        ({"source_id": 3}, TypeError, "source_id"),
+        ({"char_start": 5, "char_end": 4}, ValueError, "char_start"),
+        ({"char_start": -1}, ValueError, "char_start"),
+        ({"evidence_spans": "abc"}, TypeError, "evidence_spans"),
+        ({"evidence_spans": (1,)}, TypeError, "evidence_spans"),
+        ({"components": [1]}, TypeError, "components"),
+        ({"answer_char_start": 9, "answer_char_end": 2}, ValueError, "answer_char_start"),
+        ({"conflicts": ("x",)}, TypeError, "conflicts"),
+    ],
+)
+def test_citation_validation_names_the_field(changes, error, field):
+    with pytest.raises(error, match=field):
+        make_citation(**changes)
+
+
+def test_span_citations_status_rules():
+    span = AnswerSpan("a", 0, 1)
+    with pytest.raises(ValueError, match="status"):
+        SpanCitations(span, (), "maybe")
+    with pytest.raises(ValueError, match="requires no citations"):
+        SpanCitations(span, (make_citation(),), "unsupported")
+    with pytest.raises(ValueError, match="requires citations"):
+        SpanCitations(span, (), "supported")
+    with pytest.raises(ValueError, match="unsupported_spans"):
+        SpanCitations(span, (), "unsupported", unsupported_spans=((3, 1),))
+    with pytest.raises(ValueError, match="kind"):
+        AnswerSpan("a", 0, 1, kind="word")
+    with pytest.raises(ValueError, match="unknown keys"):
+        AnswerSpan.from_dict({"text": "a", "char_start": 0, "char_end": 1, "extra": 1})
+    with pytest.raises(TypeError, match="mapping"):
+        AnswerSpan.from_dict(["a"])
+
+
+def test_results_from_json_rejects_non_array():
+    with pytest.raises(ValueError, match="array"):
+        results_from_json("{}")
