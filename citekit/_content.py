@@ -23,7 +23,14 @@ import numpy as np
 
 from citekit.results import Conflict
 
-__all__ = ["STOP_WORDS", "is_content_token", "content_mask", "value_kind", "find_conflicts"]
+__all__ = [
+    "STOP_WORDS",
+    "is_content_token",
+    "content_mask",
+    "fold_surface",
+    "value_kind",
+    "find_conflicts",
+]
 
 # Function words of English, plus the most frequent ones of German, French and Spanish.
 STOP_WORDS: frozenset[str] = frozenset(
@@ -74,6 +81,31 @@ def is_content_token(surface: str) -> bool:
         if category[0] in "S" or category == "Mn":
             return True
     return False
+
+
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+@lru_cache(maxsize=1 << 16)
+def fold_surface(surface: str) -> str:
+    """A token's text folded for "same word" tests: NFKC, case-folded, and for
+    alphabetic words a light inflectional suffix (-ing, -ed, -es, -s) removed when at
+    least four letters remain.
+
+    Used only to decide whether evidence covers an answer word (``grows`` / ``growing``,
+    ``analysts`` / ``analyst``); alignment and the index use the tokenizer's ids.
+
+    Examples
+    --------
+    >>> [fold_surface(w) for w in ["Analysts", "growing", "grows", "uses", "1990s", "ﬁnal"]]
+    ['analyst', 'grow', 'grow', 'uses', '1990s', 'final']
+    """
+    folded = unicodedata.normalize("NFKC", surface).casefold()
+    if folded.isalpha():
+        for suffix in _SUFFIXES:
+            if folded.endswith(suffix) and len(folded) - len(suffix) >= 4:
+                return folded[: -len(suffix)]
+    return folded
 
 
 def content_mask(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

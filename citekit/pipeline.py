@@ -45,7 +45,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Protocol, Sequence, runti
 
 import numpy as np
 
-from citekit._content import content_mask, find_conflicts
+from citekit._content import content_mask, find_conflicts, fold_surface
 from citekit._stages import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
 from citekit.config import CitationConfig
@@ -652,10 +652,17 @@ class Pipeline:
             out.append(self._span_citations(answer, answer_span, q, chosen, context))
         return out
 
-    def _choose(self, ranked: np.ndarray, context: "_ChunkContext") -> list[int]:
-        """Walk ranked pairs: drop duplicates, cap per source, stop at ``top_k``."""
+    def _choose(self, ranked: np.ndarray, context: "_ChunkContext") -> tuple[list[int], list[int]]:
+        """Walk ranked pairs, dropping duplicate evidence.
+
+        Returns the citations to report (at most ``max_citations_per_source`` per source,
+        ``top_k`` in all) and the pairs the status is judged on: the ``top_k`` best
+        whatever their source, so that a claim supported by three sentences of one
+        article is not judged on two of them because of the display cap.
+        """
         config = self.config
         chosen: list[int] = []
+        judged: list[int] = []
         seen: set[tuple[int, int, int]] = set()
         per_source: dict[int, int] = {}
         for pair in ranked.tolist():
@@ -664,41 +671,46 @@ class Pipeline:
             if key in seen:
                 continue
             seen.add(key)
-            if per_source.get(source, 0) >= config.max_citations_per_source:
-                continue
-            per_source[source] = per_source.get(source, 0) + 1
-            chosen.append(pair)
-            if len(chosen) >= config.top_k:
+            if len(judged) < config.top_k:
+                judged.append(pair)
+            if len(chosen) < config.top_k and per_source.get(source, 0) < config.max_citations_per_source:
+                per_source[source] = per_source.get(source, 0) + 1
+                chosen.append(pair)
+            if len(chosen) >= config.top_k and len(judged) >= config.top_k:
                 break
-        return chosen
+        return chosen, judged
 
     def _span_citations(
-        self, answer: str, answer_span: AnswerSpan, q: int, chosen: list[int], context: "_ChunkContext"
+        self,
+        answer: str,
+        answer_span: AnswerSpan,
+        q: int,
+        chosen: tuple[list[int], list[int]],
+        context: "_ChunkContext",
     ) -> SpanCitations:
         config = self.config
         corpus = context.corpus
+        reported, judged = chosen
         lo, hi = int(context.query_offsets[q]), int(context.query_offsets[q + 1])
         n_tokens = hi - lo
         content = context.query_content[lo:hi]
+        answer_starts, answer_ends = context.query_starts[lo:hi], context.query_ends[lo:hi]
+        answer_folded = [fold_surface(answer[s:e]) for s, e in zip(answer_starts.tolist(), answer_ends.tolist())]
         covered_any = np.zeros(n_tokens, dtype=bool)
         covered_clean = np.zeros(n_tokens, dtype=bool)
         embedding_supported = False
         citations = []
-        for pair in chosen:
+        reported_set = set(reported)
+        for pair in list(dict.fromkeys(reported + judged)):
             passage = int(context.pair_passage[pair])
             source = int(corpus.passage_source[passage])
             source_text = corpus.source_text(source)
             base = int(corpus.base_offsets[source])
             start, end = int(context.char_start[pair]), int(context.char_end[pair])
-            components = {name: float(values[pair]) for name, values in context.components.items()}
-            components["passage_char_start"] = float(base + int(corpus.passage_char_start[passage]))
-            components["passage_char_end"] = float(base + int(corpus.passage_char_end[passage]))
             covered = np.zeros(n_tokens, dtype=bool)
             conflicts: list[Any] = []
+            blocks = np.zeros((0, 3), dtype=np.int64)
             if context.embedding_only[pair]:
-                spans = [EvidenceSpan(base + start, base + end, source_text[start:end])]
-                answer_start, answer_end = answer_span.char_start, answer_span.char_end
-                components["embedding_only"] = 1.0
                 if context.components["embedding_score"][pair] >= config.supported_embedding_similarity:
                     embedding_supported = True
             else:
@@ -707,16 +719,28 @@ class Pipeline:
                 blocks = context.rows.blocks[block_lo:block_hi]
                 for query_pos, _, run in blocks.tolist():
                     covered[query_pos : query_pos + run] = True
+                # the passage holding the token elsewhere (reordering) or a light
+                # morphological variant of it also covers it
+                token_lo = int(corpus.passage_token_start[passage])
+                token_hi = int(corpus.passage_token_end[passage])
                 covered |= corpus.index.contains(
                     np.full(n_tokens, passage, dtype=np.int64), context.columns[lo:hi]
                 )
-                token_lo = int(corpus.passage_token_start[passage])
-                token_hi = int(corpus.passage_token_end[passage])
+                passage_folded = {
+                    fold_surface(source_text[s:e])
+                    for s, e in zip(
+                        corpus.token_starts[token_lo:token_hi].tolist(),
+                        corpus.token_ends[token_lo:token_hi].tolist(),
+                    )
+                }
+                covered |= np.fromiter(
+                    (f in passage_folded for f in answer_folded), dtype=bool, count=n_tokens
+                )
                 conflicts = find_conflicts(
                     answer,
                     context.query_ids[lo:hi],
-                    context.query_starts[lo:hi],
-                    context.query_ends[lo:hi],
+                    answer_starts,
+                    answer_ends,
                     source_text,
                     corpus.token_ids[token_lo:token_hi],
                     corpus.token_starts[token_lo:token_hi],
@@ -725,57 +749,82 @@ class Pipeline:
                     source_offset=base,
                 )
                 for conflict in conflicts:
-                    inside = (context.query_starts[lo:hi] >= conflict.answer_char_start) & (
-                        context.query_ends[lo:hi] <= conflict.answer_char_end
+                    inside = (answer_starts >= conflict.answer_char_start) & (
+                        answer_ends <= conflict.answer_char_end
                     )
                     covered &= ~inside
-                spans = self._evidence_spans(blocks, token_lo, source_text, base, start, end, corpus)
-                q_start = int(context.rows.query_start[pair])
-                q_end = max(int(context.rows.query_end[pair]) - 1, q_start)
-                answer_start = int(context.query_starts[lo + q_start])
-                answer_end = int(context.query_ends[lo + q_end])
-            components["num_evidence_spans"] = float(len(spans))
-            components["evidence_chars_total"] = float(sum(s.char_end - s.char_start for s in spans))
             covered_any |= covered
             if not conflicts:
                 covered_clean |= covered
-            citations.append(
-                Citation(
-                    score=float(context.final[pair]),
-                    source_id=corpus.source_ids[source],
-                    source_index=int(corpus.source_indices[source]),
-                    candidate_index=passage,
-                    char_start=base + start,
-                    char_end=base + end,
-                    evidence=source_text[start:end],
-                    evidence_spans=tuple(spans),
-                    components=components,
-                    answer_char_start=answer_start,
-                    answer_char_end=answer_end,
-                    conflicts=tuple(conflicts),
+            if pair in reported_set:
+                citations.append(
+                    self._citation(pair, passage, source, source_text, base, start, end, blocks, conflicts, answer_span, lo, context)
                 )
-            )
         n_content = int(content.sum())
+        coverage = float((covered_clean & content).sum()) / max(n_content, 1)
         if not citations:
             status = "unsupported"
+        elif coverage >= config.supported_answer_coverage or embedding_supported:
+            status = "supported"
         else:
-            clean_share = float((covered_clean & content).sum()) / max(n_content, 1)
-            status = (
-                "supported"
-                if clean_share >= config.supported_answer_coverage or embedding_supported
-                else "partial"
-            )
+            status = "partial"
         uncovered = content & ~covered_any
         if embedding_supported:
             uncovered[:] = False
-        unsupported = _token_runs(
-            uncovered, context.query_starts[lo:hi], context.query_ends[lo:hi], ~content
-        )
+        unsupported = _token_runs(uncovered, answer_starts, answer_ends, ~content)
         return SpanCitations(
             answer_span=answer_span,
             citations=tuple(citations),
             status=status,
             unsupported_spans=tuple(unsupported),
+            content_coverage=coverage if n_tokens else None,
+        )
+
+    def _citation(
+        self,
+        pair: int,
+        passage: int,
+        source: int,
+        source_text: str,
+        base: int,
+        start: int,
+        end: int,
+        blocks: np.ndarray,
+        conflicts: list[Any],
+        answer_span: AnswerSpan,
+        lo: int,
+        context: "_ChunkContext",
+    ) -> Citation:
+        corpus = context.corpus
+        components = {name: float(values[pair]) for name, values in context.components.items()}
+        components["passage_char_start"] = float(base + int(corpus.passage_char_start[passage]))
+        components["passage_char_end"] = float(base + int(corpus.passage_char_end[passage]))
+        if context.embedding_only[pair]:
+            spans = [EvidenceSpan(base + start, base + end, source_text[start:end])]
+            answer_start, answer_end = answer_span.char_start, answer_span.char_end
+            components["embedding_only"] = 1.0
+        else:
+            token_lo = int(corpus.passage_token_start[passage])
+            spans = self._evidence_spans(blocks, token_lo, source_text, base, start, end, corpus)
+            q_start = int(context.rows.query_start[pair])
+            q_end = max(int(context.rows.query_end[pair]) - 1, q_start)
+            answer_start = int(context.query_starts[lo + q_start])
+            answer_end = int(context.query_ends[lo + q_end])
+        components["num_evidence_spans"] = float(len(spans))
+        components["evidence_chars_total"] = float(sum(s.char_end - s.char_start for s in spans))
+        return Citation(
+            score=float(context.final[pair]),
+            source_id=corpus.source_ids[source],
+            source_index=int(corpus.source_indices[source]),
+            candidate_index=passage,
+            char_start=base + start,
+            char_end=base + end,
+            evidence=source_text[start:end],
+            evidence_spans=tuple(spans),
+            components=components,
+            answer_char_start=answer_start,
+            answer_char_end=answer_end,
+            conflicts=tuple(conflicts),
         )
 
     def _evidence_spans(

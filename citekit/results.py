@@ -350,6 +350,9 @@ class SpanCitations(_Record):
     has no citations and a supported or partial one has at least one.
     ``unsupported_spans`` holds the ``(char_start, char_end)`` ranges of the answer (absolute
     offsets into the answer string) whose content no accepted citation covers.
+    ``content_coverage`` is the share of the span's content tokens that conflict-free
+    evidence covers, the quantity the status is decided on (``None`` when unknown, e.g.
+    for records built by hand).
 
     Examples
     --------
@@ -362,6 +365,7 @@ class SpanCitations(_Record):
     citations: tuple[Citation, ...]
     status: str
     unsupported_spans: tuple[tuple[int, int], ...] = ()
+    content_coverage: float | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.answer_span, Mapping):
@@ -381,6 +385,12 @@ class SpanCitations(_Record):
                 raise ValueError(f"SpanCitations.unsupported_spans has an invalid range {item!r}")
             ranges.append((start, end))
         object.__setattr__(self, "unsupported_spans", tuple(ranges))
+        if self.content_coverage is not None:
+            _check_type(self, "content_coverage", (int, float))
+            value = float(self.content_coverage)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"SpanCitations.content_coverage must be in [0, 1], got {value!r}")
+            object.__setattr__(self, "content_coverage", value)
 
 
 class AlignmentResult(list):

@@ -477,3 +477,36 @@ def test_determinism_runs_threads_and_saved_corpus(tmp_path):
 
 def segment_sentences_text(text):
     return [text[s:e] for s, e in segment_sentences(text)]
+
+
+def test_content_coverage_is_the_status_quantity():
+    answer = "Revenue grew 15% and the CEO resigned in protest."
+    span = align_citations(answer, ["Revenue grew 15%. Profits were flat."])[0]
+    # content tokens: revenue grew 15 % ceo resigned protest -> 4 of 7 covered
+    assert span.content_coverage == pytest.approx(4 / 7)
+    assert span.status == "partial"
+    supported = align_citations("Revenue grew 15%.", ["Revenue grew 15%."])[0]
+    assert supported.content_coverage == 1.0
+    unsupported = align_citations("Penguins fly south.", ["Revenue grew 15%."])[0]
+    assert unsupported.content_coverage == 0.0 and unsupported.status == "unsupported"
+    conflicting = align_citations("Revenue grew 9%.", ["Revenue grew 15%."])[0]
+    assert conflicting.content_coverage == 0.0 and conflicting.status == "partial"
+
+
+def test_status_is_judged_on_top_k_evidence_beyond_the_per_source_cap():
+    source = (
+        "The castle was built in 1240 by the duke. "
+        "Its walls are 12 meters thick. "
+        "The moat was drained in 1802."
+    )
+    answer = "Built in 1240 by the duke, the castle has 12-meter-thick walls and its moat was drained in 1802."
+    capped = CitationConfig(max_citations_per_source=1)
+    span = align_citations(answer, [source], config=capped)[0]
+    assert len(span.citations) == 1
+    assert span.status == "supported"
+
+
+def test_inflected_words_count_as_covered():
+    span = align_citations("Analysts expect growing exports.", ["The analyst expects exports to grow."])[0]
+    assert span.status == "supported"
+    assert span.unsupported_spans == ()
