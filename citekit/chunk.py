@@ -67,8 +67,8 @@ def _largest_prefix_within(
     ``(start, stop)`` are used). ``hint`` is a guess of the answer that only changes how
     many costs are computed, never the result. ``start`` itself is always accepted.
     """
-    points = [start, *word_starts[bisect_right(word_starts, start) : bisect_left(word_starts, stop)]]
-    points.append(stop)
+    inside = word_starts[bisect_right(word_starts, start) : bisect_left(word_starts, stop)]
+    points = [start, *inside, stop]
     last = len(points) - 1
     memo: dict[int, int] = {}
 

@@ -313,11 +313,14 @@ def test_from_pretrained_hub_cache_offline(bert_folder, tmp_path):
     commit = "0123456789abcdef0123456789abcdef01234567"
     snapshot = repo / "snapshots" / commit
     snapshot.mkdir(parents=True)
-    for name in ("tokenizer.json", "tokenizer_config.json", "config.json", "special_tokens_map.json"):
+    names = ("tokenizer.json", "tokenizer_config.json", "config.json", "special_tokens_map.json")
+    for name in names:
         shutil.copy(bert_folder / name, snapshot / name)
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text(commit)
-    tokenizer = HuggingFaceTokenizer.from_pretrained("citekit-test/tiny-bert", cache_dir=str(tmp_path))
+    tokenizer = HuggingFaceTokenizer.from_pretrained(
+        "citekit-test/tiny-bert", cache_dir=str(tmp_path)
+    )
     assert tokenizer.name == "tiny-bert"
     assert tokenizer.tokenize("Hello wörld").tokens == ["Hello", "wörld"]
 
@@ -391,7 +394,10 @@ SOURCE = (
     "Die Umsätze stiegen 2024 um 5,2 %.\n\nRevenue grew 5.2% in 2024, reaching $1,200 million. "
     "利润增长了百分之十。 The café reopened in Zürich after the ﬁre."
 )
-ANSWER = "Revenue grew 5.2% in 2024, reaching $1,200 million. The café reopened in Zürich after the ﬁre."
+ANSWER = (
+    "Revenue grew 5.2% in 2024, reaching $1,200 million. "
+    "The café reopened in Zürich after the ﬁre."
+)
 
 
 @pytest.mark.parametrize("which", ["bert", "byte-level-bpe", "unigram-always"])

@@ -146,7 +146,8 @@ def test_word_tokens_do_not_depend_on_what_precedes(tokenizer, before):
     inside = tokenizer.tokenize(before + copy)
     tail = inside.token_ids[-len(alone) :]
     assert tail.tolist() == alone.token_ids.tolist()
-    assert [(s - len(before), e - len(before)) for s, e in inside.spans[-len(alone) :]] == alone.spans
+    shifted = [(s - len(before), e - len(before)) for s, e in inside.spans[-len(alone) :]]
+    assert shifted == alone.spans
 
 
 @pytest.mark.parametrize(
@@ -202,7 +203,8 @@ def test_lone_surrogates_are_read_as_replacement_characters(tokenizer):
     tokenized = tokenizer.tokenize(text)
     tokenized.validate()
     assert tokenized.spans[0][0] == 0 and tokenized.spans[-1][1] == len(text)
-    assert tokenizer.count_tokens(text) == len(tokenizer.encoding.encode_ordinary("a\ufffdb\ufffdc"))
+    replaced = "a\ufffdb\ufffdc"
+    assert tokenizer.count_tokens(text) == len(tokenizer.encoding.encode_ordinary(replaced))
 
 
 def test_empty_and_whitespace(tokenizer, raw_tokenizer):
@@ -314,14 +316,13 @@ def test_missing_library_names_the_extra(monkeypatch):
 def test_end_to_end_align_citations_exact_copy():
     pipeline = pytest.importorskip("citekit.pipeline")
     tokenizer = TiktokenTokenizer()
-    source = "Die Umsätze stiegen 2024 um 5,2 %. 利润增长了百分之十。 The fox 🦊 jumped."
-    answer = "利润增长了百分之十。 The fox 🦊 jumped."
+    source = "Die Umsätze stiegen 2024 um 5,2 %.\n\n利润增长了百分之十。 The fox 🦊 jumped."
+    answer = "The fox 🦊 jumped. 利润增长了百分之十。"
     result = pipeline.align_citations(answer, [source], tokenizer=tokenizer)
-    spans = list(result)
-    assert spans, "no answer sentences"
-    for span_citations in spans:
+    assert len(result) == 2
+    for span_citations in result:
         assert span_citations.status == "supported", repr(span_citations)
         best = span_citations.citations[0]
         evidence = source[best.char_start : best.char_end]
         assert evidence == best.evidence
-        assert answer[span_citations.answer_span.char_start : span_citations.answer_span.char_end] in evidence
+        assert span_citations.answer_span.text in evidence
