@@ -310,9 +310,18 @@ def main(argv: list[str] | None = None) -> int:
     outputs = run_citeglow(pairs)
     for pair, spans in zip(pairs, outputs):
         pair["citeglow"] = spans
+    import dataclasses
+
+    import citeglow
+
+    defaults = {
+        field.name: field.default for field in dataclasses.fields(citeglow.HighlightOptions)
+    }
+    defaults["stop_words"] = sorted(defaults["stop_words"])
     document = {
         "generator": "benchmarks/highlight_corpus.py",
         "citeglow_version": importlib.metadata.version("citeglow"),
+        "citeglow_option_defaults": defaults,
         "seed": args.seed,
         "pairs": pairs,
     }
