@@ -651,7 +651,8 @@ def to_records(
         ``"citation"``: one row per citation (sentences without citations give no row),
         with its rank, source, offsets, evidence, score and every score component.
         ``"sentence"``: one row per answer span with its status, number of citations,
-        uncovered ranges, and the best citation's source, offsets, score and components.
+        ``content_coverage`` (what the status is decided on), uncovered ranges, and the
+        best citation's source, offsets, score and components.
     offsets : {"python", "utf16"}, optional
         Unit of every offset: Python ``str`` indices, or UTF-16 code units (what
         JavaScript's ``String.prototype.slice`` expects). ``"utf16"`` needs the answer and
@@ -717,6 +718,8 @@ def to_records(
             if level == "sentence":
                 row = dict(base)
                 row["n_citations"] = len(item.citations)
+                # share of content tokens covered without conflicts (what decides status)
+                row["content_coverage"] = getattr(item, "content_coverage", None)
                 row["unsupported_spans"] = [
                     [map_answer(s), map_answer(e)] for s, e in item.unsupported_spans
                 ]
@@ -778,7 +781,7 @@ def _citation_columns(citation: Any, map_answer: Any, map_source: Any) -> dict[s
 
 _BASE_COLUMNS = frozenset(
     ("record_id", "span_index", "sentence_start", "sentence_end", "sentence", "status", "rank",
-     "n_citations", "unsupported_spans", "n_conflicts")
+     "n_citations", "content_coverage", "unsupported_spans", "n_conflicts")
 )
 
 

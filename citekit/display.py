@@ -140,6 +140,12 @@ def _citation_tooltip(citation: Citation) -> str:
     return "\n".join(lines)
 
 
+def _shown_conflicts(item: SpanCitations) -> tuple:
+    """Conflicts drawn in the text: the best citation's. A lower-ranked citation's differing
+    numbers are usually a different fact; they stay in the tooltips, not in red."""
+    return item.citations[0].conflicts if item.citations else ()
+
+
 def _segments(length: int, ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     """Cut ``[0, length)`` at every range edge so each piece is covered uniformly."""
     cuts = {0, length}
@@ -187,8 +193,8 @@ def _render_answer(
             )
         ranges.append((span.char_start, span.char_end))
         ranges.extend(item.unsupported_spans)
-        for citation in item.citations:
-            ranges.extend((c.answer_char_start, c.answer_char_end) for c in citation.conflicts)
+        for c in _shown_conflicts(item):
+            ranges.append((c.answer_char_start, c.answer_char_end))
     order = sorted(range(len(items)), key=lambda i: items[i].answer_span.char_start)
     sentence_at: list[tuple[int, int, int]] = []  # (start, end, item index), non-overlapping
     covered_until = 0
@@ -218,8 +224,7 @@ def _render_answer(
             classes.append("ck-gap")
         if any(
             c.answer_char_start <= seg_start and seg_end <= c.answer_char_end
-            for citation in item.citations
-            for c in citation.conflicts
+            for c in _shown_conflicts(item)
         ):
             classes.append("ck-conflict")
         if classes:
@@ -363,9 +368,9 @@ def render_html(
     """Render citation results as one self-contained HTML fragment.
 
     The answer is shown with each sentence coloured by status (green supported, amber
-    partial, red unsupported), parts of a sentence that no source covers underlined, and
-    a marker ``[n]`` per cited source whose tooltip lists each citation's score
-    components and conflicts. Below, each cited source is shown with every evidence span
+    partial, red unsupported), parts of a sentence that no source covers underlined,
+    values that differ from the best citation's evidence in red, and a marker ``[n]`` per
+    cited source whose tooltip lists each citation's score components and conflicts. Below, each cited source is shown with every evidence span
     highlighted at its exact offsets (dashed when only a lower-ranked citation points
     there); each ``<mark>`` carries ``data-start`` /
     ``data-end`` (offsets in the citation's coordinates) and ``data-evidence`` (ids
@@ -454,7 +459,7 @@ def render_html(
                     (local_start, local_end, f"s{s_index}c{c_index}e{e_index}", item.status,
                      item, citation)
                 )
-            for conflict in citation.conflicts:
+            for conflict in citation.conflicts if c_index == 0 else ():
                 conflicts_by_source.setdefault(citation.source_index, []).append(
                     (conflict.evidence_char_start - view.base, conflict.evidence_char_end - view.base)
                 )

@@ -519,3 +519,18 @@ def test_alignment_view_bad_arguments():
     with pytest.raises(TypeError, match="gap_score"):
         alignment_view("x", "y", gap_score=0.5)
     assert AlignmentStep("match", "a", 0, 1, "a", 0, 1).kind == "match"
+
+
+def test_only_the_best_citations_conflicts_are_drawn():
+    answer = "Margin was 47.2% in 2023."
+    good_source, other_source = "Margin was 47.2% in 2023.", "Cover was 23% in 2022."
+    best = _citation(good_source, "Margin was 47.2% in 2023")
+    other = _citation(
+        other_source, "was 23% in 2022", source_id="reef", source_index=1,
+        conflicts=(Conflict("percent", "47.2%", 11, 16, "23%", 10, 13),),
+    )
+    results = [_sentence(answer, answer, "supported", [best, other])]
+    root = parse(render_html(results, answer, [good_source, other_source]))
+    assert not [n for n in root.iter() if "ck-conflict" in n.classes()]
+    # still listed on hover
+    assert any("'23%'" in n.attrs.get("title", "") for n in root.iter() if n.tag == "a")
