@@ -4,9 +4,9 @@ Usage::
 
     python benchmarks/highlight.py [--peers-python /work/peers/bin/python] [--repeats 30]
 
-For each chunk size (1k, 10k, 100k characters) it builds ``--pairs`` seeded (answer,
-chunk) pairs with :func:`highlight_corpus.benchmark_pair` (multi-line English prose; the
-answer paraphrases one sentence), times one ``find_answer_highlights`` call on default
+For each answer length (a paraphrase of 1 sentence, ~20 words, and of 4 sentences, ~60
+words) and chunk size (1k, 10k, 100k characters) it builds ``--pairs`` seeded (answer,
+chunk) pairs with ``highlight_corpus.benchmark_pair`` (multi-line English prose), times one ``find_answer_highlights`` call on default
 options per pair ``--repeats`` times in this process (after one untimed warm-up call, so
 JIT compilation is not counted) and the same calls of citeglow in a subprocess running
 the peers' interpreter, checks that both return identical spans for every pair, and prints
@@ -16,6 +16,7 @@ per-size medians (over all calls) and the speed-up ratio. Timing never feeds an 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -24,31 +25,42 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from highlight_corpus import benchmark_pair  # noqa: E402
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# run as a script, benchmarks/ comes first on sys.path, and its tokenize.py would shadow
+# the standard library's; import the repository's citekit instead
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+sys.path.insert(0, os.path.dirname(_HERE))
+_spec = importlib.util.spec_from_file_location(
+    "highlight_corpus", os.path.join(_HERE, "highlight_corpus.py")
+)
+highlight_corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(highlight_corpus)
+benchmark_pair = highlight_corpus.benchmark_pair
 
 SIZES = (1_000, 10_000, 100_000)
 
+# the peer runs in its own interpreter and serves timing requests, one JSON line each, so
+# that citekit and citeglow rounds can alternate (the machine's load drifts over seconds)
 _PEER_SCRIPT = r"""
 import json, sys, time
 from citeglow import find_answer_highlights
-cases, repeats = json.load(open(sys.argv[1])), int(sys.argv[2])
-results = []
-for answer, chunk in cases:
-    spans = find_answer_highlights(answer, chunk)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        find_answer_highlights(answer, chunk)
-        times.append(time.perf_counter() - start)
-    results.append({"spans": [list(s) for s in spans], "times": times})
-json.dump(results, sys.stdout)
+for line in sys.stdin:
+    request = json.loads(line)
+    results = []
+    for answer, chunk in request["cases"]:
+        spans = find_answer_highlights(answer, chunk)
+        times = []
+        for _ in range(request["repeats"]):
+            start = time.perf_counter()
+            find_answer_highlights(answer, chunk)
+            times.append(time.perf_counter() - start)
+        results.append({"spans": [list(s) for s in spans], "times": times})
+    print(json.dumps(results), flush=True)
 """
 
 
 def time_citekit(cases: list[tuple[str, str]], repeats: int) -> list[dict]:
+    """Spans and per-call seconds of citekit for each case (one untimed call first)."""
     from citekit.highlight import find_answer_highlights
 
     results = []
@@ -63,40 +75,56 @@ def time_citekit(cases: list[tuple[str, str]], repeats: int) -> list[dict]:
     return results
 
 
-def time_citeglow(cases: list[tuple[str, str]], repeats: int, peers_python: str) -> list[dict]:
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
-        json.dump(cases, handle)
-        path = handle.name
-    try:
-        output = subprocess.run(
-            [peers_python, "-c", _PEER_SCRIPT, path, str(repeats)],
-            check=True, capture_output=True, text=True,
-        ).stdout
-    finally:
-        os.unlink(path)
-    return json.loads(output)
+class CiteglowPeer:
+    """citeglow in the peers' interpreter, timing the same calls on request."""
+
+    def __init__(self, peers_python: str) -> None:
+        self.process = subprocess.Popen(
+            [peers_python, "-c", _PEER_SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def time(self, cases: list[tuple[str, str]], repeats: int) -> list[dict]:
+        self.process.stdin.write(json.dumps({"cases": cases, "repeats": repeats}) + "\n")
+        self.process.stdin.flush()
+        return json.loads(self.process.stdout.readline())
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peers-python", default="/work/peers/bin/python")
-    parser.add_argument("--repeats", type=int, default=30)
-    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=10, help="timed calls per pair and round")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating citekit/citeglow rounds")
+    parser.add_argument("--pairs", type=int, default=5, help="seeded pairs per configuration")
     args = parser.parse_args(argv)
 
-    print(f"{'chunk chars':>11} | {'citekit ms':>10} | {'citeglow ms':>11} | {'speed-up':>8} | same spans")
-    for size in SIZES:
-        cases = [benchmark_pair(size, seed) for seed in range(args.pairs)]
-        ours = time_citekit(cases, args.repeats)
-        theirs = time_citeglow(cases, args.repeats, args.peers_python)
-        identical = all(a["spans"] == b["spans"] for a, b in zip(ours, theirs))
-        lit = sum(1 for result in ours if result["spans"])
-        our_median = statistics.median(t for r in ours for t in r["times"]) * 1e3
-        their_median = statistics.median(t for r in theirs for t in r["times"]) * 1e3
-        print(
-            f"{size:>11,} | {our_median:>10.3f} | {their_median:>11.3f} | "
-            f"{their_median / our_median:>7.1f}x | {identical} ({lit}/{len(cases)} lit)"
-        )
+    peer = CiteglowPeer(args.peers_python)
+    print(f"{'answer':>11} | {'chunk chars':>11} | {'citekit ms':>10} | {'citeglow ms':>11} | "
+          f"{'speed-up':>8} | same spans")
+    try:
+        for answer_sentences, size in [(n, size) for n in (1, 4) for size in SIZES]:
+            cases = [benchmark_pair(size, seed, answer_sentences) for seed in range(args.pairs)]
+            our_times, their_times, identical = [], [], True
+            for _ in range(args.rounds):
+                ours = time_citekit(cases, args.repeats)
+                theirs = peer.time(cases, args.repeats)
+                identical &= all(a["spans"] == b["spans"] for a, b in zip(ours, theirs))
+                our_times += [t for result in ours for t in result["times"]]
+                their_times += [t for result in theirs for t in result["times"]]
+            lit = sum(1 for result in ours if result["spans"])
+            our_median = statistics.median(our_times) * 1e3
+            their_median = statistics.median(their_times) * 1e3
+            print(
+                f"{answer_sentences:>2} sentence | {size:>11,} | {our_median:>10.3f} | "
+                f"{their_median:>11.3f} | {their_median / our_median:>7.1f}x | "
+                f"{identical} ({lit}/{len(cases)} lit)"
+            )
+    finally:
+        peer.close()
     return 0
 
 

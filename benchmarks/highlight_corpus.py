@@ -19,12 +19,20 @@ options and the rest vary every option.
 
 from __future__ import annotations
 
-import argparse
-import gzip
-import json
-import random
+import os
 import sys
-from typing import Any
+
+if __name__ == "__main__":
+    # run as a script, benchmarks/ comes first on sys.path, and its tokenize.py would shadow
+    # the standard library's (imported by dataclasses / inspect)
+    _HERE = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+
+import argparse  # noqa: E402
+import gzip  # noqa: E402
+import json  # noqa: E402
+import random  # noqa: E402
+from typing import Any  # noqa: E402
 
 ENGLISH = (
     "refund window days unused items shipping calculated checkout returned within delivery "
@@ -261,26 +269,32 @@ def generate_pairs(n_pairs: int = 1200, seed: int = 20261130) -> list[dict[str, 
     return pairs
 
 
-def benchmark_pair(n_chars: int, seed: int = 0) -> tuple[str, str]:
-    """A multi-line English chunk of exactly ``n_chars`` characters and a paraphrased answer.
+def benchmark_pair(n_chars: int, seed: int = 0, answer_sentences: int = 1) -> tuple[str, str]:
+    """A multi-line English chunk of exactly ``n_chars`` characters and a grounded answer.
 
-    The answer copies most of one sentence from the middle of the chunk, drops and swaps a
-    few words and adds a few of its own, like a grounded generated answer.
+    The answer paraphrases ``answer_sentences`` consecutive sentences from the middle of the
+    chunk (drops about 15 % of their words, swaps two, adds a few words of its own), like a
+    generated answer that reuses its source's wording.
     """
     rng = random.Random(seed)
     sentences = []
     length = 0
-    while length < n_chars:
+    while length < n_chars or len(sentences) < answer_sentences:
         sentence = _sentence(rng, "en", rng.randint(8, 20))
         sentences.append(sentence)
         length += len(sentence) + 1
     separators = [rng.choice([" ", " ", "\n", "\n\n"]) for _ in sentences]
     chunk = "".join(s + sep for s, sep in zip(sentences, separators))[:n_chars]
-    source_sentence = sentences[len(sentences) // 2].split()
-    words = [w for w in source_sentence if rng.random() > 0.15]
-    if len(words) > 4:
-        words[1], words[2] = words[2], words[1]
-    answer = " ".join(["In", "short,"] + words + ["according", "to", "the", "source."])
+    first = max(0, len(sentences) // 2 - answer_sentences // 2)
+    while first > 0 and sum(len(s) + 1 for s in sentences[:first + answer_sentences]) > n_chars:
+        first -= 1  # keep the paraphrased sentences inside the cut chunk
+    answer_words = ["In", "short,"]
+    for sentence in sentences[first:first + answer_sentences]:
+        words = [w for w in sentence.split() if rng.random() > 0.15]
+        if len(words) > 4:
+            words[1], words[2] = words[2], words[1]
+        answer_words += words
+    answer = " ".join(answer_words + ["according", "to", "the", "source."])
     return answer, chunk
 
 
