@@ -12,9 +12,11 @@ against it keeps working after changing the import to ``citekit``:
   describes a result in a few lines.
 
 Confidence of a span
-    The answer coverage of its best citation (``components["answer_coverage"]``: the
-    fraction of the sentence's tokens the alignment matched), 0 for a span without
-    citations. See :func:`span_confidence`.
+    ``SpanCitations.content_coverage`` — the share of the sentence's content tokens that
+    its conflict-free evidence covers, the quantity citekit decides the status on — and,
+    for results that do not carry it (built by hand or by other tools), the answer
+    coverage of the best citation (``components["answer_coverage"]``). A span without
+    citations has confidence 0. See :func:`span_confidence`.
 Groundedness score
     The character-weighted mean confidence over the answer, where only grounded spans
     contribute (``supported``, and ``partial`` unless ``include_partial_in_grounded`` is
@@ -194,22 +196,32 @@ def _citation_confidence(citation: Citation) -> float:
 
 
 def span_confidence(span_citations: SpanCitations) -> float:
-    """Confidence that a span is supported: its best citation's answer coverage.
+    """Confidence that a span is supported, in ``[0, 1]``.
 
-    ``components["answer_coverage"]`` is the fraction of the span's tokens matched by
-    the alignment, clipped to ``[0, 1]``; a span without citations has confidence 0.
+    The span's ``content_coverage`` (share of its content tokens covered by conflict-free
+    evidence; what citekit's status is decided on) when the pipeline reported it, else
+    the best citation's ``components["answer_coverage"]`` (share of the span's tokens the
+    alignment matched), clipped to ``[0, 1]``. A span without citations has confidence 0.
 
     Examples
     --------
     >>> cited = Citation(score=1.0, source_id="s", source_index=0, candidate_index=0,
     ...                  char_start=0, char_end=3, evidence="Hi.",
     ...                  components={"answer_coverage": 0.75})
-    >>> span_confidence(SpanCitations(AnswerSpan("Hi there.", 0, 9), (cited,), "partial"))
+    >>> span = AnswerSpan("Hi there.", 0, 9)
+    >>> span_confidence(SpanCitations(span, (cited,), "partial"))
     0.75
+    >>> span_confidence(SpanCitations(span, (cited,), "partial", content_coverage=0.5))
+    0.5
     """
     if not isinstance(span_citations, SpanCitations):
         raise TypeError(f"span_citations must be a SpanCitations, got {type(span_citations).__name__}")
-    return max((_citation_confidence(c) for c in span_citations.citations), default=0.0)
+    if not span_citations.citations:
+        return 0.0
+    coverage = getattr(span_citations, "content_coverage", None)
+    if coverage is not None:
+        return min(1.0, max(0.0, float(coverage)))
+    return max(_citation_confidence(c) for c in span_citations.citations)
 
 
 def _check_results(span_citations: Any, name: str = "span_citations") -> list[SpanCitations]:

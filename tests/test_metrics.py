@@ -91,6 +91,10 @@ def test_confidence_is_clipped_and_missing_coverage_is_zero():
     assert span_confidence(span("ab", 0, 2, "supported", [over])) == 1.0
     assert span_confidence(span("ab", 0, 2, "partial", [bare])) == 0.0
     assert span_confidence(span("ab", 0, 2, "unsupported")) == 0.0
+    # the span-level content coverage, when reported, is the confidence
+    reported = SpanCitations(AnswerSpan("ab", 0, 2), (over,), "partial", content_coverage=0.4)
+    assert span_confidence(reported) == 0.4
+    assert compute_hallucination_metrics([reported]).groundedness_score == 0.4
     with pytest.raises(TypeError, match="span_citations"):
         span_confidence("ab")
 
