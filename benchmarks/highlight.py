@@ -2,15 +2,18 @@
 
 Usage::
 
-    python benchmarks/highlight.py [--peers-python /work/peers/bin/python] [--repeats 30]
+    python benchmarks/highlight.py [--peers-python /work/peers/bin/python]
+        [--repeats 10] [--rounds 3] [--pairs 5]
 
-For each answer length (a paraphrase of 1 sentence, ~20 words, and of 4 sentences, ~60
+For each answer length (a paraphrase of 1 sentence, ~20 words, or of 4 sentences, ~60
 words) and chunk size (1k, 10k, 100k characters) it builds ``--pairs`` seeded (answer,
-chunk) pairs with ``highlight_corpus.benchmark_pair`` (multi-line English prose), times one ``find_answer_highlights`` call on default
-options per pair ``--repeats`` times in this process (after one untimed warm-up call, so
-JIT compilation is not counted) and the same calls of citeglow in a subprocess running
-the peers' interpreter, checks that both return identical spans for every pair, and prints
-per-size medians (over all calls) and the speed-up ratio. Timing never feeds an assertion.
+chunk) pairs with ``highlight_corpus.benchmark_pair`` (multi-line English prose). In each
+of ``--rounds`` alternating rounds it times ``--repeats`` calls of
+``find_answer_highlights`` per pair on default options in this process (after one untimed
+call, so JIT compilation is not counted), then the same calls of citeglow in a persistent
+subprocess of the peers' interpreter. It checks that both return identical spans for every
+pair and prints the median seconds per call over all calls and the speed-up ratio. Timing
+never feeds an assertion.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 _HERE = os.path.dirname(os.path.abspath(__file__))

@@ -4,7 +4,8 @@ Pure standard library, so it runs in the peers' environment too. Two uses:
 
 * Parity goldens (inputs plus citeglow 0.1.2's outputs), regenerated with::
 
-      /work/peers/bin/python benchmarks/highlight_corpus.py --golden tests/data/highlight_golden.json.gz
+      /work/peers/bin/python benchmarks/highlight_corpus.py \
+          --golden tests/data/highlight_golden.json.gz
 
   ``tests/test_highlight_parity.py`` checks citekit against that file.
 * Benchmark inputs: :func:`benchmark_pair` builds a multi-line prose chunk of a given size

@@ -4,7 +4,8 @@
 ``benchmarks/highlight_corpus.py`` and the spans citeglow 0.1.2 returned for them,
 regenerated with::
 
-    /work/peers/bin/python benchmarks/highlight_corpus.py --golden tests/data/highlight_golden.json.gz
+    /work/peers/bin/python benchmarks/highlight_corpus.py \
+        --golden tests/data/highlight_golden.json.gz
 
 citekit must return identical spans on at least 99 % of them. Known deliberate differences
 would be listed in ``DELIBERATE_DIFFERENCES`` (index -> reason); there are none: citekit
@@ -89,7 +90,9 @@ def test_cite_tag_example_gives_stated_output():
 
 
 def test_paragraph_expansion_example():
-    source = "Intro paragraph about shipping.\n\nUnused items can be returned\nwithin 30 days.\n\nOther."
+    source = (
+        "Intro paragraph about shipping.\n\nUnused items can be returned\nwithin 30 days.\n\nOther."
+    )
     spans = find_answer_highlights(
         "unused items returned within 30 days", source,
         span_expansion_regex=r"(?s)(?:^|\n\n).*?(?=\n\n|$)",
