@@ -723,7 +723,8 @@ def to_records(
                 row["unsupported_spans"] = [
                     [map_answer(s), map_answer(e)] for s, e in item.unsupported_spans
                 ]
-                row["n_conflicts"] = sum(len(c.conflicts) for c in item.citations)
+                # the best citation's, as for the other citation columns of a sentence row
+                row["n_conflicts"] = len(item.citations[0].conflicts) if item.citations else 0
                 best = item.citations[0] if item.citations else None
                 row.update(_citation_columns(best, map_answer,
                                              map_source(best.source_index) if best else None))
