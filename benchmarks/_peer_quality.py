@@ -31,9 +31,16 @@ Output (one JSON document)::
 
 from __future__ import annotations
 
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# run as a script, benchmarks/ comes first on sys.path and its tokenize.py would shadow the
+# standard library's
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+
 import json
 import re
-import sys
 import time
 from typing import Any
 

@@ -36,18 +36,24 @@ How the peers' output becomes citekit records
 
 from __future__ import annotations
 
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# run as a script, benchmarks/ comes first on sys.path and its tokenize.py would shadow the
+# standard library's
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+sys.path.insert(0, os.path.dirname(_HERE))  # the repository's citekit
+
 import argparse
 import json
-import os
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 
 from citekit.evaluate import (  # noqa: E402
     EvalRecord,
