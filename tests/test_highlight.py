@@ -423,3 +423,26 @@ def test_highlight_sources_empty_inputs():
     assert highlight_sources("alpha bravo", []) == []
     assert highlight_sources("alpha bravo", ("",)) == []
     assert isinstance(highlight_sources("alpha bravo", ["alpha bravo"])[0], SourceHighlights)
+
+
+@settings(max_examples=80)
+@given(answer=st.text(min_size=1), data=st.data(), options=OPTION_SETS)
+def test_highlight_sources_agrees_with_single_calls(answer, data, options):
+    # sources mix random text with pieces of the answer, so some of them light up
+    words = answer.split() or [answer]
+    piece = st.lists(st.sampled_from(words), max_size=8).map(" ".join)
+    sources = data.draw(st.lists(
+        st.lists(st.one_of(st.text(max_size=8), piece), max_size=4).map("\n".join), max_size=5
+    ))
+    ranked = highlight_sources(answer, sources, options=options)
+    by_index = {record.source_index: record for record in ranked}
+    assert len(by_index) == len(ranked)
+    for index, text in enumerate(sources):
+        spans = find_answer_highlights(answer, text, options=options)
+        if spans:
+            assert list(by_index[index].spans) == spans
+            assert by_index[index].texts == tuple(_texts(text, spans))
+        else:
+            assert index not in by_index
+    keys = [(-record.evidence, record.source_index) for record in ranked]
+    assert keys == sorted(keys)
