@@ -585,7 +585,10 @@ class _OffsetMapper:
 _LEVELS = ("citation", "sentence")
 
 
-def _collect(results: Any) -> tuple[list[tuple[Any, Sequence[SpanCitations], str | None, Any]], bool]:
+_Group = tuple[Any, Sequence[SpanCitations], "str | None", Any]
+
+
+def _collect(results: Any) -> tuple[list[_Group], bool]:
     """Normalize the accepted inputs to ``(record_id, spans, answer, sources)`` tuples,
     and say whether they came from records (rows then carry ``record_id``)."""
     if isinstance(results, RecordResult):

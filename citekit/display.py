@@ -48,7 +48,8 @@ _STYLE = """
 .ck-chip.ck-supported{color:#116329}.ck-chip.ck-partial{color:#7d4e00}
 .ck-chip.ck-unsupported{color:#a40e26}
 .ck-gap{text-decoration:underline wavy #cf222e;text-underline-offset:3px}
-.ck-conflict,mark.ck-ev.ck-conflict{color:#cf222e;font-weight:600;text-decoration:underline double #cf222e}
+.ck-conflict,mark.ck-ev.ck-conflict{color:#cf222e;font-weight:600;
+ text-decoration:underline double #cf222e}
 mark.ck-ev.ck-secondary{background:transparent;border-bottom-style:dashed}
 .ck-cite{font-size:11px;vertical-align:super;line-height:0;margin-left:1px}
 .ck-cite a{color:#0969da;text-decoration:none;cursor:help}
@@ -58,7 +59,8 @@ mark.ck-ev.ck-secondary{background:transparent;border-bottom-style:dashed}
  color:#57606a;font-size:12px;margin-left:6px}
 .ck-text{color:#24292f}
 mark.ck-ev{color:inherit;border-bottom:2px solid;border-radius:2px;padding:1px 0;cursor:help}
-mark.ck-ev.ck-supported{border-bottom-color:#2da44e}mark.ck-ev.ck-partial{border-bottom-color:#bf8700}
+mark.ck-ev.ck-supported{border-bottom-color:#2da44e}
+mark.ck-ev.ck-partial{border-bottom-color:#bf8700}
 .ck-elided{color:#8c959f;font-style:italic}
 .ck-note{color:#57606a;font-size:12px}
 table.ck-align{border-collapse:collapse;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;
@@ -164,13 +166,16 @@ def _render_id(answer: str, results: Sequence[SpanCitations], labels: Sequence[s
     for label in labels:
         digest.update(b"\0" + label.encode("utf-8", "surrogatepass"))
     for item in results:
-        digest.update(repr((item.answer_span.char_start, item.status, len(item.citations))).encode())
+        key = (item.answer_span.char_start, item.status, len(item.citations))
+        digest.update(repr(key).encode())
     return "ck" + digest.hexdigest()[:10]
 
 
 def _check_results(results: Any) -> list[SpanCitations]:
     if isinstance(results, (str, bytes, Mapping)) or not isinstance(results, Iterable):
-        raise TypeError(f"results must be a sequence of SpanCitations, got {type(results).__name__}")
+        raise TypeError(
+            f"results must be a sequence of SpanCitations, got {type(results).__name__}"
+        )
     items = list(results)
     for index, item in enumerate(items):
         if not isinstance(item, SpanCitations):
@@ -370,10 +375,11 @@ def render_html(
     The answer is shown with each sentence coloured by status (green supported, amber
     partial, red unsupported), parts of a sentence that no source covers underlined,
     values that differ from the best citation's evidence in red, and a marker ``[n]`` per
-    cited source whose tooltip lists each citation's score components and conflicts. Below, each cited source is shown with every evidence span
-    highlighted at its exact offsets (dashed when only a lower-ranked citation points
-    there); each ``<mark>`` carries ``data-start`` /
-    ``data-end`` (offsets in the citation's coordinates) and ``data-evidence`` (ids
+    cited source whose tooltip lists each citation's score components and conflicts.
+    Below, each cited source is shown with every evidence span highlighted at its exact
+    offsets (dashed when only a lower-ranked citation points there); each ``<mark>``
+    carries ``data-start`` / ``data-end`` (offsets in the citation's coordinates) and
+    ``data-evidence`` (ids
     ``s{sentence}c{citation}e{span}`` of the evidence spans it belongs to), so separate
     spans of multi-span evidence are separate marks. No script, no external resources;
     all user text is escaped.
@@ -461,7 +467,8 @@ def render_html(
                 )
             for conflict in citation.conflicts if c_index == 0 else ():
                 conflicts_by_source.setdefault(citation.source_index, []).append(
-                    (conflict.evidence_char_start - view.base, conflict.evidence_char_end - view.base)
+                    (conflict.evidence_char_start - view.base,
+                     conflict.evidence_char_end - view.base)
                 )
 
     uid = _render_id(answer, items, [v.label for v in views])

@@ -35,7 +35,8 @@ def main() -> None:
                 best = item.citations[0]
                 text = sources[best.source_index].text
                 assert text[best.char_start : best.char_end] == best.evidence
-                print(f"      {best.source_id}[{best.char_start}:{best.char_end}]: {best.evidence!r}")
+                where = f"{best.source_id}[{best.char_start}:{best.char_end}]"
+                print(f"      {where}: {best.evidence!r}")
 
 
 if __name__ == "__main__":

@@ -83,4 +83,5 @@ if __name__ == "__main__":
                         citation["char_end"]) == citation["evidence"]
     for block in payload["highlights"]:
         for span in block["spans"]:
-            print(f"{block['chunk_id']}: {js_slice(texts[block['chunk_id']], span['start'], span['end'])!r}")
+            text = texts[block["chunk_id"]]
+            print(f"{block['chunk_id']}: {js_slice(text, span['start'], span['end'])!r}")

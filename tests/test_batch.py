@@ -245,7 +245,9 @@ class EchoPipeline:
     def align(self, answer, sources):
         if "FAIL" in answer:
             raise RuntimeError(f"cannot align {answer!r}")
-        spans = [SpanCitations(AnswerSpan(answer, 0, len(answer)), (), "unsupported")] if answer else []
+        spans = (
+            [SpanCitations(AnswerSpan(answer, 0, len(answer)), (), "unsupported")] if answer else []
+        )
         return AlignmentResult(spans, answer=answer, sources=sources[1] if sources and
                                sources[0] == "prepared" else sources)
 
@@ -269,7 +271,8 @@ def test_score_records_in_order_with_failures_reported():
     assert set(failed) == {"r0", "r4", "r8", "no-answer", 11, 12}
     assert failed["r4"].startswith("RuntimeError: cannot align")
     assert "'answer'" in failed["no-answer"] and "answer" in failed[11]
-    assert all(r.result[0].answer_span.text == f"answer {i}" for i, r in enumerate(out[:10]) if r.ok)
+    assert all(r.result[0].answer_span.text == f"answer {i}"
+               for i, r in enumerate(out[:10]) if r.ok)
 
 
 def test_shared_corpus_and_missing_sources():
@@ -286,7 +289,8 @@ def test_processes_give_identical_results_to_serial():
     parallel = score_records(records, pipeline=EchoPipeline(), n_jobs=2, show_progress=False,
                              batch_size=4)
     assert parallel == serial
-    assert [r.result.sources for r in parallel if r.ok] == [r.result.sources for r in serial if r.ok]
+    assert ([r.result.sources for r in parallel if r.ok]
+            == [r.result.sources for r in serial if r.ok])
 
 
 def test_iter_score_records_streams_generators():

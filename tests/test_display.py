@@ -1,4 +1,4 @@
-"""citekit.display: escaping, highlighted spans in the DOM equal citation offsets, alignment view."""
+"""citekit.display: escaping, highlighted spans in the DOM equal citation offsets, alignments."""
 
 from __future__ import annotations
 
@@ -78,7 +78,8 @@ def parse(page: str) -> Node:
 def source_text_of(root: Node, number: int) -> str:
     """The visible text of the n-th cited source block (1-based), elision notes removed."""
     block = next(
-        n for n in root.iter() if "ck-source" in n.classes() and n.attrs["id"].endswith(f"src{number}")
+        n for n in root.iter()
+        if "ck-source" in n.classes() and n.attrs["id"].endswith(f"src{number}")
     )
     text_div = next(n for n in block.iter() if "ck-text" in n.classes())
     parts = []
@@ -130,7 +131,10 @@ SOURCE = (
     "Letter to shareholders.\nNorthwind closed fiscal 2023 with revenue of $412.6 million, "
     "up 15% from $358.8 million. Online sales rose 31% and now account for 44% of revenue."
 )
-ANSWER = "Revenue was $412.6 million, up 9% from $358.8 million. Online sales rose 31%. It will enter Canada."
+ANSWER = (
+    "Revenue was $412.6 million, up 9% from $358.8 million. Online sales rose 31%. "
+    "It will enter Canada."
+)
 
 
 def _citation(text, evidence, *, source_id="report", source_index=0, spans=None, score=2.0, **kw):
@@ -169,12 +173,14 @@ def example():
                       [multi]),
             _sentence(ANSWER, "Online sales rose 31%.", "supported",
                       [_citation(SOURCE, "Online sales rose 31%", score=3.0),
-                       _citation(other, "online sales rose 31%", source_id="other", source_index=1)]),
+                       _citation(other, "online sales rose 31%", source_id="other",
+                                 source_index=1)]),
             _sentence(ANSWER, "It will enter Canada.", "unsupported",
                       unsupported=[(ANSWER.index("It"), len(ANSWER))]),
         ],
         answer=ANSWER,
-        sources=[SourceDocument("report", SOURCE, {"title": "Annual report"}), other, "never cited"],
+        sources=[SourceDocument("report", SOURCE, {"title": "Annual report"}), other,
+                 "never cited"],
     )
     return results
 

@@ -30,7 +30,7 @@ __all__ = ["load_example_sources", "load_example_answers", "example_path"]
 
 
 def example_path(name: str) -> str:
-    """Return the filesystem path of a bundled data file (``"sources.jsonl"`` or ``"answers.jsonl"``).
+    """The filesystem path of a bundled file: ``"sources.jsonl"`` or ``"answers.jsonl"``.
 
     Examples
     --------

@@ -1,0 +1,154 @@
+"""Batch-scoring throughput: records per second, serial vs 2 processes vs Dask.
+
+Usage::
+
+    python benchmarks/batch.py                       # 100 documents, 400 answers, 3 repeats
+    python benchmarks/batch.py --docs 100 --answers 200 --repeats 3 --json results.json
+
+Workload: ``benchmarks/workload.py`` (seeded report-style documents of ~7,400 characters and
+5-sentence answers that copy, paraphrase, fuse and invent). Two scenarios:
+
+- ``shared corpus``: every answer is aligned against one prepared corpus of ``--docs``
+  documents (``score_records(records, corpus=corpus)``), the usual dataset evaluation;
+- ``own sources``: every record carries its own 5 documents (a RAG call: the documents the
+  answer was generated from), so each record also segments, tokenizes and indexes them.
+
+Backends, each timed end to end on the same records (including process or cluster start-up,
+which is what a user pays), ``--repeats`` times, median reported:
+
+- ``1 process``: ``score_records(n_jobs=1)``;
+- ``2 processes``: ``score_records(n_jobs=2)`` (spawned workers, pipeline and corpus sent once);
+- ``Dask``: ``score_dask`` on a ``distributed.LocalCluster`` of 2 single-threaded worker
+  processes on 127.0.0.1 (the cluster is started before timing; scheduling, serialisation and
+  result transfer are timed).
+
+The alignment kernel runs with ONE numba thread everywhere (``Pipeline(n_threads=1)``) so that
+"2 processes" means two cores against one; a last row shows the serial run with numba's
+default threads for reference. Every backend's results are checked identical to the serial
+run. The machine is shared and noisy: compare rows of one run, not across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from workload import make_workload  # noqa: E402
+
+from citekit import Pipeline  # noqa: E402
+from citekit.batch import score_dask, score_records  # noqa: E402
+
+
+def _median_time(function, repeats: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(repeats):
+        started = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), result
+
+
+def _rag_records(workload: dict, n_sources: int = 5) -> list[dict]:
+    documents = workload["documents"]
+    records = []
+    for number, answer in enumerate(workload["answers"]):
+        cited = sorted({index for origin in answer["sources"] for index in origin})
+        # the documents the answer came from, topped up with neighbours to n_sources
+        extra = [(number + k) % len(documents) for k in range(len(documents))]
+        chosen = list(dict.fromkeys(cited + extra))[:n_sources]
+        records.append({"id": f"a{number}", "answer": answer["answer"],
+                        "sources": [documents[i] for i in chosen]})
+    return records
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=100)
+    parser.add_argument("--answers", type=int, default=400)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-dask", action="store_true")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+
+    workload = make_workload(args.docs, args.answers, seed=args.seed)
+    pipeline = Pipeline(n_threads=1)
+    shared = [{"id": f"a{i}", "answer": a["answer"]} for i, a in enumerate(workload["answers"])]
+    own = _rag_records(workload)
+    corpus = pipeline.prepare(workload["documents"])
+    # compile (or load from cache) the kernels in this process before timing anything
+    score_records(shared[:8], pipeline=pipeline, corpus=corpus, show_progress=False)
+    score_records(own[:8], pipeline=pipeline, show_progress=False)
+
+    cluster = client = None
+    if not args.no_dask:
+        import distributed
+
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None,
+        )
+        client = distributed.Client(cluster)
+        # workers import citekit and load compiled kernels once, as a long-lived cluster would
+        score_dask(shared[:8], pipeline=pipeline, corpus=corpus, npartitions=2)
+
+    rows = []
+    scenarios = {"shared corpus": (shared, corpus), "own sources": (own, None)}
+    for scenario, (records, scenario_corpus) in scenarios.items():
+        serial_time, serial = _median_time(
+            lambda: score_records(records, pipeline=pipeline, corpus=scenario_corpus,
+                                  show_progress=False), args.repeats)
+        backends = [("1 process", serial_time, serial)]
+        parallel_time, parallel = _median_time(
+            lambda: score_records(records, pipeline=pipeline, corpus=scenario_corpus, n_jobs=2,
+                                  show_progress=False), args.repeats)
+        backends.append(("2 processes", parallel_time, parallel))
+        if client is not None:
+            dask_time, on_dask = _median_time(
+                lambda: score_dask(records, pipeline=pipeline, corpus=scenario_corpus,
+                                   npartitions=8), args.repeats)
+            backends.append(("Dask, 2 workers", dask_time, on_dask))
+        threaded = Pipeline()  # numba's default thread count inside the kernel
+        threaded_time, threaded_result = _median_time(
+            lambda: score_records(records, pipeline=threaded, corpus=scenario_corpus,
+                                  show_progress=False), args.repeats)
+        backends.append((f"1 process, {_numba_threads()} numba threads", threaded_time,
+                         threaded_result))
+        for name, seconds, result in backends:
+            assert result == serial, f"{scenario}/{name}: results differ from the serial run"
+            rows.append({"scenario": scenario, "backend": name, "records": len(records),
+                         "seconds": seconds, "records_per_s": len(records) / seconds,
+                         "speedup": serial_time / seconds})
+    if client is not None:
+        client.close()
+        cluster.close()
+
+    print(f"citekit batch throughput: {args.docs} documents, {args.answers} answers of 5 "
+          f"sentences, median of {args.repeats}; {platform.processor() or platform.machine()}, "
+          f"{os.cpu_count()} CPUs, Python {platform.python_version()}")
+    print(f"{'scenario':14} {'backend':28} {'records/s':>10} {'seconds':>8} {'vs 1 process':>12}")
+    for row in rows:
+        print(f"{row['scenario']:14} {row['backend']:28} {row['records_per_s']:10.1f} "
+              f"{row['seconds']:8.2f} {row['speedup']:11.2f}x")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump({"docs": args.docs, "answers": args.answers, "repeats": args.repeats,
+                       "rows": rows}, handle, indent=2)
+    return 0
+
+
+def _numba_threads() -> int:
+    import numba
+
+    return numba.config.NUMBA_NUM_THREADS
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
