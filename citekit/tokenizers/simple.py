@@ -60,23 +60,91 @@ _PLURAL_CURRENCY = {
 }
 _PLURAL_CURRENCY["rupies"] = "rupee"  # a common misspelling is cheap to absorb
 
-_SYMBOLS = "%" + "".join(CURRENCY_WORDS)
 
 _NO_SPACE_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
-_WORD_CLUSTER = rf"(?:(?=[\p{{L}}\p{{N}}\p{{M}}])(?![{_NO_SPACE_SCRIPTS}])\X)"
+# The token pattern walks the text one grapheme cluster (\X) at a time, so every match
+# starts and ends on a cluster boundary; a cluster is classified by its first character
+# after any Prepend characters. Group 1 matches runs of clusters that are not tokens.
+_PREPEND = r"\p{Grapheme_Cluster_Break=Prepend}*+"
+_WORD_START = r"[\p{L}\p{N}\p{M}]"
+_WORD_CLUSTER = rf"(?:(?={_PREPEND}{_WORD_START})(?!{_PREPEND}[{_NO_SPACE_SCRIPTS}])\X)"
+_SYMBOLS = "%" + "".join(CURRENCY_WORDS)
+_TOKEN_START = rf"[\p{{L}}\p{{N}}\p{{M}}\p{{Extended_Pictographic}}\p{{Regional_Indicator}}{_SYMBOLS}]"
 _TOKEN_PATTERN = (
-    rf"(?:(?=[{_NO_SPACE_SCRIPTS}])\X)"
-    rf"|(?:{_WORD_CLUSTER}+(?:(?:(?<=\p{{Nd}})[.,](?=\p{{Nd}})|['’ʼ‐‑\-](?=[\p{{L}}\p{{N}}\p{{M}}])){_WORD_CLUSTER}+)*)"
-    rf"|(?:(?=[\p{{Extended_Pictographic}}\p{{Regional_Indicator}}])\X)"
-    rf"|(?:[{_SYMBOLS}]\p{{M}}*)"
+    rf"((?:(?!{_PREPEND}{_TOKEN_START})\X)+)"
+    rf"|(?:(?={_PREPEND}[{_NO_SPACE_SCRIPTS}])\X)"
+    rf"|(?:{_WORD_CLUSTER}+"
+    rf"(?:(?:(?<=\p{{Nd}})[.,](?=\p{{Nd}})|['’ʼ‐‑\-](?={_WORD_START})){_WORD_CLUSTER}+)*)"
+    rf"|(?:(?={_PREPEND}[\p{{Extended_Pictographic}}\p{{Regional_Indicator}}{_SYMBOLS}])\X)"
 )
 
 
+# A grapheme cluster boundary can only be missing before these characters ...
+_JOINS_PREVIOUS = (
+    r"[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=ZWJ}"
+    r"\p{Grapheme_Cluster_Break=SpacingMark}\p{Grapheme_Cluster_Break=L}"
+    r"\p{Grapheme_Cluster_Break=V}\p{Grapheme_Cluster_Break=T}"
+    r"\p{Grapheme_Cluster_Break=LV}\p{Grapheme_Cluster_Break=LVT}"
+    r"\p{Grapheme_Cluster_Break=Regional_Indicator}\p{InCB=Consonant}]"
+)
+# ... or after these (Prepend, and ZWJ before an emoji).
+_JOINS_NEXT = r"[\p{Grapheme_Cluster_Break=Prepend}\p{Grapheme_Cluster_Break=ZWJ}]"
+
+
 @lru_cache(maxsize=1)
-def _token_regex() -> Any:
+def _regexes() -> tuple[Any, Any, Any, Any]:
+    """Token pattern, possible-missing-boundary finder, cluster, Prepend (compiled lazily)."""
     import regex  # only needed for non-ASCII text
 
-    return regex.compile(_TOKEN_PATTERN)
+    return (
+        regex.compile(_TOKEN_PATTERN),
+        regex.compile(rf"{_JOINS_PREVIOUS}|(?<={_JOINS_NEXT})."),
+        regex.compile(r"\X"),
+        regex.compile(r"\p{Grapheme_Cluster_Break=Prepend}"),
+    )
+
+
+def _cluster_span(text: str, position: int) -> tuple[int, int]:
+    """The grapheme cluster of ``text`` that contains ``position`` (or starts there)."""
+    cluster = _regexes()[2]
+    # A line break is a cluster of its own and a space starts one unless Prepend characters
+    # precede it: begin the search at the last of them (or at the start of the text).
+    start = max(text.rfind(" ", 0, position), text.rfind("\n", 0, position), 0)
+    while start > 0 and text[start] == " " and _regexes()[3].match(text, start - 1):
+        start -= 1
+    match = cluster.match(text, start)
+    while match is not None and match.end() <= position:
+        match = cluster.match(text, match.end())
+    return (match.start(), match.end()) if match is not None else (position, position)
+
+
+def _snap_to_clusters(
+    text: str, starts: np.ndarray, ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Widen token spans to whole grapheme clusters of ``text`` and merge overlaps.
+
+    Tokens are found on grapheme clusters of the NORMALIZED text; normalization can move
+    cluster boundaries (Thai SARA AM ``ำ`` becomes NIKHAHIT + SARA AA, two clusters), so a
+    mapped span can end inside an original cluster. Only positions where a boundary can be
+    missing are checked.
+    """
+    suspects = np.fromiter(
+        (match.start() for match in _regexes()[1].finditer(text)), dtype=np.int64
+    )
+    if suspects.size == 0:
+        return starts, ends
+    bad_starts = np.flatnonzero(np.isin(starts, suspects))
+    bad_ends = np.flatnonzero(np.isin(ends, suspects))
+    if bad_starts.size == 0 and bad_ends.size == 0:
+        return starts, ends
+    starts, ends = starts.copy(), ends.copy()
+    for index in bad_starts.tolist():
+        starts[index] = _cluster_span(text, int(starts[index]))[0]
+    for index in bad_ends.tolist():
+        cluster_start, cluster_end = _cluster_span(text, int(ends[index]))
+        if cluster_start < ends[index]:
+            ends[index] = cluster_end
+    return starts, ends
 
 
 def _ascii_tables(casefold: bool) -> dict[str, np.ndarray]:
@@ -382,25 +450,34 @@ class SimpleTokenizer:
         folded = normalized.text
         token_starts: list[int] = []
         token_ends: list[int] = []
-        for match in _token_regex().finditer(folded):
-            token_starts.append(match.start())
-            token_ends.append(match.end())
+        for match in _regexes()[0].finditer(folded):
+            if match.lastindex is None:  # not a run of non-token clusters
+                token_starts.append(match.start())
+                token_ends.append(match.end())
         if not token_starts:
             return TokenizedText(text, [], [], [])
         norm_starts = np.array(token_starts, dtype=np.int64)
         norm_ends = np.array(token_ends, dtype=np.int64)
         orig_starts = normalized.orig_starts[norm_starts]
         orig_ends = normalized.orig_ends[norm_ends - 1]
-        # One original character can expand into several tokens (½ -> 1⁄2, ㏂ -> a.m.);
-        # such tokens are merged so spans never overlap.
-        overlaps = orig_starts[1:] < orig_ends[:-1]
-        if overlaps.any():
+        snapped_starts, snapped_ends = _snap_to_clusters(text, orig_starts, orig_ends)
+        # One original character can expand into several tokens (½ -> 1⁄2, ㏂ -> a.m.),
+        # and snapping can widen a token over its neighbour: merge overlapping tokens.
+        overlaps = snapped_starts[1:] < snapped_ends[:-1]
+        if snapped_starts is orig_starts and not overlaps.any():
+            surfaces = [folded[s:e] for s, e in zip(token_starts, token_ends)]
+        else:
             # the maps are monotone, so comparing neighbours finds every overlap
             first = np.flatnonzero(np.concatenate([[True], ~overlaps]))
-            norm_starts = norm_starts[first]
-            norm_ends = np.maximum.reduceat(norm_ends, first)
-            orig_starts = orig_starts[first]
-            orig_ends = np.maximum.reduceat(orig_ends, first)
-        surfaces = [folded[s:e] for s, e in zip(norm_starts.tolist(), norm_ends.tolist())]
+            orig_starts = snapped_starts[first]
+            orig_ends = np.maximum.reduceat(snapped_ends, first)
+            # the surface is the normalized text of the whole original span (the maps are
+            # monotone), without the spaces a widened span may hold
+            surface_starts = np.searchsorted(normalized.orig_starts, orig_starts, side="left")
+            surface_ends = np.searchsorted(normalized.orig_ends, orig_ends, side="right")
+            surfaces = [
+                "".join(folded[s:e].split())
+                for s, e in zip(surface_starts.tolist(), surface_ends.tolist())
+            ]
         ids = self._ids(surfaces, self._id_caches.setdefault("unicode", {}))
         return TokenizedText(text, ids, orig_starts, orig_ends)
