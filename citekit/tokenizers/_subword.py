@@ -10,8 +10,8 @@ such output into spans that are non-empty, ordered and non-overlapping:
    dropped.
 2. Tokens whose spans overlap, directly or through a chain, are merged into one token
    covering the union of their spans. Its id is a stable 63-bit hash of the merged ids
-   with bit 62 set, so it never equals a vocabulary id and the same run of model tokens
-   always gives the same id, in any process.
+   (in order) with bit 62 set, so it never equals a vocabulary id and the same run of
+   model tokens always gives the same id, in any process.
 
 Whitespace-insensitive tokenization (the wrappers' default) additionally reads the text as
 the model would if every whitespace character were a space and the text began with one
@@ -26,7 +26,7 @@ text, follows a space or follows a line break (byte-level BPE otherwise gives ``
 
 from __future__ import annotations
 
-import hashlib
+import re
 
 import numpy as np
 
@@ -50,10 +50,43 @@ WHITESPACE = (
     "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 _TO_SPACE = str.maketrans(WHITESPACE, " " * len(WHITESPACE))
+# str.translate is fast on ASCII text only; a regex replaces faster elsewhere
+_OTHER_WHITESPACE_RE = re.compile("[" + re.escape(WHITESPACE.replace(" ", "")) + "]")
+
+
+def _mix64(values: np.ndarray) -> np.ndarray:
+    """splitmix64 finalizer on uint64 arrays (wrapping arithmetic, platform independent)."""
+    values = values + np.uint64(0x9E3779B97F4A7C15)
+    values = (values ^ (values >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    values = (values ^ (values >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return values ^ (values >> np.uint64(31))
+
+
+def _merged_ids(
+    token_ids: np.ndarray, group_first: np.ndarray, group_sizes: np.ndarray
+) -> np.ndarray:
+    """Ids of merged groups: hash of (id, position in group) pairs, summed per group.
+
+    ``token_ids[group_first[g] : group_first[g] + group_sizes[g]]`` is group ``g``.
+    """
+    n_tokens = token_ids.shape[0]
+    group_of_token = np.repeat(np.arange(group_first.shape[0]), group_sizes)
+    position = (np.arange(n_tokens, dtype=np.int64) - group_first[group_of_token]).astype(np.uint64)
+    # uint64 array arithmetic wraps modulo 2**64 (no overflow warnings for arrays).
+    # Key each id by its position (multiply-xorshift), sum per group, then mix fully.
+    keyed = token_ids.astype(np.uint64) ^ (position * np.uint64(0xD6E8FEB86659FD93))
+    keyed *= np.uint64(0x9E3779B97F4A7C15)
+    keyed ^= keyed >> np.uint64(29)
+    summed = np.add.reduceat(keyed, group_first) if n_tokens else keyed
+    digest = _mix64(summed ^ group_sizes.astype(np.uint64))
+    return (digest & np.uint64(_MERGED_ID_MASK)).astype(np.int64) | np.int64(MERGED_ID_FLAG)
 
 
 def merged_token_id(token_ids: np.ndarray) -> int:
     """Stable id for a run of model token ids merged into one token.
+
+    It depends on the ids and their order only (integer hashing, the same in every
+    process and on every platform) and always has :data:`MERGED_ID_FLAG` set.
 
     Examples
     --------
@@ -61,10 +94,12 @@ def merged_token_id(token_ids: np.ndarray) -> int:
     >>> a = merged_token_id(np.array([15722, 229], dtype=np.int64))
     >>> a == merged_token_id(np.array([15722, 229], dtype=np.int64)), a >= MERGED_ID_FLAG
     (True, True)
+    >>> a == merged_token_id(np.array([229, 15722], dtype=np.int64))
+    False
     """
-    data = np.ascontiguousarray(token_ids, dtype="<i8").tobytes()
-    digest = hashlib.blake2b(data, digest_size=8, person=b"citekit-merge").digest()
-    return MERGED_ID_FLAG | (int.from_bytes(digest, "little") & _MERGED_ID_MASK)
+    run = np.ascontiguousarray(token_ids, dtype=np.int64)
+    sizes = np.array([run.shape[0]], dtype=np.int64)
+    return int(_merged_ids(run, np.zeros(1, dtype=np.int64), sizes)[0])
 
 
 def replace_surrogates(text: str) -> str:
@@ -123,13 +158,18 @@ def clean_spans(
     if cut.all():
         return token_ids, starts, ends
     group_first = np.concatenate(([0], np.flatnonzero(cut) + 1))
-    group_sizes = np.diff(np.append(group_first, n_tokens))
-    merged_starts = np.minimum.reduceat(starts, group_first)
-    merged_ends = np.maximum.reduceat(ends, group_first)
-    merged_ids = token_ids[group_first].copy()
-    for group in np.flatnonzero(group_sizes > 1).tolist():
-        first = int(group_first[group])
-        merged_ids[group] = merged_token_id(token_ids[first : first + int(group_sizes[group])])
+    group_last = np.append(group_first[1:] - 1, n_tokens - 1)
+    group_sizes = group_last - group_first + 1
+    # by the cut rule, a group's union is [suffix min start at its first token,
+    # prefix max end at its last token)
+    merged_starts = suffix_min_start[group_first]
+    merged_ends = prefix_max_end[group_last]
+    merged_ids = token_ids[group_first]
+    multi = group_sizes > 1
+    multi_sizes = group_sizes[multi]
+    multi_first = np.concatenate(([0], np.cumsum(multi_sizes)[:-1]))
+    multi_tokens = token_ids[np.repeat(multi, group_sizes)]
+    merged_ids[multi] = _merged_ids(multi_tokens, multi_first, multi_sizes)
     return merged_ids, merged_starts, merged_ends
 
 
@@ -143,7 +183,9 @@ def whitespace_canonical(text: str) -> str:
     >>> whitespace_canonical("a\\n\\tb\\u3000c")
     ' a  b c'
     """
-    return " " + text.translate(_TO_SPACE)
+    if text.isascii():
+        return " " + text.translate(_TO_SPACE)
+    return " " + _OTHER_WHITESPACE_RE.sub(" ", text)
 
 
 def trim_whitespace(
@@ -168,16 +210,18 @@ def trim_whitespace(
         codes = np.frombuffer(canonical.encode("ascii"), dtype=np.uint8)
     else:
         codes = np.frombuffer(canonical.encode("utf-32-le"), dtype=np.uint32)
-    n_chars = codes.shape[0]
-    positions = np.arange(n_chars, dtype=np.int64)
+    if not ((codes[starts] == 32) | (codes[ends - 1] == 32)).any():
+        return token_ids, starts, ends  # e.g. WordPiece: spans never hold a space
     is_text = codes != 32
-    # first non-space at or after i / last non-space at or before i
-    next_text = np.minimum.accumulate(np.where(is_text, positions, n_chars)[::-1])[::-1]
-    previous_text = np.maximum.accumulate(np.where(is_text, positions, -1))
-    trimmed_starts = next_text[starts]
-    trimmed_ends = previous_text[ends - 1] + 1
-    keep = trimmed_starts < trimmed_ends
-    return token_ids[keep], trimmed_starts[keep], trimmed_ends[keep]
+    text_positions = np.flatnonzero(is_text)
+    # text characters before each position: a span holds text[before[s]:before[e]]
+    text_before = np.zeros(codes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(is_text, out=text_before[1:])
+    first_text, end_text = text_before[starts], text_before[ends]
+    keep = first_text < end_text
+    trimmed_starts = text_positions[first_text[keep]]
+    trimmed_ends = text_positions[end_text[keep] - 1] + 1
+    return token_ids[keep], trimmed_starts, trimmed_ends
 
 
 def finish_tokens(

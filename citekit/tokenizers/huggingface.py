@@ -25,6 +25,7 @@ What reaches the alignment are only tokens made of the text's own characters:
 from __future__ import annotations
 
 import json
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -312,7 +313,10 @@ class HuggingFaceTokenizer:
             source = whitespace_canonical(source)
         encoding = self._encode(source, self.add_special_tokens)
         token_ids = np.array(encoding.ids, dtype=np.int64)
-        offsets = np.array(encoding.offsets, dtype=np.int64).reshape(-1, 2)
+        # flattening the offset tuples is ~2x faster than np.array on the tuple list
+        offsets = np.fromiter(
+            chain.from_iterable(encoding.offsets), dtype=np.int64, count=2 * token_ids.shape[0]
+        ).reshape(-1, 2)
         sequence_ids = encoding.sequence_ids
         if None in sequence_ids:  # inserted by the post-processor: not from the text
             from_text = np.array([seq is not None for seq in sequence_ids], dtype=bool)

