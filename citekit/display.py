@@ -280,6 +280,30 @@ def _visible_windows(
     return windows or [(0, min(length, max_chars))]
 
 
+def _covering(
+    segments: Sequence[tuple[int, int]], intervals: Sequence[tuple[int, int]]
+) -> list[list[int]]:
+    """For each segment (cut at every interval edge), the indices of the intervals covering it.
+
+    One sweep in start order, so thousands of evidence spans on one source stay linear.
+    """
+    order = sorted(range(len(intervals)), key=lambda i: intervals[i][0])
+    active: list[int] = []
+    next_interval = 0
+    out = []
+    for seg_start, _ in segments:
+        while next_interval < len(order) and intervals[order[next_interval]][0] <= seg_start:
+            active.append(order[next_interval])
+            next_interval += 1
+        # segments never straddle an edge: an interval alive at seg_start covers the segment
+        active = [i for i in active if intervals[i][1] > seg_start]
+        out.append(sorted(active))
+    return out
+
+
+_MAX_TOOLTIP_ENTRIES = 5
+
+
 def _render_source(
     view: _SourceView,
     number: int,
@@ -291,49 +315,62 @@ def _render_source(
 ) -> str:
     # evidence items: (local_start, local_end, evidence id, status, span, citation)
     text = view.text
-    boundaries = [(s, e) for s, e, *_ in evidence] + list(conflicts)
-    windows = _visible_windows(len(text), [(s, e) for s, e, *_ in evidence], max_source_chars,
-                               context_chars)
+    evidence_ranges = [(ev[0], ev[1]) for ev in evidence]
+    windows = _visible_windows(len(text), evidence_ranges, max_source_chars, context_chars)
+    edges = [edge for window in windows for edge in window]
+    segments = _segments(
+        len(text), evidence_ranges + list(conflicts) + list(zip(edges[::2], edges[1::2]))
+    )
+    window_index = 0
+    visible = []
+    for seg_start, seg_end in segments:
+        while window_index < len(windows) and windows[window_index][1] <= seg_start:
+            window_index += 1
+        if window_index < len(windows) and windows[window_index][0] <= seg_start:
+            visible.append((seg_start, seg_end))
+    evidence_cover = _covering(visible, evidence_ranges)
+    conflict_cover = _covering(visible, list(conflicts))
     rank = {status: i for i, status in enumerate(STATUSES)}
     pieces = []
     previous_end = 0
-    for win_start, win_end in windows:
-        if win_start > previous_end:
+    for (seg_start, seg_end), covering_ids, conflict_ids in zip(
+        visible, evidence_cover, conflict_cover
+    ):
+        if seg_start > previous_end:
             pieces.append(
-                f'<span class="ck-elided">[\u2026 {win_start - previous_end} characters \u2026]'
+                f'<span class="ck-elided">[\u2026 {seg_start - previous_end} characters \u2026]'
                 "</span>"
             )
-        for seg_start, seg_end in _segments(win_end - win_start, [
-            (s - win_start, e - win_start) for s, e in boundaries
-        ]):
-            seg_start += win_start
-            seg_end += win_start
-            chunk = _esc(text[seg_start:seg_end])
-            covering = [ev for ev in evidence if ev[0] <= seg_start and seg_end <= ev[1]]
-            in_conflict = any(a <= seg_start and seg_end <= b for a, b in conflicts)
-            if not covering:
-                pieces.append(
-                    f'<span class="ck-conflict" title="conflicting value">{chunk}</span>'
-                    if in_conflict
-                    else chunk
-                )
-                continue
-            # the colour of the best status citing this text
-            status = min((ev[3] for ev in covering), key=rank.__getitem__)
-            tooltip = "\n\n".join(_evidence_tooltip(ev[2], ev[4], ev[5]) for ev in covering)
-            classes = f"ck-ev ck-{status}"
-            if all(ev[4].citations[0] is not ev[5] for ev in covering):
-                # only lower-ranked citations point here: draw it lighter than a best match
-                classes += " ck-secondary"
-            if in_conflict:
-                classes += " ck-conflict"
-            ids = " ".join(ev[2] for ev in covering)
+        previous_end = seg_end
+        chunk = _esc(text[seg_start:seg_end])
+        covering = [evidence[i] for i in covering_ids]
+        in_conflict = bool(conflict_ids)
+        if not covering:
             pieces.append(
-                f'<mark class="{classes}" data-evidence="{ids}" '
-                f'data-start="{seg_start + view.base}" data-end="{seg_end + view.base}" '
-                f'title="{_esc(tooltip)}">{chunk}</mark>'
+                f'<span class="ck-conflict" title="conflicting value">{chunk}</span>'
+                if in_conflict
+                else chunk
             )
-        previous_end = win_end
+            continue
+        # the colour of the best status citing this text
+        status = min((ev[3] for ev in covering), key=rank.__getitem__)
+        tooltip = "\n\n".join(
+            _evidence_tooltip(ev[2], ev[4], ev[5]) for ev in covering[:_MAX_TOOLTIP_ENTRIES]
+        )
+        if len(covering) > _MAX_TOOLTIP_ENTRIES:
+            tooltip += f"\n\n(+{len(covering) - _MAX_TOOLTIP_ENTRIES} more citations)"
+        classes = f"ck-ev ck-{status}"
+        if all(ev[4].citations[0] is not ev[5] for ev in covering):
+            # only lower-ranked citations point here: draw it lighter than a best match
+            classes += " ck-secondary"
+        if in_conflict:
+            classes += " ck-conflict"
+        ids = " ".join(ev[2] for ev in covering)
+        pieces.append(
+            f'<mark class="{classes}" data-evidence="{ids}" '
+            f'data-start="{seg_start + view.base}" data-end="{seg_end + view.base}" '
+            f'title="{_esc(tooltip)}">{chunk}</mark>'
+        )
     if previous_end < len(text):
         pieces.append(
             f'<span class="ck-elided">[\u2026 {len(text) - previous_end} characters \u2026]</span>'

@@ -415,3 +415,32 @@ def test_score_records_default_pipeline_on_real_data(example_data):
             for citation in item.citations:
                 text = sources[citation.source_index].text
                 assert text[citation.char_start : citation.char_end] == citation.evidence
+
+
+@st.composite
+def _texts_with_citation_rows(draw):
+    source = draw(st.text(max_size=50))
+    answer = draw(st.text(max_size=30))
+    cuts = sorted(draw(st.lists(st.integers(0, len(source)), min_size=2, max_size=2)))
+    answer_cuts = sorted(draw(st.lists(st.integers(0, len(answer)), min_size=2, max_size=2)))
+    citation = Citation(score=1.0, source_id="s", source_index=0, candidate_index=0,
+                        char_start=cuts[0], char_end=cuts[1], evidence=source[cuts[0]:cuts[1]],
+                        answer_char_start=answer_cuts[0], answer_char_end=answer_cuts[1])
+    span = AnswerSpan(answer[answer_cuts[0]:answer_cuts[1]], answer_cuts[0], answer_cuts[1])
+    return source, answer, [SpanCitations(span, (citation,), "supported", (tuple(answer_cuts),))]
+
+
+@settings(max_examples=150)
+@given(_texts_with_citation_rows())
+def test_property_utf16_rows_slice_like_javascript(case):
+    source, answer, spans = case
+    result = AlignmentResult(spans, answer=answer, sources=[source])
+    (citation_row,) = to_records(result, offsets="utf16")
+    (sentence_row,) = to_records(result, level="sentence", offsets="utf16")
+    for row in (citation_row, sentence_row):
+        assert _js_slice(source, row["char_start"], row["char_end"]) == row["evidence"]
+        assert _js_slice(answer, row["sentence_start"], row["sentence_end"]) == row["sentence"]
+        assert _js_slice(answer, row["answer_char_start"], row["answer_char_end"]) == answer[
+            spans[0].citations[0].answer_char_start : spans[0].citations[0].answer_char_end]
+    (gap,) = sentence_row["unsupported_spans"]
+    assert _js_slice(answer, *gap) == spans[0].answer_span.text

@@ -540,3 +540,47 @@ def test_only_the_best_citations_conflicts_are_drawn():
     assert not [n for n in root.iter() if "ck-conflict" in n.classes()]
     # still listed on hover
     assert any("'23%'" in n.attrs.get("title", "") for n in root.iter() if n.tag == "a")
+
+
+def test_huge_inputs_render_in_linear_passes():
+    # 3,000 sentences citing one 1 MB source: quadratic rendering would not finish here
+    sentence = "The key fact is 42."
+    answer = " ".join([sentence] * 3000)
+    source = ("Filler text without facts. " * 40_000)[:1_000_000] + " The key fact is 42. end"
+    start = source.index("The key fact is 42")
+    items = []
+    for k in range(3000):
+        offset = k * (len(sentence) + 1)
+        cite = Citation(score=1.0, source_id="big", source_index=0, candidate_index=0,
+                        char_start=start, char_end=start + 18, evidence="The key fact is 42")
+        items.append(SpanCitations(AnswerSpan(sentence, offset, offset + len(sentence)),
+                                   (cite,), "supported"))
+    page = render_html(items, answer, [source])
+    assert len(page) < 5_000_000
+    root = parse(page)
+    (mark,) = [n for n in root.iter() if n.tag == "mark"]
+    assert mark.text() == "The key fact is 42"
+    assert len(mark.attrs["data-evidence"].split()) == 3000
+    assert "(+2995 more citations)" in mark.attrs["title"]
+
+
+@settings(max_examples=100)
+@given(st.text(max_size=40), st.text(max_size=40))
+def test_property_alignment_view_offsets_for_arbitrary_unicode(sentence, evidence):
+    _need_kernels()
+    from citekit.tokenizers import SimpleTokenizer
+
+    view = alignment_view(sentence, evidence)
+    for step in view.steps:
+        if step.answer_token is not None:
+            assert sentence[step.answer_start : step.answer_end] == step.answer_token
+        if step.evidence_token is not None:
+            assert evidence[step.evidence_start : step.evidence_end] == step.evidence_token
+    # every answer token shown once, in order; evidence tokens in order
+    answer_starts = [s.answer_start for s in view.steps if s.answer_token is not None]
+    assert answer_starts == SimpleTokenizer().tokenize(sentence).starts.tolist()
+    evidence_starts = [s.evidence_start for s in view.steps if s.evidence_token is not None]
+    assert evidence_starts == sorted(set(evidence_starts))
+    copy = alignment_view(sentence, sentence)
+    assert {s.kind for s in copy.steps} <= {"match"}
+    assert len(copy.steps) == len(SimpleTokenizer().tokenize(sentence))
