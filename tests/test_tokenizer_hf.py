@@ -415,3 +415,34 @@ def test_end_to_end_align_citations_exact_copies(which, request):
         assert SOURCE[best.char_start : best.char_end] == best.evidence
         sentence = span_citations.answer_span.text
         assert sentence in best.evidence, (sentence, best.evidence)
+
+
+def test_config_identifies_the_model_across_processes(bert, bert_folder):
+    import os
+    import subprocess
+    from pathlib import Path
+
+    configs = [HuggingFaceTokenizer(backend).config for backend in TRAINED.values()]
+    assert len({c["fingerprint"] for c in configs}) == len(configs)
+    assert HuggingFaceTokenizer(bert._backend, whitespace_insensitive=False).config != bert.config
+    code = (
+        "import sys; from citekit.tokenizers import HuggingFaceTokenizer as H;"
+        "print(H.from_pretrained(sys.argv[1]).config['fingerprint'])"
+    )
+    there = subprocess.run(
+        [sys.executable, "-c", code, str(bert_folder)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+        env={**os.environ, "PYTHONHASHSEED": "777"},
+    ).stdout.strip().splitlines()[-1]
+    assert there == bert.config["fingerprint"]
+
+
+def test_corpus_refuses_answers_from_another_model(bert):
+    pipeline = pytest.importorskip("citekit.pipeline")
+    other = HuggingFaceTokenizer(TRAINED["wordpiece-nfkc-strip-lower"])
+    corpus = pipeline.Pipeline(tokenizer=bert).prepare(["Revenue grew 5.2% in 2024."])
+    with pytest.raises(ValueError, match="tokenizer"):
+        pipeline.Pipeline(tokenizer=other).align("Revenue grew.", corpus)

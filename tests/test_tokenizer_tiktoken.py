@@ -326,3 +326,12 @@ def test_end_to_end_align_citations_exact_copy():
         evidence = source[best.char_start : best.char_end]
         assert evidence == best.evidence
         assert span_citations.answer_span.text in evidence
+
+
+def test_config_tells_encodings_and_modes_apart(tokenizer, raw_tokenizer):
+    assert tokenizer.config != raw_tokenizer.config
+    assert tokenizer.config["encoding"] == "cl100k_base"
+    pipeline = pytest.importorskip("citekit.pipeline")
+    corpus = pipeline.Pipeline(tokenizer=tokenizer).prepare(["Revenue grew 5.2% in 2024."])
+    with pytest.raises(ValueError, match="tokenizer"):
+        pipeline.Pipeline(tokenizer=raw_tokenizer).align("Revenue grew.", corpus)

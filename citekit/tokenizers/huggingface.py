@@ -24,6 +24,7 @@ What reaches the alignment are only tokens made of the text's own characters:
 
 from __future__ import annotations
 
+import hashlib
 import json
 from itertools import chain
 from pathlib import Path
@@ -183,6 +184,31 @@ class HuggingFaceTokenizer:
         self.model_max_length = model_max_length if model_max_length else stored_max_length
         self.kind = type(self._backend.model).__name__.lower()
         self.vocab_size = int(self._backend.get_vocab_size(with_added_tokens=True))
+        self._fingerprint: str | None = None
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """What determines this tokenization; a :class:`~citekit.Corpus` records it.
+
+        ``fingerprint`` is a hash of the tokenizer's serialized model, normalizer and
+        pre-tokenizer, so two different models never look alike.
+
+        Examples
+        --------
+        >>> from tokenizers import Tokenizer, models
+        >>> config = HuggingFaceTokenizer(Tokenizer(models.WordLevel({"a": 0}, "a"))).config
+        >>> sorted(config)
+        ['fingerprint', 'kind', 'vocab_size', 'whitespace_insensitive']
+        """
+        if self._fingerprint is None:
+            serialized = self._backend.to_str().encode("utf-8")
+            self._fingerprint = hashlib.blake2b(serialized, digest_size=8).hexdigest()
+        return {
+            "kind": self.kind,
+            "vocab_size": self.vocab_size,
+            "fingerprint": self._fingerprint,
+            "whitespace_insensitive": self.whitespace_insensitive,
+        }
 
     @classmethod
     def from_pretrained(

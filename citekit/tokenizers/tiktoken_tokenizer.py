@@ -156,6 +156,21 @@ class TiktokenTokenizer:
         self.vocab_size = int(encoding.n_vocab)
         self._lengths = _byte_lengths(encoding)
 
+    @property
+    def config(self) -> dict[str, Any]:
+        """What determines this tokenization; a :class:`~citekit.Corpus` records it.
+
+        Examples
+        --------
+        >>> TiktokenTokenizer().config
+        {'encoding': 'cl100k_base', 'vocab_size': 100277, 'whitespace_insensitive': True}
+        """
+        return {
+            "encoding": self.name,
+            "vocab_size": self.vocab_size,
+            "whitespace_insensitive": self.whitespace_insensitive,
+        }
+
     def __getstate__(self) -> dict[str, Any]:
         # the byte-length table is derived data: rebuild it instead of pickling 800 kB
         return {"encoding": self.encoding, "whitespace_insensitive": self.whitespace_insensitive}
