@@ -44,12 +44,14 @@ import numpy as np
 from citekit._validation import check_bool, check_int
 from citekit.kernels._batch import (
     align_pairs_kernel,
-    block_scratch_offsets,
+    align_single,
+    check_pairs,
     compact_blocks,
-    widest_key_bits,
+    effective_shape,
+    plan_work,
 )
 from citekit.kernels._lcs import lcs_length_kernel, matching_blocks_kernel
-from citekit.kernels._sw import MAX_KEY_BITS
+from citekit.kernels._sw import MAX_KEY_BITS, key_bits
 
 __all__ = [
     "AUTO_BAND_WIDTH",
@@ -246,24 +248,24 @@ def align_pairs(
     width = check_int(band_width, "band_width", minimum=0, allow_none=True)
     check_bool(return_blocks, "return_blocks")
     threads = check_int(n_threads, "n_threads", minimum=1, allow_none=True)
-    widest, widest_pair = widest_key_bits(
-        query_offsets, target_offsets, pair_query, pair_target, match, max(-mismatch, -gap)
+    band = -1 if width is None else width
+    widest, widest_pair, scratch_offsets = check_pairs(
+        query_offsets, target_offsets, pair_query, pair_target, band, FULL_DP_CELL_BUDGET,
+        AUTO_BAND_WIDTH, match, max(-mismatch, -gap),
     )
-    if widest > MAX_KEY_BITS:
-        raise ValueError(
-            f"pair {widest_pair} is too long for exact tie-breaking in 64-bit keys "
-            f"({widest} bits needed, {MAX_KEY_BITS} available); split the inputs"
-        )
+    _check_key_bits(widest, f"query and target of pair {widest_pair}")
     n_pairs = len(pair_query)
     rows = np.zeros((n_pairs, 6), dtype=np.int64)
     block_counts = np.zeros(n_pairs, dtype=np.int64)
-    scratch_offsets = block_scratch_offsets(query_offsets, target_offsets, pair_query, pair_target)
     block_scratch = np.empty((scratch_offsets[-1], 3), dtype=np.int64)
+    order, item_offsets, item_is_group = plan_work(
+        query_offsets, target_offsets, pair_query, pair_target, band
+    )
     _run_parallel(
         threads,
         align_pairs_kernel,
-        query_ids, query_offsets, target_ids, target_offsets, pair_query, pair_target,
-        -1 if width is None else width, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH,
+        order, item_offsets, item_is_group, query_ids, query_offsets, target_ids, target_offsets, pair_query, pair_target,
+        band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH,
         match, mismatch, gap, scratch_offsets, rows, block_counts, block_scratch,
     )
     if return_blocks:
@@ -395,20 +397,30 @@ matches=0, blocks=None)
     """
     query = _token_array(query_ids, "query_ids")
     target = _token_array(target_ids, "target_ids")
-    result = align_pairs(
-        query, np.array([0, len(query)], dtype=np.int64), target,
-        np.array([0, len(target)], dtype=np.int64), np.zeros(1, dtype=np.int64),
-        np.zeros(1, dtype=np.int64), match_score=match_score, mismatch_score=mismatch_score,
-        gap_score=gap_score, band_width=band_width, return_blocks=return_blocks, n_threads=1,
+    match, mismatch, gap = _scores(match_score, mismatch_score, gap_score)
+    width = check_int(band_width, "band_width", minimum=0, allow_none=True)
+    check_bool(return_blocks, "return_blocks")
+    band = -1 if width is None else width
+    region_n, region_m = effective_shape(
+        len(query), len(target), band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH
     )
-    blocks = None
-    if return_blocks:
-        blocks = tuple(tuple(int(v) for v in row) for row in result.blocks.tolist())
+    _check_key_bits(key_bits(region_n, region_m, match, max(-mismatch, -gap)), "the inputs")
+    row, blocks = align_single(
+        query, target, band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match, mismatch, gap
+    )
+    score, query_start, query_end, target_start, target_end, matches = row.tolist()
     return LocalAlignment(
-        int(result.score[0]), int(result.query_start[0]), int(result.query_end[0]),
-        int(result.target_start[0]), int(result.target_end[0]), int(result.matches[0]),
-        blocks,
+        score, query_start, query_end, target_start, target_end, matches,
+        tuple(map(tuple, blocks.tolist())) if return_blocks else None,
     )
+
+
+def _check_key_bits(bits: int, what: str) -> None:
+    if bits > MAX_KEY_BITS:
+        raise ValueError(
+            f"{what} are too long for exact tie-breaking in 64-bit keys ({bits} bits "
+            f"needed, {MAX_KEY_BITS} available); use band_width or split the inputs"
+        )
 
 
 def lcs_length(a: Any, b: Any) -> int:
@@ -476,5 +488,6 @@ def warmup() -> None:
     """
     smith_waterman([1, 2, 3], [1, 2, 3], return_blocks=True)
     smith_waterman([1, 2, 3], [3, 1, 2, 3], band_width=1)
+    align_pairs([1, 2], [0, 2], [2, 1, 2], [0, 3], [0], [0], return_blocks=True)
     lcs_length([1, 2], [2, 1])
     matching_blocks([1, 2], [2, 1])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
+from citekit.kernels._sort import stable_argsort
 
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 
@@ -24,7 +25,7 @@ def _diagonal_counts(query, target):
     counts = np.zeros(n + m + 1, dtype=np.int64)
     if n == 0 or m == 0:
         return counts
-    order = np.argsort(query, kind="mergesort")
+    order = stable_argsort(query)
     sorted_tokens = query[order]
     # unique tokens and where their positions start in `order`
     group_start = np.empty(n + 1, dtype=np.int64)
@@ -62,7 +63,7 @@ def _diagonal_counts(query, target):
 
 
 @jit
-def _seeded_band(query, target, band_width):
+def seeded_band(query, target, band_width):
     """Return ``(has_shared_tokens, diag_lo, diag_hi)`` for a band of half-width band_width."""
     n = query.shape[0]
     m = target.shape[0]

@@ -1,8 +1,11 @@
-"""Batch driver: many (query, target) pairs in one call, ``prange`` over pairs.
+"""Batch drivers: many (query, target) pairs per call, ``prange`` over chunks of pairs.
 
-Queries and targets are packed CSR-style (concatenated ids + offsets). Each pair writes
-only its own output row and its own slice of the block scratch buffer, so the result does
-not depend on the number of threads or on scheduling.
+Queries and targets are packed CSR-style (concatenated ids + offsets). Small pairs that
+share a query are grouped and aligned LANES at a time (``_lanes.py``); other pairs go one
+by one through the anti-diagonal kernel (``_sw.py``). Work items are cut into chunks
+that allocate their scratch once; each pair writes only its own output row and its own
+slice of the block scratch, so results do not depend on the number of threads or on
+scheduling.
 """
 
 from __future__ import annotations
@@ -10,25 +13,143 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit, jit_parallel, prange
-from citekit.kernels._sw import align_one, key_bits
+from citekit.kernels._sort import stable_argsort
+from citekit.kernels._lanes import LANES, align_lanes, lane_keys_size
+from citekit.kernels._sw import STORE_CELLS, align_one, key_bits, problem_region
+
+# Work items (lane groups or single pairs) per prange chunk: amortises scratch allocation
+# while leaving enough chunks to balance two or more threads.
+ITEMS_PER_CHUNK = 4
+# Pairs whose full DP has at most this many cells are aligned in lanes (see _lanes.py).
+LANE_CELLS = 1 << 13
 
 
-@jit_parallel
-def align_pairs_kernel(
-    query_ids, query_offsets, target_ids, target_offsets, pair_query, pair_target,
-    band_width, full_cell_budget, auto_band_width, match_score, mismatch_score, gap_score,
-    scratch_offsets, rows, block_counts, block_scratch,
-):
-    """Fill ``rows[p] = (score, qs, qe, ts, te, matches)`` and the blocks of every pair."""
-    for p in prange(pair_query.shape[0]):
+@jit
+def _pair_shape(p, query_offsets, target_offsets, pair_query, pair_target):
+    n = query_offsets[pair_query[p] + 1] - query_offsets[pair_query[p]]
+    m = target_offsets[pair_target[p] + 1] - target_offsets[pair_target[p]]
+    return n, m
+
+
+@jit
+def plan_work(query_offsets, target_offsets, pair_query, pair_target, band_width):
+    """Order pairs into work items: lane groups (same query, similar target lengths, at
+    most LANES pairs) for small full-DP pairs, single pairs for the rest.
+
+    Returns ``(order, item_offsets, item_is_group)``: item ``w`` covers pairs
+    ``order[item_offsets[w]:item_offsets[w + 1]]``.
+    """
+    n_pairs = pair_query.shape[0]
+    longest = 1
+    for p in range(n_pairs):
+        longest = max(longest, _pair_shape(p, query_offsets, target_offsets, pair_query,
+                                           pair_target)[1] + 1)
+    sort_key = np.empty(n_pairs, dtype=np.int64)
+    n_lane_pairs = 0
+    for p in range(n_pairs):
+        n, m = _pair_shape(p, query_offsets, target_offsets, pair_query, pair_target)
+        if band_width < 0 and n > 0 and m > 0 and (n + 1) * (m + 1) <= LANE_CELLS:
+            sort_key[p] = pair_query[p] * longest + m
+            n_lane_pairs += 1
+        else:
+            sort_key[p] = -1  # single pairs first
+    order = stable_argsort(sort_key)
+    n_single = n_pairs - n_lane_pairs
+    item_offsets = np.empty(n_pairs + 1, dtype=np.int64)
+    item_is_group = np.empty(n_pairs, dtype=np.bool_)
+    n_items = 0
+    for k in range(n_single):
+        item_offsets[n_items] = k
+        item_is_group[n_items] = False
+        n_items += 1
+    k = n_single
+    while k < n_pairs:
+        item_offsets[n_items] = k
+        item_is_group[n_items] = True
+        n_items += 1
+        query = pair_query[order[k]]
+        size = 1
+        while size < LANES and k + size < n_pairs and pair_query[order[k + size]] == query:
+            size += 1
+        k += size
+    item_offsets[n_items] = n_pairs
+    return order, item_offsets[: n_items + 1], item_is_group[:n_items]
+
+
+@jit
+def _scratch(longest):
+    buffers = np.empty((5, longest + 3), dtype=np.int64)
+    key_scratch = np.empty(STORE_CELLS, dtype=np.int64)
+    return buffers, key_scratch
+
+
+@jit
+def align_single(query, target, band_width, full_cell_budget, auto_band_width,
+                 match_score, mismatch_score, gap_score):
+    """One pair, serial: ``(row of 6 values, blocks array)``."""
+    buffers, key_scratch = _scratch(max(query.shape[0], target.shape[0]))
+    blocks_out = np.empty((min(query.shape[0], target.shape[0]), 3), dtype=np.int64)
+    score, qs, qe, ts, te, matches, n_blocks = align_one(
+        query, target, band_width, full_cell_budget, auto_band_width,
+        match_score, mismatch_score, gap_score, buffers, key_scratch, blocks_out,
+    )
+    row = np.array([score, qs, qe, ts, te, matches], dtype=np.int64)
+    return row, blocks_out[:n_blocks].copy()
+
+
+@jit
+def _align_chunk(chunk, order, item_offsets, item_is_group, query_ids, query_offsets,
+                 target_ids, target_offsets, pair_query, pair_target, band_width,
+                 full_cell_budget, auto_band_width, match_score, mismatch_score, gap_score,
+                 scratch_offsets, rows, block_counts, block_scratch):
+    """Align the pairs of work items ``[chunk * ITEMS_PER_CHUNK, ...)`` (serial)."""
+    n_items = item_is_group.shape[0]
+    first_item = chunk * ITEMS_PER_CHUNK
+    last_item = min(n_items, first_item + ITEMS_PER_CHUNK)
+    longest = 0
+    lane_cells = 0
+    for k in range(item_offsets[first_item], item_offsets[last_item]):
+        n, m = _pair_shape(order[k], query_offsets, target_offsets, pair_query, pair_target)
+        longest = max(longest, n, m)
+        lane_cells = max(lane_cells, lane_keys_size(n, m))
+    buffers, key_scratch = _scratch(longest)
+    lane_keys = np.empty(lane_cells, dtype=np.int64)
+    lane_tokens = np.empty(max(longest, 1) * LANES, dtype=np.int64)
+    lane_rows = np.empty((LANES, 6), dtype=np.int64)
+    lane_blocks = np.empty((LANES, longest, 3), dtype=np.int64)
+    lane_counts = np.empty(LANES, dtype=np.int64)
+    lane_targets = np.empty(LANES, dtype=np.int64)
+    for item in range(first_item, last_item):
+        first = item_offsets[item]
+        last = item_offsets[item + 1]
+        if item_is_group[item]:
+            qi = pair_query[order[first]]
+            for k in range(first, last):
+                lane_targets[k - first] = pair_target[order[k]]
+            align_lanes(
+                query_ids[query_offsets[qi]:query_offsets[qi + 1]], target_ids,
+                target_offsets, lane_targets, last - first, match_score, mismatch_score,
+                gap_score, lane_keys, lane_tokens, lane_rows, lane_blocks, lane_counts,
+            )
+            for k in range(first, last):
+                p = order[k]
+                lane = k - first
+                for c in range(6):
+                    rows[p, c] = lane_rows[lane, c]
+                block_counts[p] = lane_counts[lane]
+                for b in range(lane_counts[lane]):
+                    for c in range(3):
+                        block_scratch[scratch_offsets[p] + b, c] = lane_blocks[lane, b, c]
+            continue
+        p = order[first]
         qi = pair_query[p]
         ti = pair_target[p]
-        query = query_ids[query_offsets[qi]:query_offsets[qi + 1]]
-        target = target_ids[target_offsets[ti]:target_offsets[ti + 1]]
-        blocks_out = block_scratch[scratch_offsets[p]:scratch_offsets[p + 1]]
         score, qs, qe, ts, te, matches, n_blocks = align_one(
-            query, target, band_width, full_cell_budget, auto_band_width,
-            match_score, mismatch_score, gap_score, blocks_out,
+            query_ids[query_offsets[qi]:query_offsets[qi + 1]],
+            target_ids[target_offsets[ti]:target_offsets[ti + 1]],
+            band_width, full_cell_budget, auto_band_width,
+            match_score, mismatch_score, gap_score, buffers, key_scratch,
+            block_scratch[scratch_offsets[p]:scratch_offsets[p + 1]],
         )
         rows[p, 0] = score
         rows[p, 1] = qs
@@ -39,31 +160,55 @@ def align_pairs_kernel(
         block_counts[p] = n_blocks
 
 
+@jit_parallel
+def align_pairs_kernel(order, item_offsets, item_is_group, query_ids, query_offsets,
+                       target_ids, target_offsets, pair_query, pair_target, band_width,
+                       full_cell_budget, auto_band_width, match_score, mismatch_score,
+                       gap_score, scratch_offsets, rows, block_counts, block_scratch):
+    """Fill ``rows[p] = (score, qs, qe, ts, te, matches)`` and the blocks of every pair.
+
+    The parallel loop only dispatches chunks; all work is in the serial ``_align_chunk``
+    (which keeps the parallel compilation small).
+    """
+    n_chunks = (item_is_group.shape[0] + ITEMS_PER_CHUNK - 1) // ITEMS_PER_CHUNK
+    for chunk in prange(n_chunks):
+        _align_chunk(chunk, order, item_offsets, item_is_group, query_ids, query_offsets,
+                     target_ids, target_offsets, pair_query, pair_target, band_width,
+                     full_cell_budget, auto_band_width, match_score, mismatch_score,
+                     gap_score, scratch_offsets, rows, block_counts, block_scratch)
+
+
 @jit
-def widest_key_bits(query_offsets, target_offsets, pair_query, pair_target, match_score,
-                    max_penalty):
-    """Largest key width over all pairs and the index of the pair that needs it."""
+def effective_shape(n, m, band_width, full_cell_budget, auto_band_width):
+    """Largest (n, m) region align_one keys a pair with: banding narrows the target."""
+    banded, half_width = problem_region(n, m, band_width, full_cell_budget, auto_band_width)
+    if banded:
+        return n, min(m, n + 2 * half_width)
+    return n, m
+
+
+@jit
+def check_pairs(query_offsets, target_offsets, pair_query, pair_target, band_width,
+                full_cell_budget, auto_band_width, match_score, max_penalty):
+    """Widest key over all pairs, the pair needing it, and block scratch offsets.
+
+    A pair has at most min(n, m) blocks; ``scratch_offsets`` are their prefix sums.
+    """
+    n_pairs = pair_query.shape[0]
+    scratch_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
     widest = 0
     widest_pair = -1
-    for p in range(pair_query.shape[0]):
+    for p in range(n_pairs):
         n = query_offsets[pair_query[p] + 1] - query_offsets[pair_query[p]]
         m = target_offsets[pair_target[p] + 1] - target_offsets[pair_target[p]]
-        bits = key_bits(n, m, match_score, max_penalty)
+        scratch_offsets[p + 1] = scratch_offsets[p] + min(n, m)
+        region_n, region_m = effective_shape(n, m, band_width, full_cell_budget,
+                                             auto_band_width)
+        bits = key_bits(region_n, region_m, match_score, max_penalty)
         if bits > widest:
             widest = bits
             widest_pair = p
-    return widest, widest_pair
-
-
-@jit
-def block_scratch_offsets(query_offsets, target_offsets, pair_query, pair_target):
-    """Prefix sums of min(n, m) per pair: an upper bound on each pair's number of blocks."""
-    offsets = np.zeros(pair_query.shape[0] + 1, dtype=np.int64)
-    for p in range(pair_query.shape[0]):
-        n = query_offsets[pair_query[p] + 1] - query_offsets[pair_query[p]]
-        m = target_offsets[pair_target[p] + 1] - target_offsets[pair_target[p]]
-        offsets[p + 1] = offsets[p] + min(n, m)
-    return offsets
+    return widest, widest_pair, scratch_offsets
 
 
 @jit
@@ -75,7 +220,7 @@ def compact_blocks(scratch_offsets, block_counts, block_scratch):
         block_offsets[p + 1] = block_offsets[p] + block_counts[p]
     blocks = np.empty((block_offsets[n_pairs], 3), dtype=np.int64)
     for p in range(n_pairs):
-        for k in range(block_counts[p]):
+        for b in range(block_counts[p]):
             for c in range(3):
-                blocks[block_offsets[p] + k, c] = block_scratch[scratch_offsets[p] + k, c]
+                blocks[block_offsets[p] + b, c] = block_scratch[scratch_offsets[p] + b, c]
     return block_offsets, blocks

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
+from citekit.kernels._sort import stable_argsort
 
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 
@@ -28,7 +29,7 @@ def _group_tokens(tokens):
     ``group_values[g]``.
     """
     n = tokens.shape[0]
-    positions = np.argsort(tokens, kind="mergesort")  # stable: positions ascend per value
+    positions = stable_argsort(tokens)  # stable: positions ascend per value
     group_start = np.empty(n + 1, dtype=np.int64)
     group_values = np.empty(n, dtype=np.int64)
     n_groups = 0
@@ -199,7 +200,7 @@ def matching_blocks_kernel(a, b):
                 stack[depth, 2] = best_j + best_size
                 stack[depth, 3] = b_hi
                 depth += 1
-    order = np.argsort(found[:n_found, 0])
+    order = stable_argsort(found[:n_found, 0].copy())
     merged = np.empty((n_found + 1, 3), dtype=np.int64)
     n_merged = 0
     run_i = 0

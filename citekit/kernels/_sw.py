@@ -1,15 +1,31 @@
 """Smith-Waterman kernels over int64 token ids (numba, serial).
 
-The DP value of a cell is a single int64 *key* that packs, from most to least
-significant field: the alignment score, the number of matches, ``m - target_start`` and
+Keys
+----
+The DP value of a cell is one int64 *key* packing, from the most to the least significant
+field: the alignment score, the number of matches, ``m - target_start`` and
 ``n - query_start``. Extending an alignment adds a constant to the key (the score step,
-plus one match for an exact diagonal step) and leaves the start fields alone, so plain
-integer ``max`` over keys is a lexicographic maximum over
-``(score, matches, -target_start, -query_start)``: the tie-breaking of the public API
-falls out of ordinary integer arithmetic and costs nothing in the inner loop.
+plus one match for an exact diagonal step) and leaves the start fields alone, so an
+integer ``max`` over keys is the lexicographic maximum over
+``(score, matches, -target_start, -query_start)``. The public tie-breaking therefore costs
+nothing in the inner loop, and the start of the best alignment is known without a
+traceback. :func:`key_bits` gives the width a problem needs; wrappers check it fits.
 
-``_key_shifts`` gives the field widths; the public wrappers check beforehand that the
-widest key of a problem fits in 62 bits (:func:`key_bits`).
+Anti-diagonals
+--------------
+Cells on one anti-diagonal ``k = i + j`` depend only on anti-diagonals ``k - 1`` and
+``k - 2``, so the inner loop over ``i`` has no loop-carried dependency and LLVM turns it
+into SIMD code. Three rotating buffers hold the last anti-diagonals; a NEG_KEY guard is
+written just outside each one, which is all the next two anti-diagonals can read beyond
+the valid cells (anti-diagonal ranges move by at most one cell per step).
+
+Traceback
+---------
+Small problems keep every anti-diagonal (``keys[k, i - first_row(k)]``) and trace back
+directly. Large ones run a storage-free pass to find the best key, whose start fields give
+the rectangle of the optimal alignment, then re-run the DP with storage on that rectangle
+only: the best alignment of the sub-problem is the same alignment (every alignment of the
+rectangle is one of the whole problem and the preference order is translation invariant).
 """
 
 from __future__ import annotations
@@ -17,13 +33,15 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
-from citekit.kernels._band import _seeded_band
+from citekit.kernels._band import seeded_band
 
-# Out-of-band sentinel: far below any reachable key, and adding any score step to it
-# cannot overflow (steps are bounded by 2**61 by the key-width check).
+# Out-of-band sentinel: far below any reachable key; adding a score step cannot overflow.
 NEG_KEY = -(1 << 62)
-# Largest number of bits a key may need, sign excluded, so that key + step never overflows.
+# Largest key width (sign excluded) for which key + step never overflows an int64.
 MAX_KEY_BITS = 61
+# Problems whose stored anti-diagonals take at most this many keys (256 KiB) are traced
+# back from the first pass; larger ones use the score-only pass + rectangle recompute.
+STORE_CELLS = 1 << 15
 
 
 @jit
@@ -36,88 +54,147 @@ def _bit_length(value):
 
 
 @jit
-def _key_shifts(n, m):
-    """Bit offsets of the start/match/score fields for an n x m problem."""
+def key_shifts(n, m):
+    """``(query_bits, start_bits, score_shift)``: where the key fields begin."""
     query_bits = _bit_length(n)
-    start_bits = query_bits + _bit_length(m)  # offset of the matches field
+    start_bits = query_bits + _bit_length(m)  # the matches field starts here
     score_shift = start_bits + _bit_length(min(n, m))
     return query_bits, start_bits, score_shift
 
 
 @jit
-def _restart_key(i, j, n, m, query_bits):
-    """Key of the empty alignment starting (and ending) at DP cell (i, j)."""
-    return ((m - j) << query_bits) | (n - i)
+def key_bits(n, m, match_score, max_penalty):
+    """Bits (sign excluded) that the widest key of an n x m problem needs."""
+    score_shift = key_shifts(n, m)[2]
+    return score_shift + _bit_length(max(match_score * min(n, m) + 1, max_penalty))
 
 
 @jit
-def _fill_region(
-    query, target, row_lo, row_hi, col_lo, col_hi, diag_lo, diag_hi,
-    match_step, mismatch_step, gap_step, query_bits, keys,
-):
-    """Fill the keys of DP cells (i, j) with row_lo <= i <= row_hi, col_lo <= j <= col_hi
-    and diag_lo <= j - i <= diag_hi; alignments never leave that region.
+def _first_row(k, m, diag_hi):
+    """Smallest i of a DP cell (i, k - i) with j <= m and j - i <= diag_hi."""
+    return max(0, k - m, (k - diag_hi + 1) // 2)
 
-    Cell (i, j) is stored at ``keys[i - row_lo, j - max(col_lo, i + diag_lo)]``.
-    Returns ``(best_key, best_i, best_j)``: the maximal key, ties broken towards the
-    smaller ``i + j`` (shorter span for the same start), then smaller ``j``, then ``i``.
+
+@jit
+def _last_row(k, n, diag_lo):
+    """Largest i of a DP cell (i, k - i) with i <= n, j >= 0 and j - i >= diag_lo."""
+    return min(n, k, (k - diag_lo) // 2)
+
+
+@jit
+def _diagonal_width(n, m, diag_lo, diag_hi):
+    """Most cells any anti-diagonal of the region holds."""
+    return min(n + 1, m + 1, (diag_hi - diag_lo) // 2 + 1)
+
+
+@jit
+def _antidiagonal(query_padded, target_reversed, before, previous, current, i_first, i_last,
+                  base, n, match_step, mismatch_step, gap_step, query_bits):
+    """Cells i_first..i_last of one anti-diagonal; returns their largest key.
+
+    Written over contiguous slices with no loop-carried dependency so that it vectorizes.
+    """
+    diagonal_best = NEG_KEY
+    count = i_last + 1 - i_first
+    if count <= 0:
+        return diagonal_best
+    query_tokens = query_padded[i_first:i_last + 1]
+    target_tokens = target_reversed[base + i_first:base + i_last + 1]
+    diag_keys = before[i_first:i_last + 1]
+    up_keys = previous[i_first:i_last + 1]
+    left_keys = previous[i_first + 1:i_last + 2]
+    out = current[i_first + 1:i_last + 2]
+    # restart key ((m - j) << query_bits) + (n - i) grows by this much per step of i
+    restart_first = ((base + i_first) << query_bits) + (n - i_first)
+    restart_step = (1 << query_bits) - 1
+    for x in range(count):
+        diag = diag_keys[x] + (match_step if query_tokens[x] == target_tokens[x] else mismatch_step)
+        key = max(max(diag, up_keys[x] + gap_step),
+                  max(left_keys[x] + gap_step, restart_first + x * restart_step))
+        out[x] = key
+        diagonal_best = max(diagonal_best, key)
+    return diagonal_best
+
+
+@jit
+def _dp_pass(query, target, diag_lo, diag_hi, match_step, mismatch_step, gap_step,
+             query_bits, buffers, keys, store):
+    """Fill the DP over cells (i, j), 0 <= i <= n, 0 <= j <= m, diag_lo <= j - i <= diag_hi.
+
+    ``buffers`` is scratch of shape ``(5, >= max(n, m) + 3)``: rows 0-2 rotate as
+    anti-diagonals (index ``i + 1``), row 3 holds ``[0] + query``, row 4 the reversed
+    target followed by a pad. When ``store`` is true, ``keys[k, i - first_row(k), 0]`` keeps
+    every cell. Returns ``(best_key, best_i, best_j)``: the maximal key, reached first at
+    the smallest ``i + j`` and, on that anti-diagonal, the smallest ``j``.
     """
     n = query.shape[0]
     m = target.shape[0]
+    query_padded = buffers[3]
+    target_reversed = buffers[4]
+    query_padded[0] = 0
+    for i in range(n):
+        query_padded[i + 1] = query[i]
+    for j in range(m):
+        target_reversed[j] = target[m - 1 - j]
+    target_reversed[m] = 0
+    current = buffers[0]
+    previous = buffers[1]
+    before = buffers[2]
+    for row in range(3):
+        for i in range(n + 3):
+            buffers[row, i] = NEG_KEY
     best_key = NEG_KEY
     best_i = -1
     best_j = -1
-    for i in range(row_lo, row_hi + 1):
-        j_first = max(col_lo, i + diag_lo)
-        j_last = min(col_hi, i + diag_hi)
-        if j_first > j_last:
-            continue
-        row = i - row_lo
-        prev_first = max(col_lo, i - 1 + diag_lo)
-        left_key = NEG_KEY
-        for j in range(j_first, j_last + 1):
-            key = _restart_key(i, j, n, m, query_bits)
-            if i > row_lo and j > col_lo:
-                step = match_step if query[i - 1] == target[j - 1] else mismatch_step
-                candidate = keys[row - 1, j - 1 - prev_first] + step
-                if candidate > key:
-                    key = candidate
-            if i > row_lo and j - i + 1 <= diag_hi:
-                candidate = keys[row - 1, j - prev_first] + gap_step
-                if candidate > key:
-                    key = candidate
-            if j > j_first:
-                candidate = left_key + gap_step
-                if candidate > key:
-                    key = candidate
-            keys[row, j - j_first] = key
-            left_key = key
-            if key > best_key or (
-                key == best_key
-                and (i + j < best_i + best_j or (i + j == best_i + best_j and j < best_j))
-            ):
-                best_key = key
-                best_i = i
-                best_j = j
+    for k in range(n + m + 1):
+        i_first = _first_row(k, m, diag_hi)
+        i_last = _last_row(k, n, diag_lo)
+        # target_reversed[m - k + i] is target[j - 1]; (m - j) is also the start field
+        diagonal_best = _antidiagonal(
+            query_padded, target_reversed, before, previous, current, i_first, i_last,
+            m - k, n, match_step, mismatch_step, gap_step, query_bits,
+        )
+        if i_first >= 0 and i_first <= n + 2:
+            current[i_first] = NEG_KEY
+        if i_last + 2 >= 0 and i_last + 2 <= n + 2:
+            current[i_last + 2] = NEG_KEY
+        if store:
+            for i in range(i_first, i_last + 1):
+                keys[k, i - i_first, 0] = current[i + 1]
+        if diagonal_best > best_key:
+            best_key = diagonal_best
+            for i in range(i_last, i_first - 1, -1):
+                if current[i + 1] == diagonal_best:
+                    best_i = i
+                    best_j = k - i
+                    break
+        current, previous, before = before, current, previous
     return best_key, best_i, best_j
 
 
 @jit
-def _traceback(
-    query, target, row_lo, col_lo, diag_lo, diag_hi, match_step, mismatch_step, gap_step,
-    query_bits, start_bits, keys, end_i, end_j, blocks_out,
-):
+def _key_at(keys, lane, i, j, m, diag_hi):
+    """Key of DP cell (i, j): lane < 0 for the anti-diagonal layout
+    ``keys[i + j, i - first_row(i + j), 0]``, else the lane layout ``keys[i, j, lane]``."""
+    if lane < 0:
+        return keys[i + j, i - _first_row(i + j, m, diag_hi), 0]
+    return keys[i, j, lane]
+
+
+@jit
+def traceback(query, target, diag_lo, diag_hi, match_step, mismatch_step, gap_step,
+              query_bits, start_bits, keys, lane, end_i, end_j, blocks_out):
     """Trace the alignment ending at DP cell (end_i, end_j) back to its start.
 
-    At every cell the first predecessor whose key plus the step equals the cell's key is
-    taken, in the order diagonal, up (a query token against a gap), left (a target token
-    against a gap). Writes the runs of exact matches to ``blocks_out`` as rows
+    At each cell the first predecessor whose key plus the step equals the cell's key is
+    taken, in the order diagonal, up (query token against a gap), left (target token
+    against a gap). Writes runs of exact matches to ``blocks_out`` as rows
     ``(query_start, target_start, length)`` in increasing order and returns
     ``(query_start, target_start, matches, n_blocks)``.
     """
     n = query.shape[0]
     m = target.shape[0]
-    key = keys[end_i - row_lo, end_j - max(col_lo, end_i + diag_lo)]
+    key = _key_at(keys, lane, end_i, end_j, m, diag_hi)
     start_i = n - (key & ((1 << query_bits) - 1))
     start_j = m - ((key >> query_bits) & ((1 << (start_bits - query_bits)) - 1))
     i = end_i
@@ -128,11 +205,9 @@ def _traceback(
     run_t = -1
     run_length = 0
     while i != start_i or j != start_j:
-        row = i - row_lo
-        prev_first = max(col_lo, i - 1 + diag_lo)
-        if i > row_lo and j > col_lo:
+        if i > 0 and j > 0:
             is_match = query[i - 1] == target[j - 1]
-            previous = keys[row - 1, j - 1 - prev_first]
+            previous = _key_at(keys, lane, i - 1, j - 1, m, diag_hi)
             if previous + (match_step if is_match else mismatch_step) == key:
                 key = previous
                 i -= 1
@@ -151,15 +226,14 @@ def _traceback(
                     run_q = i
                     run_t = j
                 continue
-        if i > row_lo and j - i + 1 <= diag_hi:
-            previous = keys[row - 1, j - prev_first]
+        if i > 0 and j - i + 1 <= diag_hi:
+            previous = _key_at(keys, lane, i - 1, j, m, diag_hi)
             if previous + gap_step == key:
                 key = previous
                 i -= 1
                 continue
-        row_first = max(col_lo, i + diag_lo)
-        if j > row_first:
-            previous = keys[row, j - 1 - row_first]
+        if j > 0 and j - 1 - i >= diag_lo:
+            previous = _key_at(keys, lane, i, j - 1, m, diag_hi)
             if previous + gap_step == key:
                 key = previous
                 j -= 1
@@ -170,60 +244,130 @@ def _traceback(
         blocks_out[n_blocks, 1] = run_t
         blocks_out[n_blocks, 2] = run_length
         n_blocks += 1
-    # runs were found from the end backwards
-    for k in range(n_blocks // 2):
+    for b in range(n_blocks // 2):  # runs were collected from the end backwards
         for c in range(3):
-            swap = blocks_out[k, c]
-            blocks_out[k, c] = blocks_out[n_blocks - 1 - k, c]
-            blocks_out[n_blocks - 1 - k, c] = swap
+            swap = blocks_out[b, c]
+            blocks_out[b, c] = blocks_out[n_blocks - 1 - b, c]
+            blocks_out[n_blocks - 1 - b, c] = swap
     return start_i, start_j, matches, n_blocks
 
 
 @jit
-def key_bits(n, m, match_score, max_penalty):
-    """Bits (sign excluded) the widest key of an n x m problem needs."""
-    score_shift = _key_shifts(n, m)[2]
-    return score_shift + _bit_length(max(match_score * min(n, m) + 1, max_penalty))
+def _stored_keys(key_scratch, n, m, diag_lo, diag_hi):
+    """A (n + m + 1, width, 1) view of key_scratch for the stored anti-diagonals."""
+    width = _diagonal_width(n, m, diag_lo, diag_hi)
+    return key_scratch[: (n + m + 1) * width].reshape((n + m + 1, width, 1))
 
 
 @jit
-def align_one(
-    query, target, band_width, full_cell_budget, auto_band_width,
-    match_score, mismatch_score, gap_score, blocks_out,
-):
-    """Align one query with one target.
+def stored_cells(n, m, diag_lo, diag_hi):
+    """Keys stored to trace back an n x m region."""
+    return (n + m + 1) * _diagonal_width(n, m, diag_lo, diag_hi)
 
-    ``band_width < 0`` selects the automatic mode: the full DP when ``(n + 1) * (m + 1)``
-    is within ``full_cell_budget``, else a band of half-width ``auto_band_width``.
-    Returns ``(score, query_start, query_end, target_start, target_end, matches, n_blocks)``
-    with all zeros for the empty alignment; blocks go to ``blocks_out``.
+
+@jit
+def _align_region(query, target, diag_lo, diag_hi, match_score, mismatch_score, gap_score,
+                  buffers, key_scratch, blocks_out):
+    """Best alignment restricted to diag_lo <= j - i <= diag_hi, with its blocks.
+
+    Returns ``(score, query_start, query_end, target_start, target_end, matches,
+    n_blocks)``; the empty alignment when no cell scores above zero.
+    """
+    n = query.shape[0]
+    m = target.shape[0]
+    query_bits, start_bits, score_shift = key_shifts(n, m)
+    match_step = match_score * (1 << score_shift) + (1 << start_bits)
+    mismatch_step = mismatch_score * (1 << score_shift)
+    gap_step = gap_score * (1 << score_shift)
+    store = stored_cells(n, m, diag_lo, diag_hi) <= STORE_CELLS
+    keys = _stored_keys(key_scratch, n if store else 0, m if store else 0, diag_lo, diag_hi)
+    best_key, end_i, end_j = _dp_pass(
+        query, target, diag_lo, diag_hi, match_step, mismatch_step, gap_step,
+        query_bits, buffers, keys, store,
+    )
+    score = best_key >> score_shift
+    if score <= 0:
+        return 0, 0, 0, 0, 0, 0, 0
+    if store:
+        start_i, start_j, matches, n_blocks = traceback(
+            query, target, diag_lo, diag_hi, match_step, mismatch_step, gap_step,
+            query_bits, start_bits, keys, -1, end_i, end_j, blocks_out,
+        )
+        return score, start_i, end_i, start_j, end_j, matches, n_blocks
+    start_i = n - (best_key & ((1 << query_bits) - 1))
+    start_j = m - ((best_key >> query_bits) & ((1 << (start_bits - query_bits)) - 1))
+    # second pass, with storage, on the rectangle of the optimal alignment
+    sub_query = query[start_i:end_i]
+    sub_target = target[start_j:end_j]
+    sub_n = end_i - start_i
+    sub_m = end_j - start_j
+    shift = start_j - start_i
+    sub_lo = max(diag_lo - shift, -sub_n)
+    sub_hi = min(diag_hi - shift, sub_m)
+    query_bits, start_bits, score_shift = key_shifts(sub_n, sub_m)
+    match_step = match_score * (1 << score_shift) + (1 << start_bits)
+    mismatch_step = mismatch_score * (1 << score_shift)
+    gap_step = gap_score * (1 << score_shift)
+    # may exceed the scratch; bounded by the whole region's cells, which the caller's
+    # choice of full DP (cell budget) or band bounds
+    rectangle_scratch = np.empty(stored_cells(sub_n, sub_m, sub_lo, sub_hi), dtype=np.int64)
+    keys = _stored_keys(rectangle_scratch, sub_n, sub_m, sub_lo, sub_hi)
+    sub_key, sub_end_i, sub_end_j = _dp_pass(
+        sub_query, sub_target, sub_lo, sub_hi, match_step, mismatch_step, gap_step,
+        query_bits, buffers, keys, True,
+    )
+    sub_start_i, sub_start_j, matches, n_blocks = traceback(
+        sub_query, sub_target, sub_lo, sub_hi, match_step, mismatch_step, gap_step,
+        query_bits, start_bits, keys, -1, sub_end_i, sub_end_j, blocks_out,
+    )
+    for b in range(n_blocks):
+        blocks_out[b, 0] += start_i
+        blocks_out[b, 1] += start_j
+    return score, start_i, end_i, start_j, end_j, matches, n_blocks
+
+
+@jit
+def problem_region(n, m, band_width, full_cell_budget, auto_band_width):
+    """Decide full DP or band for an n x m problem before seeding.
+
+    Returns ``(banded, half_width)``.
+    """
+    if band_width < 0 and stored_cells(n, m, -n, m) <= full_cell_budget:
+        return False, 0
+    return True, band_width if band_width >= 0 else auto_band_width
+
+
+@jit
+def align_one(query, target, band_width, full_cell_budget, auto_band_width,
+              match_score, mismatch_score, gap_score, buffers, key_scratch, blocks_out):
+    """Align one query with one target; see :func:`citekit.kernels.smith_waterman`.
+
+    ``band_width < 0`` selects the automatic mode. Scratch: ``buffers`` of shape
+    ``(5, >= max(n, m) + 3)`` and ``key_scratch`` of at least ``STORE_CELLS`` keys.
+    Returns ``(score, query_start, query_end, target_start, target_end, matches,
+    n_blocks)``, all zeros for the empty alignment.
     """
     n = query.shape[0]
     m = target.shape[0]
     if n == 0 or m == 0:
         return 0, 0, 0, 0, 0, 0, 0
-    if band_width < 0 and (n + 1) * (m + 1) <= full_cell_budget:
-        diag_lo = -n
-        diag_hi = m
-    else:
-        half_width = band_width if band_width >= 0 else auto_band_width
-        has_shared, diag_lo, diag_hi = _seeded_band(query, target, half_width)
-        if not has_shared:
-            return 0, 0, 0, 0, 0, 0, 0
-    query_bits, start_bits, score_shift = _key_shifts(n, m)
-    match_step = match_score * (1 << score_shift) + (1 << start_bits)
-    mismatch_step = mismatch_score * (1 << score_shift)
-    gap_step = gap_score * (1 << score_shift)
-    keys = np.empty((n + 1, min(m + 1, diag_hi - diag_lo + 1)), dtype=np.int64)
-    best_key, end_i, end_j = _fill_region(
-        query, target, 0, n, 0, m, diag_lo, diag_hi,
-        match_step, mismatch_step, gap_step, query_bits, keys,
-    )
-    score = best_key >> score_shift
-    if score <= 0:
+    banded, half_width = problem_region(n, m, band_width, full_cell_budget, auto_band_width)
+    if not banded:
+        return _align_region(query, target, -n, m, match_score, mismatch_score, gap_score,
+                             buffers, key_scratch, blocks_out)
+    has_shared, diag_lo, diag_hi = seeded_band(query, target, half_width)
+    if not has_shared:
         return 0, 0, 0, 0, 0, 0, 0
-    start_i, start_j, matches, n_blocks = _traceback(
-        query, target, 0, 0, diag_lo, diag_hi, match_step, mismatch_step, gap_step,
-        query_bits, start_bits, keys, end_i, end_j, blocks_out,
+    # only target columns the band touches take part: translate the problem to them
+    first_column = max(0, diag_lo)
+    last_column = min(m, n + diag_hi)
+    score, qs, qe, ts, te, matches, n_blocks = _align_region(
+        query, target[first_column:last_column], diag_lo - first_column,
+        diag_hi - first_column, match_score, mismatch_score, gap_score,
+        buffers, key_scratch, blocks_out,
     )
-    return score, start_i, end_i, start_j, end_j, matches, n_blocks
+    if score == 0:
+        return 0, 0, 0, 0, 0, 0, 0
+    for b in range(n_blocks):
+        blocks_out[b, 1] += first_column
+    return score, qs, qe, ts + first_column, te + first_column, matches, n_blocks

@@ -1,0 +1,158 @@
+"""One query against up to LANES small targets at once (numba, serial).
+
+The full DP runs row by row over the query with LANES targets side by side
+(``tokens[j, lane]``, ``keys[i, j, lane]``). Each row is two flat loops over
+``x = j * LANES + lane``: first the diagonal, up and restart candidates (independent, so
+SIMD over lanes and columns), then the left neighbour, a dependency at distance LANES
+that is still SIMD over the lanes. Shorter targets are padded with a token absent from the query: padding
+cells only lose score, so they never hold a lane's best key and never feed a real cell
+(columns only grow along a path). All lanes share the key layout of the longest target;
+the packing order is the same, so every lane gets exactly the single-pair alignment.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from citekit._jit import jit
+from citekit.kernels._sw import NEG_KEY, key_shifts, traceback
+
+LANES = 8
+
+
+@jit
+def _absent_token(query):
+    """An int64 value that does not occur in ``query`` (query is not empty)."""
+    smallest = query[0]
+    largest = query[0]
+    for value in query:
+        smallest = min(smallest, value)
+        largest = max(largest, value)
+    if smallest > np.iinfo(np.int64).min:
+        return smallest - 1
+    if largest < np.iinfo(np.int64).max:
+        return largest + 1
+    candidate = smallest + 1  # both extremes occur: probe upwards, at most n values
+    while True:
+        found = False
+        for value in query:
+            if value == candidate:
+                found = True
+                break
+        if not found:
+            return candidate
+        candidate += 1
+
+
+@jit
+def lane_keys_size(n, longest):
+    """Keys of scratch a group needs: (n + 1) * (longest + 1) * LANES."""
+    return (n + 1) * (longest + 1) * LANES
+
+
+@jit
+def align_lanes(query, target_ids, target_offsets, targets, n_targets,
+                match_score, mismatch_score, gap_score, key_scratch, token_scratch,
+                rows, blocks_out, block_counts):
+    """Align ``query`` with targets ``targets[:n_targets]`` (n_targets <= LANES).
+
+    Writes ``rows[lane] = (score, qs, qe, ts, te, matches)``, blocks of lane ``lane`` to
+    ``blocks_out[lane]`` (shape ``(LANES, >= min(n, m), 3)``) and their count to
+    ``block_counts[lane]``.
+    """
+    n = query.shape[0]
+    longest = 0
+    for lane in range(n_targets):
+        t = targets[lane]
+        longest = max(longest, target_offsets[t + 1] - target_offsets[t])
+    query_bits, start_bits, score_shift = key_shifts(n, longest)
+    match_step = match_score * (1 << score_shift) + (1 << start_bits)
+    mismatch_step = mismatch_score * (1 << score_shift)
+    gap_step = gap_score * (1 << score_shift)
+
+    padding = _absent_token(query)
+    tokens = token_scratch[: max(longest, 1) * LANES].reshape((max(longest, 1), LANES))
+    lengths = np.zeros(LANES, dtype=np.int64)
+    for lane in range(LANES):
+        if lane < n_targets:
+            t = targets[lane]
+            start = target_offsets[t]
+            lengths[lane] = target_offsets[t + 1] - start
+            for j in range(lengths[lane]):
+                tokens[j, lane] = target_ids[start + j]
+        for j in range(lengths[lane], longest):
+            tokens[j, lane] = padding
+    keys = key_scratch[: lane_keys_size(n, longest)].reshape((n + 1, longest + 1, LANES))
+    row_width = (longest + 1) * LANES
+    flat_keys = key_scratch[: lane_keys_size(n, longest)]
+    flat_tokens = tokens.reshape(tokens.shape[0] * LANES)
+    # restart key of cell (i, j) in lane l: ((m_l - j) << query_bits) + (n - i), stored
+    # for i = 0 at index j * LANES + l
+    restart = np.empty(row_width, dtype=np.int64)
+    for j in range(longest + 1):
+        for lane in range(LANES):
+            restart[j * LANES + lane] = ((lengths[lane] - j) << query_bits) + n
+    flat_keys[:row_width] = restart
+    running = np.empty(row_width, dtype=np.int64)
+    row_best = np.empty((n + 1, LANES), dtype=np.int64)
+    for i in range(1, n + 1):
+        token = query[i - 1]
+        previous = flat_keys[(i - 1) * row_width:i * row_width]
+        current = flat_keys[i * row_width:(i + 1) * row_width]
+        for x in range(LANES):
+            current[x] = restart[x] - i
+            running[x] = current[x]
+        # x = j * LANES + lane. First everything but the left neighbour: no dependency
+        # along the row, so this loop is SIMD over lanes and columns alike.
+        for x in range(LANES, row_width):
+            diag = previous[x - LANES] + (
+                match_step if flat_tokens[x - LANES] == token else mismatch_step
+            )
+            current[x] = max(max(diag, previous[x] + gap_step), restart[x] - i)
+        # then the left neighbour: a dependency at distance LANES, still SIMD over lanes;
+        # `running` keeps each lane's row maximum
+        for x in range(LANES, row_width):
+            key = max(current[x], current[x - LANES] + gap_step)
+            current[x] = key
+            running[x] = max(running[x - LANES], key)
+        for lane in range(LANES):
+            row_best[i, lane] = running[row_width - LANES + lane]
+    # each lane's best key, reached first at the smallest i + j, then the smallest j
+    best = np.full(LANES, NEG_KEY, dtype=np.int64)
+    for i in range(1, n + 1):
+        for lane in range(LANES):
+            best[lane] = max(best[lane], row_best[i, lane])
+    best_i = np.zeros(LANES, dtype=np.int64)
+    best_j = np.zeros(LANES, dtype=np.int64)
+    for lane in range(n_targets):
+        best_sum = -1
+        for i in range(1, n + 1):
+            if row_best[i, lane] != best[lane]:
+                continue
+            for j in range(longest + 1):
+                if keys[i, j, lane] == best[lane]:
+                    if best_sum < 0 or i + j < best_sum or (i + j == best_sum and j < best_j[lane]):
+                        best_sum = i + j
+                        best_i[lane] = i
+                        best_j[lane] = j
+                    break
+    for lane in range(n_targets):
+        t = targets[lane]
+        target = target_ids[target_offsets[t]:target_offsets[t + 1]]
+        score = best[lane] >> score_shift
+        if score <= 0 or n == 0 or target.shape[0] == 0:
+            for c in range(6):
+                rows[lane, c] = 0
+            block_counts[lane] = 0
+            continue
+        start_i, start_j, matches, n_blocks = traceback(
+            query, target, -n, longest, match_step, mismatch_step, gap_step,
+            query_bits, start_bits, keys, lane, best_i[lane], best_j[lane], blocks_out[lane],
+        )
+        rows[lane, 0] = score
+        rows[lane, 1] = start_i
+        rows[lane, 2] = best_i[lane]
+        rows[lane, 3] = start_j
+        rows[lane, 4] = best_j[lane]
+        rows[lane, 5] = matches
+        block_counts[lane] = n_blocks
