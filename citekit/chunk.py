@@ -192,6 +192,12 @@ class ChunkTokenizer:
         tokenizer has no fixed vocabulary; ``name`` is the model name, or for a
         configurable rule-based tokenizer a short digest of its ``config``. The same
         tokenizer gives the same id in every process.
+
+        Examples
+        --------
+        >>> from citekit import TiktokenTokenizer
+        >>> ChunkTokenizer(TiktokenTokenizer()).id
+        'bpe:100277:cl100k_base'
         """
         tokenizer = self.tokenizer
         kind = getattr(tokenizer, "kind", None)
@@ -209,7 +215,15 @@ class ChunkTokenizer:
 
     @property
     def max_text_tokens(self) -> int | None:
-        """Tokens left for text in one sequence: ``max_sequence_length - overhead``."""
+        """Tokens left for text in one sequence: ``max_sequence_length - overhead``.
+
+        Examples
+        --------
+        >>> from citekit import SimpleTokenizer
+        >>> ChunkTokenizer(SimpleTokenizer(), max_sequence_length=512,
+        ...                special_token_overhead=2).max_text_tokens
+        510
+        """
         if self.max_sequence_length is None:
             return None
         return self.max_sequence_length - self.special_token_overhead
