@@ -207,25 +207,33 @@ def _attach_shared_sources(outcomes: Iterable[RecordResult], sources: tuple) -> 
     return attached
 
 
-def _shared_sources_of(pipeline: Any, corpus: Any) -> tuple:
-    """The ``sources`` the pipeline records for answers aligned against ``corpus``."""
+def _shared_sources_of(pipeline: Any, corpus: Any) -> tuple | None:
+    """The ``sources`` the pipeline records for answers aligned against ``corpus``
+    (``None`` when that cannot be found out: results then travel with their sources)."""
     if corpus is None:
-        return ()
-    result = pipeline.align("", corpus)
-    return tuple(getattr(result, "sources", ()))
+        return None
+    try:
+        result = pipeline.align("", corpus)
+    except Exception:  # noqa: BLE001 - a custom pipeline may refuse an empty answer
+        return None
+    sources = getattr(result, "sources", None)
+    return tuple(sources) if sources is not None else None
 
 
 # state of a worker process: the pipeline and the corpus, unpickled once per worker
 _WORKER_STATE: dict[str, Any] = {}
 
 
-def _init_worker(pipeline: Any, corpus: Any) -> None:
+def _init_worker(pipeline: Any, corpus: Any, strip_shared_sources: bool) -> None:
     _WORKER_STATE["pipeline"] = pipeline
     _WORKER_STATE["corpus"] = corpus
+    _WORKER_STATE["strip"] = strip_shared_sources
 
 
 def _worker_score(batch: list[tuple[int | None, Any]]) -> list[RecordResult]:
-    return _score_batch(_WORKER_STATE["pipeline"], _WORKER_STATE["corpus"], batch, True)
+    return _score_batch(
+        _WORKER_STATE["pipeline"], _WORKER_STATE["corpus"], batch, _WORKER_STATE["strip"]
+    )
 
 
 def _in_notebook() -> bool:
@@ -336,7 +344,7 @@ def _score_in_processes(
     context = multiprocessing.get_context(mp_context)
     with ProcessPoolExecutor(
         max_workers=n_jobs, mp_context=context, initializer=_init_worker,
-        initargs=(pipeline, corpus),
+        initargs=(pipeline, corpus, shared_sources is not None),
     ) as pool:
         pending: list[tuple[list[tuple[int, Any]], Any]] = []
         batches = _batches(records, batch_size)
@@ -352,7 +360,9 @@ def _score_in_processes(
                     RecordResult(_record_id(record, position), None, _error_text(exc))
                     for position, record in batch
                 ]
-            yield from _attach_shared_sources(outcomes, shared_sources)
+            if shared_sources is not None:
+                outcomes = _attach_shared_sources(outcomes, shared_sources)
+            yield from outcomes
             if bar is not None:
                 bar.update(len(batch))
             for next_batch in itertools.islice(batches, 1):
@@ -445,12 +455,14 @@ def score_records(
 
 
 def _score_partition(
-    partition: Iterable[tuple[int, Any]], pipeline: Any, corpus: Any, batch_size: int
+    partition: Iterable[tuple[int, Any]], pipeline: Any, corpus: Any, batch_size: int,
+    strip_shared_sources: bool,
 ) -> list[RecordResult]:
     items = list(partition)
     outcomes: list[RecordResult] = []
     for start in range(0, len(items), batch_size):
-        outcomes.extend(_score_batch(pipeline, corpus, items[start : start + batch_size], True))
+        batch = items[start : start + batch_size]
+        outcomes.extend(_score_batch(pipeline, corpus, batch, strip_shared_sources))
     return outcomes
 
 
@@ -513,12 +525,16 @@ def score_dask(
         return []
     if npartitions is None:
         npartitions = max(1, -(-len(items) // 100))
+    shared_sources = _shared_sources_of(pipeline, corpus)
     bag = dask_bag.from_sequence(items, npartitions=min(npartitions, len(items)))
     scored = bag.map_partitions(
-        _score_partition, dask.delayed(pipeline), dask.delayed(corpus), batch_size
+        _score_partition, dask.delayed(pipeline), dask.delayed(corpus), batch_size,
+        shared_sources is not None,
     )
     outcomes = scored.compute(scheduler=scheduler) if scheduler is not None else scored.compute()
-    return _attach_shared_sources(outcomes, _shared_sources_of(pipeline, corpus))
+    if shared_sources is None:
+        return outcomes
+    return _attach_shared_sources(outcomes, shared_sources)
 
 
 # ----------------------------------------------------------------------------- offsets

@@ -444,3 +444,23 @@ def test_property_utf16_rows_slice_like_javascript(case):
             spans[0].citations[0].answer_char_start : spans[0].citations[0].answer_char_end]
     (gap,) = sentence_row["unsupported_spans"]
     assert _js_slice(answer, *gap) == spans[0].answer_span.text
+
+
+class RefusesEmptyAnswers(EchoPipeline):
+    def align(self, answer, sources):
+        if not answer:
+            raise ValueError("empty answer")
+        return super().align(answer, sources)
+
+
+def test_pipelines_that_refuse_empty_answers_still_run_in_parallel():
+    records = [{"id": i, "answer": f"a{i}"} for i in range(6)]
+    serial = score_records(records, pipeline=RefusesEmptyAnswers(), corpus=["shared"],
+                           show_progress=False, batch_size=2)
+    parallel = score_records(records, pipeline=RefusesEmptyAnswers(), corpus=["shared"],
+                             n_jobs=2, show_progress=False, batch_size=2)
+    assert parallel == serial and all(r.ok for r in parallel)
+    assert all(r.result.sources == ("shared",) for r in parallel)
+    on_dask = score_dask(records, pipeline=RefusesEmptyAnswers(), corpus=["shared"],
+                         npartitions=2, scheduler="sync")
+    assert on_dask == serial and all(r.result.sources == ("shared",) for r in on_dask)
