@@ -446,3 +446,18 @@ def test_corpus_refuses_answers_from_another_model(bert):
     corpus = pipeline.Pipeline(tokenizer=bert).prepare(["Revenue grew 5.2% in 2024."])
     with pytest.raises(ValueError, match="tokenizer"):
         pipeline.Pipeline(tokenizer=other).align("Revenue grew.", corpus)
+
+
+def test_custom_python_component_is_used_in_place():
+    class SplitOnSpaces:
+        def pre_tokenize(self, pretok):
+            pretok.split(lambda i, piece: piece.split(" ", "removed"))
+
+    backend = Tokenizer(models.WordLevel({"a": 0, "b": 1, "[UNK]": 2}, "[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.PreTokenizer.custom(SplitOnSpaces())
+    backend.enable_padding(length=10)
+    tokenizer = HuggingFaceTokenizer(backend)  # cannot be serialized, so not copied
+    assert backend.padding is None  # documented: switched off in place
+    tokenized = tokenizer.tokenize("a b\n c")
+    assert tokenized.tokens == ["a", "b", "c"] and tokenized.token_ids.tolist() == [0, 1, 2]
+    assert len(tokenizer.config["fingerprint"]) == 16

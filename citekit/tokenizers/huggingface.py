@@ -201,8 +201,12 @@ class HuggingFaceTokenizer:
         ['fingerprint', 'kind', 'vocab_size', 'whitespace_insensitive']
         """
         if self._fingerprint is None:
-            serialized = self._backend.to_str().encode("utf-8")
-            self._fingerprint = hashlib.blake2b(serialized, digest_size=8).hexdigest()
+            try:
+                serialized = self._backend.to_str()
+            except Exception:  # custom Python components: fall back to the vocabulary
+                serialized = json.dumps(sorted(self._backend.get_vocab().items()))
+            digest = hashlib.blake2b(serialized.encode("utf-8"), digest_size=8)
+            self._fingerprint = digest.hexdigest()
         return {
             "kind": self.kind,
             "vocab_size": self.vocab_size,
