@@ -29,6 +29,7 @@ __all__ = [
     "lookup_spans",
     "match_tokens",
     "select_runs",
+    "SELECT_RUNS_OPTIONS",
 ]
 
 #: Bit set in the class table for characters Python ``re`` matches with ``\w``.
@@ -322,19 +323,30 @@ def _longest_first(char_starts, char_ends):
     return best
 
 
+#: Order of the integer options in the ``int_options`` array of :func:`select_runs`.
+SELECT_RUNS_OPTIONS = (
+    "lcs_merge_gap_tokens",
+    "lcs_min_run_tokens",
+    "lcs_min_single_token_chars",
+    "neighborhood_tokens",
+    "min_span_words",
+    "min_vocab_token_chars",
+)
+
+
 @jit
-def select_runs(run_starts, run_ends, answer_ids, n_answer_ids, is_stop, lowered_lengths,
-                gap_breaks, punctuation, token_starts, token_ends, n_chars,
-                lcs_merge_gap_tokens, lcs_min_run_tokens, lcs_min_single_token_chars,
-                max_highlight_ratio, neighborhood_tokens, min_span_words,
-                min_vocab_token_chars, keep_longest_only):
+def select_runs(blocks, positions, answer_ids, n_answer_ids, is_stop, pool_starts, pool_ends,
+                gap_breaks, punctuation, token_starts, token_ends, n_chars, int_options,
+                max_highlight_ratio, keep_longest_only):
     """Everything between the LCS matching blocks and span expansion.
 
-    ``run_starts`` / ``run_ends`` are the chunk-side token ranges of the non-empty matching
-    blocks (sorted, disjoint). Per chunk token: ``answer_ids`` (``n_answer_ids`` when the
-    token is not in the answer), ``is_stop``, ``lowered_lengths``; ``gap_breaks`` and
-    ``punctuation`` come from :func:`scan_tokens`; ``token_starts`` / ``token_ends`` are the
-    character offsets reported for each token.
+    ``blocks`` are difflib's matching blocks ``(i, j, size)`` (sentinel included) of the
+    answer against the compressed chunk of :func:`match_tokens`, whose ``positions`` map
+    ``j`` back to chunk tokens. Per chunk token: ``answer_ids`` (``n_answer_ids`` when the
+    token is not in the answer), ``is_stop``, the lower-cased form's ``pool_starts`` /
+    ``pool_ends``, ``gap_breaks`` / ``punctuation`` from :func:`scan_tokens`, and the
+    character offsets ``token_starts`` / ``token_ends`` reported for it. ``int_options``
+    holds the integer options in :data:`SELECT_RUNS_OPTIONS` order.
 
     Steps: merge LCS runs (``lcs_merge_gap_tokens``), keep runs with enough non-stop
     content, apply the ``max_highlight_ratio`` valve to them; the survivors are anchors.
@@ -343,11 +355,31 @@ def select_runs(run_starts, run_ends, answer_ids, n_answer_ids, is_stop, lowered
     that gap, runs shorter than ``min_span_words`` tokens are dropped, and with
     ``keep_longest_only`` only the first longest character span is kept.
 
-    Returns ``(token_run_starts, token_run_ends, char_starts, char_ends)``, possibly empty.
+    Returns ``(token_runs, char_spans)``, two ``(k, 2)`` arrays of half-open ranges.
     """
+    lcs_merge_gap_tokens = int_options[0]
+    lcs_min_run_tokens = int_options[1]
+    lcs_min_single_token_chars = int_options[2]
+    neighborhood_tokens = int_options[3]
+    min_span_words = int_options[4]
+    min_vocab_token_chars = int_options[5]
+    lowered_lengths = pool_ends - pool_starts
+    n_blocks = 0
+    for index in range(blocks.shape[0]):
+        if blocks[index, 2] > 0:
+            n_blocks += 1
+    run_starts = np.empty(n_blocks, np.int64)
+    run_ends = np.empty(n_blocks, np.int64)
+    n_blocks = 0
+    for index in range(blocks.shape[0]):
+        if blocks[index, 2] > 0:
+            # a block never contains an absent token, so its tokens are consecutive
+            run_starts[n_blocks] = positions[blocks[index, 1]]
+            run_ends[n_blocks] = run_starts[n_blocks] + blocks[index, 2]
+            n_blocks += 1
     gap_break_sums = _prefix_sums(gap_breaks)
     punctuation_sums = _prefix_sums(punctuation)
-    empty = np.empty(0, np.int64)
+    empty = np.empty((0, 2), np.int64)
 
     # LCS anchors
     lcs_starts, lcs_ends = _merge_close_runs(
@@ -366,7 +398,7 @@ def select_runs(run_starts, run_ends, answer_ids, n_answer_ids, is_stop, lowered
     anchor_starts = lcs_starts[keep]
     anchor_ends = lcs_ends[keep]
     if anchor_starts.shape[0] == 0:
-        return empty, empty, empty, empty
+        return empty, empty
     anchor_chars = token_ends[anchor_ends - 1] - token_starts[anchor_starts]
     if n_chars > 0 and anchor_chars.sum() / n_chars > max_highlight_ratio:
         best = _longest_first(token_starts[anchor_starts], token_ends[anchor_ends - 1])
@@ -429,11 +461,19 @@ def select_runs(run_starts, run_ends, answer_ids, n_answer_ids, is_stop, lowered
     final_starts = final_starts[long_enough]
     final_ends = final_ends[long_enough]
     if final_starts.shape[0] == 0:
-        return empty, empty, empty, empty
+        return empty, empty
     char_starts = token_starts[final_starts]
     char_ends = token_ends[final_ends - 1]
+    first = 0
+    last = final_starts.shape[0]
     if keep_longest_only:
-        best = _longest_first(char_starts, char_ends)
-        return (final_starts[best:best + 1].copy(), final_ends[best:best + 1].copy(),
-                char_starts[best:best + 1].copy(), char_ends[best:best + 1].copy())
-    return final_starts, final_ends, char_starts, char_ends
+        first = _longest_first(char_starts, char_ends)
+        last = first + 1
+    token_runs = np.empty((last - first, 2), np.int64)
+    char_spans = np.empty((last - first, 2), np.int64)
+    for row in range(last - first):
+        token_runs[row, 0] = final_starts[first + row]
+        token_runs[row, 1] = final_ends[first + row]
+        char_spans[row, 0] = char_starts[first + row]
+        char_spans[row, 1] = char_ends[first + row]
+    return token_runs, char_spans

@@ -139,15 +139,20 @@ class HighlightOptions:
     normalize: bool = False
 
     def __post_init__(self) -> None:
-        check_int(self.neighborhood_tokens, "neighborhood_tokens", minimum=0)
-        check_int(self.min_span_words, "min_span_words", minimum=1)
-        check_int(self.min_vocab_token_chars, "min_vocab_token_chars", minimum=1)
-        check_int(self.lcs_merge_gap_tokens, "lcs_merge_gap_tokens", minimum=0)
-        check_int(self.lcs_min_run_tokens, "lcs_min_run_tokens", minimum=1)
-        check_int(self.lcs_min_single_token_chars, "lcs_min_single_token_chars", minimum=1)
+        # stored as plain int / float so equal options compare, hash and compile alike
+        for name, minimum in (
+            ("neighborhood_tokens", 0),
+            ("min_span_words", 1),
+            ("min_vocab_token_chars", 1),
+            ("lcs_merge_gap_tokens", 0),
+            ("lcs_min_run_tokens", 1),
+            ("lcs_min_single_token_chars", 1),
+        ):
+            object.__setattr__(self, name, check_int(getattr(self, name), name, minimum=minimum))
         ratio = check_float(self.max_highlight_ratio, "max_highlight_ratio")
         if ratio <= 0:
             raise ValueError(f"max_highlight_ratio must be > 0, got {ratio}")
+        object.__setattr__(self, "max_highlight_ratio", ratio)
         object.__setattr__(self, "stop_words", _lowercase_stop_words(self.stop_words))
         if self.tokenizer not in _TOKENIZER_MODES:
             raise ValueError(f"tokenizer must be 'unicode_word' or 'char', got {self.tokenizer!r}")
@@ -582,26 +587,16 @@ def _highlight_chunk(
         answer.first_index, answer.table,
         stops.pool, stops.starts, stops.ends, stops.hashes, stops.first_index, stops.table,
     )
-    blocks = [block for block in matching_blocks(answer.ids, compressed) if block[2] > 0]
-    run_starts = positions[[block[1] for block in blocks]]
-    run_ends = run_starts + np.array([block[2] for block in blocks], np.int64)
-    lowered_lengths = chunk.pool_ends - chunk.pool_starts
+    blocks = np.array(matching_blocks(answer.ids, compressed), np.int64)
     n_chars = len(chunk_text)
-    _, _, char_starts, char_ends = select_runs(
-        run_starts, run_ends, answer_ids, answer.n_ids, is_stop, lowered_lengths,
-        chunk.gap_breaks, chunk.punctuation, token_starts, token_ends, n_chars,
-        min(options.lcs_merge_gap_tokens, _OPTION_CAP),
-        min(options.lcs_min_run_tokens, _OPTION_CAP),
-        min(options.lcs_min_single_token_chars, _OPTION_CAP),
-        float(options.max_highlight_ratio),
-        min(options.neighborhood_tokens, _OPTION_CAP),
-        min(options.min_span_words, _OPTION_CAP),
-        min(options.min_vocab_token_chars, _OPTION_CAP),
-        keep_longest_only,
+    _, char_spans = select_runs(
+        blocks, positions, answer_ids, answer.n_ids, is_stop, chunk.pool_starts,
+        chunk.pool_ends, chunk.gap_breaks, chunk.punctuation, token_starts, token_ends, n_chars,
+        _kernel_options(options), options.max_highlight_ratio, keep_longest_only,
     )
-    spans = list(zip(char_starts.tolist(), char_ends.tolist()))
-    if not spans:
+    if char_spans.shape[0] == 0:
         return [], 0
+    spans = list(map(tuple, char_spans.tolist()))
     if options.expand_spans:
         spans = _expand_spans(spans, chunk_text, options.span_expansion_regex)
     if normalized is not None:
@@ -610,6 +605,7 @@ def _highlight_chunk(
     spans = _limit_highlight_ratio(spans, n_chars, options.max_highlight_ratio)
     if not with_evidence:
         return spans, 0
+    lowered_lengths = chunk.pool_ends - chunk.pool_starts
     content = (answer_ids < answer.n_ids) & ~is_stop & (
         lowered_lengths >= options.min_vocab_token_chars
     )
@@ -619,6 +615,16 @@ def _highlight_chunk(
         last = int(np.searchsorted(token_ends, end, side="right"))
         evidence += int(content[first:last].sum()) if last > first else 0
     return spans, evidence
+
+
+@lru_cache(maxsize=64)
+def _kernel_options(options: HighlightOptions) -> np.ndarray:
+    """The integer options as ``select_runs`` takes them, capped to stay in int64."""
+    from citekit._highlight_kernels import SELECT_RUNS_OPTIONS
+
+    return np.array(
+        [min(getattr(options, name), _OPTION_CAP) for name in SELECT_RUNS_OPTIONS], np.int64
+    )
 
 
 def _expand_spans(

@@ -282,6 +282,55 @@ def test_intern_and_match_tokens_match_dicts(answer, chunk, stop_words):
     assert blocks == [tuple(b) for b in direct.get_matching_blocks() if b.size]
 
 
+SELECT_OPTIONS = st.fixed_dictionaries({
+    "lcs_merge_gap_tokens": st.integers(0, 4),
+    "lcs_min_run_tokens": st.integers(1, 3),
+    "lcs_min_single_token_chars": st.integers(1, 8),
+    "neighborhood_tokens": st.integers(0, 8),
+    "min_span_words": st.integers(1, 4),
+    "min_vocab_token_chars": st.integers(1, 6),
+    "max_highlight_ratio": st.sampled_from([0.1, 0.5, 0.9, 3.0]),
+    "keep_longest_only": st.booleans(),
+})
+
+
+@pytest.mark.parametrize("tokenizer", ["unicode_word", "char"])
+@settings(max_examples=100)
+@given(chunk=LONG_TEXT, data=st.data(), options=SELECT_OPTIONS)
+def test_select_runs_matches_reference(tokenizer, chunk, data, options):
+    from citekit.kernels import matching_blocks
+
+    answer = _fragments(chunk, data)
+    char_mode = tokenizer == "char"
+    answer_tokens = _TokenizedText(answer, char_mode)
+    chunk_tokens = _TokenizedText(chunk, char_mode)
+    ids, first_index, table = kernels.intern_spans(
+        answer_tokens.pool, answer_tokens.pool_starts, answer_tokens.pool_ends,
+        answer_tokens.hashes,
+    )
+    stops = _stop_word_table(DEFAULT_STOP_WORDS)
+    chunk_ids, is_stop, compressed, positions = kernels.match_tokens(
+        chunk_tokens.pool, chunk_tokens.pool_starts, chunk_tokens.pool_ends, chunk_tokens.hashes,
+        answer_tokens.pool, answer_tokens.pool_starts, answer_tokens.pool_ends,
+        answer_tokens.hashes, first_index, table,
+        stops.pool, stops.starts, stops.ends, stops.hashes, stops.first_index, stops.table,
+    )
+    int_options = np.array([options[name] for name in kernels.SELECT_RUNS_OPTIONS], np.int64)
+    token_runs, char_spans = kernels.select_runs(
+        np.array(matching_blocks(ids, compressed), np.int64), positions, chunk_ids,
+        first_index.shape[0], is_stop, chunk_tokens.pool_starts, chunk_tokens.pool_ends,
+        chunk_tokens.gap_breaks, chunk_tokens.punctuation, chunk_tokens.starts, chunk_tokens.ends,
+        len(chunk), int_options, float(options["max_highlight_ratio"]),
+        options["keep_longest_only"],
+    )
+    expected = naive_select_runs(
+        naive_tokens(answer, tokenizer), naive_tokens(chunk, tokenizer), chunk,
+        DEFAULT_STOP_WORDS, **options,
+    ) if naive_tokens(answer, tokenizer) and naive_tokens(chunk, tokenizer) else []
+    assert [tuple(run) for run in token_runs.tolist()] == [run for run, _ in expected]
+    assert [tuple(span) for span in char_spans.tolist()] == [span for _, span in expected]
+
+
 @settings(max_examples=150)
 @given(answer=TEXT, chunk=TEXT, options=OPTIONS)
 def test_find_answer_highlights_matches_reference(answer, chunk, options):
