@@ -2,13 +2,14 @@
 
 Usage::
 
-    python benchmarks/tokenize_models.py                  # defaults: 2 MB per corpus, 5 repeats
+    python benchmarks/tokenize_models.py                  # defaults: 2 MB per corpus, 7 repeats
     python benchmarks/tokenize_models.py --mb 4 --repeats 7 --json results.json
 
 Corpora are the ``english`` and ``mixed`` (many scripts, emoji) corpora of
 ``benchmarks/tokenize.py`` (~2 KB documents, fixed seed). Every repeat prefixes each
-document with the repeat number so nothing can be served from a cache. One core, each
-document on its own, as the pipeline calls a tokenizer.
+document with the repeat number so nothing can be served from a cache, and within a repeat
+the implementations take turns (a noisy machine then slows all of them alike). One core,
+each document on its own, as the pipeline calls a tokenizer.
 
 Measured on the same documents:
 
@@ -24,8 +25,8 @@ Measured on the same documents:
   ``whitespace_insensitive=False``).
 
 Throughput is MB of UTF-8 text per second (1 MB = 10**6 bytes), median over repeats; the
-ratio column is raw-library seconds / wrapper seconds' inverse, i.e. how many times longer
-the wrapper takes than the reference row named in ``vs``.
+``x ref`` column is the row's median time divided by the median time of the reference row
+named in ``vs`` (how many times longer it takes).
 """
 
 from __future__ import annotations
@@ -33,9 +34,11 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import platform
 import statistics
 import sys
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -45,11 +48,22 @@ sys.path.insert(0, str(HERE.parent))  # run from a checkout without installing
 
 def _load_tokenize_benchmark():
     # benchmarks/tokenize.py shares its name with the standard library's tokenize module,
-    # so load it by path to reuse its corpora and timing loop.
+    # so load it by path to reuse its corpora.
     spec = importlib.util.spec_from_file_location("citekit_bench_tokenize", HERE / "tokenize.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
 
 
 def build_runners() -> dict[str, tuple[Callable[[list[str]], object], str | None]]:
@@ -102,36 +116,49 @@ def build_runners() -> dict[str, tuple[Callable[[list[str]], object], str | None
     }
 
 
+def interleaved_seconds(runners, documents: list[str], repeats: int) -> dict[str, list[float]]:
+    """Seconds per repeat for every runner, the runners taking turns within each repeat so
+    that load from other processes falls on all of them alike. Each repeat prefixes every
+    document with the repeat number, so no cache keyed by the text can answer."""
+    seconds: dict[str, list[float]] = {name: [] for name in runners}
+    for repeat in range(repeats):
+        fresh = [f"r{repeat} {document}" for document in documents]
+        for name, (run, _) in runners.items():
+            start = time.perf_counter()
+            run(fresh)
+            seconds[name].append(time.perf_counter() - start)
+    return seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=2.0, help="MB of text per corpus")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--corpora", default="english,mixed")
     parser.add_argument("--json", default="", help="also write the results to this file")
     args = parser.parse_args()
 
     bench = _load_tokenize_benchmark()
     runners = build_runners()
-    print(f"python {platform.python_version()} on {platform.machine()}, {platform.processor()}")
+    print(f"python {platform.python_version()} on {platform.machine()}, {cpu_name()}, "
+          f"{os.cpu_count()} CPUs")
     results: dict[str, dict[str, dict[str, float]]] = {}
     for corpus in args.corpora.split(","):
         documents = bench.make_corpus(corpus, args.mb)
         megabytes = sum(len(d.encode("utf-8")) for d in documents) / 1e6
         for run, _ in runners.values():  # warm up: vocab tables, caches, lazy imports
             run(documents[:20])
-        medians = {
-            name: statistics.median(bench.time_repeats(run, documents, args.repeats))
-            for name, (run, _) in runners.items()
-        }
+        timings = interleaved_seconds(runners, documents, args.repeats)
+        medians = {name: statistics.median(values) for name, values in timings.items()}
         print(f"\n{corpus}: {len(documents)} documents, {megabytes:.2f} MB, "
               f"median of {args.repeats}")
         print(f"{'':42s} {'MB/s':>8s} {'x ref':>7s}  vs")
         results[corpus] = {}
         for name, (_, reference) in runners.items():
-            seconds = medians[name]
-            ratio = seconds / medians[reference] if reference else 1.0
-            results[corpus][name] = {"mb_per_s": megabytes / seconds, "ratio": ratio}
-            print(f"{name:42s} {megabytes / seconds:8.2f} {ratio:7.2f}  {reference or ''}")
+            ratio = medians[name] / medians[reference] if reference else 1.0
+            throughput = megabytes / medians[name]
+            results[corpus][name] = {"mb_per_s": throughput, "ratio": ratio}
+            print(f"{name:42s} {throughput:8.2f} {ratio:7.2f}  {reference or ''}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2), encoding="utf-8")
 
