@@ -12,7 +12,8 @@ Pure standard library, so it runs in the peers' environment too. Two uses:
   and an answer that paraphrases one of its sentences (``benchmarks/highlight.py``).
 
 The corpus mixes English prose with stop words, repeated phrases, Vietnamese, Greek
-(final sigma), Turkish (dotted capital I), German, emoji, CRLF and blank-line paragraphs,
+(final sigma), Turkish (dotted capital I), German, emoji, random code points from every
+plane, CRLF and blank-line paragraphs,
 bullets, ``<cite>`` tags, Chinese / Japanese / Thai for ``tokenizer="char"``; answers copy,
 shuffle, trim, paraphrase or ignore parts of the chunk; about 65 % of the pairs use default
 options and the rest vary every option.
@@ -99,6 +100,17 @@ def _word(rng: random.Random, language: str) -> str:
         return rng.choice(VIETNAMESE)
     if language == "mixed":
         return rng.choice(ENGLISH + STOP + GREEK + TURKISH + OTHER + EMOJI + VIETNAMESE)
+    if language == "unicode":
+        # code points from every plane (no surrogates: JSON cannot hold them), often
+        # combining marks, separators, digits of other scripts, final-sigma contexts
+        if rng.random() < 0.3:
+            return rng.choice(GREEK + TURKISH + OTHER + EMOJI + STOP)
+        chars = []
+        for _ in range(rng.randint(1, 7)):
+            code_point = rng.choice([rng.randrange(0x20, 0x250), rng.randrange(0x250, 0x3000),
+                                     rng.randrange(0x3000, 0xD800), rng.randrange(0xE000, 0x30000)])
+            chars.append(chr(code_point))
+        return "".join(chars)
     raise ValueError(language)
 
 
@@ -258,7 +270,7 @@ def generate_pairs(n_pairs: int = 1200, seed: int = 20261130) -> list[dict[str, 
     """``n_pairs`` generated cases (``answer``, ``chunk``, ``kwargs``) after the documented ones."""
     rng = random.Random(seed)
     pairs = documented_examples()
-    languages = ["en"] * 14 + ["vi"] * 2 + ["mixed"] * 3 + ["cjk"] * 2
+    languages = ["en"] * 14 + ["vi"] * 2 + ["mixed"] * 3 + ["cjk"] * 2 + ["unicode"] * 2
     for _ in range(n_pairs):
         language = rng.choice(languages)
         n_sentences = rng.choice([1, 2, 4, 8, 15, 30, 60]) if rng.random() < 0.97 else 300
