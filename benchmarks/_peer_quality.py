@@ -91,7 +91,11 @@ def _run_cite_right(record: dict[str, Any]) -> list[dict[str, Any]]:
                         "char_end": c.char_end,
                         "evidence": c.evidence,
                         "evidence_spans": [
-                            {"char_start": e.char_start, "char_end": e.char_end, "evidence": e.evidence}
+                            {
+                                "char_start": e.char_start,
+                                "char_end": e.char_end,
+                                "evidence": e.evidence,
+                            }
                             for e in c.evidence_spans
                         ],
                         "components": {k: float(v) for k, v in c.components.items()},

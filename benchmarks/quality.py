@@ -74,17 +74,37 @@ DATASETS = {
         "WiCE non-supported tokens",
         "WiCE non_supported_tokens train+dev, ryokamoi/wice, ODC-BY 1.0",
     ),
-    "expertqa_val": ("ExpertQA val", "ExpertQA (Malaviya et al., 2024), chaitanyamalaviya/ExpertQA @ 1aa7ba81, MIT"),
-    "quotesum_dev": ("QuoteSum dev", "QuoteSum (Schuster et al., 2024), google-research-datasets/QuoteSum @ f0f555dd, CC BY-SA 4.0"),
-    "xquad_en": ("XQuAD en", "XQuAD (Artetxe et al., 2020), google-deepmind/xquad @ 7d30520c, CC BY-SA 4.0"),
-    "begin_wow_dev": ("BEGIN WoW dev", "BEGIN (Dziri et al., 2022), google/BEGIN-dataset @ 6e65f0d5, CC BY 4.0"),
-    "hotpotqa_dev53": ("HotpotQA dev (53)", "HotpotQA (Yang et al., 2018) dev-distractor, first 53 records, CC BY-SA 4.0"),
+    "expertqa_val": (
+        "ExpertQA val",
+        "ExpertQA (Malaviya et al., 2024), chaitanyamalaviya/ExpertQA @ 1aa7ba81, MIT",
+    ),
+    "quotesum_dev": (
+        "QuoteSum dev",
+        "QuoteSum (Schuster et al., 2024), "
+        "google-research-datasets/QuoteSum @ f0f555dd, CC BY-SA 4.0",
+    ),
+    "xquad_en": (
+        "XQuAD en",
+        "XQuAD (Artetxe et al., 2020), google-deepmind/xquad @ 7d30520c, CC BY-SA 4.0",
+    ),
+    "begin_wow_dev": (
+        "BEGIN WoW dev",
+        "BEGIN (Dziri et al., 2022), google/BEGIN-dataset @ 6e65f0d5, CC BY 4.0",
+    ),
+    "hotpotqa_dev53": (
+        "HotpotQA dev (53)",
+        "HotpotQA (Yang et al., 2018) dev-distractor, first 53 records, CC BY-SA 4.0",
+    ),
 }
 
 # the metrics shown per dataset (issue 7's headline metrics first)
 HEADLINE = {
     "wice_dev": ["label_macro_f1", "support_auroc", "label_accuracy", "evidence_span_f1"],
-    "wice_nst_train_dev": ["unsupported_char_f1", "unsupported_char_precision", "unsupported_char_recall"],
+    "wice_nst_train_dev": [
+        "unsupported_char_f1",
+        "unsupported_char_precision",
+        "unsupported_char_recall",
+    ],
     "expertqa_val": ["label_macro_f1", "supported_f1", "support_auroc"],
     "quotesum_dev": ["source_accuracy", "evidence_char_f1"],
     "xquad_en": ["evidence_top_covered", "evidence_char_f1"],
@@ -180,7 +200,9 @@ def _citeglow_spans(raw_spans: list[dict[str, Any]], record: EvalRecord) -> list
         for source_index, highlights in by_source.items():
             text = record.sources[source_index].text
             highlighted = {
-                w.group().casefold() for h_start, h_end in highlights for w in _WORD.finditer(text[h_start:h_end])
+                w.group().casefold()
+                for h_start, h_end in highlights
+                for w in _WORD.finditer(text[h_start:h_end])
             }
             coverage = sum(w in highlighted for w in words) / len(words) if words else 0.0
             low, high = min(h[0] for h in highlights), max(h[1] for h in highlights)
@@ -233,14 +255,19 @@ def _rst_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([rule, line(header), rule, *[line(r) for r in rows], rule])
 
 
-def render(results: dict[str, dict[str, dict[str, float]]], systems: list[str], command: str) -> str:
+def render(
+    results: dict[str, dict[str, dict[str, float]]], systems: list[str], command: str
+) -> str:
     """The Quality section body: table, how it was measured, dataset citations."""
     rows = []
     for stem, metric_names in HEADLINE.items():
         if stem not in results:
             continue
         for position, metric in enumerate(metric_names):
-            cells = [DATASETS.get(stem, (stem, ""))[0] if position == 0 else "", METRIC_NAMES.get(metric, metric)]
+            cells = [
+                DATASETS.get(stem, (stem, ""))[0] if position == 0 else "",
+                METRIC_NAMES.get(metric, metric),
+            ]
             values = [results[stem].get(system, {}).get(metric) for system in systems]
             best = max((v for v in values if v is not None), default=None)
             for value in values:
@@ -252,13 +279,16 @@ def render(results: dict[str, dict[str, dict[str, float]]], systems: list[str], 
             rows.append(cells)
     table = _rst_table(["dataset", "metric", *systems], rows)
     cited = "\n".join(
-        f"- {DATASETS[stem][0]}: {DATASETS[stem][1]}" for stem in HEADLINE if stem in results and stem in DATASETS
+        f"- {DATASETS[stem][0]}: {DATASETS[stem][1]}"
+        for stem in HEADLINE
+        if stem in results and stem in DATASETS
     )
     return (
         f"{table}\n\nRegenerate with ``{command}`` (default configuration of every library; "
         "whole answer in, answer spans mapped to the annotated units by overlap; metric "
         "definitions in ``citekit.evaluate``). Best value in bold.\n\n"
-        f"Development splits of these human-annotated datasets (not redistributed here):\n\n{cited}\n"
+        "Development splits of these human-annotated datasets (not redistributed here):\n\n"
+        f"{cited}\n"
     )
 
 
@@ -287,12 +317,16 @@ def main(argv: list[str] | None = None) -> int:
         records = load_records(path, limit=arguments.limit)
         began = time.perf_counter()
         predictions, seconds = run_pipeline(records, pipeline)
-        results[path.stem] = {"citekit": score_predictions(records, predictions, seconds=seconds).metrics}
+        results[path.stem] = {
+            "citekit": score_predictions(records, predictions, seconds=seconds).metrics
+        }
         print(f"{path.name}: citekit {time.perf_counter() - began:.1f} s", file=sys.stderr)
         for peer in peers:
             raw = _peer_raw(peer, path, arguments.peers_python, arguments.refresh_peers)
             predictions, seconds = _peer_predictions(peer, raw, records)
-            results[path.stem][peer] = score_predictions(records, predictions, seconds=seconds).metrics
+            results[path.stem][peer] = score_predictions(
+                records, predictions, seconds=seconds
+            ).metrics
 
     command = "python benchmarks/quality.py"
     if arguments.limit is not None:

@@ -230,7 +230,9 @@ class EvalRecord:
         unsupported = []
         for index, span in enumerate(data.get("unsupported_spans") or ()):
             unsupported.append(
-                _check_span(span["start"], span["end"], len(answer), f"{where}.unsupported_spans[{index}]")
+                _check_span(
+                    span["start"], span["end"], len(answer), f"{where}.unsupported_spans[{index}]"
+                )
             )
         return cls(
             id=record_id,
@@ -356,7 +358,9 @@ def run_pipeline(
     if pipeline is None:
         pipeline = _default_pipeline()
     if not callable(getattr(pipeline, "align", None)):
-        raise TypeError(f"pipeline must have an align(answer, sources) method, got {type(pipeline).__name__}")
+        raise TypeError(
+            f"pipeline must have an align(answer, sources) method, got {type(pipeline).__name__}"
+        )
     predictions: list[list[SpanCitations]] = []
     seconds: list[float] = []
     for record in records:
@@ -501,7 +505,9 @@ class UnitOutcome:
         return self.gold_label == self.predicted_status
 
 
-def _speaking_spans(unit: EvalUnit, spans: Sequence[SpanCitations]) -> list[tuple[SpanCitations, int]]:
+def _speaking_spans(
+    unit: EvalUnit, spans: Sequence[SpanCitations]
+) -> list[tuple[SpanCitations, int]]:
     """Predicted spans that speak for ``unit``, with their overlap in characters."""
     overlapping = []
     for item in spans:
@@ -517,7 +523,9 @@ def _speaking_spans(unit: EvalUnit, spans: Sequence[SpanCitations]) -> list[tupl
     return chosen
 
 
-def _unit_outcome(record: EvalRecord, unit_index: int, spans: Sequence[SpanCitations]) -> UnitOutcome:
+def _unit_outcome(
+    record: EvalRecord, unit_index: int, spans: Sequence[SpanCitations]
+) -> UnitOutcome:
     from citekit.metrics import span_confidence
 
     unit = record.units[unit_index]
@@ -562,6 +570,7 @@ def _span_counts(
     predicted: Sequence[tuple[str, int, int]], gold: Sequence[GoldEvidence]
 ) -> tuple[int, int, int, int]:
     """(correct predicted, predicted, found gold, gold) for span-overlap matching."""
+
     def hits(a: tuple[str, int, int], b: GoldEvidence) -> bool:
         return a[0] == b.source_id and _overlap(a[1], a[2], b.start, b.end) > 0
 
@@ -664,14 +673,18 @@ def _label_metrics(outcomes: Sequence[UnitOutcome], metrics: dict[str, float]) -
         actual = sum(1 for o in labeled if o.gold_label == status)
         per_class_f1.append(_f1(_safe_div(tp, predicted), _safe_div(tp, actual)))
     metrics["label_macro_f1"] = sum(per_class_f1) / len(per_class_f1)
-    tp = sum(1 for o in labeled if o.gold_label == "supported" and o.predicted_status == "supported")
+    tp = sum(
+        1 for o in labeled if o.gold_label == "supported" and o.predicted_status == "supported"
+    )
     predicted = sum(1 for o in labeled if o.predicted_status == "supported")
     actual = sum(1 for o in labeled if o.gold_label == "supported")
     if actual:
         precision, recall = _safe_div(tp, predicted), _safe_div(tp, actual)
         metrics.update(supported_precision=precision, supported_recall=recall)
         metrics["supported_f1"] = _f1(precision, recall)
-    auroc = roc_auc([o.support_score for o in labeled], [o.gold_label == "supported" for o in labeled])
+    auroc = roc_auc(
+        [o.support_score for o in labeled], [o.gold_label == "supported" for o in labeled]
+    )
     if not math.isnan(auroc):
         metrics["support_auroc"] = auroc
 
@@ -707,7 +720,9 @@ def _evidence_metrics(
             unit_char_counts = _char_counts(predicted_chars, _best_set(unit, char_f1))
             char_totals = [total + value for total, value in zip(char_totals, unit_char_counts)]
 
-            top_chars = _by_source(_evidence_spans([outcome.top_citation] if outcome.top_citation else []))
+            top_chars = _by_source(
+                _evidence_spans([outcome.top_citation] if outcome.top_citation else [])
+            )
 
             def top_recall(gold: tuple[GoldEvidence, ...]) -> float:
                 common, _, g = _char_counts(top_chars, gold)
@@ -792,7 +807,10 @@ def score_predictions(
     """
     records = _check_records(records)
     if isinstance(predictions, (str, bytes)) or not isinstance(predictions, Iterable):
-        raise TypeError(f"predictions must be a sequence of SpanCitations lists, got {type(predictions).__name__}")
+        raise TypeError(
+            "predictions must be a sequence of SpanCitations lists, "
+            f"got {type(predictions).__name__}"
+        )
     predictions = [list(spans) for spans in predictions]
     if len(predictions) != len(records):
         raise ValueError(f"predictions has {len(predictions)} items for {len(records)} records")
@@ -870,7 +888,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("file", help="evaluation records (.jsonl)")
     parser.add_argument("--config", help="CitationConfig as .json or .toml (default: defaults)")
-    parser.add_argument("--per-unit", action="store_true", help="align each annotated unit on its own")
+    parser.add_argument(
+        "--per-unit", action="store_true", help="align each annotated unit on its own"
+    )
     parser.add_argument("--limit", type=int, default=None, help="evaluate only the first N records")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
     return parser

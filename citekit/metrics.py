@@ -94,7 +94,9 @@ class HallucinationConfig:
         object.__setattr__(
             self,
             "weak_citation_threshold",
-            check_float(self.weak_citation_threshold, "weak_citation_threshold", minimum=0.0, maximum=1.0),
+            check_float(
+                self.weak_citation_threshold, "weak_citation_threshold", minimum=0.0, maximum=1.0
+            ),
         )
         check_bool(self.include_partial_in_grounded, "include_partial_in_grounded")
 
@@ -215,7 +217,9 @@ def span_confidence(span_citations: SpanCitations) -> float:
     0.5
     """
     if not isinstance(span_citations, SpanCitations):
-        raise TypeError(f"span_citations must be a SpanCitations, got {type(span_citations).__name__}")
+        raise TypeError(
+            f"span_citations must be a SpanCitations, got {type(span_citations).__name__}"
+        )
     if not span_citations.citations:
         return 0.0
     coverage = getattr(span_citations, "content_coverage", None)
@@ -226,7 +230,9 @@ def span_confidence(span_citations: SpanCitations) -> float:
 
 def _check_results(span_citations: Any, name: str = "span_citations") -> list[SpanCitations]:
     if isinstance(span_citations, (str, bytes)) or not isinstance(span_citations, Iterable):
-        raise TypeError(f"{name} must be a sequence of SpanCitations, got {type(span_citations).__name__}")
+        raise TypeError(
+            f"{name} must be a sequence of SpanCitations, got {type(span_citations).__name__}"
+        )
     items = list(span_citations)
     for item in items:
         if not isinstance(item, SpanCitations):
@@ -367,13 +373,18 @@ def compute_hallucination_metrics(
 # one-call helpers
 
 
-def _align(answer: Any, sources: Any, config: Any, pipeline: Any, align_options: dict[str, Any]) -> list[SpanCitations]:
+def _align(
+    answer: Any, sources: Any, config: Any, pipeline: Any, align_options: dict[str, Any]
+) -> list[SpanCitations]:
     check_str(answer, "answer")
     if pipeline is not None:
         if config is not None or align_options:
             raise ValueError("pass either pipeline or config / alignment options, not both")
         if not callable(getattr(pipeline, "align", None)):
-            raise TypeError(f"pipeline must have an align(answer, sources) method, got {type(pipeline).__name__}")
+            raise TypeError(
+                "pipeline must have an align(answer, sources) method, "
+                f"got {type(pipeline).__name__}"
+            )
         return list(pipeline.align(answer, sources))
     from citekit.pipeline import align_citations
 
@@ -442,8 +453,12 @@ def is_grounded(
     """
     threshold = check_float(threshold, "threshold", minimum=0.0, maximum=1.0)
     metrics = check_groundedness(
-        answer, sources, config=config, hallucination_config=hallucination_config,
-        pipeline=pipeline, **align_options,
+        answer,
+        sources,
+        config=config,
+        hallucination_config=hallucination_config,
+        pipeline=pipeline,
+        **align_options,
     )
     return metrics.groundedness_score >= threshold
 
@@ -470,8 +485,12 @@ def is_hallucinated(
     """
     threshold = check_float(threshold, "threshold", minimum=0.0, maximum=1.0)
     metrics = check_groundedness(
-        answer, sources, config=config, hallucination_config=hallucination_config,
-        pipeline=pipeline, **align_options,
+        answer,
+        sources,
+        config=config,
+        hallucination_config=hallucination_config,
+        pipeline=pipeline,
+        **align_options,
     )
     return metrics.hallucination_rate > threshold
 
@@ -582,7 +601,9 @@ def annotate_answer(
     'Revenue grew 15%.[1] Profits doubled.[?]'
     """
     results = _align(answer, sources, config, pipeline, align_options)
-    return format_with_citations(answer, results, format=format, include_unsupported=include_unsupported)
+    return format_with_citations(
+        answer, results, format=format, include_unsupported=include_unsupported
+    )
 
 
 def get_citation_summary(span_citations: Sequence[SpanCitations]) -> str:

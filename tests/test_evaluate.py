@@ -48,7 +48,9 @@ def cite(source_id, start, end, text, *, coverage=1.0, answer=(0, 0), spans=None
 
 
 def span(answer, start, end, status, citations=(), unsupported=()):
-    return SpanCitations(AnswerSpan(answer[start:end], start, end), tuple(citations), status, tuple(unsupported))
+    return SpanCitations(
+        AnswerSpan(answer[start:end], start, end), tuple(citations), status, tuple(unsupported)
+    )
 
 
 def record_dict(**overrides):
@@ -56,11 +58,25 @@ def record_dict(**overrides):
         "dataset": "toy",
         "id": "r1",
         "answer": "Revenue grew 15%. Profits fell.",
-        "sources": [{"id": "a", "text": "In 2024 revenue grew 15%."}, {"id": "b", "text": "Profits fell 3%."}],
+        "sources": [
+            {"id": "a", "text": "In 2024 revenue grew 15%."},
+            {"id": "b", "text": "Profits fell 3%."},
+        ],
         "units": [
-            {"start": 0, "end": 17, "text": "Revenue grew 15%.", "label": "supported",
-             "evidence": [{"source_id": "a", "start": 8, "end": 25}]},
-            {"start": 18, "end": 31, "text": "Profits fell.", "label": "unsupported", "evidence": []},
+            {
+                "start": 0,
+                "end": 17,
+                "text": "Revenue grew 15%.",
+                "label": "supported",
+                "evidence": [{"source_id": "a", "start": 8, "end": 25}],
+            },
+            {
+                "start": 18,
+                "end": 31,
+                "text": "Profits fell.",
+                "label": "unsupported",
+                "evidence": [],
+            },
         ],
         "unsupported_spans": [],
     }
@@ -137,13 +153,24 @@ def test_load_records_limit_blank_lines_and_errors(tmp_path):
 
 
 def brute_force_auc(scores, positives):
-    pairs = [(p, n) for p, n in itertools.product(
-        [s for s, y in zip(scores, positives) if y], [s for s, y in zip(scores, positives) if not y])]
+    pairs = [
+        (p, n)
+        for p, n in itertools.product(
+            [s for s, y in zip(scores, positives) if y],
+            [s for s, y in zip(scores, positives) if not y],
+        )
+    ]
     return sum(1.0 if p > n else 0.5 if p == n else 0.0 for p, n in pairs) / len(pairs)
 
 
 @settings(max_examples=100)
-@given(st.lists(st.tuples(st.sampled_from([0.0, 0.25, 0.5, 1.0, 0.1]), st.booleans()), min_size=2, max_size=30))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0.0, 0.25, 0.5, 1.0, 0.1]), st.booleans()),
+        min_size=2,
+        max_size=30,
+    )
+)
 def test_roc_auc_equals_pair_counting(pairs):
     scores, positives = [s for s, _ in pairs], [y for _, y in pairs]
     if all(positives) or not any(positives):
@@ -172,7 +199,13 @@ def test_labels_evidence_and_sources_of_a_known_prediction():
     # sentence 1 supported with exactly the gold evidence; sentence 2 wrongly partial
     prediction = [
         span(record.answer, 0, 17, "supported", [cite("a", 8, 25, source_a, coverage=1.0)]),
-        span(record.answer, 18, 31, "partial", [cite("b", 0, 7, record.sources[1].text, coverage=0.5, source_index=1)]),
+        span(
+            record.answer,
+            18,
+            31,
+            "partial",
+            [cite("b", 0, 7, record.sources[1].text, coverage=0.5, source_index=1)],
+        ),
     ]
     report = score_predictions([record], [prediction])
     m = report.metrics
@@ -184,8 +217,13 @@ def test_labels_evidence_and_sources_of_a_known_prediction():
     assert m["evidence_span_f1"] == 1.0 and m["evidence_char_f1"] == 1.0
     assert m["evidence_top_coverage"] == 1.0 and m["evidence_top_covered"] == 1.0
     assert m["source_accuracy"] == 1.0
-    assert report.counts == {"records": 1, "units": 2, "units_labeled": 2, "units_with_evidence": 1,
-                             "units_with_source": 1}
+    assert report.counts == {
+        "records": 1,
+        "units": 2,
+        "units_labeled": 2,
+        "units_with_evidence": 1,
+        "units_with_source": 1,
+    }
     assert [u.predicted_status for u in report.units] == ["supported", "partial"]
     assert "unsupported_char_f1" not in m  # the record annotates no unsupported spans
 
@@ -193,8 +231,18 @@ def test_labels_evidence_and_sources_of_a_known_prediction():
 def test_char_and_span_evidence_counts():
     text = "0123456789" * 5
     record = EvalRecord(
-        "r", "Claim.", (SourceDocument("s", text),),
-        (EvalUnit(0, 6, "Claim.", "supported", ((GoldEvidence("s", 10, 20), GoldEvidence("s", 30, 40)),)),),
+        "r",
+        "Claim.",
+        (SourceDocument("s", text),),
+        (
+            EvalUnit(
+                0,
+                6,
+                "Claim.",
+                "supported",
+                ((GoldEvidence("s", 10, 20), GoldEvidence("s", 30, 40)),),
+            ),
+        ),
     )
     # predicted: [15, 25) overlaps the first gold span by 5 chars, [45, 50) hits nothing
     citation = cite("s", 15, 50, text, spans=[(15, 25), (45, 50)])
@@ -207,10 +255,18 @@ def test_char_and_span_evidence_counts():
 
 def test_evidence_alternatives_pick_the_best_gold_set():
     text = "abcdefghijklmnopqrstuvwxyz"
-    unit = EvalUnit(0, 3, "Hi.", "supported", ((GoldEvidence("s", 0, 5),), (GoldEvidence("s", 10, 15),)))
+    unit = EvalUnit(
+        0, 3, "Hi.", "supported", ((GoldEvidence("s", 0, 5),), (GoldEvidence("s", 10, 15),))
+    )
     record = EvalRecord("r", "Hi.", (SourceDocument("s", text),), (unit,))
-    m = score_predictions([record], [[span("Hi.", 0, 3, "supported", [cite("s", 10, 15, text)])]]).metrics
-    assert m["evidence_char_f1"] == 1.0 and m["evidence_span_f1"] == 1.0 and m["evidence_top_covered"] == 1.0
+    m = score_predictions(
+        [record], [[span("Hi.", 0, 3, "supported", [cite("s", 10, 15, text)])]]
+    ).metrics
+    assert (
+        m["evidence_char_f1"] == 1.0
+        and m["evidence_span_f1"] == 1.0
+        and m["evidence_top_covered"] == 1.0
+    )
 
 
 def test_spans_disagreeing_on_a_unit_make_it_partial_and_tiny_overlaps_do_not_count():
@@ -230,18 +286,28 @@ def test_spans_disagreeing_on_a_unit_make_it_partial_and_tiny_overlaps_do_not_co
 
 def test_unit_without_overlapping_prediction_is_unsupported():
     record = EvalRecord("r", "Hi. Yo.", (), (EvalUnit(4, 7, "Yo.", "supported"),))
-    outcome = score_predictions([record], [[span("Hi. Yo.", 0, 3, "supported", [cite("s", 0, 1, "x")])]]).units[0]
-    assert (outcome.predicted_status, outcome.support_score, outcome.top_citation) == ("unsupported", 0.0, None)
+    outcome = score_predictions(
+        [record], [[span("Hi. Yo.", 0, 3, "supported", [cite("s", 0, 1, "x")])]]
+    ).units[0]
+    assert (outcome.predicted_status, outcome.support_score, outcome.top_citation) == (
+        "unsupported",
+        0.0,
+        None,
+    )
 
 
 def test_top_citation_prefers_the_one_aligned_to_the_unit():
     answer = "Cats purr [1] and dogs bark [2]."
     sources = (SourceDocument("1", "Cats purr."), SourceDocument("2", "Dogs bark."))
-    units = (EvalUnit(0, 9, "Cats purr", "supported", ((GoldEvidence("1", 0, 9),),)),
-             EvalUnit(18, 27, "dogs bark", "supported", ((GoldEvidence("2", 0, 9),),)))
+    units = (
+        EvalUnit(0, 9, "Cats purr", "supported", ((GoldEvidence("1", 0, 9),),)),
+        EvalUnit(18, 27, "dogs bark", "supported", ((GoldEvidence("2", 0, 9),),)),
+    )
     record = EvalRecord("r", answer, sources, units)
-    citations = [cite("2", 0, 9, "Dogs bark.", answer=(18, 27), source_index=1),
-                 cite("1", 0, 9, "Cats purr.", answer=(0, 9))]
+    citations = [
+        cite("2", 0, 9, "Dogs bark.", answer=(18, 27), source_index=1),
+        cite("1", 0, 9, "Cats purr.", answer=(0, 9)),
+    ]
     report = score_predictions([record], [[span(answer, 0, len(answer), "supported", citations)]])
     assert [u.top_citation.source_id for u in report.units] == ["1", "2"]
     assert report.metrics["source_accuracy"] == 1.0
@@ -250,9 +316,12 @@ def test_top_citation_prefers_the_one_aligned_to_the_unit():
 
 def test_unsupported_character_metrics_ignore_white_space():
     answer = "Paris is big and old."
-    record = EvalRecord("r", answer, (), (EvalUnit(0, 21, answer, "partial"),),
-                        unsupported_spans=((9, 20),))  # "big and old"
-    prediction = [span(answer, 0, 21, "partial", [cite("s", 0, 5, "Paris")], unsupported=[(9, 12), (17, 20)])]
+    record = EvalRecord(
+        "r", answer, (), (EvalUnit(0, 21, answer, "partial"),), unsupported_spans=((9, 20),)
+    )  # "big and old"
+    prediction = [
+        span(answer, 0, 21, "partial", [cite("s", 0, 5, "Paris")], unsupported=[(9, 12), (17, 20)])
+    ]
     m = score_predictions([record], [prediction]).metrics
     assert m["unsupported_char_precision"] == 1.0
     assert m["unsupported_char_recall"] == pytest.approx(6 / 9)
@@ -333,7 +402,10 @@ def test_run_pipeline_whole_answer_and_per_unit():
     assert pipeline.calls == [u.text for u in record.units]
     second = predictions[0][1]
     assert (second.answer_span.char_start, second.answer_span.char_end) == (18, 31)
-    assert record.answer[second.answer_span.char_start:second.answer_span.char_end] == second.answer_span.text
+    assert (
+        record.answer[second.answer_span.char_start : second.answer_span.char_end]
+        == second.answer_span.text
+    )
     assert (second.citations[0].answer_char_start, second.citations[0].answer_char_end) == (18, 31)
     assert second.unsupported_spans == ((18, 19),)
 
@@ -350,7 +422,7 @@ def test_run_pipeline_argument_errors():
         run_pipeline([record], EchoPipeline(), per_unit=1)
 
 
-# ------------------------------------------------------------------------------ property: an oracle scores 1
+# ------------------------------------------------------------------ property: an oracle scores 1
 
 
 @st.composite
@@ -374,13 +446,23 @@ def oracle(record):
     spans = []
     for unit in record.units:
         if unit.label == "unsupported":
-            spans.append(SpanCitations(AnswerSpan(unit.text, unit.start, unit.end), (), "unsupported"))
+            spans.append(
+                SpanCitations(AnswerSpan(unit.text, unit.start, unit.end), (), "unsupported")
+            )
             continue
         ev = unit.evidence_sets[0][0]
         text = record.sources[0].text
-        citation = cite("s", ev.start, ev.end, text, coverage=1.0 if unit.label == "supported" else 0.5,
-                        answer=(unit.start, unit.end))
-        spans.append(SpanCitations(AnswerSpan(unit.text, unit.start, unit.end), (citation,), unit.label))
+        citation = cite(
+            "s",
+            ev.start,
+            ev.end,
+            text,
+            coverage=1.0 if unit.label == "supported" else 0.5,
+            answer=(unit.start, unit.end),
+        )
+        spans.append(
+            SpanCitations(AnswerSpan(unit.text, unit.start, unit.end), (citation,), unit.label)
+        )
     return spans
 
 
@@ -440,7 +522,7 @@ def test_every_eval_file_loads_and_an_oracle_scores_one():
         assert records, path
         for record in records:
             for unit in record.units:
-                assert record.answer[unit.start:unit.end] == unit.text
+                assert record.answer[unit.start : unit.end] == unit.text
         predictions = []
         for record in records:
             spans = []
@@ -448,7 +530,13 @@ def test_every_eval_file_loads_and_an_oracle_scores_one():
                 evidence = unit.evidence_sets[0] if unit.evidence_sets else ()
                 texts = {s.id: s.text for s in record.sources}
                 citations = tuple(
-                    cite(ev.source_id, ev.start, ev.end, texts[ev.source_id], answer=(unit.start, unit.end))
+                    cite(
+                        ev.source_id,
+                        ev.start,
+                        ev.end,
+                        texts[ev.source_id],
+                        answer=(unit.start, unit.end),
+                    )
                     for ev in evidence
                 )
                 # every gold evidence span is cited (an "unsupported" unit with gold evidence,
@@ -456,12 +544,26 @@ def test_every_eval_file_loads_and_an_oracle_scores_one():
                 status = "partial" if unit.label in (None, "unsupported") else unit.label
                 if not citations:
                     status = "unsupported"
-                spans.append(SpanCitations(AnswerSpan(unit.text, unit.start, unit.end), citations, status,
-                                           tuple((s, e) for s, e in record.unsupported_spans
-                                                 if unit.start <= s and e <= unit.end)))
+                spans.append(
+                    SpanCitations(
+                        AnswerSpan(unit.text, unit.start, unit.end),
+                        citations,
+                        status,
+                        tuple(
+                            (s, e)
+                            for s, e in record.unsupported_spans
+                            if unit.start <= s and e <= unit.end
+                        ),
+                    )
+                )
             predictions.append(spans)
         metrics = score_predictions(records, predictions).metrics
-        for key in ("evidence_char_recall", "evidence_char_precision", "evidence_span_f1", "unsupported_char_f1"):
+        for key in (
+            "evidence_char_recall",
+            "evidence_char_precision",
+            "evidence_span_f1",
+            "unsupported_char_f1",
+        ):
             if key in metrics:
                 assert metrics[key] == 1.0, (path.name, key)
 

@@ -27,12 +27,23 @@ HAS_PIPELINE = importlib.util.find_spec("citekit.pipeline") is not None
 
 
 def cite(source_id="s", coverage=1.0, score=1.0, conflicts=()):
-    return Citation(score=score, source_id=source_id, source_index=0, candidate_index=0, char_start=0,
-                    char_end=2, evidence="ab", components={"answer_coverage": coverage}, conflicts=conflicts)
+    return Citation(
+        score=score,
+        source_id=source_id,
+        source_index=0,
+        candidate_index=0,
+        char_start=0,
+        char_end=2,
+        evidence="ab",
+        components={"answer_coverage": coverage},
+        conflicts=conflicts,
+    )
 
 
 def span(answer, start, end, status, citations=(), unsupported=()):
-    return SpanCitations(AnswerSpan(answer[start:end], start, end), tuple(citations), status, tuple(unsupported))
+    return SpanCitations(
+        AnswerSpan(answer[start:end], start, end), tuple(citations), status, tuple(unsupported)
+    )
 
 
 ANSWER = "Revenue grew 15%. Costs fell 2%. Mars is red."  # spans of 17, 14, 12 characters
@@ -54,10 +65,14 @@ def test_metrics_of_a_known_result():
     total = 17 + 14 + 12
     assert m.groundedness_score == pytest.approx((1.0 * 17 + 0.3 * 14) / total)
     assert m.hallucination_rate == pytest.approx(1 - m.groundedness_score)
-    assert (m.supported_ratio, m.partial_ratio, m.unsupported_ratio) == pytest.approx((17 / total, 14 / total, 12 / total))
+    assert (m.supported_ratio, m.partial_ratio, m.unsupported_ratio) == pytest.approx(
+        (17 / total, 14 / total, 12 / total)
+    )
     assert (m.num_spans, m.num_supported, m.num_partial, m.num_unsupported) == (3, 1, 1, 1)
     assert m.avg_confidence == pytest.approx((1.0 + 0.3 + 0.0) / 3) and m.min_confidence == 0.0
-    assert m.num_weak_citations == 1 and [s.text for s in m.weakly_supported_spans] == ["Costs fell 2%."]
+    assert m.num_weak_citations == 1 and [s.text for s in m.weakly_supported_spans] == [
+        "Costs fell 2%."
+    ]
     assert [s.text for s in m.unsupported_spans] == ["Mars is red."]
     assert m.unsupported_char_spans == ((24, 28), (33, 45))
     first = m.span_confidences[0]
@@ -84,10 +99,25 @@ def test_empty_and_zero_length_results():
 
 
 def test_confidence_is_clipped_and_missing_coverage_is_zero():
-    over = Citation(score=1.0, source_id="s", source_index=0, candidate_index=0, char_start=0, char_end=1,
-                    evidence="x", components={"answer_coverage": 1.7})
-    bare = Citation(score=3.0, source_id="s", source_index=0, candidate_index=0, char_start=0, char_end=1,
-                    evidence="x")
+    over = Citation(
+        score=1.0,
+        source_id="s",
+        source_index=0,
+        candidate_index=0,
+        char_start=0,
+        char_end=1,
+        evidence="x",
+        components={"answer_coverage": 1.7},
+    )
+    bare = Citation(
+        score=3.0,
+        source_id="s",
+        source_index=0,
+        candidate_index=0,
+        char_start=0,
+        char_end=1,
+        evidence="x",
+    )
     assert span_confidence(span("ab", 0, 2, "supported", [over])) == 1.0
     assert span_confidence(span("ab", 0, 2, "partial", [bare])) == 0.0
     assert span_confidence(span("ab", 0, 2, "unsupported")) == 0.0
@@ -143,17 +173,25 @@ def test_metric_ranges_and_ratio_sums(data):
 
 def test_markers_in_every_format():
     items = three_spans()
-    assert format_with_citations(ANSWER, items) == "Revenue grew 15%.[1][2] Costs fell 2%.[2] Mars is red.[?]"
+    assert (
+        format_with_citations(ANSWER, items)
+        == "Revenue grew 15%.[1][2] Costs fell 2%.[2] Mars is red.[?]"
+    )
     assert format_with_citations(ANSWER, items, format="superscript") == (
-        "Revenue grew 15%.^1^2 Costs fell 2%.^2 Mars is red.[?]")
+        "Revenue grew 15%.^1^2 Costs fell 2%.^2 Mars is red.[?]"
+    )
     assert format_with_citations(ANSWER, items, format="footnote", include_unsupported=False) == (
-        "Revenue grew 15%.[^1][^2] Costs fell 2%.[^2] Mars is red.")
+        "Revenue grew 15%.[^1][^2] Costs fell 2%.[^2] Mars is red."
+    )
 
 
 def test_marker_goes_before_trailing_white_space_and_keeps_unicode():
     answer = "Ünïcode 🙂 works.\n\nNext 文 line.  "
     cut = answer.index("Next")
-    items = [span(answer, 0, cut, "supported", [cite("x")]), span(answer, cut, len(answer), "partial", [cite("y")])]
+    items = [
+        span(answer, 0, cut, "supported", [cite("x")]),
+        span(answer, cut, len(answer), "partial", [cite("y")]),
+    ]
     assert format_with_citations(answer, items) == "Ünïcode 🙂 works.[1]\n\nNext 文 line.[2]  "
 
 
@@ -179,7 +217,12 @@ def test_removing_markers_gives_back_the_answer(data, marker_format):
     if not re.search(r"[\[\]^]", answer):  # markers are made of these characters only
         assert re.sub(r"\[\?\]|\[\^\d+\]|\^\d+|\[\d+\]", "", annotated) == answer
     assert annotated.count("[?]") >= sum(1 for s in items if not s.citations)
-    assert format_with_citations(answer, [s for s in items if not s.citations], include_unsupported=False) == answer
+    assert (
+        format_with_citations(
+            answer, [s for s in items if not s.citations], include_unsupported=False
+        )
+        == answer
+    )
 
 
 def test_summary_mentions_counts_sources_and_conflicts():
@@ -220,7 +263,9 @@ def test_helpers_with_a_given_pipeline():
     assert is_grounded(ANSWER, sources, pipeline=pipeline, threshold=0.5) is False
     assert is_grounded(ANSWER, sources, pipeline=pipeline, threshold=0.45) is True
     assert is_hallucinated(ANSWER, sources, pipeline=pipeline, threshold=0.9) is False
-    assert annotate_answer(ANSWER, sources, pipeline=pipeline, format="superscript").endswith("red.[?]")
+    assert annotate_answer(ANSWER, sources, pipeline=pipeline, format="superscript").endswith(
+        "red.[?]"
+    )
 
 
 def test_helper_argument_errors():
@@ -242,7 +287,9 @@ def test_helpers_with_the_default_pipeline():
     sources = [SourceDocument(id="report", text="Annual report: Revenue grew 15% in Q4 2024.")]
     assert is_grounded("Revenue grew 15% in Q4.", sources)
     assert is_hallucinated("The company plans to colonize Mars next year.", sources)
-    annotated = annotate_answer("Revenue grew 15% in Q4. The company plans to colonize Mars.", sources)
+    annotated = annotate_answer(
+        "Revenue grew 15% in Q4. The company plans to colonize Mars.", sources
+    )
     assert annotated == "Revenue grew 15% in Q4.[1] The company plans to colonize Mars.[?]"
     metrics = check_groundedness("", sources)
     assert metrics.num_spans == 0 and metrics.groundedness_score == 1.0
