@@ -159,6 +159,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             known = ", ".join(a["id"] for a in load_example_answers())
             raise _InputError(f"no bundled answer with id {args.answer!r}; known ids: {known}")
     pipeline = Pipeline(config=config)
+    # the very first run compiles the numba kernels (cached on disk afterwards): say so,
+    # or a newcomer may take the pause for a hang
+    sys.stderr.write("citekit demo: aligning (the first run compiles the kernels; "
+                     "later runs load them from the cache)...\n")
+    sys.stderr.flush()
     started = time.perf_counter()
     corpus = pipeline.prepare(sources)
     prepared = time.perf_counter()
