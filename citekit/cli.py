@@ -186,7 +186,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         f"{total} sentences: {counts['supported']} supported, {counts['partial']} partial, "
         f"{counts['unsupported']} unsupported.\n"
         f"Prepared the corpus in {prepared - started:.2f} s and aligned the answers in "
-        f"{aligned - prepared:.2f} s (the first run includes JIT compilation).\n"
+        f"{aligned - prepared:.2f} s.\n"
     )
     if args.html:
         from citekit.display import render_html
