@@ -1,11 +1,13 @@
-"""citekit.kernels against the references in tests/naive.py."""
+"""citekit.kernels against the plain-Python references in tests/naive.py."""
 
 import random
 
 import numpy as np
 import pytest
 
+import citekit.kernels as kernels
 from citekit.kernels import (
+    LocalAlignment,
     align_batch,
     align_pairs,
     lcs_length,
@@ -19,11 +21,12 @@ from naive import (
     naive_smith_waterman,
 )
 
-SCORINGS = [(2, -1, -1), (1, -1, -1), (3, -2, -1), (5, -1, -3)]
+SCORINGS = [(2, -1, -1), (1, -1, -1), (3, -2, -1), (5, -1, -3), (1, -1000, -1000)]
+EMPTY = (0, 0, 0, 0, 0, 0, ())
 
 
-def random_tokens(rng, max_length, alphabet):
-    return [rng.randrange(alphabet) for _ in range(rng.randrange(max_length + 1))]
+def random_tokens(rng, max_length, alphabet, min_length=0):
+    return [rng.randrange(alphabet) for _ in range(rng.randint(min_length, max_length))]
 
 
 def as_tuple(alignment):
@@ -33,77 +36,349 @@ def as_tuple(alignment):
     )
 
 
+def pair_row(result, p):
+    blocks = result.blocks[result.block_offsets[p]:result.block_offsets[p + 1]]
+    return (
+        int(result.score[p]), int(result.query_start[p]), int(result.query_end[p]),
+        int(result.target_start[p]), int(result.target_end[p]), int(result.matches[p]),
+        tuple(map(tuple, blocks.tolist())),
+    )
+
+
+def pack(sequences):
+    ids = [token for sequence in sequences for token in sequence]
+    offsets = np.cumsum([0] + [len(sequence) for sequence in sequences])
+    return ids, offsets
+
+
+def sw(query, target, scoring=(2, -1, -1), **options):
+    return smith_waterman(query, target, match_score=scoring[0], mismatch_score=scoring[1],
+                          gap_score=scoring[2], return_blocks=True, **options)
+
+
+# --- Smith-Waterman: single pairs -------------------------------------------------------
+
 def test_smith_waterman_equals_reference_on_random_inputs():
     rng = random.Random(1)
-    for trial in range(1500):
-        alphabet = rng.choice([2, 3, 5, 20])
+    for _ in range(1500):
+        alphabet = rng.choice([1, 2, 3, 5, 20])
         query = random_tokens(rng, 14, alphabet)
         target = random_tokens(rng, 18, alphabet)
         scoring = rng.choice(SCORINGS)
         expected = naive_smith_waterman(query, target, *scoring)[:7]
-        got = smith_waterman(query, target, match_score=scoring[0], mismatch_score=scoring[1],
-                             gap_score=scoring[2], return_blocks=True)
-        assert as_tuple(got) == expected, (query, target, scoring)
+        assert as_tuple(sw(query, target, scoring)) == expected, (query, target, scoring)
 
 
-def test_banded_equals_banded_reference():
+def test_long_inputs_use_score_pass_and_rectangle_traceback():
+    # (n + m + 1) * (min + 1) > STORE_CELLS: a storage-free pass, then the rectangle
+    rng = random.Random(11)
+    for trial in range(6):
+        alphabet = [2, 4, 50][trial % 3]
+        query = random_tokens(rng, 190, alphabet, min_length=150)
+        target = random_tokens(rng, 220, alphabet, min_length=150)
+        if trial >= 3:  # plant a noisy copy so the alignment is long
+            copy = [t if rng.random() > 0.1 else alphabet + 1 for t in query[20:140]]
+            target[30:30 + len(copy)] = copy
+        assert (len(query) + len(target) + 1) * (len(query) + 1) > kernels._sw.STORE_CELLS
+        expected = naive_smith_waterman(query, target)[:7]
+        assert as_tuple(sw(query, target)) == expected
+
+
+def test_explicit_band_equals_banded_reference():
     rng = random.Random(2)
-    for trial in range(800):
+    for _ in range(800):
         alphabet = rng.choice([2, 4, 30])
         query = random_tokens(rng, 12, alphabet)
         target = random_tokens(rng, 30, alphabet)
         width = rng.randrange(0, 5)
         band = naive_band(query, target, width)
-        got = smith_waterman(query, target, band_width=width, return_blocks=True)
+        got = sw(query, target, band_width=width)
         if band is None:
-            assert as_tuple(got) == (0, 0, 0, 0, 0, 0, ())
+            assert as_tuple(got) == EMPTY
             continue
-        expected = naive_smith_waterman(query, target, 2, -1, -1, *band)[:7]
-        assert as_tuple(got) == expected, (query, target, width)
+        assert as_tuple(got) == naive_smith_waterman(query, target, 2, -1, -1, *band)[:7]
 
+
+def test_band_equals_full_dp_when_the_optimal_path_lies_inside():
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(600):
+        alphabet = rng.choice([3, 10])
+        query = random_tokens(rng, 10, alphabet, min_length=1)
+        target = random_tokens(rng, 40, alphabet, min_length=1)
+        width = rng.randrange(0, 4)
+        band = naive_band(query, target, width)
+        full = naive_smith_waterman(query, target)
+        if band is None or not full[7]:
+            continue
+        if all(band[0] <= j - i <= band[1] for i, j in full[7]):
+            checked += 1
+            assert as_tuple(sw(query, target, band_width=width)) == full[:7]
+    assert checked > 200
+
+
+def test_automatic_band_above_the_cell_budget(monkeypatch):
+    monkeypatch.setattr(kernels, "FULL_DP_CELL_BUDGET", 50)
+    monkeypatch.setattr(kernels, "AUTO_BAND_WIDTH", 2)
+    rng = random.Random(4)
+    for _ in range(300):
+        query = random_tokens(rng, 10, 4, min_length=3)
+        target = random_tokens(rng, 30, 4, min_length=10)
+        band = naive_band(query, target, 2)
+        got = sw(query, target)
+        expected = EMPTY if band is None else naive_smith_waterman(query, target, 2, -1, -1,
+                                                                   *band)[:7]
+        assert as_tuple(got) == expected
+
+
+def test_exact_copy_is_found_at_its_first_occurrence():
+    rng = np.random.default_rng(5)
+    target = rng.integers(0, 1000, 5000)
+    query = target[3000:3040].copy()
+    target[4000:4040] = query  # a second, later copy
+    got = smith_waterman(query, target, return_blocks=True)
+    assert got == LocalAlignment(80, 0, 40, 3000, 3040, 40, ((0, 3000, 40),))
+
+
+def test_long_target_full_and_banded_agree_on_a_planted_copy():
+    rng = np.random.default_rng(6)
+    query = rng.integers(0, 5000, 200)
+    target = rng.integers(0, 5000, 20000)
+    noisy = query.copy()
+    noisy[5::17] = -1
+    target[7000:7200] = noisy
+    full = smith_waterman(query, target, return_blocks=True)
+    banded = smith_waterman(query, target, band_width=8, return_blocks=True)
+    assert full == banded
+    assert (full.target_start, full.target_end) == (7000, 7200)
+    assert full.matches == 200 - len(range(5, 200, 17))
+
+
+def test_repetitive_input_above_the_budget_is_banded_and_exact():
+    tokens = [7] * 2500
+    got = smith_waterman(tokens, tokens, return_blocks=True)
+    assert got == LocalAlignment(5000, 0, 2500, 0, 2500, 2500, ((0, 0, 2500),))
+
+
+def test_empty_and_disjoint_inputs_give_the_empty_alignment():
+    for query, target in [([], []), ([], [1]), ([1], []), ([1, 2], [3, 4])]:
+        assert sw(query, target) == LocalAlignment(0, 0, 0, 0, 0, 0, ())
+        assert smith_waterman(query, target).blocks is None
+
+
+def test_accepted_input_types():
+    expected = smith_waterman([1, 2, 3, 4], [0, 1, 2, 3, 4])
+    for convert in (np.int32, np.int64, np.uint16, np.int8):
+        assert smith_waterman(np.array([1, 2, 3, 4], dtype=convert),
+                              np.array([0, 1, 2, 3, 4], dtype=convert)) == expected
+    strided = np.array([1, 9, 2, 9, 3, 9, 4, 9])[::2]
+    assert smith_waterman(strided, (0, 1, 2, 3, 4)) == expected
+    extremes = [np.iinfo(np.int64).min, np.iinfo(np.int64).max, 0]
+    assert smith_waterman(extremes, extremes).matches == 3
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "name"),
+    [
+        ({"query_ids": [1.0, 2.0]}, TypeError, "query_ids"),
+        ({"target_ids": ["a", "b"]}, TypeError, "target_ids"),
+        ({"query_ids": "abc"}, TypeError, "query_ids"),
+        ({"query_ids": [[1, 2]]}, ValueError, "query_ids"),
+        ({"query_ids": [True, False]}, TypeError, "query_ids"),
+        ({"query_ids": [1, None]}, TypeError, "query_ids"),
+        ({"query_ids": [2 ** 70]}, TypeError, "query_ids"),
+        ({"band_width": -1}, ValueError, "band_width"),
+        ({"band_width": 2.0}, TypeError, "band_width"),
+        ({"band_width": True}, TypeError, "band_width"),
+        ({"match_score": 0}, ValueError, "match_score"),
+        ({"mismatch_score": 0}, ValueError, "mismatch_score"),
+        ({"gap_score": 1}, ValueError, "gap_score"),
+        ({"gap_score": -1001}, ValueError, "gap_score"),
+        ({"return_blocks": 1}, TypeError, "return_blocks"),
+    ],
+)
+def test_smith_waterman_rejects_bad_arguments(kwargs, error, name):
+    arguments = {"query_ids": [1, 2], "target_ids": [1, 2], **kwargs}
+    with pytest.raises(error, match=name):
+        smith_waterman(**arguments)
+
+
+def test_too_long_for_exact_keys_raises_before_computing():
+    huge = np.zeros(1 << 21, dtype=np.int64)
+    with pytest.raises(ValueError, match="too long"):
+        smith_waterman(huge, huge)
+
+
+# --- batch drivers ------------------------------------------------------------------------
+
+def test_align_pairs_equals_reference_across_lanes_and_single_pairs():
+    rng = random.Random(7)
+    queries = [random_tokens(rng, 12, 6) for _ in range(9)]
+    targets = [random_tokens(rng, 30, 6) for _ in range(25)]
+    targets.append([])
+    query_ids, query_offsets = pack(queries)
+    target_ids, target_offsets = pack(targets)
+    pair_query = [rng.randrange(len(queries)) for _ in range(150)]
+    pair_target = [rng.randrange(len(targets)) for _ in range(150)]
+    for scoring in SCORINGS[:3]:
+        result = align_pairs(query_ids, query_offsets, target_ids, target_offsets, pair_query,
+                             pair_target, match_score=scoring[0], mismatch_score=scoring[1],
+                             gap_score=scoring[2], return_blocks=True)
+        for p in range(150):
+            expected = naive_smith_waterman(queries[pair_query[p]], targets[pair_target[p]],
+                                            *scoring)[:7]
+            assert pair_row(result, p) == expected
+
+
+def test_align_pairs_mixes_lane_groups_with_long_and_banded_pairs():
+    rng = random.Random(8)
+    queries = [random_tokens(rng, 40, 5, min_length=20), random_tokens(rng, 8, 5)]
+    targets = [random_tokens(rng, 300, 5, min_length=200)] + [
+        random_tokens(rng, 20, 5) for _ in range(11)
+    ]
+    query_ids, query_offsets = pack(queries)
+    target_ids, target_offsets = pack(targets)
+    pair_query = [0] * 12 + [1] * 12
+    pair_target = list(range(12)) * 2
+    result = align_pairs(query_ids, query_offsets, target_ids, target_offsets, pair_query,
+                         pair_target, return_blocks=True)
+    for p in range(24):
+        single = sw(queries[pair_query[p]], targets[pair_target[p]])
+        assert pair_row(result, p) == as_tuple(single)
+    for width in (0, 3):
+        banded = align_pairs(query_ids, query_offsets, target_ids, target_offsets, pair_query,
+                             pair_target, band_width=width, return_blocks=True)
+        for p in range(24):
+            single = sw(queries[pair_query[p]], targets[pair_target[p]], band_width=width)
+            assert pair_row(banded, p) == as_tuple(single)
+
+
+def test_align_pairs_is_identical_on_one_and_two_threads():
+    rng = np.random.default_rng(9)
+    query_ids = rng.integers(0, 30, 600)
+    query_offsets = np.arange(0, 601, 30)
+    target_ids = rng.integers(0, 30, 4000)
+    target_offsets = np.concatenate([[0], np.sort(rng.choice(np.arange(1, 4000), 99,
+                                                             replace=False)), [4000]])
+    pair_query = rng.integers(0, 20, 500)
+    pair_target = rng.integers(0, 100, 500)
+    arguments = (query_ids, query_offsets, target_ids, target_offsets, pair_query, pair_target)
+    one = align_pairs(*arguments, return_blocks=True, n_threads=1)
+    two = align_pairs(*arguments, return_blocks=True, n_threads=2)
+    default = align_pairs(*arguments, return_blocks=True)
+    for field in one._fields:
+        assert np.array_equal(getattr(one, field), getattr(two, field)), field
+        assert np.array_equal(getattr(one, field), getattr(default, field)), field
+
+
+def test_align_pairs_output_shapes_and_dtypes():
+    result = align_pairs([1, 2], [0, 2], [1, 2, 3], [0, 3], [0, 0], [0, 0])
+    for field in result._fields[:6]:
+        assert getattr(result, field).dtype == np.int64
+        assert getattr(result, field).shape == (2,)
+    assert result.block_offsets.shape == (0,) and result.blocks.shape == (0, 3)
+    with_blocks = align_pairs([1, 2], [0, 2], [1, 2, 3], [0, 3], [0, 0], [0, 0],
+                              return_blocks=True)
+    assert with_blocks.block_offsets.tolist() == [0, 1, 2]
+    assert with_blocks.blocks.tolist() == [[0, 0, 2], [0, 0, 2]]
+    none = align_pairs([], [0], [], [0], [], [], return_blocks=True)
+    assert none.score.shape == (0,) and none.block_offsets.tolist() == [0]
+
+
+def test_align_batch_equals_single_calls():
+    rng = random.Random(10)
+    query = random_tokens(rng, 10, 5)
+    targets = [random_tokens(rng, 20, 5) for _ in range(30)]
+    target_ids, offsets = pack(targets)
+    result = align_batch(query, target_ids, offsets, return_blocks=True)
+    for k, target in enumerate(targets):
+        assert pair_row(result, k) == as_tuple(sw(query, target))
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "name"),
+    [
+        ({"query_offsets": [0, 3]}, ValueError, "query_offsets"),
+        ({"query_offsets": [1, 2]}, ValueError, "query_offsets"),
+        ({"query_offsets": []}, ValueError, "query_offsets"),
+        ({"target_offsets": [0, 3, 2, 3]}, ValueError, "target_offsets"),
+        ({"pair_query": [1]}, ValueError, "pair_query"),
+        ({"pair_target": [-1]}, ValueError, "pair_target"),
+        ({"pair_target": [0, 0]}, ValueError, "pair_query and pair_target"),
+        ({"pair_query": [0.0]}, TypeError, "pair_query"),
+        ({"n_threads": 0}, ValueError, "n_threads"),
+        ({"n_threads": 10 ** 6}, ValueError, "n_threads"),
+        ({"n_threads": 1.5}, TypeError, "n_threads"),
+    ],
+)
+def test_align_pairs_rejects_bad_arguments(change, error, name):
+    arguments = {
+        "query_ids": [1, 2], "query_offsets": [0, 2], "target_ids": [1, 2, 3],
+        "target_offsets": [0, 3], "pair_query": [0], "pair_target": [0], **change,
+    }
+    with pytest.raises(error, match=name):
+        align_pairs(**arguments)
+
+
+def test_align_batch_rejects_bad_offsets():
+    with pytest.raises(ValueError, match="target_offsets"):
+        align_batch([1], [1, 2], [0, 1])
+
+
+# --- LCS and matching blocks --------------------------------------------------------------
 
 def test_lcs_length_equals_reference():
-    rng = random.Random(3)
-    for trial in range(600):
-        alphabet = rng.choice([2, 3, 10, 1000])
+    rng = random.Random(12)
+    for _ in range(600):
+        alphabet = rng.choice([1, 2, 3, 10, 1000])
         a = random_tokens(rng, rng.choice([10, 70, 200]), alphabet)
         b = random_tokens(rng, rng.choice([10, 70, 200]), alphabet)
         assert lcs_length(a, b) == naive_lcs_length(a, b), (a, b)
 
 
+def test_lcs_length_equals_rapidfuzz_on_long_inputs():
+    lcs_seq = pytest.importorskip("rapidfuzz.distance").LCSseq
+    rng = np.random.default_rng(13)
+    for size_a, size_b, alphabet in [(1000, 1300, 20), (3000, 2000, 500), (64, 5000, 3),
+                                     (128, 128, 2), (65, 63, 2)]:
+        a = rng.integers(-5, alphabet, size_a).tolist()
+        b = rng.integers(-5, alphabet, size_b).tolist()
+        assert lcs_length(a, b) == lcs_seq.similarity(a, b)
+
+
 def test_matching_blocks_equal_difflib():
-    rng = random.Random(4)
-    for trial in range(1500):
+    rng = random.Random(14)
+    for _ in range(1500):
         alphabet = rng.choice([1, 2, 3, 6, 50])
         a = random_tokens(rng, rng.choice([5, 30, 120]), alphabet)
         b = random_tokens(rng, rng.choice([5, 30, 120]), alphabet)
         assert matching_blocks(a, b) == naive_matching_blocks(a, b), (a, b)
 
 
-def test_align_pairs_rows_equal_single_calls():
-    rng = random.Random(5)
-    queries = [random_tokens(rng, 10, 6) for _ in range(7)]
-    targets = [random_tokens(rng, 25, 6) for _ in range(9)]
-    query_offsets = np.cumsum([0] + [len(q) for q in queries])
-    target_offsets = np.cumsum([0] + [len(t) for t in targets])
-    pair_query = [rng.randrange(7) for _ in range(40)]
-    pair_target = [rng.randrange(9) for _ in range(40)]
-    result = align_pairs(sum(queries, []), query_offsets, sum(targets, []), target_offsets,
-                         pair_query, pair_target, return_blocks=True)
-    for p in range(40):
-        single = smith_waterman(queries[pair_query[p]], targets[pair_target[p]], return_blocks=True)
-        blocks = result.blocks[result.block_offsets[p]:result.block_offsets[p + 1]]
-        row = (result.score[p], result.query_start[p], result.query_end[p],
-               result.target_start[p], result.target_end[p], result.matches[p],
-               tuple(map(tuple, blocks.tolist())))
-        assert row == as_tuple(single)
+def test_matching_blocks_equal_difflib_on_long_edited_copies():
+    rng = np.random.default_rng(15)
+    for alphabet in (5, 300, 100000):
+        a = rng.integers(0, alphabet, 3000)
+        b = a.copy()
+        edits = rng.integers(0, 3000, 60)
+        b[edits] = rng.integers(0, alphabet, 60)
+        b = np.concatenate([b[:1000], rng.integers(0, alphabet, 50), b[1200:]])
+        assert matching_blocks(a, b) == naive_matching_blocks(a.tolist(), b.tolist())
 
 
-def test_align_batch_equals_single_calls():
-    rng = random.Random(6)
-    query = random_tokens(rng, 10, 5)
-    targets = [random_tokens(rng, 20, 5) for _ in range(12)]
-    offsets = np.cumsum([0] + [len(t) for t in targets])
-    result = align_batch(query, sum(targets, []), offsets)
-    for k, target in enumerate(targets):
-        assert result.score[k] == smith_waterman(query, target).score
+def test_lcs_and_matching_blocks_of_empty_inputs():
+    assert lcs_length([], []) == 0 and lcs_length([1], []) == 0
+    assert matching_blocks([], []) == [(0, 0, 0)]
+    assert matching_blocks([1, 2], []) == [(2, 0, 0)]
+
+
+@pytest.mark.parametrize("function", [lcs_length, matching_blocks])
+def test_lcs_functions_reject_bad_arguments(function):
+    with pytest.raises(TypeError, match="a must"):
+        function([0.5], [1])
+    with pytest.raises(ValueError, match="b must be one-dimensional"):
+        function([1], np.zeros((2, 2), dtype=np.int64))
+
+
+def test_warmup_runs():
+    kernels.warmup()
