@@ -312,8 +312,8 @@ class IdfIndex:
     def contains(self, passages: Any, columns: Any) -> np.ndarray:
         """Whether passage ``passages[i]`` contains the token of column ``columns[i]``.
 
-        Vectorized membership test (binary search in the CSR structure); a negative
-        column (a token outside the vocabulary) is never contained.
+        Binary search in each passage's sorted CSR row (a small compiled kernel); a
+        negative column (a token outside the vocabulary) is never contained.
 
         Examples
         --------
@@ -327,25 +327,67 @@ class IdfIndex:
             raise ValueError("passages and columns must have the same length")
         if rows.size and (rows.min() < 0 or rows.max() >= self.n_passages):
             raise ValueError(f"passages must be in [0, {self.n_passages})")
-        keys = self._membership_keys()
-        if keys.size == 0 or rows.size == 0:
-            return np.zeros(rows.shape[0], dtype=bool)
-        wanted = rows * max(1, self.n_terms) + cols
-        pos = np.minimum(np.searchsorted(keys, wanted), keys.shape[0] - 1)
-        return (keys[pos] == wanted) & (cols >= 0)
+        from citekit._bag import row_contains
 
-    def _membership_keys(self) -> np.ndarray:
-        keys = getattr(self, "_keys", None)
-        if keys is None:
-            row_of_entry = np.repeat(
-                np.arange(self.n_passages, dtype=np.int64), np.diff(self.matrix.indptr)
+        row_pointers, row_columns = self.rows
+        return row_contains(row_pointers, row_columns, rows, cols)
+
+    @property
+    def rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The CSR ``(indptr, indices)`` of the passages x vocabulary matrix as int64
+        (columns sorted within each row), converted once and cached."""
+        cached = getattr(self, "_rows", None)
+        if cached is None:
+            cached = (
+                np.ascontiguousarray(self.matrix.indptr, dtype=np.int64),
+                np.ascontiguousarray(self.matrix.indices, dtype=np.int64),
             )
-            # rows ascending and columns sorted within rows: the keys come out sorted
-            keys = row_of_entry * max(1, self.n_terms) + self.matrix.indices.astype(np.int64)
-            self._keys = keys
-        return keys
+            self._rows = cached
+        return cached
 
-    # -- scoring --------------------------------------------------------------------
+    def _query_terms(
+        self, query_ids: Any, query_offsets: Any, rank_tokens: Any = None
+    ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Distinct (query, token) terms: query row, column, IDF weight, rank flag; term
+        offsets per query; and each query's denominator (IDF sum of its distinct tokens)."""
+        ids = _as_int64_1d(query_ids, "query_ids")
+        offsets = _as_int64_1d(query_offsets, "query_offsets")
+        _check_offsets(offsets, ids.shape[0], "query_offsets")
+        n_queries = offsets.shape[0] - 1
+        if rank_tokens is None:
+            flags = np.ones(ids.shape[0], dtype=bool)
+        else:
+            flags = np.asarray(rank_tokens, dtype=bool).reshape(-1)
+            if flags.shape != ids.shape:
+                raise ValueError("rank_tokens must have one entry per query token")
+        rows = np.repeat(np.arange(n_queries, dtype=np.int64), np.diff(offsets))
+        if ids.size:
+            order = np.lexsort((~flags, ids, rows))
+            rows, ids, flags = rows[order], ids[order], flags[order]
+            # a token ranks if any of its occurrences does: flagged copies sort first
+            first = np.ones(ids.shape[0], dtype=bool)
+            first[1:] = (rows[1:] != rows[:-1]) | (ids[1:] != ids[:-1])
+            rows, ids, flags = rows[first], ids[first], flags[first]
+        columns = self.columns_of(ids)
+        weights = np.full(ids.shape[0], self.unseen_idf, dtype=np.float64)
+        seen = columns >= 0
+        weights[seen] = self.idf[columns[seen]]
+        denominators = np.bincount(rows, weights=weights, minlength=n_queries)
+        term_offsets = np.zeros(n_queries + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n_queries), out=term_offsets[1:])
+        return n_queries, rows, columns, weights, flags, term_offsets, denominators
+
+    def _product(
+        self, n_queries: int, rows: np.ndarray, columns: np.ndarray, weights: np.ndarray
+    ) -> Any:
+        """Sparse product of weighted query terms with the inverted index (unnormalized)."""
+        import scipy.sparse as sp
+
+        seen = columns >= 0
+        query_matrix = sp.csr_matrix(
+            (weights[seen], (rows[seen], columns[seen])), shape=(n_queries, self.n_terms)
+        )
+        return (query_matrix @ self._postings).tocsr()
 
     def scores(self, query_ids: Any, query_offsets: Any) -> Any:
         """Lexical score of every query against every passage, as a sparse matrix.
@@ -369,41 +411,64 @@ class IdfIndex:
         >>> index.scores([2, 2, 3], [0, 3]).toarray().round(3).tolist()
         [[0.416, 1.0]]
         """
-        import scipy.sparse as sp
-
-        ids = _as_int64_1d(query_ids, "query_ids")
-        offsets = _as_int64_1d(query_offsets, "query_offsets")
-        _check_offsets(offsets, ids.shape[0], "query_offsets")
-        n_queries = offsets.shape[0] - 1
-        rows = np.repeat(np.arange(n_queries, dtype=np.int64), np.diff(offsets))
-        # distinct (query, token) pairs: each token counts once per query
-        if ids.size:
-            order = np.lexsort((ids, rows))
-            rows_sorted, ids_sorted = rows[order], ids[order]
-            first = np.ones(ids_sorted.shape[0], dtype=bool)
-            first[1:] = (rows_sorted[1:] != rows_sorted[:-1]) | (ids_sorted[1:] != ids_sorted[:-1])
-            rows, ids = rows_sorted[first], ids_sorted[first]
-        columns = self.columns_of(ids)
-        weights = np.full(ids.shape[0], self.unseen_idf, dtype=np.float64)
-        seen = columns >= 0
-        weights[seen] = self.idf[columns[seen]]
-        denominators = np.bincount(rows, weights=weights, minlength=n_queries)
-        query_matrix = sp.csr_matrix(
-            (weights[seen], (rows[seen], columns[seen])), shape=(n_queries, self.n_terms)
+        n_queries, rows, columns, weights, _, _, denominators = self._query_terms(
+            query_ids, query_offsets
         )
-        product = (query_matrix @ self._postings).tocsr()
+        product = self._product(n_queries, rows, columns, weights)
         row_of_entry = np.repeat(np.arange(n_queries), np.diff(product.indptr))
         with np.errstate(divide="ignore", invalid="ignore"):
             product.data = product.data / denominators[row_of_entry]
-        product.sort_indices()
         return product
 
-    def top_k(self, query_ids: Any, query_offsets: Any, k: int) -> TopK:
-        """The ``k`` passages with the highest lexical score for every query.
+    def pair_scores(
+        self, query_ids: Any, query_offsets: Any, pair_query: Any, pair_passage: Any
+    ) -> np.ndarray:
+        """Lexical score of chosen (query, passage) pairs only.
 
-        Passages sharing no token with a query are never returned; equal scores prefer
-        the lower passage index. Queries are processed in blocks so that memory stays
-        bounded for thousands of queries.
+        Costs one membership test per distinct query token per pair, independent of the
+        corpus size.
+
+        Examples
+        --------
+        >>> index = IdfIndex.from_token_lists([[1, 2], [2, 3]])
+        >>> index.pair_scores([2, 3], [0, 2], [0, 0], [1, 0]).round(3).tolist()
+        [1.0, 0.416]
+        """
+        n_queries, rows, columns, weights, _, term_offsets, denominators = self._query_terms(
+            query_ids, query_offsets
+        )
+        queries = _as_int64_1d(pair_query, "pair_query")
+        passages = _as_int64_1d(pair_passage, "pair_passage")
+        if queries.shape != passages.shape:
+            raise ValueError("pair_query and pair_passage must have the same length")
+        if queries.size and (queries.min() < 0 or queries.max() >= n_queries):
+            raise ValueError(f"pair_query must be in [0, {n_queries})")
+        return self._pair_sums(queries, passages, columns, weights, term_offsets) / np.where(
+            denominators[queries] > 0, denominators[queries], 1.0
+        )
+
+    def _pair_sums(
+        self,
+        queries: np.ndarray,
+        passages: np.ndarray,
+        columns: np.ndarray,
+        weights: np.ndarray,
+        term_offsets: np.ndarray,
+    ) -> np.ndarray:
+        positions, pair_of = gather_ranges(term_offsets[queries], term_offsets[queries + 1])
+        present = self.contains(passages[pair_of], columns[positions])
+        return np.bincount(
+            pair_of, weights=weights[positions] * present, minlength=queries.shape[0]
+        )
+
+    def top_k(
+        self, query_ids: Any, query_offsets: Any, k: int, *, rank_tokens: Any = None
+    ) -> TopK:
+        """The ``k`` best passages for every query.
+
+        Passages sharing no ranking token with a query are never returned; equal scores
+        prefer the lower passage index. Queries are processed in blocks so that memory
+        stays bounded for thousands of queries.
 
         Parameters
         ----------
@@ -411,6 +476,11 @@ class IdfIndex:
             Queries packed CSR, as in :meth:`scores`.
         k : int
             Candidates per query (``>= 0``).
+        rank_tokens : array_like of bool, optional
+            One flag per query token. When given, passages are found and ranked by the
+            flagged tokens only (e.g. the content words, so that the long posting lists of
+            "the" or "of" are never walked); the returned ``scores`` are still the full
+            lexical score of :meth:`scores`. Default: every token ranks.
 
         Returns
         -------
@@ -422,6 +492,8 @@ class IdfIndex:
         >>> top = index.top_k([2, 3], [0, 2], k=5)
         >>> top.passages.tolist(), top.scores.round(3).tolist()
         ([1, 0], [1.0, 0.432])
+        >>> index.top_k([2, 3], [0, 2], k=5, rank_tokens=[False, True]).passages.tolist()
+        [1]
         """
         from citekit._validation import check_int
 
@@ -429,14 +501,31 @@ class IdfIndex:
         ids = _as_int64_1d(query_ids, "query_ids")
         offsets = _as_int64_1d(query_offsets, "query_offsets")
         _check_offsets(offsets, ids.shape[0], "query_offsets")
+        flags_all = None
+        if rank_tokens is not None:
+            flags_all = np.asarray(rank_tokens, dtype=bool).reshape(-1)
+            if flags_all.shape != ids.shape:
+                raise ValueError("rank_tokens must have one entry per query token")
         n_queries = offsets.shape[0] - 1
         block = 256
         parts = []
         for first in range(0, n_queries, block):
             last = min(n_queries, first + block)
             lo, hi = int(offsets[first]), int(offsets[last])
-            scores = self.scores(ids[lo:hi], offsets[first : last + 1] - lo)
-            parts.append(top_k_rows(scores, k))
+            block_offsets = offsets[first : last + 1] - lo
+            n_block, rows, columns, weights, flags, term_offsets, denominators = self._query_terms(
+                ids[lo:hi], block_offsets, None if flags_all is None else flags_all[lo:hi]
+            )
+            ranking = self._product(n_block, rows[flags], columns[flags], weights[flags])
+            top = top_k_rows(ranking, k)
+            queries = np.repeat(np.arange(n_block, dtype=np.int64), np.diff(top.offsets))
+            if flags.all():
+                sums = top.scores
+            else:
+                sums = self._pair_sums(queries, top.passages, columns, weights, term_offsets)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                exact = sums / np.where(denominators[queries] > 0, denominators[queries], 1.0)
+            parts.append(TopK(top.offsets, top.passages, exact))
         if not parts:
             return TopK(np.zeros(1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0))
         out_offsets = [np.zeros(1, dtype=np.int64)]

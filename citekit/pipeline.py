@@ -45,12 +45,13 @@ from typing import Any, Iterable, Mapping, NamedTuple, Protocol, Sequence, runti
 
 import numpy as np
 
+from citekit._bag import pair_bag_counts
 from citekit._content import content_mask, find_conflicts, fold_surface
 from citekit._stages import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
 from citekit.config import CitationConfig
 from citekit.corpus import Corpus, embed_texts
-from citekit.index import gather_ranges, top_k_rows
+from citekit.index import gather_ranges
 from citekit.results import AlignmentResult, AnswerSpan, Citation, EvidenceSpan, SpanCitations
 from citekit.tokenizers.base import tokenize_checked
 
@@ -58,6 +59,8 @@ __all__ = ["Pipeline", "Embedder", "Scorer", "WeightedScorer", "align_citations"
 
 # answer sentences aligned per batch: bounds memory for very long answers
 _QUERY_CHUNK = 1024
+# alignment batches smaller than this many DP cells run on one thread
+_PARALLEL_MIN_CELLS = 2_000_000
 
 
 @runtime_checkable
@@ -398,16 +401,29 @@ class Pipeline:
     # -- the batched core -----------------------------------------------------------
 
     def _candidates(
-        self, corpus: Corpus, query_ids: np.ndarray, query_offsets: np.ndarray, query_texts: list[str]
+        self,
+        corpus: Corpus,
+        query_ids: np.ndarray,
+        query_offsets: np.ndarray,
+        query_content: np.ndarray,
+        query_texts: list[str],
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(pair_query, pair_passage, lexical, embedding) for every candidate pair."""
+        """(pair_query, pair_passage, lexical, embedding) of every candidate pair, grouped
+        by query, strongest first.
+
+        Lexical candidates are found and ranked through the sentence's CONTENT tokens: a
+        passage sharing only stop words with it can never become a citation, and the
+        posting lists of "the" or "of" (most of the corpus) are never walked. Their
+        ``lexical`` value is the full lexical score of the specification.
+        """
         config = self.config
         n_queries = query_offsets.shape[0] - 1
         empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
         if corpus.n_passages == 0 or n_queries == 0:
             return empty
-        scores = corpus.index.scores(query_ids, query_offsets)
-        lexical_top = top_k_rows(scores, config.max_candidates_lexical)
+        lexical_top = corpus.index.top_k(
+            query_ids, query_offsets, config.max_candidates_lexical, rank_tokens=query_content
+        )
         pair_query = np.repeat(np.arange(n_queries, dtype=np.int64), np.diff(lexical_top.offsets))
         pair_passage = lexical_top.passages
         use_embeddings = (
@@ -430,7 +446,7 @@ class Pipeline:
         pair_passage = np.concatenate([pair_passage, embed_passage])
         keys = np.unique(pair_query * corpus.n_passages + pair_passage)
         pair_query, pair_passage = keys // corpus.n_passages, keys % corpus.n_passages
-        lexical = np.asarray(scores[pair_query, pair_passage]).reshape(-1).astype(np.float64)
+        lexical = corpus.index.pair_scores(query_ids, query_offsets, pair_query, pair_passage)
         embedding = similarity[pair_query, pair_passage].astype(np.float64)
         strength = np.maximum(lexical, embedding)
         source_index = corpus.source_indices[corpus.passage_source[pair_passage]]
@@ -466,6 +482,14 @@ class Pipeline:
                 align_pairs = self.aligner.align_pairs
             if self.n_threads is not None:
                 options["n_threads"] = self.n_threads
+            elif self.aligner is None:
+                # waking worker threads costs more than a small batch takes on one core
+                # (and much more on a busy machine); results do not depend on it
+                cells = int(
+                    (np.diff(query_offsets)[pair_query] * np.diff(target_offsets)[pair_target]).sum()
+                )
+                if cells < _PARALLEL_MIN_CELLS:
+                    options["n_threads"] = 1
             out = align_pairs(
                 query_ids, query_offsets, target_ids, target_offsets, pair_query, pair_target, **options
             )
@@ -508,85 +532,82 @@ class Pipeline:
             lexical = embedding = np.zeros(0)
         else:
             pair_query, pair_passage, lexical, embedding = self._candidates(
-                corpus, query_ids, query_offsets, query_texts
+                corpus, query_ids, query_offsets, query_content, query_texts
             )
         n_pairs = pair_query.shape[0]
-
-        # targets: the token ranges of the distinct candidate passages, packed once
-        unique_passages = np.unique(pair_passage)
-        target_lo = corpus.passage_token_start[unique_passages]
-        target_hi = corpus.passage_token_end[unique_passages]
-        positions, _ = gather_ranges(target_lo, target_hi)
-        target_ids = corpus.token_ids[positions]
-        target_offsets = np.zeros(unique_passages.shape[0] + 1, dtype=np.int64)
-        np.cumsum(target_hi - target_lo, out=target_offsets[1:])
-        pair_target = np.searchsorted(unique_passages, pair_passage)
-        if n_pairs:
-            rows = self._run_aligner(
-                query_ids, query_offsets, target_ids, target_offsets, pair_query, pair_target
-            )
-        else:
-            zeros = np.zeros(0, np.int64)
-            rows = _PairRows(zeros, zeros, zeros, zeros, zeros, zeros, np.zeros(1, np.int64), np.zeros((0, 3), np.int64))
-
-        # content tokens matched by each pair's alignment blocks
+        columns = corpus.index.columns_of(query_ids)
         content_prefix = np.zeros(query_ids.shape[0] + 1, dtype=np.int64)
         np.cumsum(query_content, out=content_prefix[1:])
         content_total = np.diff(content_prefix[query_offsets])
-        block_pair = np.repeat(np.arange(n_pairs, dtype=np.int64), np.diff(rows.block_offsets))
-        block_start = query_offsets[pair_query[block_pair]] + rows.blocks[:, 0]
-        block_content = content_prefix[block_start + rows.blocks[:, 2]] - content_prefix[block_start]
-        content_matched = np.bincount(block_pair, weights=block_content, minlength=n_pairs)
-
-        # distinct content tokens of each query, and how many of them each passage holds
-        columns = corpus.index.columns_of(query_ids)
-        token_query = np.repeat(np.arange(n_queries, dtype=np.int64), query_lengths)
-        distinct_keys = np.unique(
-            np.stack([token_query[query_content], query_ids[query_content]]), axis=1
-        ) if query_content.any() else np.zeros((2, 0), dtype=np.int64)
-        distinct_query = distinct_keys[0]
-        distinct_columns = corpus.index.columns_of(distinct_keys[1])
-        distinct_count = np.bincount(distinct_query, minlength=n_queries)
-        distinct_offsets = np.zeros(n_queries + 1, dtype=np.int64)
-        np.cumsum(distinct_count, out=distinct_offsets[1:])
-        pos, pair_of = gather_ranges(distinct_offsets[pair_query], distinct_offsets[pair_query + 1])
-        present = corpus.index.contains(pair_passage[pair_of], distinct_columns[pos])
-        bag_hits = np.bincount(pair_of, weights=present, minlength=n_pairs)
-
-        with np.errstate(divide="ignore", invalid="ignore"):
-            safe_len = np.maximum(query_lengths[pair_query], 1)
-            evidence_tokens = np.maximum(rows.target_end - rows.target_start, 1)
-            components = {
-                "alignment_score": rows.score.astype(np.float64),
-                "normalized_alignment": rows.score / np.maximum(config.match_score * safe_len, 1),
-                "matches": rows.matches.astype(np.float64),
-                "answer_coverage": rows.matches / safe_len,
-                "evidence_coverage": rows.matches / evidence_tokens,
-                "lexical_score": lexical.astype(np.float64),
-                "embedding_score": embedding.astype(np.float64),
-                "content_coverage": content_matched / np.maximum(content_total[pair_query], 1),
-                "passage_content_coverage": bag_hits / np.maximum(distinct_count[pair_query], 1),
-            }
-        final = np.asarray(self._scorer().score(components, config), dtype=np.float64)
-        if final.shape != (n_pairs,):
-            raise ValueError(f"scorer.score must return one score per pair, got shape {final.shape}")
-        aligned_ok = (
-            (rows.score >= config.min_alignment_score)
-            & (rows.target_end > rows.target_start)
-            & (content_matched >= 1)
-            & (
-                (components["content_coverage"] >= config.min_answer_coverage)
-                | (components["passage_content_coverage"] >= config.min_answer_coverage)
-            )
-            & (final >= config.min_final_score)
+        bag = _bag_statistics(corpus, query_ids, query_offsets, query_content, columns, pair_query, pair_passage)
+        safe_len = np.maximum(query_lengths[pair_query], 1)
+        safe_content = np.maximum(content_total[pair_query], 1)
+        passage_content_coverage = bag.content_distinct / np.maximum(
+            bag.distinct_content_per_query[pair_query], 1
         )
+
+        # Which pairs can become citations at all, and the best score each could reach:
+        # an alignment matches at most the query tokens the passage contains.
+        feasible = (bag.content_occurrences >= 1) & (
+            (bag.content_occurrences / safe_content >= config.min_answer_coverage)
+            | (passage_content_coverage >= config.min_answer_coverage)
+        )
+        scorer = self._scorer()
+        embedding_only_possible = config.allow_embedding_only and self.embedder is not None
+        bounded = type(scorer) is WeightedScorer and not embedding_only_possible
+        if bounded:
+            match_bound = bag.all_occurrences / safe_len
+            weights = config.weights
+            score_bound = (
+                (weights.alignment + weights.answer_coverage) * match_bound
+                + weights.evidence_coverage
+                + weights.lexical * lexical
+                + weights.embedding * np.maximum(embedding, 0.0)
+            )
+            feasible &= score_bound >= config.min_final_score
+        else:
+            score_bound = np.full(n_pairs, np.inf)
+
+        def evaluate(rows: _PairRows, content_matched: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                components = {
+                    "alignment_score": rows.score.astype(np.float64),
+                    "normalized_alignment": rows.score / np.maximum(config.match_score * safe_len, 1),
+                    "matches": rows.matches.astype(np.float64),
+                    "answer_coverage": rows.matches / safe_len,
+                    "evidence_coverage": rows.matches / np.maximum(rows.target_end - rows.target_start, 1),
+                    "lexical_score": lexical.astype(np.float64),
+                    "embedding_score": embedding.astype(np.float64),
+                    "content_coverage": content_matched / safe_content,
+                    "passage_content_coverage": passage_content_coverage,
+                }
+            final = np.asarray(scorer.score(components, config), dtype=np.float64)
+            if final.shape != (n_pairs,):
+                raise ValueError(f"scorer.score must return one score per pair, got shape {final.shape}")
+            accepted = (
+                (rows.score >= config.min_alignment_score)
+                & (rows.target_end > rows.target_start)
+                & (content_matched >= 1)
+                & (
+                    (components["content_coverage"] >= config.min_answer_coverage)
+                    | (passage_content_coverage >= config.min_answer_coverage)
+                )
+                & (final >= config.min_final_score)
+            )
+            return components, final, accepted
+
+        rows, content_matched = self._align_best_first(
+            corpus, query_ids, query_offsets, content_prefix, pair_query, pair_passage,
+            lexical, feasible, score_bound, bounded, evaluate,
+        )
+        components, final, aligned_ok = evaluate(rows, content_matched)
         embedding_only = np.zeros(n_pairs, dtype=bool)
-        if config.allow_embedding_only and self.embedder is not None and n_pairs:
+        if embedding_only_possible and n_pairs:
             zero = np.zeros(n_pairs)
             embed_components = dict(components)
             for name in ("normalized_alignment", "answer_coverage", "evidence_coverage"):
                 embed_components[name] = zero
-            embed_final = np.asarray(self._scorer().score(embed_components, config), dtype=np.float64)
+            embed_final = np.asarray(scorer.score(embed_components, config), dtype=np.float64)
             embedding_only = (
                 ~aligned_ok
                 & (embedding >= config.min_embedding_similarity)
@@ -594,29 +615,8 @@ class Pipeline:
             )
             final = np.where(embedding_only, embed_final, final)
 
-        # evidence character ranges (relative to the tokenized text) of every pair
-        passage_source = corpus.passage_source[pair_passage]
-        first_token = corpus.passage_token_start[pair_passage] + rows.target_start
-        last_token = corpus.passage_token_start[pair_passage] + np.maximum(rows.target_end - 1, rows.target_start)
-        if corpus.n_tokens:
-            last_index = corpus.n_tokens - 1
-            aligned_start = corpus.token_starts[np.minimum(first_token, last_index)]
-            aligned_end = corpus.token_ends[np.minimum(last_token, last_index)]
-        else:
-            aligned_start = aligned_end = np.zeros(n_pairs, dtype=np.int64)
-        # embedding-only evidence is the whole passage window
-        char_start = np.where(embedding_only, corpus.passage_char_start[pair_passage], aligned_start)
-        char_end = np.where(embedding_only, corpus.passage_char_end[pair_passage], aligned_end)
-        absolute_start = char_start + corpus.base_offsets[passage_source]
-        source_index = corpus.source_indices[passage_source]
-
-        eligible = np.flatnonzero(aligned_ok | embedding_only)
-        length = char_end - char_start
-        if config.prefer_source_order:
-            keys = (pair_passage, -length, absolute_start, source_index, -final, pair_query)
-        else:
-            keys = (pair_passage, source_index, -length, absolute_start, -final, pair_query)
-        order = eligible[np.lexsort(tuple(key[eligible] for key in keys))]
+        char_start, char_end = _evidence_chars(corpus, rows, pair_passage, embedding_only)
+        order = self._rank(aligned_ok | embedding_only, pair_query, pair_passage, char_start, char_end, final, corpus)
         bounds = np.searchsorted(pair_query[order], np.arange(n_queries + 1))
 
         context = _ChunkContext(
@@ -638,7 +638,9 @@ class Pipeline:
         )
         out = []
         for q in range(n_queries):
-            chosen = self._choose(order[bounds[q] : bounds[q + 1]], context)
+            chosen = self._choose(
+                order[bounds[q] : bounds[q + 1]], corpus.passage_source[pair_passage], char_start, char_end
+            )
             global_q = first + q
             answer = answers[queries.answer_of[global_q]]
             span_start, span_end = queries.spans[global_q]
@@ -652,7 +654,145 @@ class Pipeline:
             out.append(self._span_citations(answer, answer_span, q, chosen, context))
         return out
 
-    def _choose(self, ranked: np.ndarray, context: "_ChunkContext") -> tuple[list[int], list[int]]:
+    def _rank(
+        self,
+        eligible_mask: np.ndarray,
+        pair_query: np.ndarray,
+        pair_passage: np.ndarray,
+        char_start: np.ndarray,
+        char_end: np.ndarray,
+        final: np.ndarray,
+        corpus: Corpus,
+    ) -> np.ndarray:
+        """Eligible pairs grouped by query, best first, with the specification's tie-breaks."""
+        eligible = np.flatnonzero(eligible_mask)
+        passage_source = corpus.passage_source[pair_passage]
+        absolute_start = char_start + corpus.base_offsets[passage_source]
+        source_index = corpus.source_indices[passage_source]
+        length = char_end - char_start
+        if self.config.prefer_source_order:
+            keys = (pair_passage, -length, absolute_start, source_index, -final, pair_query)
+        else:
+            keys = (pair_passage, source_index, -length, absolute_start, -final, pair_query)
+        return eligible[np.lexsort(tuple(key[eligible] for key in keys))]
+
+    def _align_best_first(
+        self,
+        corpus: Corpus,
+        query_ids: np.ndarray,
+        query_offsets: np.ndarray,
+        content_prefix: np.ndarray,
+        pair_query: np.ndarray,
+        pair_passage: np.ndarray,
+        lexical: np.ndarray,
+        feasible: np.ndarray,
+        score_bound: np.ndarray,
+        bounded: bool,
+        evaluate: Any,
+    ) -> tuple[_PairRows, np.ndarray]:
+        """Align feasible pairs in rounds, most promising first, until no unaligned pair
+        can change any sentence's citations or status.
+
+        Each round is ONE aligner call over the pairs of every sentence still open. A
+        sentence is closed when walking its accepted pairs whose score beats the best
+        score any unaligned pair could reach (``score_bound``) already fills ``top_k``
+        citations and ``top_k`` judged pairs; the result is then exactly the result of
+        aligning every candidate. Without a bound (custom scorer, embedding-only
+        citations) every feasible pair is aligned in one call.
+        """
+        n_pairs = pair_query.shape[0]
+        n_queries = query_offsets.shape[0] - 1
+        top_k = self.config.top_k
+        score = np.zeros(n_pairs, np.int64)
+        query_start = np.zeros(n_pairs, np.int64)
+        query_end = np.zeros(n_pairs, np.int64)
+        target_start = np.zeros(n_pairs, np.int64)
+        target_end = np.zeros(n_pairs, np.int64)
+        matches = np.zeros(n_pairs, np.int64)
+        content_matched = np.zeros(n_pairs, np.float64)
+        block_rounds: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        aligned = np.zeros(n_pairs, dtype=bool)
+
+        candidates = np.flatnonzero(feasible)
+        order = candidates[
+            np.lexsort((pair_passage[candidates], -lexical[candidates], -score_bound[candidates], pair_query[candidates]))
+        ]
+        order_query = pair_query[order]
+        query_first = np.searchsorted(order_query, np.arange(n_queries + 1))
+        rank = np.arange(order.shape[0]) - query_first[order_query]
+        limit = np.full(n_queries, max(8, 4 * top_k) if bounded else n_pairs + 1, dtype=np.int64)
+        open_query = np.ones(n_queries, dtype=bool)
+
+        def rows_now() -> _PairRows:
+            counts = np.zeros(n_pairs, dtype=np.int64)
+            for pairs, offsets, _ in block_rounds:
+                counts[pairs] = np.diff(offsets)
+            block_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
+            np.cumsum(counts, out=block_offsets[1:])
+            blocks = np.zeros((int(block_offsets[-1]), 3), dtype=np.int64)
+            for pairs, offsets, round_blocks in block_rounds:
+                destination, _ = gather_ranges(block_offsets[pairs], block_offsets[pairs] + np.diff(offsets))
+                blocks[destination] = round_blocks
+            return _PairRows(score, query_start, query_end, target_start, target_end, matches, block_offsets, blocks)
+
+        while True:
+            todo = order[open_query[order_query] & (rank < limit[order_query]) & ~aligned[order]]
+            if todo.size == 0:
+                break
+            todo = np.sort(todo)
+            unique_passages = np.unique(pair_passage[todo])
+            target_lo = corpus.passage_token_start[unique_passages]
+            target_hi = corpus.passage_token_end[unique_passages]
+            positions, _ = gather_ranges(target_lo, target_hi)
+            target_offsets = np.zeros(unique_passages.shape[0] + 1, dtype=np.int64)
+            np.cumsum(target_hi - target_lo, out=target_offsets[1:])
+            found = self._run_aligner(
+                query_ids,
+                query_offsets,
+                corpus.token_ids[positions],
+                target_offsets,
+                pair_query[todo],
+                np.searchsorted(unique_passages, pair_passage[todo]),
+            )
+            score[todo], query_start[todo], query_end[todo] = found.score, found.query_start, found.query_end
+            target_start[todo], target_end[todo], matches[todo] = found.target_start, found.target_end, found.matches
+            block_pair = np.repeat(todo, np.diff(found.block_offsets))
+            block_begin = query_offsets[pair_query[block_pair]] + found.blocks[:, 0]
+            content_matched[todo] = np.bincount(
+                np.repeat(np.arange(todo.shape[0]), np.diff(found.block_offsets)),
+                weights=content_prefix[block_begin + found.blocks[:, 2]] - content_prefix[block_begin],
+                minlength=todo.shape[0],
+            )
+            block_rounds.append((todo, found.block_offsets, found.blocks))
+            aligned[todo] = True
+            if not bounded:
+                break
+            # close the sentences whose remaining pairs cannot change the outcome
+            rows = rows_now()
+            _, final, accepted = evaluate(rows, content_matched)
+            char_start, char_end = _evidence_chars(corpus, rows, pair_passage, np.zeros(n_pairs, dtype=bool))
+            ranked = self._rank(accepted, pair_query, pair_passage, char_start, char_end, final, corpus)
+            ranked_bounds = np.searchsorted(pair_query[ranked], np.arange(n_queries + 1))
+            passage_source = corpus.passage_source[pair_passage]
+            for q in np.flatnonzero(open_query).tolist():
+                next_rank = int(limit[q])
+                remaining = int(query_first[q + 1] - query_first[q])
+                if next_rank >= remaining:
+                    open_query[q] = False
+                    continue
+                best_rest = score_bound[order[query_first[q] + next_rank]]
+                mine = ranked[ranked_bounds[q] : ranked_bounds[q + 1]]
+                safe = mine[final[mine] > best_rest]
+                chosen, judged = self._choose(safe, passage_source, char_start, char_end)
+                if len(chosen) >= top_k and len(judged) >= top_k:
+                    open_query[q] = False
+                else:
+                    limit[q] *= 4
+        return rows_now(), content_matched
+
+    def _choose(
+        self, ranked: np.ndarray, passage_source: np.ndarray, char_start: np.ndarray, char_end: np.ndarray
+    ) -> tuple[list[int], list[int]]:
         """Walk ranked pairs, dropping duplicate evidence.
 
         Returns the citations to report (at most ``max_citations_per_source`` per source,
@@ -666,8 +806,8 @@ class Pipeline:
         seen: set[tuple[int, int, int]] = set()
         per_source: dict[int, int] = {}
         for pair in ranked.tolist():
-            source = int(context.corpus.passage_source[context.pair_passage[pair]])
-            key = (source, int(context.char_start[pair]), int(context.char_end[pair]))
+            source = int(passage_source[pair])
+            key = (source, int(char_start[pair]), int(char_end[pair]))
             if key in seen:
                 continue
             seen.add(key)
@@ -872,6 +1012,72 @@ class _ChunkContext(NamedTuple):
     query_ends: np.ndarray
     query_content: np.ndarray
     columns: np.ndarray
+
+
+class _BagStatistics(NamedTuple):
+    all_occurrences: np.ndarray
+    content_occurrences: np.ndarray
+    content_distinct: np.ndarray
+    distinct_content_per_query: np.ndarray
+
+
+def _bag_statistics(
+    corpus: Corpus,
+    query_ids: np.ndarray,
+    query_offsets: np.ndarray,
+    query_content: np.ndarray,
+    columns: np.ndarray,
+    pair_query: np.ndarray,
+    pair_passage: np.ndarray,
+) -> _BagStatistics:
+    """For every pair: how many query tokens (all / content, with multiplicity) and how
+    many distinct content tokens of the query its passage contains."""
+    n_queries = query_offsets.shape[0] - 1
+    n_pairs = pair_query.shape[0]
+    rows = np.repeat(np.arange(n_queries, dtype=np.int64), np.diff(query_offsets))
+    if query_ids.size == 0:
+        zeros = np.zeros(n_pairs)
+        return _BagStatistics(zeros, zeros, zeros, np.zeros(n_queries))
+    order = np.lexsort((query_ids, rows))
+    sorted_rows, sorted_ids = rows[order], query_ids[order]
+    first = np.ones(order.shape[0], dtype=bool)
+    first[1:] = (sorted_rows[1:] != sorted_rows[:-1]) | (sorted_ids[1:] != sorted_ids[:-1])
+    group = np.cumsum(first) - 1
+    counts = np.bincount(group)
+    is_content = np.bincount(group, weights=query_content[order]) > 0
+    distinct_rows = sorted_rows[first]
+    term_offsets = np.zeros(n_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(distinct_rows, minlength=n_queries), out=term_offsets[1:])
+    row_pointers, row_columns = corpus.index.rows
+    all_occurrences, content_occurrences, content_distinct = pair_bag_counts(
+        row_pointers, row_columns, columns[order][first], term_offsets, counts, is_content,
+        pair_query, pair_passage,
+    )
+    return _BagStatistics(
+        all_occurrences=all_occurrences.astype(np.float64),
+        content_occurrences=content_occurrences.astype(np.float64),
+        content_distinct=content_distinct.astype(np.float64),
+        distinct_content_per_query=np.bincount(distinct_rows, weights=is_content, minlength=n_queries),
+    )
+
+
+def _evidence_chars(
+    corpus: Corpus, rows: _PairRows, pair_passage: np.ndarray, embedding_only: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Character range (in the tokenized text) of each pair's evidence: the aligned
+    tokens, or the whole passage window for embedding-only citations."""
+    n_pairs = pair_passage.shape[0]
+    first_token = corpus.passage_token_start[pair_passage] + rows.target_start
+    last_token = corpus.passage_token_start[pair_passage] + np.maximum(rows.target_end - 1, rows.target_start)
+    if corpus.n_tokens:
+        last_index = corpus.n_tokens - 1
+        aligned_start = corpus.token_starts[np.minimum(first_token, last_index)]
+        aligned_end = corpus.token_ends[np.minimum(last_token, last_index)]
+    else:
+        aligned_start = aligned_end = np.zeros(n_pairs, dtype=np.int64)
+    char_start = np.where(embedding_only, corpus.passage_char_start[pair_passage], aligned_start)
+    char_end = np.where(embedding_only, corpus.passage_char_end[pair_passage], aligned_end)
+    return char_start, char_end
 
 
 def _token_runs(

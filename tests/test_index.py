@@ -176,3 +176,39 @@ def test_large_index_is_fast_enough_to_build():
     assert index.n_passages == 10_000
     top = index.top_k(ids[:20], [0, 20], 3)
     assert top.passages[0] == 0 and top.scores[0] == pytest.approx(1.0)
+
+
+@settings(max_examples=80)
+@given(passages=token_lists, queries=token_lists, data=st.data())
+def test_pair_scores_and_rank_tokens_match_dense(passages, queries, data):
+    index = IdfIndex.from_token_lists(passages)
+    ids, offsets = pack(queries)
+    dense = dense_scores(passages, queries)
+    if passages and queries:
+        pairs = data.draw(st.lists(st.tuples(st.integers(0, len(queries) - 1), st.integers(0, len(passages) - 1)), max_size=20))
+        pq = np.array([p[0] for p in pairs], dtype=np.int64)
+        pp = np.array([p[1] for p in pairs], dtype=np.int64)
+        np.testing.assert_allclose(index.pair_scores(ids, offsets, pq, pp), dense[pq, pp], rtol=1e-12, atol=1e-12)
+    flags = np.array(data.draw(st.lists(st.booleans(), min_size=ids.size, max_size=ids.size)), dtype=bool)
+    top = index.top_k(ids, offsets, 4, rank_tokens=flags)
+    for i, query in enumerate(queries):
+        flagged = [t for t, f in zip(query, flags[offsets[i] : offsets[i + 1]]) if f]
+        rank = dense_scores(passages, [flagged])[0] if flagged else np.zeros(len(passages))
+        expected = sorted((p for p in range(len(passages)) if rank[p] > 0), key=lambda p: (-rank[p], p))[:4]
+        got = top.passages[top.offsets[i] : top.offsets[i + 1]].tolist()
+        assert len(got) == len(expected)
+        np.testing.assert_allclose(sorted(rank[got]), sorted(rank[expected]), rtol=1e-12)
+        # the reported score is the full lexical score, not the ranking one
+        np.testing.assert_allclose(top.scores[top.offsets[i] : top.offsets[i + 1]], dense[i, got], rtol=1e-12, atol=1e-12)
+
+
+def test_rank_tokens_and_pairs_validation():
+    index = IdfIndex.from_token_lists([[1]])
+    with pytest.raises(ValueError, match="rank_tokens"):
+        index.top_k([1, 2], [0, 2], 1, rank_tokens=[True])
+    with pytest.raises(ValueError, match="pair_query"):
+        index.pair_scores([1], [0, 1], [0, 1], [0])
+    with pytest.raises(ValueError, match="pair_query"):
+        index.pair_scores([1], [0, 1], [3], [0])
+    with pytest.raises(ValueError, match="passages"):
+        index.pair_scores([1], [0, 1], [0], [5])

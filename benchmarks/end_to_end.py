@@ -1,0 +1,238 @@
+"""End-to-end citation benchmark: citekit side by side with cite-right 0.4.0.
+
+Usage::
+
+    python benchmarks/end_to_end.py [--peer-python /work/peers/bin/python] [--quick] [--json OUT]
+
+Both libraries run on the SAME generated data (``benchmarks/workload.py``, seeded): report
+prose with numbers, percentages, currency and hyphenated words; answers of five sentences
+that copy, paraphrase, fuse and invent. cite-right runs in a subprocess of the peer
+interpreter (its venv), reading the workload from a JSON file; citekit runs in this
+process after a warm-up (JIT compiled or loaded from cache). Measured, each as the median
+of repeats:
+
+- ``end-to-end``: ``align_citations(answer, documents)`` with the corpus built inside the
+  call, at 100 and 1,000 documents (about 7,400 characters each);
+- ``per sentence, prepared``: aligning an answer against a corpus prepared once
+  (citekit ``Pipeline.prepare``, cite-right ``PreparedCitationCorpus.from_sources``),
+  divided by the number of answer sentences, at 100 and 1,000 documents;
+- ``RAG call``: a 5-sentence answer against its 5 retrieved documents (~37,000 characters),
+  corpus built inside the call;
+- ``corpus memory``: peak resident memory added by building a 1,000-document corpus, each
+  library in a fresh process (``ru_maxrss`` after building minus before).
+
+The table printed at the end gives medians and the cite-right / citekit ratio. Timing is
+wall-clock on a shared machine: compare the two columns of one run, not runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Callable
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# benchmarks/ holds scripts named like standard modules (tokenize.py): keep it off the path
+if sys.path and os.path.abspath(sys.path[0] or os.getcwd()) == _HERE:
+    sys.path.pop(0)
+sys.path.insert(0, os.path.dirname(_HERE))
+
+
+def _load_workload_module() -> Any:
+    spec = importlib.util.spec_from_file_location("citekit_bench_workload", os.path.join(_HERE, "workload.py"))
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+workload = _load_workload_module()
+
+PEER_SCRIPT = r"""
+import json, resource, statistics, sys, time
+from cite_right import align_citations, SourceDocument, PreparedCitationCorpus
+
+data = json.load(open(sys.argv[1]))
+mode = sys.argv[2]
+
+def docs(items):
+    return [SourceDocument(id=d["id"], text=d["text"]) for d in items]
+
+def median_ms(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter(); fn(); times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+if mode == "memory":
+    sources = docs(data["docs1000"])
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    corpus = PreparedCitationCorpus.from_sources(sources)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"corpus_memory_mb": (after - before) / 1024}))
+    sys.exit(0)
+
+out = {}
+align_citations("Warm up sentence.", ["Warm up sentence."])
+for size in ("100", "1000"):
+    sources = docs(data["docs" + size])
+    answers = data["answers" + size]
+    repeats = data["repeats_e2e_" + size]
+    times = []
+    for item in answers[:repeats]:
+        t0 = time.perf_counter(); align_citations(item["answer"], sources); times.append((time.perf_counter() - t0) * 1000)
+    out["e2e_" + size] = statistics.median(times)
+    corpus = PreparedCitationCorpus.from_sources(sources)
+    per_sentence = []
+    for item in answers:
+        t0 = time.perf_counter(); result = corpus.align(item["answer"])
+        per_sentence.append((time.perf_counter() - t0) * 1000 / max(1, len(result)))
+    out["prepared_" + size] = statistics.median(per_sentence)
+times = []
+for item in data["rag"]:
+    sources = docs(item["documents"])
+    t0 = time.perf_counter(); align_citations(item["answer"], sources); times.append((time.perf_counter() - t0) * 1000)
+out["rag"] = statistics.median(times)
+print(json.dumps(out))
+"""
+
+CITEKIT_MEMORY_SCRIPT = r"""
+import json, resource, sys
+sys.path.insert(0, sys.argv[2])
+from citekit.pipeline import Pipeline
+data = json.load(open(sys.argv[1]))
+pipe = Pipeline()
+pipe.prepare(["Warm up sentence."])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+corpus = pipe.prepare(data["docs1000"])
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"corpus_memory_mb": (after - before) / 1024}))
+"""
+
+
+def _median_ms(fn: Callable[[], Any], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def build_data(quick: bool) -> dict[str, Any]:
+    n_answers = 10 if quick else 20
+    docs100 = workload.make_documents(100, seed=1)
+    docs1000 = workload.make_documents(1000, seed=2)
+    rag = []
+    for number in range(10 if quick else 30):
+        documents = workload.make_documents(5, seed=100 + number)
+        rag.append({"documents": documents, **workload.make_answer(documents, seed=100 + number)})
+    return {
+        "docs100": docs100,
+        "docs1000": docs1000,
+        "answers100": [workload.make_answer(docs100, seed=i) for i in range(n_answers)],
+        "answers1000": [workload.make_answer(docs1000, seed=1000 + i) for i in range(n_answers)],
+        "repeats_e2e_100": 3 if quick else 7,
+        "repeats_e2e_1000": 1 if quick else 3,
+        "rag": rag,
+    }
+
+
+def run_citekit(data: dict[str, Any]) -> dict[str, float]:
+    import citekit
+    from citekit.pipeline import Pipeline, align_citations
+
+    citekit.warmup()
+    align_citations("Warm up sentence.", ["Warm up sentence."])
+    out: dict[str, float] = {}
+    for size in ("100", "1000"):
+        documents = data["docs" + size]
+        answers = data["answers" + size]
+        repeats = data["repeats_e2e_" + size]
+        times = []
+        for item in answers[:repeats]:
+            start = time.perf_counter()
+            align_citations(item["answer"], documents)
+            times.append((time.perf_counter() - start) * 1000)
+        out["e2e_" + size] = statistics.median(times)
+        pipe = Pipeline()
+        corpus = pipe.prepare(documents)
+        per_sentence = []
+        for item in answers:
+            start = time.perf_counter()
+            result = pipe.align(item["answer"], corpus)
+            per_sentence.append((time.perf_counter() - start) * 1000 / max(1, len(result)))
+        out["prepared_" + size] = statistics.median(per_sentence)
+    times = []
+    for item in data["rag"]:
+        start = time.perf_counter()
+        align_citations(item["answer"], item["documents"])
+        times.append((time.perf_counter() - start) * 1000)
+    out["rag"] = statistics.median(times)
+    return out
+
+
+def _run_json(command: list[str]) -> dict[str, float]:
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed:\n{completed.stderr[-2000:]}")
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--peer-python", default="/work/peers/bin/python")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (smoke run)")
+    parser.add_argument("--json", help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+
+    data = build_data(args.quick)
+    repo = os.path.dirname(_HERE)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "workload.json")
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+        ours = run_citekit(data)
+        ours.update(_run_json([sys.executable, "-c", CITEKIT_MEMORY_SCRIPT, path, repo]))
+        peer: dict[str, float] = {}
+        if os.path.exists(args.peer_python):
+            peer = _run_json([args.peer_python, "-c", PEER_SCRIPT, path, "timing"])
+            peer.update(_run_json([args.peer_python, "-c", PEER_SCRIPT, path, "memory"]))
+        else:
+            print(f"peer interpreter {args.peer_python} not found: citekit figures only", file=sys.stderr)
+
+    rows = [
+        ("end-to-end, 100 docs (ms)", "e2e_100"),
+        ("end-to-end, 1,000 docs (ms)", "e2e_1000"),
+        ("per sentence, prepared, 100 docs (ms)", "prepared_100"),
+        ("per sentence, prepared, 1,000 docs (ms)", "prepared_1000"),
+        ("RAG call, 5 sentences x 5 docs (ms)", "rag"),
+        ("corpus memory, 1,000 docs (MB)", "corpus_memory_mb"),
+    ]
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    chars = sum(len(d["text"]) for d in data["docs1000"])
+    print(f"# 1,000 docs = {chars / 1e6:.1f} M characters; {len(data['answers1000'])} answers of 5 sentences; "
+          f"{len(data['rag'])} RAG calls")
+    print(f"{'measure':44s} {'citekit':>10s} {'cite-right':>11s} {'ratio':>8s}")
+    for label, key in rows:
+        mine, theirs = ours.get(key), peer.get(key)
+        ratio = f"{theirs / mine:7.1f}x" if mine and theirs else "n/a"
+        print(f"{label:44s} {mine:10.2f} {theirs if theirs is not None else float('nan'):11.2f} {ratio:>8s}")
+    growth = ours["prepared_1000"] / ours["prepared_100"]
+    print(f"citekit per-sentence growth 100 -> 1,000 docs: {growth:.2f}x")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump({"citekit": ours, "cite_right": peer}, handle, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

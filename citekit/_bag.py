@@ -1,0 +1,158 @@
+"""Which query tokens each candidate passage contains: a small numba kernel.
+
+For every (sentence, passage) pair the pipeline needs, before aligning, how many of the
+sentence's tokens the passage contains (all tokens and content tokens, counted with
+their multiplicity in the sentence) and how many DISTINCT content tokens. These bound
+what an alignment can achieve, so hopeless pairs are never aligned. The kernel binary-
+searches each distinct query column in the passage's sorted CSR row of the
+:class:`~citekit.index.IdfIndex`: cost per pair is ``distinct tokens x log(row length)``,
+independent of the corpus size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from citekit._jit import jit
+
+__all__ = ["pair_bag_counts", "row_contains"]
+
+
+@jit
+def _pair_bag_counts_kernel(
+    row_pointers, row_columns, term_columns, term_offsets, term_counts, term_is_content,
+    pair_query, pair_passage, out_all, out_content, out_distinct,
+):
+    for pair in range(pair_query.shape[0]):
+        query = pair_query[pair]
+        passage = pair_passage[pair]
+        row_lo = row_pointers[passage]
+        row_hi = row_pointers[passage + 1]
+        total_all = 0
+        total_content = 0
+        distinct_content = 0
+        for term in range(term_offsets[query], term_offsets[query + 1]):
+            column = term_columns[term]
+            if column < 0:
+                continue
+            lo = row_lo
+            hi = row_hi
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if row_columns[mid] < column:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < row_hi and row_columns[lo] == column:
+                total_all += term_counts[term]
+                if term_is_content[term]:
+                    total_content += term_counts[term]
+                    distinct_content += 1
+        out_all[pair] = total_all
+        out_content[pair] = total_content
+        out_distinct[pair] = distinct_content
+
+
+def pair_bag_counts(
+    row_pointers: np.ndarray,
+    row_columns: np.ndarray,
+    term_columns: np.ndarray,
+    term_offsets: np.ndarray,
+    term_counts: np.ndarray,
+    term_is_content: np.ndarray,
+    pair_query: np.ndarray,
+    pair_passage: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair: query token occurrences in the passage (all, content) and distinct
+    content tokens in the passage.
+
+    Parameters
+    ----------
+    row_pointers, row_columns : ndarray of int64
+        CSR structure of the passages x vocabulary matrix, columns sorted within rows.
+    term_columns : ndarray of int64
+        Column of each distinct query token (``-1``: in no passage), grouped by query.
+    term_offsets : ndarray of int64
+        Query ``q`` owns terms ``term_offsets[q]:term_offsets[q + 1]``.
+    term_counts : ndarray of int64
+        How often each distinct token occurs in its query.
+    term_is_content : ndarray of bool
+        Whether each distinct token is a content token.
+    pair_query, pair_passage : ndarray of int64
+        The pairs.
+
+    Returns
+    -------
+    tuple of three int64 arrays
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> # passage 0 holds columns {0, 2}; the query has column 0 twice, 1 once, 2 once
+    >>> counts = pair_bag_counts(i64(0, 2), i64(0, 2), i64(0, 1, 2), i64(0, 3), i64(2, 1, 1),
+    ...                          np.array([True, True, False]), i64(0), i64(0))
+    >>> [c.tolist() for c in counts]
+    [[3], [2], [1]]
+    """
+    n_pairs = pair_query.shape[0]
+    out_all = np.zeros(n_pairs, dtype=np.int64)
+    out_content = np.zeros(n_pairs, dtype=np.int64)
+    out_distinct = np.zeros(n_pairs, dtype=np.int64)
+    if n_pairs:
+        _pair_bag_counts_kernel(
+            np.ascontiguousarray(row_pointers, dtype=np.int64),
+            np.ascontiguousarray(row_columns, dtype=np.int64),
+            np.ascontiguousarray(term_columns, dtype=np.int64),
+            np.ascontiguousarray(term_offsets, dtype=np.int64),
+            np.ascontiguousarray(term_counts, dtype=np.int64),
+            np.ascontiguousarray(term_is_content, dtype=np.bool_),
+            np.ascontiguousarray(pair_query, dtype=np.int64),
+            np.ascontiguousarray(pair_passage, dtype=np.int64),
+            out_all,
+            out_content,
+            out_distinct,
+        )
+    return out_all, out_content, out_distinct
+
+
+@jit
+def _row_contains_kernel(row_pointers, row_columns, passages, columns, out):
+    for i in range(passages.shape[0]):
+        column = columns[i]
+        if column < 0:
+            continue
+        row_hi = row_pointers[passages[i] + 1]
+        lo = row_pointers[passages[i]]
+        hi = row_hi
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if row_columns[mid] < column:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[i] = lo < row_hi and row_columns[lo] == column
+
+
+def row_contains(
+    row_pointers: np.ndarray, row_columns: np.ndarray, passages: np.ndarray, columns: np.ndarray
+) -> np.ndarray:
+    """Whether CSR row ``passages[i]`` holds column ``columns[i]`` (negative: never).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> row_contains(i64(0, 2, 3), i64(1, 4, 0), i64(0, 0, 1, 1), i64(4, 0, 0, -1)).tolist()
+    [True, False, True, False]
+    """
+    out = np.zeros(passages.shape[0], dtype=np.bool_)
+    if passages.shape[0]:
+        _row_contains_kernel(
+            np.ascontiguousarray(row_pointers, dtype=np.int64),
+            np.ascontiguousarray(row_columns, dtype=np.int64),
+            np.ascontiguousarray(passages, dtype=np.int64),
+            np.ascontiguousarray(columns, dtype=np.int64),
+            out,
+        )
+    return out
