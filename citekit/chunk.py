@@ -67,9 +67,17 @@ def _largest_prefix_within(
     ``(start, stop)`` are used). ``hint`` is a guess of the answer that only changes how
     many costs are computed, never the result. ``start`` itself is always accepted.
     """
-    inside = word_starts[bisect_right(word_starts, start) : bisect_left(word_starts, stop)]
-    points = [start, *inside, stop]
-    last = len(points) - 1
+    # The points searched are start, the word starts strictly inside, and stop; point k
+    # is read from word_starts by index (no copy: chunking calls this once per chunk).
+    first_inside = bisect_right(word_starts, start)
+    n_inside = bisect_left(word_starts, stop) - first_inside
+    last = n_inside + 1
+
+    def point(k: int) -> int:
+        if k == 0:
+            return start
+        return stop if k == last else word_starts[first_inside + k - 1]
+
     memo: dict[int, int] = {}
 
     def cost_at(end: int) -> int:
@@ -79,11 +87,17 @@ def _largest_prefix_within(
         return value
 
     def fits(k: int) -> bool:
-        return cost_at(points[k]) <= max_tokens
+        return cost_at(point(k)) <= max_tokens
 
     # Gallop from the hinted point to bracket the last fitting point: good fits, bad
     # does not (bad == last + 1 means "nothing known to fail").
-    guess = 1 if hint is None else min(max(bisect_left(points, hint), 1), last)
+    if hint is None or hint <= start:
+        guess = 1
+    elif hint >= stop:
+        guess = last
+    else:
+        guess = bisect_left(word_starts, hint, first_inside, first_inside + n_inside)
+        guess = min(max(guess - first_inside + 1, 1), last)
     good, bad = 0, last + 1
     if guess <= last and fits(guess):
         good, step = guess, 1
@@ -101,10 +115,10 @@ def _largest_prefix_within(
             good = middle
         else:
             bad = middle
-    anchor = points[good]
+    anchor = point(good)
     if good == last:
         return anchor, cost_at(anchor)
-    for end in range(points[good + 1] - 1, anchor, -1):
+    for end in range(point(good + 1) - 1, anchor, -1):
         if cost_at(end) <= max_tokens:
             return end, memo[end]
     return anchor, cost_at(anchor)
