@@ -1,0 +1,134 @@
+"""The pipeline's own numba kernels against plain-Python references, and best-first
+alignment against aligning every candidate."""
+
+import random
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citekit._bag import pair_bag_counts, row_contains
+from citekit.config import CitationConfig
+from citekit.index import IdfIndex
+from citekit.pipeline import Pipeline, WeightedScorer
+from citekit.results import results_to_json
+
+
+def naive_pair_bag_counts(passage_sets, query_terms, pairs):
+    """query_terms[q] = list of (column, count, is_content); passage_sets[p] = set of columns."""
+    out = ([], [], [])
+    for q, p in pairs:
+        total = content = distinct = 0
+        for column, count, is_content in query_terms[q]:
+            if column >= 0 and column in passage_sets[p]:
+                total += count
+                if is_content:
+                    content += count
+                    distinct += 1
+        out[0].append(total)
+        out[1].append(content)
+        out[2].append(distinct)
+    return out
+
+
+passages_strategy = st.lists(st.lists(st.integers(0, 15), max_size=10), min_size=1, max_size=8)
+
+
+@settings(max_examples=150)
+@given(passages=passages_strategy, data=st.data())
+def test_pair_bag_counts_matches_reference(passages, data):
+    index = IdfIndex.from_token_lists(passages)
+    n_terms = index.n_terms
+    queries = data.draw(
+        st.lists(
+            st.lists(st.tuples(st.integers(-1, max(n_terms - 1, 0)), st.integers(1, 4), st.booleans()),
+                     max_size=6, unique_by=lambda t: t[0]),
+            min_size=1, max_size=4,
+        )
+    )
+    pairs = data.draw(
+        st.lists(st.tuples(st.integers(0, len(queries) - 1), st.integers(0, len(passages) - 1)), max_size=12)
+    )
+    term_offsets = np.cumsum([0] + [len(q) for q in queries]).astype(np.int64)
+    flat = [t for q in queries for t in q]
+    columns = np.array([t[0] for t in flat], dtype=np.int64)
+    counts = np.array([t[1] for t in flat], dtype=np.int64)
+    content = np.array([t[2] for t in flat], dtype=bool)
+    pq = np.array([p[0] for p in pairs], dtype=np.int64)
+    pp = np.array([p[1] for p in pairs], dtype=np.int64)
+    pointers, row_columns = index.rows
+    got = pair_bag_counts(pointers, row_columns, columns, term_offsets, counts, content, pq, pp)
+    vocabulary = index.vocabulary.tolist()
+    passage_sets = [{vocabulary.index(t) for t in p} for p in passages]
+    expected = naive_pair_bag_counts(passage_sets, queries, pairs)
+    for got_array, expected_list in zip(got, expected):
+        assert got_array.tolist() == expected_list
+
+
+@settings(max_examples=150)
+@given(passages=passages_strategy, data=st.data())
+def test_row_contains_matches_reference(passages, data):
+    index = IdfIndex.from_token_lists(passages)
+    probes = data.draw(
+        st.lists(st.tuples(st.integers(0, len(passages) - 1), st.integers(-2, index.n_terms + 2)), max_size=30)
+    )
+    rows = np.array([p[0] for p in probes], dtype=np.int64)
+    cols = np.array([p[1] for p in probes], dtype=np.int64)
+    pointers, row_columns = index.rows
+    vocabulary = index.vocabulary.tolist()
+    expected = [0 <= c < len(vocabulary) and vocabulary[c] in passages[r] for r, c in probes]
+    assert row_contains(pointers, row_columns, rows, cols).tolist() == expected
+    assert index.contains(rows, np.where(cols < index.n_terms, cols, -1)).tolist() == [
+        e if c < index.n_terms else False for e, c in zip(expected, cols.tolist())
+    ]
+
+
+class AlignEverything(WeightedScorer):
+    """Same scores, but not the built-in type: the pipeline then aligns every feasible pair."""
+
+
+def _generated(seed):
+    rng = random.Random(seed)
+    subjects = ["Revenue", "Profit", "Headcount", "Output", "Traffic", "Demand"]
+    places = ["in Lisbon", "in Osaka", "at the plant", "in Europe", "overseas"]
+    verbs = ["grew", "fell", "rose", "dropped"]
+
+    def sentence():
+        return (
+            f"{rng.choice(subjects)} {rng.choice(places)} {rng.choice(verbs)} {rng.randint(1, 30)}% "
+            f"to ${rng.randint(1, 9)}.{rng.randint(0, 9)} million in {rng.randint(2018, 2024)}."
+        )
+
+    documents = [" ".join(sentence() for _ in range(25)) for _ in range(12)]
+    answers = []
+    for _ in range(6):
+        parts = []
+        for _ in range(6):
+            doc = rng.choice(documents).split(". ")
+            choice = rng.random()
+            if choice < 0.4:
+                parts.append(rng.choice(doc).rstrip(".") + ".")
+            elif choice < 0.7:
+                parts.append(sentence())
+            else:
+                a, b = rng.choice(doc).split(" "), rng.choice(doc).split(" ")
+                parts.append(" ".join(a[: len(a) // 2] + b[len(b) // 2 :]).rstrip(".") + ".")
+        answers.append(" ".join(parts))
+    return documents, answers
+
+
+def test_best_first_alignment_equals_aligning_everything():
+    configs = [
+        CitationConfig(),
+        CitationConfig(top_k=1),
+        CitationConfig(top_k=5, max_citations_per_source=1),
+        CitationConfig(prefer_source_order=False, min_final_score=1.0),
+        CitationConfig(multi_span_evidence=True, window_size_sentences=2),
+    ]
+    for seed, config in enumerate(configs):
+        documents, answers = _generated(seed)
+        fast = Pipeline(config)
+        full = Pipeline(config, scorer=AlignEverything())
+        corpus = fast.prepare(documents)
+        for a, b in zip(fast.align_many(answers, corpus), full.align_many(answers, corpus)):
+            assert results_to_json(a) == results_to_json(b)
