@@ -256,36 +256,67 @@ def normalize_text(text: str, config: NormalizerConfig | None = None) -> Normali
 
 
 def _fold_unicode(text: str, config: NormalizerConfig) -> tuple[str, np.ndarray, np.ndarray]:
-    n_chars = len(text)
-    if text.isascii():
-        # ASCII is NFKC-invariant and lower() == casefold() there, length-preserving.
-        folded = text.lower() if config.casefold else text
-        positions = np.arange(n_chars, dtype=np.int64)
+    folded = _fold_one_to_one(text, config)
+    if folded is not None:
+        positions = np.arange(len(text), dtype=np.int64)
         return folded, positions, positions + 1
+    return _fold_units(text, config)
 
+
+def _fold_one_to_one(text: str, config: NormalizerConfig) -> str | None:
+    """The folded text when folding maps each character to exactly one, else None.
+
+    True of ASCII (NFKC-invariant, ``lower() == casefold()``) and of most text in any
+    script: already NFKC and case-folding without expansions (``É`` -> ``é`` but not
+    ``ß`` -> ``ss``). Case-folding works character by character, so equal lengths mean
+    one-to-one, and a text that is NFKC as a whole is NFKC in every unit.
+    """
+    if text.isascii():
+        return text.lower() if config.casefold else text
+    if config.nfkc and not unicodedata.is_normalized("NFKC", text):
+        return None
+    if config.casefold:
+        folded = text.casefold()
+        if len(folded) != len(text):
+            return None
+        if config.nfkc and not unicodedata.is_normalized("NFKC", folded):
+            return None
+        text = folded
+    if config.normalize_numbers:
+        text = _SCRIPT_DIGIT.sub(_ascii_digit_match, text)
+    return text
+
+
+def _fold_units(text: str, config: NormalizerConfig) -> tuple[str, np.ndarray, np.ndarray]:
+    """Fold non-ASCII runs unit by unit (see the module docstring), ASCII runs directly."""
+    n_chars = len(text)
     pieces: list[str] = []
     start_pieces: list[Any] = []
     end_pieces: list[Any] = []
 
-    def emit_ascii(a: int, b: int) -> None:
+    def emit_one_to_one(a: int, b: int, folded: str) -> None:
         if a < b:
-            chunk = text[a:b]
-            pieces.append(chunk.lower() if config.casefold else chunk)
+            pieces.append(folded)
             positions = np.arange(a, b, dtype=np.int64)
             start_pieces.append(positions)
             end_pieces.append(positions + 1)
 
-    unit_starts: list[int] = []
-    unit_ends: list[int] = []
     position = 0
     for match in _NON_ASCII_RUN.finditer(text):
         run_start, run_end = match.span()
         # A combining mark (or composition tail) right after an ASCII letter belongs to it.
         if run_start > position and _attaches(text[run_start]):
             run_start -= 1
-        emit_ascii(position, run_start)
-        unit_starts.clear()
-        unit_ends.clear()
+        ascii_part = text[position:run_start]
+        emit_one_to_one(position, run_start, ascii_part.lower() if config.casefold else ascii_part)
+        position = run_end
+        run = text[run_start:run_end]
+        folded = _fold_one_to_one(run, config)
+        if folded is not None:
+            emit_one_to_one(run_start, run_end, folded)
+            continue
+        unit_starts: list[int] = []
+        unit_ends: list[int] = []
         run_pieces: list[str] = []
         unit_start = run_start
         for index in range(run_start + 1, run_end + 1):
@@ -302,8 +333,10 @@ def _fold_unicode(text: str, config: NormalizerConfig) -> tuple[str, np.ndarray,
         pieces.append("".join(run_pieces))
         start_pieces.append(np.array(unit_starts, dtype=np.int64))
         end_pieces.append(np.array(unit_ends, dtype=np.int64))
-        position = run_end
-    emit_ascii(position, n_chars)
+    ascii_part = text[position:]
+    emit_one_to_one(position, n_chars, ascii_part.lower() if config.casefold else ascii_part)
+    if not pieces:
+        return "", np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     return "".join(pieces), np.concatenate(start_pieces), np.concatenate(end_pieces)
 
 
@@ -333,6 +366,14 @@ def _ascii_digit(char: str) -> str:
     if char.isascii() or not char.isdecimal():
         return char
     return str(unicodedata.decimal(char))
+
+
+def _ascii_digit_match(match: re.Match[str]) -> str:
+    return str(unicodedata.decimal(match.group()))
+
+
+# decimal digits of any script except ASCII (Python's \d is Unicode Nd)
+_SCRIPT_DIGIT = re.compile(r"(?![0-9])\d")
 
 
 @lru_cache(maxsize=65536)
@@ -392,29 +433,31 @@ def _fold_symbols_and_numbers(
     )
     if pattern is None:
         return text, starts, ends
-    matches = list(pattern.finditer(text))
-    if not matches:
-        return text, starts, ends
     out_text: list[str] = []
-    out_index: list[np.ndarray] = []  # which folded char each output char comes from
+    positions: list[int] = []  # folded chars that are replaced (or removed)
+    lengths: list[int] = []  # by how many output chars
     previous = 0
     n_chars = len(text)
-    for match in matches:
+    for match in pattern.finditer(text):
         position = match.start()
         out_text.append(text[previous:position])
-        out_index.append(np.arange(previous, position, dtype=np.int64))
         symbol = match.group()
-        if symbol != ",":  # a comma match is a thousands separator: dropped
-            word = symbol_word(symbol)
-            assert word is not None
+        word = ""  # a comma match is a thousands separator: removed
+        if symbol != ",":
+            word = symbol_word(symbol) or symbol
             if position > 0 and text[position - 1] not in _SPACE_CHARS:
                 word = " " + word
             if position + 1 < n_chars and text[position + 1] not in _SPACE_CHARS:
                 word = word + " "
-            out_text.append(word)
-            out_index.append(np.full(len(word), position, dtype=np.int64))
+        out_text.append(word)
+        positions.append(position)
+        lengths.append(len(word))
         previous = position + 1
+    if not positions:
+        return text, starts, ends
     out_text.append(text[previous:])
-    out_index.append(np.arange(previous, n_chars, dtype=np.int64))
-    index = np.concatenate(out_index)
+    # every output char maps to the folded char it comes from
+    repeats = np.ones(n_chars, dtype=np.int64)
+    repeats[positions] = lengths
+    index = np.repeat(np.arange(n_chars, dtype=np.int64), repeats)
     return "".join(out_text), starts[index], ends[index]

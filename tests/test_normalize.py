@@ -13,7 +13,9 @@ from citekit.normalize import (
     CURRENCY_WORDS,
     _ATTACHING_STARTERS,
     _attaches,
+    _fold_one_to_one,
     _fold_string,
+    _fold_units,
     NormalizedText,
     NormalizerConfig,
     normalize_text,
@@ -322,6 +324,22 @@ def test_normalizing_in_context_matches_alone(text):
     alone = normalize_text(text).text
     in_context = normalize_text("Intro " + text + " end").text
     assert in_context == "intro " + alone + " end"
+
+
+SCRIPTS_TEXT = st.text(
+    alphabet=st.sampled_from("aZ9 ÉéßİΣσςЖжأ٣क्षि東ガｶﾞ\u0301\u0345ǰＡ①๕") | st.characters(),
+    max_size=30,
+)
+
+
+@given(SCRIPTS_TEXT, st.booleans(), st.booleans(), st.booleans())
+def test_one_to_one_shortcut_matches_unit_by_unit(text, nfkc, casefold, numbers):
+    config = NormalizerConfig(nfkc=nfkc, casefold=casefold, normalize_numbers=numbers)
+    folded = _fold_one_to_one(text, config)
+    assume(folded is not None)
+    by_units, starts, ends = _fold_units(text, config)
+    assert by_units == folded
+    assert starts.tolist() == list(range(len(text))) and ends.tolist() == list(range(1, len(text) + 1))
 
 
 @given(st.text(alphabet=st.characters(max_codepoint=127)))

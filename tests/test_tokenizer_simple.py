@@ -235,8 +235,16 @@ def test_spans_valid_on_any_text(text):
 
 
 def test_orphan_marks_and_prepend_characters_keep_clusters_whole():
-    assert TOKENIZER.tokenize("a \u0301b").spans == [(0, 1), (3, 4)]  # " \u0301" is one cluster
+    # " \u0301" is one cluster: the token takes all of it, its id ignores the space
+    assert TOKENIZER.tokenize("a \u0301b").spans == [(0, 1), (1, 4)]
+    assert ids("a \u0301b") == ids("a") + ids("\u0301b")
     assert TOKENIZER.tokenize("\u0600abc").spans == [(0, 4)]  # Prepend joins the next char
+    # NFKC splits SARA AM into two clusters; the span still covers the original cluster
+    assert TOKENIZER.tokenize(" \u0e33").spans == [(0, 2)]
+    assert TOKENIZER.tokenize("\u0e01\u0e33").spans == [(0, 2)]
+    assert TOKENIZER.tokenize("\u0600\u0600 \u0e33").spans == [(0, 4)]
+    # a trailing Prepend character joins the following space, never the next word
+    assert ids("Intro \u0d4e end") == ids("Intro") + ids("\u0d4e") + ids("end")
 
 
 @given(TRICKY_TEXT)

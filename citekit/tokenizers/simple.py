@@ -62,20 +62,14 @@ _PLURAL_CURRENCY["rupies"] = "rupee"  # a common misspelling is cheap to absorb
 
 
 _NO_SPACE_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
-# The token pattern walks the text one grapheme cluster (\X) at a time, so every match
-# starts and ends on a cluster boundary; a cluster is classified by its first character
-# after any Prepend characters. Group 1 matches runs of clusters that are not tokens.
-_PREPEND = r"\p{Grapheme_Cluster_Break=Prepend}*+"
-_WORD_START = r"[\p{L}\p{N}\p{M}]"
-_WORD_CLUSTER = rf"(?:(?={_PREPEND}{_WORD_START})(?!{_PREPEND}[{_NO_SPACE_SCRIPTS}])\X)"
 _SYMBOLS = "%" + "".join(CURRENCY_WORDS)
-_TOKEN_START = rf"[\p{{L}}\p{{N}}\p{{M}}\p{{Extended_Pictographic}}\p{{Regional_Indicator}}{_SYMBOLS}]"
+# Tokens are found on the normalized text with character classes (fast), then widened to
+# whole grapheme clusters of the original text by _snap_to_clusters.
+_WORD_CHAR = rf"[[\p{{L}}\p{{N}}\p{{M}}]--[{_NO_SPACE_SCRIPTS}]]"
 _TOKEN_PATTERN = (
-    rf"((?:(?!{_PREPEND}{_TOKEN_START})\X)+)"
-    rf"|(?:(?={_PREPEND}[{_NO_SPACE_SCRIPTS}])\X)"
-    rf"|(?:{_WORD_CLUSTER}+"
-    rf"(?:(?:(?<=\p{{Nd}})[.,](?=\p{{Nd}})|['’ʼ‐‑\-](?={_WORD_START})){_WORD_CLUSTER}+)*)"
-    rf"|(?:(?={_PREPEND}[\p{{Extended_Pictographic}}\p{{Regional_Indicator}}{_SYMBOLS}])\X)"
+    rf"[{_NO_SPACE_SCRIPTS}]"
+    rf"|{_WORD_CHAR}+(?:(?:(?<=\p{{Nd}})[.,](?=\p{{Nd}})|['’ʼ‐‑\-](?={_WORD_CHAR})){_WORD_CHAR}+)*"
+    rf"|[\p{{Extended_Pictographic}}\p{{Regional_Indicator}}{_SYMBOLS}]"
 )
 
 
@@ -87,18 +81,22 @@ _JOINS_PREVIOUS = (
     r"\p{Grapheme_Cluster_Break=LV}\p{Grapheme_Cluster_Break=LVT}"
     r"\p{Grapheme_Cluster_Break=Regional_Indicator}\p{InCB=Consonant}]"
 )
-# ... or after these (Prepend, and ZWJ before an emoji).
-_JOINS_NEXT = r"[\p{Grapheme_Cluster_Break=Prepend}\p{Grapheme_Cluster_Break=ZWJ}]"
+# ... or after these (Prepend; ZWJ before an emoji; Extend for conjuncts such as a virama
+# or Khmer coeng before a consonant).
+_JOINS_NEXT = (
+    r"[\p{Grapheme_Cluster_Break=Prepend}\p{Grapheme_Cluster_Break=ZWJ}"
+    r"\p{Grapheme_Cluster_Break=Extend}]"
+)
 
 
 @lru_cache(maxsize=1)
-def _regexes() -> tuple[Any, Any, Any, Any]:
-    """Token pattern, possible-missing-boundary finder, cluster, Prepend (compiled lazily)."""
+def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any]:
+    """Token pattern, the two suspect finders, cluster, Prepend (compiled lazily)."""
     import regex  # only needed for non-ASCII text
 
     return (
-        regex.compile(_TOKEN_PATTERN),
-        regex.compile(rf"{_JOINS_PREVIOUS}|(?<={_JOINS_NEXT})."),
+        regex.compile(_TOKEN_PATTERN, regex.VERSION1),
+        (regex.compile(_JOINS_PREVIOUS), regex.compile(_JOINS_NEXT)),
         regex.compile(r"\X"),
         regex.compile(r"\p{Grapheme_Cluster_Break=Prepend}"),
     )
@@ -110,8 +108,9 @@ def _cluster_span(text: str, position: int) -> tuple[int, int]:
     # A line break is a cluster of its own and a space starts one unless Prepend characters
     # precede it: begin the search at the last of them (or at the start of the text).
     start = max(text.rfind(" ", 0, position), text.rfind("\n", 0, position), 0)
-    while start > 0 and text[start] == " " and _regexes()[3].match(text, start - 1):
-        start -= 1
+    if text[start] == " ":
+        while start > 0 and _regexes()[3].match(text, start - 1):
+            start -= 1
     match = cluster.match(text, start)
     while match is not None and match.end() <= position:
         match = cluster.match(text, match.end())
@@ -128,8 +127,11 @@ def _snap_to_clusters(
     mapped span can end inside an original cluster. Only positions where a boundary can be
     missing are checked.
     """
-    suspects = np.fromiter(
-        (match.start() for match in _regexes()[1].finditer(text)), dtype=np.int64
+    joins_previous, joins_next = _regexes()[1]
+    suspects = np.array(
+        [match.start() for match in joins_previous.finditer(text)]
+        + [match.end() for match in joins_next.finditer(text)],
+        dtype=np.int64,
     )
     if suspects.size == 0:
         return starts, ends
@@ -448,16 +450,11 @@ class SimpleTokenizer:
     def _tokenize_unicode(self, text: str) -> TokenizedText:
         normalized = normalize_text(text, self._normalizer_config)
         folded = normalized.text
-        token_starts: list[int] = []
-        token_ends: list[int] = []
-        for match in _regexes()[0].finditer(folded):
-            if match.lastindex is None:  # not a run of non-token clusters
-                token_starts.append(match.start())
-                token_ends.append(match.end())
-        if not token_starts:
+        spans = [match.span() for match in _regexes()[0].finditer(folded)]
+        if not spans:
             return TokenizedText(text, [], [], [])
-        norm_starts = np.array(token_starts, dtype=np.int64)
-        norm_ends = np.array(token_ends, dtype=np.int64)
+        norm_spans = np.array(spans, dtype=np.int64)
+        norm_starts, norm_ends = norm_spans[:, 0], norm_spans[:, 1]
         orig_starts = normalized.orig_starts[norm_starts]
         orig_ends = normalized.orig_ends[norm_ends - 1]
         snapped_starts, snapped_ends = _snap_to_clusters(text, orig_starts, orig_ends)
@@ -465,7 +462,7 @@ class SimpleTokenizer:
         # and snapping can widen a token over its neighbour: merge overlapping tokens.
         overlaps = snapped_starts[1:] < snapped_ends[:-1]
         if snapped_starts is orig_starts and not overlaps.any():
-            surfaces = [folded[s:e] for s, e in zip(token_starts, token_ends)]
+            surfaces = [folded[s:e] for s, e in spans]
         else:
             # the maps are monotone, so comparing neighbours finds every overlap
             first = np.flatnonzero(np.concatenate([[True], ~overlaps]))
