@@ -59,13 +59,16 @@ def _largest_prefix_within(
     word_starts: list[int],
     max_tokens: int,
     hint: int | None = None,
+    within_last_word: bool = True,
 ) -> tuple[int, int]:
     """The largest ``end`` in ``[start, stop]`` with ``cost(end) <= max_tokens``.
 
     ``cost(end)`` is the token count of ``text[start:end]``; ``word_starts`` are the
-    anchors of the module notes (any order-sorted list; only those inside
-    ``(start, stop)`` are used). ``hint`` is a guess of the answer that only changes how
-    many costs are computed, never the result. ``start`` itself is always accepted.
+    anchors of the module notes (sorted; only those inside ``(start, stop)`` are used).
+    ``hint`` is a guess of the answer that only changes how many costs are computed,
+    never the result. ``start`` itself is always accepted. With ``within_last_word``
+    false, step 2 of the module notes is skipped: the last fitting word start (or
+    ``stop``) is returned.
     """
     # The points searched are start, the word starts strictly inside, and stop; point k
     # is read from word_starts by index (no copy: chunking calls this once per chunk).
@@ -116,7 +119,7 @@ def _largest_prefix_within(
         else:
             bad = middle
     anchor = point(good)
-    if good == last:
+    if good == last or not within_last_word:
         return anchor, cost_at(anchor)
     for end in range(point(good + 1) - 1, anchor, -1):
         if cost_at(end) <= max_tokens:
@@ -381,13 +384,34 @@ def chunk_text(
         target = int(np.searchsorted(token_starts, start)) + budget
         return int(token_starts[target]) if target < token_starts.shape[0] else n_chars
 
+    def has_boundary(boundaries: list[int], low: int, high: int) -> bool:
+        """Is there a boundary in ``(low, high]``?"""
+        k = bisect_right(boundaries, low)
+        return k < len(boundaries) and boundaries[k] <= high
+
     chunks: list[tuple[int, int]] = []
     start, previous_end = 0, 0
     while True:
+        def cost(end: int) -> int:
+            return count(text[start:end])
+
+        hint = guess_end(start)
+        # The last fitting word start is enough unless the cut may need a position
+        # inside the next word: no boundary to cut at before it, or a sentence start
+        # (CJK, no space) between it and the next word start.
         limit, _ = _largest_prefix_within(
-            lambda end: count(text[start:end]), start, n_chars, word_starts, budget,
-            hint=guess_end(start),
+            cost, start, n_chars, word_starts, budget, hint=hint, within_last_word=False
         )
+        if limit == n_chars:
+            chunks.append((start, n_chars))
+            return chunks
+        next_word = bisect_right(word_starts, limit)
+        next_anchor = word_starts[next_word] if next_word < len(word_starts) else n_chars
+        floor = max(start, previous_end)
+        if not (
+            has_boundary(sentence_starts, floor, limit) or has_boundary(word_starts, floor, limit)
+        ) or has_boundary(sentence_starts, limit, next_anchor - 1):
+            limit, _ = _largest_prefix_within(cost, start, n_chars, word_starts, budget, hint=hint)
         if start < previous_end and limit <= previous_end:
             # the overlap left no room to advance: start this chunk at the previous end
             start = previous_end
@@ -397,9 +421,6 @@ def chunk_text(
                 f"max_tokens ({max_tokens}) is too small: the character at {start} "
                 f"({text[start]!r}) alone costs more than {budget} text tokens"
             )
-        if limit == n_chars:
-            chunks.append((start, n_chars))
-            return chunks
         end = _preferred_cut(
             text, start, previous_end, limit, sentence_starts, word_starts, count, budget
         )
