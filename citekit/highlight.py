@@ -183,8 +183,11 @@ class SourceHighlights:
 
     Examples
     --------
-    >>> SourceHighlights(0, None, ((0, 5),), ("hello",), 1).spans
+    >>> record = SourceHighlights(0, None, ((0, 5),), ("hello",), 1)
+    >>> record.spans
     ((0, 5),)
+    >>> record.to_dict()
+    {'source_index': 0, 'source_id': None, 'spans': [[0, 5]], 'texts': ['hello'], 'evidence': 1}
     """
 
     source_index: int
@@ -192,6 +195,16 @@ class SourceHighlights:
     spans: tuple[tuple[int, int], ...]
     texts: tuple[str, ...]
     evidence: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (spans as ``[start, end]`` lists)."""
+        return {
+            "source_index": self.source_index,
+            "source_id": self.source_id,
+            "spans": [[start, end] for start, end in self.spans],
+            "texts": list(self.texts),
+            "evidence": self.evidence,
+        }
 
 
 
