@@ -149,29 +149,30 @@ def _snap_to_clusters(
     return starts, ends
 
 
-def _ascii_tables(casefold: bool) -> dict[str, np.ndarray]:
-    def table(chars: str) -> np.ndarray:
-        flags = np.zeros(128, dtype=bool)
-        flags[np.frombuffer(chars.encode("ascii"), dtype=np.uint8)] = True
-        return flags
-
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    digits = "0123456789"
-    return {
-        "alnum": table(letters + digits + ("" if casefold else letters.upper())),
-        "digit": table(digits),
-        "number_joiner": table(".,"),
-        "word_joiner": table("'-"),
-        "symbol": table("$%"),
-    }
+# Bit flags of ASCII characters for the vectorized fast path.
+_ALNUM, _DIGIT, _NUMBER_JOINER, _WORD_JOINER, _SYMBOL = 1, 2, 4, 8, 16
 
 
-_ASCII_TABLES = {True: _ascii_tables(True), False: _ascii_tables(False)}
+def _ascii_flags(casefold: bool) -> np.ndarray:
+    flags = np.zeros(128, dtype=np.uint8)
+    letters = "abcdefghijklmnopqrstuvwxyz" + ("" if casefold else "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    for chars, flag in [
+        (letters + "0123456789", _ALNUM),
+        ("0123456789", _DIGIT),
+        (".,", _NUMBER_JOINER),
+        ("'-", _WORD_JOINER),
+        ("$%", _SYMBOL),
+    ]:
+        flags[np.frombuffer(chars.encode("ascii"), dtype=np.uint8)] |= flag
+    return flags
+
+
+_ASCII_FLAGS = {True: _ascii_flags(True), False: _ascii_flags(False)}
 
 # Non-ASCII characters frequent in English prose, each replaced by an ASCII character that
-# has the same effect on tokenization (with or without NFKC): the apostrophe and hyphens join words like
-# their ASCII forms (and fold to them in keys), the rest only separate tokens. Used only when
-# the whole text becomes ASCII this way; tests check both paths agree.
+# has the same effect on tokenization (with or without NFKC): the apostrophe and hyphens
+# join words like their ASCII forms (and fold to them in keys), the rest only separate
+# tokens. Used only when the whole text becomes ASCII this way; tests check both paths agree.
 _TYPOGRAPHIC_TO_ASCII = str.maketrans(
     {
         "’": "'",
@@ -415,28 +416,28 @@ class SimpleTokenizer:
     def _tokenize_ascii(self, text: str, ascii_text: str) -> TokenizedText:
         """Vectorized path for ``ascii_text``, a same-length ASCII stand-in for ``text``."""
         casefold = self.config.casefold
-        tables = _ASCII_TABLES[casefold]
         folded = ascii_text.lower() if casefold else ascii_text
         codes = np.frombuffer(folded.encode("ascii"), dtype=np.uint8)
-        alnum = tables["alnum"][codes]
-        digit = tables["digit"][codes]
-        # a joiner stays inside a token when the right characters surround it
-        inside = alnum.copy()
+        flags = _ASCII_FLAGS[casefold].take(codes)
+        alnum = flags & _ALNUM
+        inside = alnum.copy()  # 1 where the character is part of a token
         if codes.size > 2:
-            middle = codes[1:-1]
-            inside[1:-1] |= (tables["number_joiner"][middle] & digit[:-2] & digit[2:]) | (
-                tables["word_joiner"][middle] & alnum[:-2] & alnum[2:]
-            )
-        edges = np.zeros(codes.size + 2, dtype=np.int8)
-        edges[1:-1] = inside
-        steps = np.diff(edges)
-        starts = np.flatnonzero(steps == 1)
-        ends = np.flatnonzero(steps == -1)
+            # a joiner stays inside a token between two digits ('.', ',') or between two
+            # letters or digits ("'", '-')
+            digit = flags & _DIGIT
+            middle = flags[1:-1]
+            inside[1:-1] |= ((middle & _NUMBER_JOINER) > 0) & ((digit[:-2] & digit[2:]) > 0)
+            inside[1:-1] |= ((middle & _WORD_JOINER) > 0) & ((alnum[:-2] & alnum[2:]) > 0)
+        padded = np.zeros(codes.size + 2, dtype=np.uint8)
+        padded[1:-1] = inside
+        steps = padded[1:] - padded[:-1]  # 1 where a token starts, 255 (uint8 -1) after one
+        starts = (steps == 1).nonzero()[0]
+        ends = (steps == 255).nonzero()[0]
         # words are the runs of `inside`: blank out the rest and let bytes.split cut them
         words = np.where(inside, codes, np.uint8(32)).tobytes().split()
         cache_key = ("ascii", casefold)
         ids = self._ids(words, self._id_caches.setdefault(cache_key, {}))
-        symbols = np.flatnonzero(tables["symbol"][codes])
+        symbols = np.flatnonzero(flags & _SYMBOL)
         if symbols.size:
             symbol_ids = self._ids(
                 [bytes(code) for code in codes[symbols, None]], self._id_caches[cache_key]
