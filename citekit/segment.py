@@ -64,7 +64,9 @@ _TERMINATOR_RUN = re.compile(
     "[" + re.escape(_SPACED_TERMINATORS + _UNSPACED_TERMINATORS) + "]+"
     "[" + re.escape(_CLOSERS) + "]*"
 )
-_WORD_BEFORE = re.compile(r"(?:[^\W\d_]+\.)*[^\W\d_]+$")
+# letters, or dotted letter groups (U.S, e.g, Ph.D), before a period
+_ABBREVIATION_SHAPE = re.compile(r"(?:[^\W\d_]+\.)*[^\W\d_]+")
+_OPENERS = "\"'“‘«([{"
 
 
 class PassageWindow(NamedTuple):
@@ -197,15 +199,14 @@ class SentenceSegmenter:
         if run[0] != "." or run.startswith(".."):
             return True
         # a single period (possibly followed by closers): abbreviations and initials
-        word = _WORD_BEFORE.search(text, max(0, run_start - 40), run_start)
-        if word is None:
-            return True
-        before = word.group()
+        word_start = run_start
+        lookback_limit = max(0, run_start - 64)  # no abbreviation is longer
+        while word_start > lookback_limit and not text[word_start - 1].isspace():
+            word_start -= 1
+        before = text[word_start:run_start].lstrip(_OPENERS)
+        if _ABBREVIATION_SHAPE.fullmatch(before) is None:
+            return True  # a number, or a word glued to other punctuation
         key = before.lower()
-        if word.start() > 0:
-            preceding = text[word.start() - 1]
-            if not preceding.isspace() and preceding not in "\"'“‘([{":
-                return True
         if key in self.abbreviations:
             return False
         if "." in before:  # U.S., e.g, Ph.D
