@@ -3,8 +3,9 @@
 Status and unsupported spans are decided on CONTENT tokens: a sentence is not supported
 because its stop words ("the", "is", "of") or punctuation appear in a source. A token is
 content unless its text (case-folded) is a function word of :data:`STOP_WORDS` or it has
-no letter, digit, currency sign, percent sign or symbol (pure punctuation). Negations
-("not", "no", "never") are content: they change what a sentence claims.
+no letter, digit or symbol such as an emoji: punctuation, and currency or percent signs
+(which only qualify the number beside them, the content token), are not content.
+Negations ("not", "no", "never") are content: they change what a sentence claims.
 
 Value conflicts: where the alignment of an answer sentence with its evidence leaves a
 number, percentage, amount or date of the answer facing a DIFFERENT one in the evidence
@@ -69,16 +70,18 @@ def is_content_token(surface: str) -> bool:
 
     Examples
     --------
-    >>> [is_content_token(t) for t in ["Revenue", "the", ",", "%", "$", "not", "15"]]
-    [True, False, False, True, True, True, True]
+    >>> [is_content_token(t) for t in ["Revenue", "the", ",", "%", "$", "not", "15", "🎉"]]
+    [True, False, False, False, False, True, True, True]
     """
     if surface.casefold() in STOP_WORDS:
         return False
     for char in surface:
-        if char.isalnum() or char == "%":
+        if char.isalnum():
             return True
         category = unicodedata.category(char)
-        if category[0] in "S" or category == "Mn":
+        # emoji and other symbols carry meaning; a currency or percent sign only
+        # qualifies the number next to it, which is the content token
+        if category in ("So", "Sm", "Sk", "Mn"):
             return True
     return False
 
@@ -89,21 +92,25 @@ _SUFFIXES = ("ing", "ed", "es", "s")
 @lru_cache(maxsize=1 << 16)
 def fold_surface(surface: str) -> str:
     """A token's text folded for "same word" tests: NFKC, case-folded, and for
-    alphabetic words a light inflectional suffix (-ing, -ed, -es, -s) removed when at
-    least four letters remain.
+    alphabetic words a possessive ('s) and a light inflectional suffix (-ing, -ed, -es,
+    -s) removed when at least three letters remain.
 
     Used only to decide whether evidence covers an answer word (``grows`` / ``growing``,
     ``analysts`` / ``analyst``); alignment and the index use the tokenizer's ids.
 
     Examples
     --------
-    >>> [fold_surface(w) for w in ["Analysts", "growing", "grows", "uses", "1990s", "ﬁnal"]]
-    ['analyst', 'grow', 'grow', 'uses', '1990s', 'final']
+    >>> [fold_surface(w) for w in ["Analysts", "growing", "ended", "uses", "1990s", "ﬁnal", "Energy's"]]
+    ['analyst', 'grow', 'end', 'use', '1990s', 'final', 'energy']
     """
     folded = unicodedata.normalize("NFKC", surface).casefold()
+    for possessive in ("'s", "\u2019s"):
+        if folded.endswith(possessive) and len(folded) > 3:
+            folded = folded[:-2]
+            break
     if folded.isalpha():
         for suffix in _SUFFIXES:
-            if folded.endswith(suffix) and len(folded) - len(suffix) >= 4:
+            if folded.endswith(suffix) and len(folded) - len(suffix) >= 3:
                 return folded[: -len(suffix)]
     return folded
 

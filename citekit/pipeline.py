@@ -836,6 +836,7 @@ class Pipeline:
         content = context.query_content[lo:hi]
         answer_starts, answer_ends = context.query_starts[lo:hi], context.query_ends[lo:hi]
         answer_folded = [fold_surface(answer[s:e]) for s, e in zip(answer_starts.tolist(), answer_ends.tolist())]
+        n_content_tokens = int(content.sum())
         covered_any = np.zeros(n_tokens, dtype=bool)
         covered_clean = np.zeros(n_tokens, dtype=bool)
         embedding_supported = False
@@ -876,7 +877,10 @@ class Pipeline:
                 covered |= np.fromiter(
                     (f in passage_folded for f in answer_folded), dtype=bool, count=n_tokens
                 )
-                conflicts = find_conflicts(
+                # a value facing another value only means something inside a real
+                # alignment: at least two content tokens matched around it
+                aligned_content = round(context.components["content_coverage"][pair] * max(n_content_tokens, 1))
+                conflicts = [] if aligned_content < 2 else find_conflicts(
                     answer,
                     context.query_ids[lo:hi],
                     answer_starts,

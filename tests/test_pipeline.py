@@ -169,7 +169,7 @@ def test_value_conflicts_are_recorded_and_block_support(answer, source, kind, an
     ]
     assert span.status == "partial"
     check_offsets([span], {"0": source}, answer)
-    assert any(answer[s:e].startswith(answer_value[:1]) for s, e in span.unsupported_spans)
+    assert any(answer_value.strip("$%") in answer[s:e] for s, e in span.unsupported_spans)
 
 
 def test_conflicting_citation_does_not_block_a_clean_one():
@@ -482,8 +482,8 @@ def segment_sentences_text(text):
 def test_content_coverage_is_the_status_quantity():
     answer = "Revenue grew 15% and the CEO resigned in protest."
     span = align_citations(answer, ["Revenue grew 15%. Profits were flat."])[0]
-    # content tokens: revenue grew 15 % ceo resigned protest -> 4 of 7 covered
-    assert span.content_coverage == pytest.approx(4 / 7)
+    # content tokens: revenue grew 15 ceo resigned protest -> 3 of 6 covered
+    assert span.content_coverage == pytest.approx(3 / 6)
     assert span.status == "partial"
     supported = align_citations("Revenue grew 15%.", ["Revenue grew 15%."])[0]
     assert supported.content_coverage == 1.0
