@@ -770,32 +770,57 @@ def _tokenize_for_view(tokenizer: Any, text: str, name: str) -> Any:
     return tokenize_checked(tokenizer, text, name=name)
 
 
+def _resolve_alignment_settings(
+    pipeline: Any, tokenizer: Any, scores: tuple[int | None, int | None, int | None]
+) -> tuple[Any, int, int, int]:
+    if pipeline is not None and not hasattr(pipeline, "config"):
+        raise TypeError(f"pipeline must be a citekit Pipeline, got {type(pipeline).__name__}")
+    config = getattr(pipeline, "config", None)
+    if tokenizer is None and pipeline is not None:
+        tokenizer = getattr(pipeline, "tokenizer", None)
+    if tokenizer is None:
+        from citekit.tokenizers import SimpleTokenizer
+
+        tokenizer = SimpleTokenizer()
+    names = ("match_score", "mismatch_score", "gap_score")
+    defaults = (2, -1, -1)  # CitationConfig's
+    resolved = []
+    for name, value, default in zip(names, scores, defaults):
+        if value is None:
+            value = getattr(config, name, default) if config is not None else default
+        resolved.append(check_int(value, name))
+    return tokenizer, resolved[0], resolved[1], resolved[2]
+
+
 def alignment_view(
     sentence: str,
     evidence: str,
     *,
+    pipeline: Any = None,
     tokenizer: Any = None,
-    match_score: int = 2,
-    mismatch_score: int = -1,
-    gap_score: int = -1,
+    match_score: int | None = None,
+    mismatch_score: int | None = None,
+    gap_score: int | None = None,
 ) -> AlignmentView:
     """Align one answer sentence with one piece of evidence and show it token by token.
 
-    Both texts are tokenized with the same tokenizer (the pipeline's default
-    ``SimpleTokenizer`` unless given) and aligned with citekit's Smith-Waterman kernel
-    using the given scores (the defaults are ``CitationConfig``'s). Between two matched
-    runs, opposite tokens are paired as mismatches and the surplus on the longer side
-    becomes gaps, which is what an optimal alignment does when a mismatch costs less
-    than two gaps.
+    Both texts are tokenized with the same tokenizer and aligned with citekit's
+    Smith-Waterman kernel. Between two matched runs, opposite tokens are paired as
+    mismatches and the surplus on the longer side becomes gaps when a mismatch costs no
+    more than two gaps (as with the default scores), else all of them are gaps: what an
+    optimal alignment does.
 
     Parameters
     ----------
     sentence, evidence : str
         The answer sentence and the evidence (or a whole passage) to align.
+    pipeline : Pipeline, optional
+        Use this pipeline's tokenizer and alignment scores, to see exactly what it aligned.
     tokenizer : Tokenizer, optional
-        Any object following the tokenizer protocol.
+        Any object following the tokenizer protocol (default: the pipeline's, else
+        ``SimpleTokenizer()``).
     match_score, mismatch_score, gap_score : int, optional
-        Smith-Waterman scores.
+        Smith-Waterman scores (default: the pipeline's configuration, else 2, -1, -1).
 
     Returns
     -------
@@ -811,13 +836,9 @@ def alignment_view(
     """
     check_str(sentence, "sentence")
     check_str(evidence, "evidence")
-    check_int(match_score, "match_score")
-    check_int(mismatch_score, "mismatch_score")
-    check_int(gap_score, "gap_score")
-    if tokenizer is None:
-        from citekit.tokenizers import SimpleTokenizer
-
-        tokenizer = SimpleTokenizer()
+    tokenizer, match_score, mismatch_score, gap_score = _resolve_alignment_settings(
+        pipeline, tokenizer, (match_score, mismatch_score, gap_score)
+    )
     answer_tokens = _tokenize_for_view(tokenizer, sentence, "tokenizer")
     evidence_tokens = _tokenize_for_view(tokenizer, evidence, "tokenizer")
 
@@ -860,7 +881,7 @@ def alignment_view(
         if previous_q is not None:
             gap_q = list(range(previous_q, q_start))
             gap_t = list(range(previous_t, t_start))
-            paired = min(len(gap_q), len(gap_t))
+            paired = min(len(gap_q), len(gap_t)) if mismatch_score >= 2 * gap_score else 0
             steps.extend(answer_step(gap_q[k], "mismatch", gap_t[k]) for k in range(paired))
             steps.extend(answer_step(i, "answer_gap") for i in gap_q[paired:])
             steps.extend(evidence_step(j) for j in gap_t[paired:])
@@ -875,10 +896,11 @@ def explain_citation(
     span_index: int,
     citation_index: int = 0,
     *,
+    pipeline: Any = None,
     tokenizer: Any = None,
-    match_score: int = 2,
-    mismatch_score: int = -1,
-    gap_score: int = -1,
+    match_score: int | None = None,
+    mismatch_score: int | None = None,
+    gap_score: int | None = None,
 ) -> AlignmentView:
     """The :func:`alignment_view` of one citation of one answer sentence.
 
@@ -890,8 +912,8 @@ def explain_citation(
         Which answer span (sentence).
     citation_index : int, optional
         Which of its citations (0 = the best).
-    tokenizer, match_score, mismatch_score, gap_score
-        As in :func:`alignment_view`; pass the pipeline's to see exactly what it aligned.
+    pipeline, tokenizer, match_score, mismatch_score, gap_score
+        As in :func:`alignment_view`; pass the pipeline to see exactly what it aligned.
 
     Returns
     -------
@@ -919,6 +941,7 @@ def explain_citation(
     return alignment_view(
         item.answer_span.text,
         citation.evidence,
+        pipeline=pipeline,
         tokenizer=tokenizer,
         match_score=match_score,
         mismatch_score=mismatch_score,

@@ -584,3 +584,35 @@ def test_property_alignment_view_offsets_for_arbitrary_unicode(sentence, evidenc
     copy = alignment_view(sentence, sentence)
     assert {s.kind for s in copy.steps} <= {"match"}
     assert len(copy.steps) == len(SimpleTokenizer().tokenize(sentence))
+
+
+def test_alignment_view_follows_the_pipeline_and_the_scores():
+    _need_kernels()
+    from citekit.config import CitationConfig
+    from citekit.pipeline import Pipeline
+
+    class Words:
+        """Splits on spaces, case-sensitive: 'Revenue' and 'revenue' differ."""
+
+        def tokenize(self, text):
+            spans, start = [], 0
+            for word in text.split(" "):
+                if word:
+                    spans.append((start, start + len(word)))
+                start += len(word) + 1
+            return [sum(map(ord, text[a:b])) for a, b in spans], spans
+
+    sentence, evidence = "Revenue grew 9 percent last year", "Revenue grew 15 percent last year"
+    default = alignment_view(sentence, evidence)
+    assert [s.kind for s in default.steps] == ["match", "match", "mismatch"] + ["match"] * 3
+    # a mismatch dearer than two gaps: the optimal path takes the gaps instead
+    costly = alignment_view(sentence, evidence, mismatch_score=-3)
+    assert [s.kind for s in costly.steps] == (
+        ["match", "match", "answer_gap", "evidence_gap"] + ["match"] * 3)
+    pipeline = Pipeline(CitationConfig(mismatch_score=-3), tokenizer=Words())
+    view = alignment_view("revenue grew", "Revenue grew", pipeline=pipeline)
+    assert [s.kind for s in view.steps] == ["answer_gap", "match"]
+    assert [s.kind for s in alignment_view(sentence, evidence, pipeline=pipeline).steps] == [
+        s.kind for s in costly.steps]
+    with pytest.raises(TypeError, match="pipeline"):
+        alignment_view("a", "b", pipeline=object())
