@@ -87,6 +87,16 @@ class RecordResult:
             return {"id": self.id, "error": self.error}
         return {"id": self.id, "results": [item.to_dict() for item in self.result]}
 
+    def _repr_html_(self) -> str:
+        import html
+
+        heading = f"<div><b>record {html.escape(repr(self.id))}</b></div>"
+        if self.result is None:
+            return heading + f'<pre style="color:#a40e26">{html.escape(str(self.error))}</pre>'
+        from citekit.display import render_html
+
+        return heading + render_html(self.result, self.result.answer, self.result.sources)
+
 
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
@@ -342,11 +352,12 @@ def _score_in_processes(
 
     shared_sources = _shared_sources_of(pipeline, corpus)
     context = multiprocessing.get_context(mp_context)
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=n_jobs, mp_context=context, initializer=_init_worker,
         initargs=(pipeline, corpus, shared_sources is not None),
-    ) as pool:
-        pending: list[tuple[list[tuple[int, Any]], Any]] = []
+    )
+    pending: list[tuple[list[tuple[int, Any]], Any]] = []
+    try:
         batches = _batches(records, batch_size)
         # keep a bounded number of batches in flight so huge inputs stream
         for batch in itertools.islice(batches, 2 * n_jobs):
@@ -370,6 +381,9 @@ def _score_in_processes(
                     pending.append((next_batch, pool.submit(_worker_score, next_batch)))
                 except Exception as exc:  # noqa: BLE001 - the pool is broken
                     pending.append((next_batch, _FailedFuture(exc)))
+    finally:
+        # also when the caller stops iterating early: drop batches not started yet
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 class _FailedFuture:

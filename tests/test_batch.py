@@ -464,3 +464,38 @@ def test_pipelines_that_refuse_empty_answers_still_run_in_parallel():
     on_dask = score_dask(records, pipeline=RefusesEmptyAnswers(), corpus=["shared"],
                          npartitions=2, scheduler="sync")
     assert on_dask == serial and all(r.result.sources == ("shared",) for r in on_dask)
+
+
+class CrashingPipeline(EchoPipeline):
+    """Kills its worker process on request (a segfault in native code looks like this)."""
+
+    def align(self, answer, sources):
+        if "CRASH" in answer:
+            import os
+
+            os._exit(3)
+        return super().align(answer, sources)
+
+
+@pytest.mark.slow
+def test_a_dying_worker_costs_only_the_records_it_took_down():
+    records = _records(8)
+    records[5]["answer"] += " CRASH"
+    out = score_records(records, pipeline=CrashingPipeline(), n_jobs=2, show_progress=False,
+                        batch_size=2)
+    assert [r.id for r in out] == [r["id"] for r in records]
+    assert not out[5].ok
+    for outcome in out:
+        assert outcome.ok or "BrokenProcessPool" in outcome.error or "terminated" in outcome.error
+    # stopping early does not hang and leaves no work behind
+    stream = iter_score_records(_records(40), pipeline=EchoPipeline(), n_jobs=2,
+                                show_progress=False, batch_size=2)
+    assert next(stream).id == "r0"
+    stream.close()
+
+
+def test_record_result_renders_in_notebooks(result):
+    page = RecordResult("q<1>", result)._repr_html_()
+    assert "record &#x27;q&lt;1&gt;&#x27;" in page and 'class="ck-root"' in page
+    failed = RecordResult("q2", None, "ValueError: <bad>")._repr_html_()
+    assert "ValueError: &lt;bad&gt;" in failed
