@@ -675,15 +675,23 @@ def _expand_spans(
 
 
 def _line_unit_finder(chunk_text: str) -> Any:
-    """Unit lookup for the default regex ``[^\\r\\n]+`` without scanning the whole chunk."""
+    """Unit lookup for the default regex ``[^\\r\\n]+``: the line around a position.
+
+    Searches outward from the position instead of scanning the whole chunk with the regex;
+    there are at most a few spans per answer sentence, so this is the cheaper way.
+    """
+    breaks = "\n\r" if "\r" in chunk_text else "\n"
 
     def unit_of(position: int) -> Optional[tuple[int, int]]:
         if chunk_text[position] in "\r\n":
-            return None
-        start = max(chunk_text.rfind("\n", 0, position), chunk_text.rfind("\r", 0, position)) + 1
-        ends = [end for end in (chunk_text.find("\n", position), chunk_text.find("\r", position))
-                if end >= 0]
-        return start, (min(ends) if ends else len(chunk_text))
+            return None  # a line break belongs to no unit
+        start = max(chunk_text.rfind(char, 0, position) for char in breaks) + 1
+        end = len(chunk_text)
+        for char in breaks:
+            found = chunk_text.find(char, position, end)
+            if found >= 0:
+                end = found
+        return start, end
 
     return unit_of
 
