@@ -382,3 +382,24 @@ def test_lcs_functions_reject_bad_arguments(function):
 
 def test_warmup_runs():
     kernels.warmup()
+
+
+def test_without_blocks_the_key_alone_gives_the_same_alignment():
+    # return_blocks=False skips the traceback: start, end and matches come from the key
+    rng = random.Random(16)
+    queries = [random_tokens(rng, 12, 4) for _ in range(5)] + [random_tokens(rng, 150, 4, 120)]
+    targets = [random_tokens(rng, 25, 4) for _ in range(20)] + [random_tokens(rng, 400, 4, 300)]
+    query_ids, query_offsets = pack(queries)
+    target_ids, target_offsets = pack(targets)
+    pair_query = [rng.randrange(len(queries)) for _ in range(80)] + [5, 5]
+    pair_target = [rng.randrange(len(targets)) for _ in range(80)] + [20, 3]
+    for width in (None, 2):
+        arguments = (query_ids, query_offsets, target_ids, target_offsets, pair_query,
+                     pair_target)
+        with_blocks = align_pairs(*arguments, band_width=width, return_blocks=True)
+        without = align_pairs(*arguments, band_width=width)
+        for field in with_blocks._fields[:6]:
+            assert np.array_equal(getattr(with_blocks, field), getattr(without, field))
+        for query, target in [(queries[5], targets[20]), (queries[0], targets[0])]:
+            alignment = smith_waterman(query, target, band_width=width)
+            assert alignment == sw(query, target, band_width=width)._replace(blocks=None)

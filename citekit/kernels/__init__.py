@@ -45,10 +45,9 @@ from citekit._validation import check_bool, check_int
 from citekit.kernels._batch import (
     align_pairs_kernel,
     align_single,
-    check_pairs,
     compact_blocks,
     effective_shape,
-    plan_work,
+    prepare_pairs,
 )
 from citekit.kernels._lcs import lcs_length_kernel, matching_blocks_kernel
 from citekit.kernels._sw import MAX_KEY_BITS, key_bits
@@ -149,22 +148,21 @@ def _token_array(values: Any, name: str) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.int64)
 
 
-def _offsets_array(offsets: Any, name: str, ids_length: int, ids_name: str) -> np.ndarray:
+def _offsets_array(offsets: Any, name: str) -> np.ndarray:
     array = _token_array(offsets, name)
     if array.size == 0:
         raise ValueError(f"{name} must hold at least one offset (0)")
-    if array[0] != 0 or array[-1] != ids_length:
-        raise ValueError(f"{name} must start at 0 and end at len({ids_name}) = {ids_length}")
-    if np.any(np.diff(array) < 0):
-        raise ValueError(f"{name} must be non-decreasing")
     return array
 
 
-def _index_array(indices: Any, name: str, n_items: int) -> np.ndarray:
-    array = _token_array(indices, name)
-    if array.size and (array.min() < 0 or array.max() >= n_items):
-        raise ValueError(f"{name} holds indices outside [0, {n_items})")
-    return array
+_PREPARE_ERRORS = {
+    1: "query_offsets must start at 0 and end at len(query_ids) = {n_query_ids}",
+    2: "query_offsets must be non-decreasing",
+    3: "target_offsets must start at 0 and end at len(target_ids) = {n_target_ids}",
+    4: "target_offsets must be non-decreasing",
+    5: "pair_query holds indices outside [0, {n_queries})",
+    6: "pair_target holds indices outside [0, {n_targets})",
+}
 
 
 def _scores(match_score: Any, mismatch_score: Any, gap_score: Any) -> tuple[int, int, int]:
@@ -233,12 +231,10 @@ def align_pairs(
     """
     query_ids = _token_array(query_ids, "query_ids")
     target_ids = _token_array(target_ids, "target_ids")
-    query_offsets = _offsets_array(query_offsets, "query_offsets", len(query_ids), "query_ids")
-    target_offsets = _offsets_array(
-        target_offsets, "target_offsets", len(target_ids), "target_ids"
-    )
-    pair_query = _index_array(pair_query, "pair_query", len(query_offsets) - 1)
-    pair_target = _index_array(pair_target, "pair_target", len(target_offsets) - 1)
+    query_offsets = _offsets_array(query_offsets, "query_offsets")
+    target_offsets = _offsets_array(target_offsets, "target_offsets")
+    pair_query = _token_array(pair_query, "pair_query")
+    pair_target = _token_array(pair_target, "pair_target")
     if len(pair_query) != len(pair_target):
         raise ValueError(
             f"pair_query and pair_target must have equal lengths, got {len(pair_query)} "
@@ -249,32 +245,35 @@ def align_pairs(
     check_bool(return_blocks, "return_blocks")
     threads = check_int(n_threads, "n_threads", minimum=1, allow_none=True)
     band = -1 if width is None else width
-    widest, widest_pair, scratch_offsets = check_pairs(
-        query_offsets, target_offsets, pair_query, pair_target, band, FULL_DP_CELL_BUDGET,
-        AUTO_BAND_WIDTH, match, max(-mismatch, -gap),
+    (error, widest, widest_pair, scratch_offsets, order, item_offsets,
+     item_is_group) = prepare_pairs(
+        query_offsets, len(query_ids), target_offsets, len(target_ids), pair_query,
+        pair_target, band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match, max(-mismatch, -gap),
     )
+    if error:
+        raise ValueError(_PREPARE_ERRORS[error].format(
+            n_query_ids=len(query_ids), n_target_ids=len(target_ids),
+            n_queries=len(query_offsets) - 1, n_targets=len(target_offsets) - 1,
+        ))
     _check_key_bits(widest, f"query and target of pair {widest_pair}")
     n_pairs = len(pair_query)
-    rows = np.zeros((n_pairs, 6), dtype=np.int64)
+    rows = np.zeros((6, n_pairs), dtype=np.int64)
     block_counts = np.zeros(n_pairs, dtype=np.int64)
-    block_scratch = np.empty((scratch_offsets[-1], 3), dtype=np.int64)
-    order, item_offsets, item_is_group = plan_work(
-        query_offsets, target_offsets, pair_query, pair_target, band
-    )
+    block_scratch = np.empty((scratch_offsets[-1] if return_blocks else 0, 3), dtype=np.int64)
+    if not return_blocks:
+        scratch_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
     _run_parallel(
-        threads,
-        align_pairs_kernel,
-        order, item_offsets, item_is_group, query_ids, query_offsets, target_ids, target_offsets, pair_query, pair_target,
-        band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH,
-        match, mismatch, gap, scratch_offsets, rows, block_counts, block_scratch,
+        threads, align_pairs_kernel, order, item_offsets, item_is_group, query_ids,
+        query_offsets, target_ids, target_offsets, pair_query, pair_target, band,
+        FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match, mismatch, gap, scratch_offsets, rows,
+        block_counts, block_scratch, return_blocks,
     )
     if return_blocks:
         block_offsets, blocks = compact_blocks(scratch_offsets, block_counts, block_scratch)
     else:
         block_offsets = np.zeros(0, dtype=np.int64)
         blocks = np.zeros((0, 3), dtype=np.int64)
-    columns = [np.ascontiguousarray(rows[:, c]) for c in range(6)]
-    return PairAlignments(*columns, block_offsets, blocks)
+    return PairAlignments(*rows, block_offsets, blocks)
 
 
 def _run_parallel(n_threads: int | None, kernel: Any, *args: Any) -> None:
@@ -290,6 +289,9 @@ def _run_parallel(n_threads: int | None, kernel: Any, *args: Any) -> None:
             f", got {n_threads}"
         )
     previous = numba.get_num_threads()
+    if previous == n_threads:
+        kernel(*args)
+        return
     numba.set_num_threads(n_threads)
     try:
         kernel(*args)
@@ -337,7 +339,7 @@ def align_batch(
     """
     query = _token_array(query_ids, "query_ids")
     targets = _token_array(target_ids, "target_ids")
-    offsets = _offsets_array(target_offsets, "target_offsets", len(targets), "target_ids")
+    offsets = _offsets_array(target_offsets, "target_offsets")
     n_targets = len(offsets) - 1
     return align_pairs(
         query, np.array([0, len(query)], dtype=np.int64), targets, offsets,
@@ -406,7 +408,8 @@ matches=0, blocks=None)
     )
     _check_key_bits(key_bits(region_n, region_m, match, max(-mismatch, -gap)), "the inputs")
     row, blocks = align_single(
-        query, target, band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match, mismatch, gap
+        query, target, band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match, mismatch, gap,
+        return_blocks,
     )
     score, query_start, query_end, target_start, target_end, matches = row.tolist()
     return LocalAlignment(

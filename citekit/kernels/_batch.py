@@ -85,13 +85,13 @@ def _scratch(longest):
 
 @jit
 def align_single(query, target, band_width, full_cell_budget, auto_band_width,
-                 match_score, mismatch_score, gap_score):
+                 match_score, mismatch_score, gap_score, want_blocks):
     """One pair, serial: ``(row of 6 values, blocks array)``."""
     buffers, key_scratch = _scratch(max(query.shape[0], target.shape[0]))
     blocks_out = np.empty((min(query.shape[0], target.shape[0]), 3), dtype=np.int64)
     score, qs, qe, ts, te, matches, n_blocks = align_one(
         query, target, band_width, full_cell_budget, auto_band_width,
-        match_score, mismatch_score, gap_score, buffers, key_scratch, blocks_out,
+        match_score, mismatch_score, gap_score, buffers, key_scratch, blocks_out, want_blocks,
     )
     row = np.array([score, qs, qe, ts, te, matches], dtype=np.int64)
     return row, blocks_out[:n_blocks].copy()
@@ -101,7 +101,7 @@ def align_single(query, target, band_width, full_cell_budget, auto_band_width,
 def _align_chunk(chunk, order, item_offsets, item_is_group, query_ids, query_offsets,
                  target_ids, target_offsets, pair_query, pair_target, band_width,
                  full_cell_budget, auto_band_width, match_score, mismatch_score, gap_score,
-                 scratch_offsets, rows, block_counts, block_scratch):
+                 scratch_offsets, rows, block_counts, block_scratch, want_blocks):
     """Align the pairs of work items ``[chunk * ITEMS_PER_CHUNK, ...)`` (serial)."""
     n_items = item_is_group.shape[0]
     first_item = chunk * ITEMS_PER_CHUNK
@@ -130,12 +130,13 @@ def _align_chunk(chunk, order, item_offsets, item_is_group, query_ids, query_off
                 query_ids[query_offsets[qi]:query_offsets[qi + 1]], target_ids,
                 target_offsets, lane_targets, last - first, match_score, mismatch_score,
                 gap_score, lane_keys, lane_tokens, lane_rows, lane_blocks, lane_counts,
+                want_blocks,
             )
             for k in range(first, last):
                 p = order[k]
                 lane = k - first
                 for c in range(6):
-                    rows[p, c] = lane_rows[lane, c]
+                    rows[c, p] = lane_rows[lane, c]
                 block_counts[p] = lane_counts[lane]
                 for b in range(lane_counts[lane]):
                     for c in range(3):
@@ -149,14 +150,14 @@ def _align_chunk(chunk, order, item_offsets, item_is_group, query_ids, query_off
             target_ids[target_offsets[ti]:target_offsets[ti + 1]],
             band_width, full_cell_budget, auto_band_width,
             match_score, mismatch_score, gap_score, buffers, key_scratch,
-            block_scratch[scratch_offsets[p]:scratch_offsets[p + 1]],
+            block_scratch[scratch_offsets[p]:scratch_offsets[p + 1]], want_blocks,
         )
-        rows[p, 0] = score
-        rows[p, 1] = qs
-        rows[p, 2] = qe
-        rows[p, 3] = ts
-        rows[p, 4] = te
-        rows[p, 5] = matches
+        rows[0, p] = score
+        rows[1, p] = qs
+        rows[2, p] = qe
+        rows[3, p] = ts
+        rows[4, p] = te
+        rows[5, p] = matches
         block_counts[p] = n_blocks
 
 
@@ -164,8 +165,10 @@ def _align_chunk(chunk, order, item_offsets, item_is_group, query_ids, query_off
 def align_pairs_kernel(order, item_offsets, item_is_group, query_ids, query_offsets,
                        target_ids, target_offsets, pair_query, pair_target, band_width,
                        full_cell_budget, auto_band_width, match_score, mismatch_score,
-                       gap_score, scratch_offsets, rows, block_counts, block_scratch):
-    """Fill ``rows[p] = (score, qs, qe, ts, te, matches)`` and the blocks of every pair.
+                       gap_score, scratch_offsets, rows, block_counts, block_scratch,
+                       want_blocks):
+    """Fill column ``rows[:, p] = (score, qs, qe, ts, te, matches)`` and the blocks of every
+    pair.
 
     The parallel loop only dispatches chunks; all work is in the serial ``_align_chunk``
     (which keeps the parallel compilation small).
@@ -175,7 +178,8 @@ def align_pairs_kernel(order, item_offsets, item_is_group, query_ids, query_offs
         _align_chunk(chunk, order, item_offsets, item_is_group, query_ids, query_offsets,
                      target_ids, target_offsets, pair_query, pair_target, band_width,
                      full_cell_budget, auto_band_width, match_score, mismatch_score,
-                     gap_score, scratch_offsets, rows, block_counts, block_scratch)
+                     gap_score, scratch_offsets, rows, block_counts, block_scratch,
+                     want_blocks)
 
 
 @jit
@@ -187,20 +191,64 @@ def effective_shape(n, m, band_width, full_cell_budget, auto_band_width):
     return n, m
 
 
-@jit
-def check_pairs(query_offsets, target_offsets, pair_query, pair_target, band_width,
-                full_cell_budget, auto_band_width, match_score, max_penalty):
-    """Widest key over all pairs, the pair needing it, and block scratch offsets.
+# error codes of prepare_pairs, decoded into messages by the Python wrapper
+OK = 0
+BAD_QUERY_OFFSET_ENDS = 1
+DECREASING_QUERY_OFFSETS = 2
+BAD_TARGET_OFFSET_ENDS = 3
+DECREASING_TARGET_OFFSETS = 4
+PAIR_QUERY_OUT_OF_RANGE = 5
+PAIR_TARGET_OUT_OF_RANGE = 6
 
-    A pair has at most min(n, m) blocks; ``scratch_offsets`` are their prefix sums.
+
+@jit
+def _offsets_error(offsets, n_ids, bad_ends, decreasing):
+    if offsets[0] != 0 or offsets[offsets.shape[0] - 1] != n_ids:
+        return bad_ends
+    for k in range(offsets.shape[0] - 1):
+        if offsets[k + 1] < offsets[k]:
+            return decreasing
+    return OK
+
+
+@jit
+def _indices_error(indices, n_items, code):
+    for index in indices:
+        if index < 0 or index >= n_items:
+            return code
+    return OK
+
+
+@jit
+def prepare_pairs(query_offsets, n_query_ids, target_offsets, n_target_ids, pair_query,
+                  pair_target, band_width, full_cell_budget, auto_band_width, match_score,
+                  max_penalty):
+    """Validate the CSR inputs and plan the work, in one call.
+
+    Returns ``(error, widest_bits, widest_pair, scratch_offsets, order, item_offsets,
+    item_is_group)``: ``error`` is OK or one of the codes above (then the rest is empty);
+    ``widest_bits`` the widest key any pair needs; ``scratch_offsets`` the prefix sums of
+    min(n, m), an upper bound on each pair's number of blocks; the rest as in plan_work.
     """
+    empty = np.zeros(0, dtype=np.int64)
+    error = _offsets_error(query_offsets, n_query_ids, BAD_QUERY_OFFSET_ENDS,
+                           DECREASING_QUERY_OFFSETS)
+    if error == OK:
+        error = _offsets_error(target_offsets, n_target_ids, BAD_TARGET_OFFSET_ENDS,
+                               DECREASING_TARGET_OFFSETS)
+    if error == OK:
+        error = _indices_error(pair_query, query_offsets.shape[0] - 1, PAIR_QUERY_OUT_OF_RANGE)
+    if error == OK:
+        error = _indices_error(pair_target, target_offsets.shape[0] - 1,
+                               PAIR_TARGET_OUT_OF_RANGE)
+    if error != OK:
+        return error, 0, -1, empty, empty, empty, np.zeros(0, dtype=np.bool_)
     n_pairs = pair_query.shape[0]
     scratch_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
     widest = 0
     widest_pair = -1
     for p in range(n_pairs):
-        n = query_offsets[pair_query[p] + 1] - query_offsets[pair_query[p]]
-        m = target_offsets[pair_target[p] + 1] - target_offsets[pair_target[p]]
+        n, m = _pair_shape(p, query_offsets, target_offsets, pair_query, pair_target)
         scratch_offsets[p + 1] = scratch_offsets[p] + min(n, m)
         region_n, region_m = effective_shape(n, m, band_width, full_cell_budget,
                                              auto_band_width)
@@ -208,7 +256,9 @@ def check_pairs(query_offsets, target_offsets, pair_query, pair_target, band_wid
         if bits > widest:
             widest = bits
             widest_pair = p
-    return widest, widest_pair, scratch_offsets
+    order, item_offsets, item_is_group = plan_work(query_offsets, target_offsets, pair_query,
+                                                   pair_target, band_width)
+    return OK, widest, widest_pair, scratch_offsets, order, item_offsets, item_is_group
 
 
 @jit

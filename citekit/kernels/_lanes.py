@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
-from citekit.kernels._sw import NEG_KEY, key_shifts, traceback
+from citekit.kernels._sw import NEG_KEY, decode_key, key_shifts, traceback
 
 LANES = 8
 
@@ -53,12 +53,13 @@ def lane_keys_size(n, longest):
 @jit
 def align_lanes(query, target_ids, target_offsets, targets, n_targets,
                 match_score, mismatch_score, gap_score, key_scratch, token_scratch,
-                rows, blocks_out, block_counts):
+                rows, blocks_out, block_counts, want_blocks):
     """Align ``query`` with targets ``targets[:n_targets]`` (n_targets <= LANES).
 
     Writes ``rows[lane] = (score, qs, qe, ts, te, matches)``, blocks of lane ``lane`` to
     ``blocks_out[lane]`` (shape ``(LANES, >= min(n, m), 3)``) and their count to
-    ``block_counts[lane]``.
+    ``block_counts[lane]``; without ``want_blocks`` there is no traceback (the best key
+    holds the rest).
     """
     n = query.shape[0]
     longest = 0
@@ -145,10 +146,15 @@ def align_lanes(query, target_ids, target_offsets, targets, n_targets,
                 rows[lane, c] = 0
             block_counts[lane] = 0
             continue
-        start_i, start_j, matches, n_blocks = traceback(
-            query, target, -n, longest, match_step, mismatch_step, gap_step,
-            query_bits, start_bits, keys, lane, best_i[lane], best_j[lane], blocks_out[lane],
-        )
+        if want_blocks:
+            start_i, start_j, matches, n_blocks = traceback(
+                query, target, -n, longest, match_step, mismatch_step, gap_step, query_bits,
+                start_bits, keys, lane, best_i[lane], best_j[lane], blocks_out[lane],
+            )
+        else:
+            _, start_i, start_j, matches = decode_key(best[lane], n, target.shape[0],
+                                                      query_bits, start_bits, score_shift)
+            n_blocks = 0
         rows[lane, 0] = score
         rows[lane, 1] = start_i
         rows[lane, 2] = best_i[lane]

@@ -70,6 +70,15 @@ def key_bits(n, m, match_score, max_penalty):
 
 
 @jit
+def decode_key(key, n, m, query_bits, start_bits, score_shift):
+    """``(score, query_start, target_start, matches)`` packed in a key of an n x m problem."""
+    query_start = n - (key & ((1 << query_bits) - 1))
+    target_start = m - ((key >> query_bits) & ((1 << (start_bits - query_bits)) - 1))
+    matches = (key >> start_bits) & ((1 << (score_shift - start_bits)) - 1)
+    return key >> score_shift, query_start, target_start, matches
+
+
+@jit
 def _first_row(k, m, diag_hi):
     """Smallest i of a DP cell (i, k - i) with j <= m and j - i <= diag_hi."""
     return max(0, k - m, (k - diag_hi + 1) // 2)
@@ -267,8 +276,10 @@ def stored_cells(n, m, diag_lo, diag_hi):
 
 @jit
 def _align_region(query, target, diag_lo, diag_hi, match_score, mismatch_score, gap_score,
-                  buffers, key_scratch, blocks_out):
+                  buffers, key_scratch, blocks_out, want_blocks):
     """Best alignment restricted to diag_lo <= j - i <= diag_hi, with its blocks.
+
+    Without ``want_blocks`` there is no traceback: the best key holds everything else.
 
     Returns ``(score, query_start, query_end, target_start, target_end, matches,
     n_blocks)``; the empty alignment when no cell scores above zero.
@@ -279,23 +290,24 @@ def _align_region(query, target, diag_lo, diag_hi, match_score, mismatch_score, 
     match_step = match_score * (1 << score_shift) + (1 << start_bits)
     mismatch_step = mismatch_score * (1 << score_shift)
     gap_step = gap_score * (1 << score_shift)
-    store = stored_cells(n, m, diag_lo, diag_hi) <= STORE_CELLS
+    store = want_blocks and stored_cells(n, m, diag_lo, diag_hi) <= STORE_CELLS
     keys = _stored_keys(key_scratch, n if store else 0, m if store else 0, diag_lo, diag_hi)
     best_key, end_i, end_j = _dp_pass(
         query, target, diag_lo, diag_hi, match_step, mismatch_step, gap_step,
         query_bits, buffers, keys, store,
     )
-    score = best_key >> score_shift
+    score, start_i, start_j, matches = decode_key(best_key, n, m, query_bits, start_bits,
+                                                  score_shift)
     if score <= 0:
         return 0, 0, 0, 0, 0, 0, 0
+    if not want_blocks:
+        return score, start_i, end_i, start_j, end_j, matches, 0
     if store:
         start_i, start_j, matches, n_blocks = traceback(
             query, target, diag_lo, diag_hi, match_step, mismatch_step, gap_step,
             query_bits, start_bits, keys, -1, end_i, end_j, blocks_out,
         )
         return score, start_i, end_i, start_j, end_j, matches, n_blocks
-    start_i = n - (best_key & ((1 << query_bits) - 1))
-    start_j = m - ((best_key >> query_bits) & ((1 << (start_bits - query_bits)) - 1))
     # second pass, with storage, on the rectangle of the optimal alignment
     sub_query = query[start_i:end_i]
     sub_target = target[start_j:end_j]
@@ -339,7 +351,8 @@ def problem_region(n, m, band_width, full_cell_budget, auto_band_width):
 
 @jit
 def align_one(query, target, band_width, full_cell_budget, auto_band_width,
-              match_score, mismatch_score, gap_score, buffers, key_scratch, blocks_out):
+              match_score, mismatch_score, gap_score, buffers, key_scratch, blocks_out,
+              want_blocks):
     """Align one query with one target; see :func:`citekit.kernels.smith_waterman`.
 
     ``band_width < 0`` selects the automatic mode. Scratch: ``buffers`` of shape
@@ -354,7 +367,7 @@ def align_one(query, target, band_width, full_cell_budget, auto_band_width,
     banded, half_width = problem_region(n, m, band_width, full_cell_budget, auto_band_width)
     if not banded:
         return _align_region(query, target, -n, m, match_score, mismatch_score, gap_score,
-                             buffers, key_scratch, blocks_out)
+                             buffers, key_scratch, blocks_out, want_blocks)
     has_shared, diag_lo, diag_hi = seeded_band(query, target, half_width)
     if not has_shared:
         return 0, 0, 0, 0, 0, 0, 0
@@ -364,7 +377,7 @@ def align_one(query, target, band_width, full_cell_budget, auto_band_width,
     score, qs, qe, ts, te, matches, n_blocks = _align_region(
         query, target[first_column:last_column], diag_lo - first_column,
         diag_hi - first_column, match_score, mismatch_score, gap_score,
-        buffers, key_scratch, blocks_out,
+        buffers, key_scratch, blocks_out, want_blocks,
     )
     if score == 0:
         return 0, 0, 0, 0, 0, 0, 0
