@@ -531,7 +531,8 @@ class _StopWordTable:
         lengths = np.array([len(word) for word in words], np.int64)
         self.ends = np.cumsum(lengths)
         self.starts = self.ends - lengths
-        self.pool = _code_points("".join(words))
+        # a writable copy, like the text pools, so the kernels compile one signature
+        self.pool = _code_points("".join(words)).copy()
         self.hashes = hash_spans(self.pool, self.starts, self.ends)
         _, self.first_index, self.table = intern_spans(
             self.pool, self.starts, self.ends, self.hashes
