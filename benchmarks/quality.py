@@ -286,7 +286,13 @@ def render(
     return (
         f"{table}\n\nRegenerate with ``{command}`` (default configuration of every library; "
         "whole answer in, answer spans mapped to the annotated units by overlap; metric "
-        "definitions in ``citekit.evaluate``). Best value in bold.\n\n"
+        "definitions in ``citekit.evaluate``). Best value in bold. The support score ranked by "
+        "AUROC is each library's own confidence (citekit: the share of the sentence's content "
+        "covered by its evidence; cite-right: the best citation's answer coverage). citeglow "
+        "has no status: a sentence counts as supported when citeglow highlights something for "
+        "it, and its score is the share of the sentence's words inside the highlights. Peers "
+        "report no unsupported words; theirs are the words of a cited sentence absent from its "
+        "evidence.\n\n"
         "Development splits of these human-annotated datasets (not redistributed here):\n\n"
         f"{cited}\n"
     )
