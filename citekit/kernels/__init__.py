@@ -277,12 +277,13 @@ def align_pairs(
 
 
 def _run_parallel(n_threads: int | None, kernel: Any, *args: Any) -> None:
-    """Call a parallel kernel with ``n_threads`` threads, restoring numba's setting."""
-    if n_threads is None:
-        kernel(*args)
-        return
+    """Call a parallel kernel, first argument = number of workers, with ``n_threads``
+    threads (default: numba's current setting), restoring numba's setting."""
     import numba
 
+    if n_threads is None:
+        kernel(numba.get_num_threads(), *args)
+        return
     if n_threads > numba.config.NUMBA_NUM_THREADS:
         raise ValueError(
             f"n_threads must be <= {numba.config.NUMBA_NUM_THREADS} (numba's thread pool)"
@@ -290,11 +291,11 @@ def _run_parallel(n_threads: int | None, kernel: Any, *args: Any) -> None:
         )
     previous = numba.get_num_threads()
     if previous == n_threads:
-        kernel(*args)
+        kernel(n_threads, *args)
         return
     numba.set_num_threads(n_threads)
     try:
-        kernel(*args)
+        kernel(n_threads, *args)
     finally:
         numba.set_num_threads(previous)
 

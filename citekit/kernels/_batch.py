@@ -2,10 +2,10 @@
 
 Queries and targets are packed CSR-style (concatenated ids + offsets). Small pairs that
 share a query are grouped and aligned LANES at a time (``_lanes.py``); other pairs go one
-by one through the anti-diagonal kernel (``_sw.py``). Work items are cut into chunks
-that allocate their scratch once; each pair writes only its own output row and its own
-slice of the block scratch, so results do not depend on the number of threads or on
-scheduling.
+by one through the anti-diagonal kernel (``_sw.py``). Work items are dealt round-robin to
+one worker per thread, which allocates its scratch once; each pair writes only its own
+output column and its own slice of the block scratch, so results do not depend on the
+number of threads or on scheduling.
 """
 
 from __future__ import annotations
@@ -17,9 +17,6 @@ from citekit.kernels._sort import stable_argsort
 from citekit.kernels._lanes import LANES, align_lanes, lane_keys_size
 from citekit.kernels._sw import STORE_CELLS, align_one, key_bits, problem_region
 
-# Work items (lane groups or single pairs) per prange chunk: amortises scratch allocation
-# while leaving enough chunks to balance two or more threads.
-ITEMS_PER_CHUNK = 4
 # Pairs whose full DP has at most this many cells are aligned in lanes (see _lanes.py).
 LANE_CELLS = 1 << 13
 
@@ -77,9 +74,9 @@ def plan_work(query_offsets, target_offsets, pair_query, pair_target, band_width
 
 
 @jit
-def _scratch(longest):
+def _scratch(longest, with_key_scratch=True):
     buffers = np.empty((5, longest + 3), dtype=np.int64)
-    key_scratch = np.empty(STORE_CELLS, dtype=np.int64)
+    key_scratch = np.empty(STORE_CELLS if with_key_scratch else 1, dtype=np.int64)
     return buffers, key_scratch
 
 
@@ -98,28 +95,36 @@ def align_single(query, target, band_width, full_cell_budget, auto_band_width,
 
 
 @jit
-def _align_chunk(chunk, order, item_offsets, item_is_group, query_ids, query_offsets,
-                 target_ids, target_offsets, pair_query, pair_target, band_width,
-                 full_cell_budget, auto_band_width, match_score, mismatch_score, gap_score,
-                 scratch_offsets, rows, block_counts, block_scratch, want_blocks):
-    """Align the pairs of work items ``[chunk * ITEMS_PER_CHUNK, ...)`` (serial)."""
+def _align_worker(worker, n_workers, order, item_offsets, item_is_group, query_ids,
+                  query_offsets, target_ids, target_offsets, pair_query, pair_target,
+                  band_width, full_cell_budget, auto_band_width, match_score, mismatch_score,
+                  gap_score, scratch_offsets, rows, block_counts, block_scratch, want_blocks):
+    """Align the pairs of work items worker, worker + n_workers, ... (serial).
+
+    Items are dealt round-robin (they are sorted by size, so every worker gets a similar
+    mix) and scratch is allocated once per worker, sized for its largest item.
+    """
     n_items = item_is_group.shape[0]
-    first_item = chunk * ITEMS_PER_CHUNK
-    last_item = min(n_items, first_item + ITEMS_PER_CHUNK)
     longest = 0
     lane_cells = 0
-    for k in range(item_offsets[first_item], item_offsets[last_item]):
-        n, m = _pair_shape(order[k], query_offsets, target_offsets, pair_query, pair_target)
-        longest = max(longest, n, m)
-        lane_cells = max(lane_cells, lane_keys_size(n, m))
-    buffers, key_scratch = _scratch(longest)
+    has_single = False
+    for item in range(worker, n_items, n_workers):
+        for k in range(item_offsets[item], item_offsets[item + 1]):
+            n, m = _pair_shape(order[k], query_offsets, target_offsets, pair_query,
+                               pair_target)
+            longest = max(longest, n, m)
+            if item_is_group[item]:
+                lane_cells = max(lane_cells, lane_keys_size(n, m))
+            else:
+                has_single = True
+    buffers, key_scratch = _scratch(longest, has_single)
     lane_keys = np.empty(lane_cells, dtype=np.int64)
     lane_tokens = np.empty(max(longest, 1) * LANES, dtype=np.int64)
     lane_rows = np.empty((LANES, 6), dtype=np.int64)
     lane_blocks = np.empty((LANES, longest, 3), dtype=np.int64)
     lane_counts = np.empty(LANES, dtype=np.int64)
     lane_targets = np.empty(LANES, dtype=np.int64)
-    for item in range(first_item, last_item):
+    for item in range(worker, n_items, n_workers):
         first = item_offsets[item]
         last = item_offsets[item + 1]
         if item_is_group[item]:
@@ -162,7 +167,7 @@ def _align_chunk(chunk, order, item_offsets, item_is_group, query_ids, query_off
 
 
 @jit_parallel
-def align_pairs_kernel(order, item_offsets, item_is_group, query_ids, query_offsets,
+def align_pairs_kernel(n_workers, order, item_offsets, item_is_group, query_ids, query_offsets,
                        target_ids, target_offsets, pair_query, pair_target, band_width,
                        full_cell_budget, auto_band_width, match_score, mismatch_score,
                        gap_score, scratch_offsets, rows, block_counts, block_scratch,
@@ -170,16 +175,15 @@ def align_pairs_kernel(order, item_offsets, item_is_group, query_ids, query_offs
     """Fill column ``rows[:, p] = (score, qs, qe, ts, te, matches)`` and the blocks of every
     pair.
 
-    The parallel loop only dispatches chunks; all work is in the serial ``_align_chunk``
-    (which keeps the parallel compilation small).
+    The parallel loop only starts ``n_workers`` workers (one per thread); all work is in
+    the serial ``_align_worker``, which keeps the parallel compilation small.
     """
-    n_chunks = (item_is_group.shape[0] + ITEMS_PER_CHUNK - 1) // ITEMS_PER_CHUNK
-    for chunk in prange(n_chunks):
-        _align_chunk(chunk, order, item_offsets, item_is_group, query_ids, query_offsets,
-                     target_ids, target_offsets, pair_query, pair_target, band_width,
-                     full_cell_budget, auto_band_width, match_score, mismatch_score,
-                     gap_score, scratch_offsets, rows, block_counts, block_scratch,
-                     want_blocks)
+    for worker in prange(n_workers):
+        _align_worker(worker, n_workers, order, item_offsets, item_is_group, query_ids,
+                      query_offsets, target_ids, target_offsets, pair_query, pair_target,
+                      band_width, full_cell_budget, auto_band_width, match_score,
+                      mismatch_score, gap_score, scratch_offsets, rows, block_counts,
+                      block_scratch, want_blocks)
 
 
 @jit
