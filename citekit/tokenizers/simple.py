@@ -21,17 +21,25 @@ A token never splits a grapheme cluster (a letter with its combining marks, a De
 consonant with its vowel signs). Other characters (punctuation, spaces, controls, lone
 surrogates) separate tokens.
 
-Ids are the first 63 bits of the BLAKE2b digest of the token's normalized form, so they
-are the same in every process and on every machine, whatever was tokenized before.
+Ids are the 64-bit FNV-1a hash of the token's normalized form (its key) with the top bit
+cleared, so they are the same in every process and on every machine, whatever was
+tokenized before. FNV-1a is not cryptographic (keys crafted to collide can be found), but
+for natural tokens a collision is about as likely as two random 63-bit numbers being
+equal; the tests check a 30,000-word vocabulary and 400,000 generated keys.
 
-Spans index the text AS PASSED. ASCII text takes a vectorized fast path (ASCII is
-NFKC-invariant and lower-casing keeps its length, so no offset map is needed); other text
-goes through :func:`citekit.normalize.normalize_text` and maps token spans back.
+Spans index the text AS PASSED. ASCII text, and English whose only non-ASCII characters
+are typographic quotes, apostrophes, dashes and spaces (replaced one for one by ASCII
+characters with the same effect on tokens), goes through a numba kernel that finds tokens
+and hashes their keys in one pass; ASCII is NFKC-invariant and lower-casing keeps its
+length, so no offset map is needed. Other text goes through
+:func:`citekit.normalize.normalize_text`, a token pattern on the normalized text, and the
+map back; spans are then widened to whole grapheme clusters of the original text (when
+normalization moved a cluster boundary, as NFKC does to Thai ``ำ``) and overlapping
+tokens merged.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any
@@ -50,6 +58,12 @@ from citekit.tokenizers.base import TokenizedText
 
 __all__ = ["TokenizerConfig", "SimpleTokenizer", "token_id"]
 
+# Token ids: 64-bit FNV-1a of the key's UTF-8 bytes with the top bit cleared (so ids fit
+# int64 and stay non-negative). Simple enough to compute the same way inside the numba
+# kernel of the ASCII path and in Python for everything else.
+_FNV_OFFSET = 0xCBF29CE484222325
+_FNV_PRIME = 0x100000001B3
+_UINT64_MASK = (1 << 64) - 1
 _ID_MASK = (1 << 63) - 1
 
 # Typographic apostrophes and hyphens fold to the ASCII ones inside a token's key.
@@ -149,50 +163,48 @@ def _snap_to_clusters(
     return starts, ends
 
 
-# Bit flags of ASCII characters for the vectorized fast path.
-_ALNUM, _DIGIT, _NUMBER_JOINER, _WORD_JOINER, _SYMBOL = 1, 2, 4, 8, 16
-
-
-def _ascii_flags(casefold: bool) -> np.ndarray:
-    flags = np.zeros(128, dtype=np.uint8)
-    letters = "abcdefghijklmnopqrstuvwxyz" + ("" if casefold else "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-    for chars, flag in [
-        (letters + "0123456789", _ALNUM),
-        ("0123456789", _DIGIT),
-        (".,", _NUMBER_JOINER),
-        ("'-", _WORD_JOINER),
-        ("$%", _SYMBOL),
-    ]:
-        flags[np.frombuffer(chars.encode("ascii"), dtype=np.uint8)] |= flag
-    return flags
-
-
-_ASCII_FLAGS = {True: _ascii_flags(True), False: _ascii_flags(False)}
-
 # Non-ASCII characters frequent in English prose, each replaced by an ASCII character that
 # has the same effect on tokenization (with or without NFKC): the apostrophe and hyphens
 # join words like their ASCII forms (and fold to them in keys), the rest only separate
 # tokens. Used only when the whole text becomes ASCII this way; tests check both paths agree.
-_TYPOGRAPHIC_TO_ASCII = str.maketrans(
-    {
-        "’": "'",
-        "‐": "-",
-        "‑": "-",
-        "‘": '"',
-        "“": '"',
-        "”": '"',
-        "„": '"',
-        "«": '"',
-        "»": '"',
-        "–": " ",
-        "—": " ",
-        "…": " ",
-        "•": " ",
-        "\u00a0": " ",
-        "\u2009": " ",
-        "\u202f": " ",
-    }
+_TYPOGRAPHIC_TO_ASCII = {
+    "’": "'",
+    "‐": "-",
+    "‑": "-",
+    "‘": '"',
+    "“": '"',
+    "”": '"',
+    "„": '"',
+    "«": '"',
+    "»": '"',
+    "–": " ",
+    "—": " ",
+    "…": " ",
+    "•": " ",
+    "\u00a0": " ",
+    "\u2009": " ",
+    "\u202f": " ",
+}
+_TYPOGRAPHIC_CODE_POINTS = np.array(sorted(map(ord, _TYPOGRAPHIC_TO_ASCII)), dtype=np.uint32)
+_TYPOGRAPHIC_ASCII_CODES = np.array(
+    [ord(_TYPOGRAPHIC_TO_ASCII[chr(c)]) for c in _TYPOGRAPHIC_CODE_POINTS], dtype=np.uint8
 )
+
+
+def _ascii_codes(text: str) -> np.ndarray | None:
+    """ASCII codes of ``text``, typographic punctuation replaced; None if other characters."""
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    code_points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    high = (code_points > 127).nonzero()[0]
+    found = np.searchsorted(_TYPOGRAPHIC_CODE_POINTS, code_points[high])
+    found[found == _TYPOGRAPHIC_CODE_POINTS.size] = 0
+    if not np.array_equal(_TYPOGRAPHIC_CODE_POINTS[found], code_points[high]):
+        return None
+    codes = code_points.astype(np.uint8)
+    codes[high] = _TYPOGRAPHIC_ASCII_CODES[found]
+    codes.flags.writeable = False  # like frombuffer's: one compiled kernel signature
+    return codes
 
 
 def token_id(key: str) -> int:
@@ -206,18 +218,21 @@ def token_id(key: str) -> int:
     Returns
     -------
     int
-        ``blake2b(key.encode("utf-8"), digest_size=8)`` as an int with the top bit cleared.
+        The 64-bit FNV-1a hash of ``key``'s UTF-8 bytes with the top bit cleared: the
+        same in every process and on every machine, in ``[0, 2**63)``.
 
     Examples
     --------
-    >>> token_id("revenue") == token_id("revenue")
-    True
-    >>> 0 <= token_id("revenue") < 2**63
+    >>> hex(token_id("a"))  # FNV-1a("a") = 0xaf63dc4c8601ec8c, top bit cleared
+    '0x2f63dc4c8601ec8c'
+    >>> token_id("revenue") == int(SimpleTokenizer().token_ids("Revenue")[0])
     True
     """
     check_str(key, "key")
-    digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "little") & _ID_MASK
+    value = _FNV_OFFSET
+    for byte in key.encode("utf-8", "surrogatepass"):
+        value = ((value ^ byte) * _FNV_PRIME) & _UINT64_MASK
+    return value & _ID_MASK
 
 
 @dataclass(frozen=True)
@@ -299,9 +314,10 @@ class SimpleTokenizer:
             raise TypeError(f"config must be a TokenizerConfig, got {type(config).__name__}")
         self.config = config
         self._normalizer_config = config.normalizer_config()
-        # surface form (as found in the normalized text) -> id, so each is hashed once;
-        # one dict per path, as the ASCII path looks up bytes
-        self._id_caches: dict[Any, dict[Any, int]] = {}
+        # surface form (as found in the normalized text) -> id, so each is hashed once
+        self._id_cache: dict[str, int] = {}
+        # symbol and plural-currency ids for the ASCII kernel, made on first use
+        self._ascii_tables: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def __repr__(self) -> str:
         return f"SimpleTokenizer(config={self.config!r})"
@@ -355,15 +371,15 @@ class SimpleTokenizer:
             key = _PLURAL_CURRENCY.get(key, key)
         return key
 
-    def _ids(self, surfaces: list[Any], cache: dict[Any, int]) -> np.ndarray:
-        """Ids of token surfaces (``str``, or ASCII ``bytes`` from the fast path)."""
+    def _ids(self, surfaces: list[str]) -> np.ndarray:
+        """Ids of token surfaces found in normalized text (each distinct one hashed once)."""
+        cache = self._id_cache
         try:
             return np.fromiter(map(cache.__getitem__, surfaces), dtype=np.int64, count=len(surfaces))
         except KeyError:
-            pass  # new surfaces: hash each once, then look all up again
+            pass
         for surface in set(surfaces).difference(cache):
-            text = surface.decode("ascii") if isinstance(surface, bytes) else surface
-            cache[surface] = token_id(self.token_key(text))
+            cache[surface] = token_id(self.token_key(surface))
         return np.fromiter(map(cache.__getitem__, surfaces), dtype=np.int64, count=len(surfaces))
 
     def tokenize(self, text: str) -> TokenizedText:
@@ -392,13 +408,11 @@ class SimpleTokenizer:
         ['state-of-the-art', 'company’s']
         """
         check_str(text, "text")
-        if text.isascii():
-            return self._tokenize_ascii(text, text)
-        # English with typographic punctuation: the listed characters have the same effect
-        # on tokens as their ASCII stand-ins, one character for one.
-        ascii_equivalent = text.translate(_TYPOGRAPHIC_TO_ASCII)
-        if ascii_equivalent.isascii():
-            return self._tokenize_ascii(text, ascii_equivalent)
+        # ASCII, or English with typographic punctuation whose characters have the same
+        # effect on tokens as ASCII stand-ins, one character for one: the kernel path
+        codes = _ascii_codes(text)
+        if codes is not None:
+            return self._tokenize_ascii(text, codes)
         return self._tokenize_unicode(text)
 
     def token_ids(self, text: str) -> np.ndarray:
@@ -413,40 +427,29 @@ class SimpleTokenizer:
         return self.tokenize(text).token_ids
 
     # ------------------------------------------------------------------------------------
-    def _tokenize_ascii(self, text: str, ascii_text: str) -> TokenizedText:
-        """Vectorized path for ``ascii_text``, a same-length ASCII stand-in for ``text``."""
-        casefold = self.config.casefold
-        folded = ascii_text.lower() if casefold else ascii_text
-        codes = np.frombuffer(folded.encode("ascii"), dtype=np.uint8)
-        flags = _ASCII_FLAGS[casefold].take(codes)
-        alnum = flags & _ALNUM
-        inside = alnum.copy()  # 1 where the character is part of a token
-        if codes.size > 2:
-            # a joiner stays inside a token between two digits ('.', ',') or between two
-            # letters or digits ("'", '-')
-            digit = flags & _DIGIT
-            middle = flags[1:-1]
-            inside[1:-1] |= ((middle & _NUMBER_JOINER) > 0) & ((digit[:-2] & digit[2:]) > 0)
-            inside[1:-1] |= ((middle & _WORD_JOINER) > 0) & ((alnum[:-2] & alnum[2:]) > 0)
-        padded = np.zeros(codes.size + 2, dtype=np.uint8)
-        padded[1:-1] = inside
-        steps = padded[1:] - padded[:-1]  # 1 where a token starts, 255 (uint8 -1) after one
-        starts = (steps == 1).nonzero()[0]
-        ends = (steps == 255).nonzero()[0]
-        # words are the runs of `inside`: blank out the rest and let bytes.split cut them
-        words = np.where(inside, codes, np.uint8(32)).tobytes().split()
-        cache_key = ("ascii", casefold)
-        ids = self._ids(words, self._id_caches.setdefault(cache_key, {}))
-        symbols = np.flatnonzero(flags & _SYMBOL)
-        if symbols.size:
-            symbol_ids = self._ids(
-                [bytes(code) for code in codes[symbols, None]], self._id_caches[cache_key]
-            )
-            order = np.argsort(np.concatenate([starts, symbols]), kind="stable")
-            starts = np.concatenate([starts, symbols])[order]
-            ends = np.concatenate([ends, symbols + 1])[order]
-            ids = np.concatenate([ids, symbol_ids])[order]
+    def _tokenize_ascii(self, text: str, codes: np.ndarray) -> TokenizedText:
+        """Kernel path for ``codes``, the ASCII codes of ``text`` or of a stand-in for it."""
+        if self._ascii_tables is None:
+            self._ascii_tables = self._make_ascii_tables()
+        from citekit.tokenizers._ascii_kernel import ascii_tokens  # imports numba
+
+        ids, starts, ends = ascii_tokens(
+            codes,
+            self.config.casefold,
+            self.config.normalize_numbers,
+            *self._ascii_tables,
+        )
         return TokenizedText(text, ids, starts, ends)
+
+    def _make_ascii_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ids the kernel cannot hash itself: symbols, and plural currency words."""
+        symbol_ids = np.zeros(128, dtype=np.int64)
+        for symbol in "$%":
+            symbol_ids[ord(symbol)] = token_id(self.token_key(symbol))
+        plurals = [p for p in _PLURAL_CURRENCY if self.token_key(p) != p]
+        plural_ids = np.array([token_id(p) for p in plurals], dtype=np.int64)
+        singular_ids = np.array([token_id(self.token_key(p)) for p in plurals], dtype=np.int64)
+        return symbol_ids, plural_ids, singular_ids
 
     def _tokenize_unicode(self, text: str) -> TokenizedText:
         normalized = normalize_text(text, self._normalizer_config)
@@ -477,5 +480,5 @@ class SimpleTokenizer:
                 "".join(folded[s:e].split())
                 for s, e in zip(surface_starts.tolist(), surface_ends.tolist())
             ]
-        ids = self._ids(surfaces, self._id_caches.setdefault("unicode", {}))
+        ids = self._ids(surfaces)
         return TokenizedText(text, ids, orig_starts, orig_ends)
