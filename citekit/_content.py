@@ -29,6 +29,8 @@ __all__ = [
     "is_content_token",
     "content_mask",
     "fold_surface",
+    "citation_marker_mask",
+    "value_key",
     "value_kind",
     "find_conflicts",
 ]
@@ -93,7 +95,8 @@ _SUFFIXES = ("ing", "ed", "es", "s")
 def fold_surface(surface: str) -> str:
     """A token's text folded for "same word" tests: NFKC, case-folded, and for
     alphabetic words a possessive ('s) and a light inflectional suffix (-ing, -ed, -es,
-    -s) removed when at least three letters remain.
+    -s) removed when at least three letters remain; values compare by :func:`value_key`
+    (``7th`` = ``7``).
 
     Used only to decide whether evidence covers an answer word (``grows`` / ``growing``,
     ``analysts`` / ``analyst``); alignment and the index use the tokenizer's ids.
@@ -103,6 +106,8 @@ def fold_surface(surface: str) -> str:
     >>> [fold_surface(w) for w in ["Analysts", "growing", "ended", "uses", "1990s", "ﬁnal", "Energy's"]]
     ['analyst', 'grow', 'end', 'use', '1990s', 'final', 'energy']
     """
+    if any(char.isdigit() for char in surface):
+        return value_key(surface)
     folded = unicodedata.normalize("NFKC", surface).casefold()
     for possessive in ("'s", "\u2019s"):
         if folded.endswith(possessive) and len(folded) > 3:
@@ -113,6 +118,33 @@ def fold_surface(surface: str) -> str:
             if folded.endswith(suffix) and len(folded) - len(suffix) >= 3:
                 return folded[: -len(suffix)]
     return folded
+
+
+# reference markers that generated answers carry: [1], [2, 3], [4-6], [^1], 【3†source】
+CITATION_MARKER = re.compile(
+    r"\[\^?\d{1,4}(?:\s*[,;\u2013-]\s*\^?\d{1,4})*\]|\[\^[\w-]{1,20}\]|【[^】\n]{0,40}】"
+)
+
+
+def citation_marker_mask(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Tokens lying inside a reference marker such as ``[1]`` or ``[2, 3]``.
+
+    Markers point at sources; they are not claims, so the pipeline neither aligns nor
+    reports them.
+
+    Examples
+    --------
+    >>> text = "Revenue grew 15% [1][2, 3]."
+    >>> starts, ends = np.array([0, 8, 13, 15, 18, 21, 24]), np.array([7, 12, 15, 16, 19, 22, 25])
+    >>> citation_marker_mask(text, starts, ends).tolist()
+    [False, False, False, False, True, True, True]
+    """
+    mask = np.zeros(starts.shape[0], dtype=bool)
+    if "[" not in text and "【" not in text:
+        return mask
+    for match in CITATION_MARKER.finditer(text):
+        mask |= (starts >= match.start()) & (ends <= match.end())
+    return mask
 
 
 def content_mask(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -172,6 +204,23 @@ def value_kind(text: str, start: int, end: int) -> str:
         if first_word_after not in {"dollars", "euros", "people", "units"}:
             return "date"
     return "number"
+
+
+_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)$")
+
+
+def value_key(surface: str) -> str:
+    """How a value is compared: NFKC, case-folded, without digit-group separators and
+    ordinal suffixes (``7th`` = ``7``, ``1,200`` = ``1200``).
+
+    Examples
+    --------
+    >>> [value_key(v) for v in ["7th", "7", "1,200", "1 200", "March", "2.5"]]
+    ['7', '7', '1200', '1200', 'march', '2.5']
+    """
+    folded = unicodedata.normalize("NFKC", surface).casefold()
+    folded = re.sub(r"(?<=\d)[,\s_'\u2009\u202f](?=\d)", "", folded)
+    return _ORDINAL.sub("", folded)
 
 
 def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -258,6 +307,10 @@ def find_conflicts(
         ]
         for i, j in zip(answer_values, source_values):
             if answer_ids[i] == source_ids[j] or (i, j) in seen:
+                continue
+            answer_value = answer_text[int(answer_starts[i]) : int(answer_ends[i])]
+            source_value = source_text[int(source_starts[j]) : int(source_ends[j])]
+            if value_key(answer_value) == value_key(source_value):
                 continue
             seen.add((i, j))
             a_start, a_end = _value_span(answer_text, int(answer_starts[i]), int(answer_ends[i]))

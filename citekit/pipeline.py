@@ -30,13 +30,17 @@ matches in order (or that the passage contains, so reordered paraphrases are kep
 Status (decided on content tokens)
 ----------------------------------
 A token of the sentence is *covered* by a citation when the alignment matched it or its
-passage contains it, unless it is the answer side of a value conflict. The sentence is
-``supported`` when the citations WITHOUT conflicts together cover at least
-``supported_answer_coverage`` of its content tokens, ``partial`` when it has citations
-but they cover less (or only conflicting citations reach it), and ``unsupported`` when
-it has none. ``unsupported_spans`` are the character ranges of content tokens that no
-citation covers. A sentence with no content token at all (only stop words) is judged on
-all its tokens.
+passage contains it (also as a light inflection: ``grows``/``growing``), unless it is the
+answer side of a value conflict of that citation. A value that some evidence contradicts
+stays uncovered unless conflict-free evidence states it. The judged citations are the
+``top_k`` best, whatever the per-source cap hides from ``citations``.
+``content_coverage`` is the share of the sentence's content tokens covered. The sentence
+is ``supported`` when ``content_coverage >= supported_answer_coverage`` and no value is
+contradicted without being confirmed elsewhere, ``partial`` when it has citations but
+less coverage (or a contradicted value), and ``unsupported`` when it has none.
+``unsupported_spans`` are the character ranges of uncovered content tokens. A sentence
+with no content token at all (only stop words) is judged on all its tokens; reference
+markers such as ``[1]`` are ignored.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Protocol, Sequence, runti
 import numpy as np
 
 from citekit._bag import pair_bag_counts
-from citekit._content import content_mask, find_conflicts, fold_surface
+from citekit._content import citation_marker_mask, content_mask, find_conflicts, fold_surface
 from citekit._stages import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
 from citekit.config import CitationConfig
@@ -140,16 +144,22 @@ class _Queries:
     def add_answer(self, answer_number: int, answer: str, tokens: Any, spans: np.ndarray) -> None:
         if spans.shape[0] == 0:
             return
-        mask = content_mask(answer, tokens.starts, tokens.ends)
-        token_first = np.searchsorted(tokens.starts, spans[:, 0], side="left")
-        token_last = np.maximum(np.searchsorted(tokens.ends, spans[:, 1], side="right"), token_first)
+        token_ids, starts, ends = tokens.token_ids, tokens.starts, tokens.ends
+        # reference markers ([1], [2, 3]) point at sources: they are not part of the claim
+        markers = citation_marker_mask(answer, starts, ends)
+        if markers.any():
+            keep = ~markers
+            token_ids, starts, ends = token_ids[keep], starts[keep], ends[keep]
+        mask = content_mask(answer, starts, ends)
+        token_first = np.searchsorted(starts, spans[:, 0], side="left")
+        token_last = np.maximum(np.searchsorted(ends, spans[:, 1], side="right"), token_first)
         for number, (span, lo, hi) in enumerate(zip(spans.tolist(), token_first.tolist(), token_last.tolist())):
             self.answer_of.append(answer_number)
             self.spans.append((span[0], span[1]))
             self.sentence_index.append(number)
-            self.id_parts.append(tokens.token_ids[lo:hi])
-            self.start_parts.append(tokens.starts[lo:hi])
-            self.end_parts.append(tokens.ends[lo:hi])
+            self.id_parts.append(token_ids[lo:hi])
+            self.start_parts.append(starts[lo:hi])
+            self.end_parts.append(ends[lo:hi])
             content = mask[lo:hi]
             # a sentence of stop words only is judged on all its tokens
             self.content_parts.append(content if content.any() else np.ones(hi - lo, dtype=bool))
@@ -598,7 +608,7 @@ class Pipeline:
 
         rows, content_matched = self._align_best_first(
             corpus, query_ids, query_offsets, content_prefix, pair_query, pair_passage,
-            lexical, feasible, score_bound, bounded, evaluate,
+            lexical, bag.content_occurrences, feasible, score_bound, bounded, evaluate,
         )
         components, final, aligned_ok = evaluate(rows, content_matched)
         embedding_only = np.zeros(n_pairs, dtype=bool)
@@ -685,6 +695,7 @@ class Pipeline:
         pair_query: np.ndarray,
         pair_passage: np.ndarray,
         lexical: np.ndarray,
+        content_present: np.ndarray,
         feasible: np.ndarray,
         score_bound: np.ndarray,
         bounded: bool,
@@ -724,46 +735,66 @@ class Pipeline:
         open_query = np.ones(n_queries, dtype=bool)
 
         def rows_now() -> _PairRows:
+            # a pair aligned twice (see the stop-word retry) keeps its last alignment
+            owner = np.full(n_pairs, -1, dtype=np.int64)
+            for number, (pairs, _, _) in enumerate(block_rounds):
+                owner[pairs] = number
             counts = np.zeros(n_pairs, dtype=np.int64)
-            for pairs, offsets, _ in block_rounds:
-                counts[pairs] = np.diff(offsets)
+            for number, (pairs, offsets, _) in enumerate(block_rounds):
+                mine = owner[pairs] == number
+                counts[pairs[mine]] = np.diff(offsets)[mine]
             block_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
             np.cumsum(counts, out=block_offsets[1:])
             blocks = np.zeros((int(block_offsets[-1]), 3), dtype=np.int64)
-            for pairs, offsets, round_blocks in block_rounds:
-                destination, _ = gather_ranges(block_offsets[pairs], block_offsets[pairs] + np.diff(offsets))
-                blocks[destination] = round_blocks
+            for number, (pairs, offsets, round_blocks) in enumerate(block_rounds):
+                mine = np.flatnonzero(owner[pairs] == number)
+                source, _ = gather_ranges(offsets[mine], offsets[mine + 1])
+                destination, _ = gather_ranges(block_offsets[pairs[mine]], block_offsets[pairs[mine] + 1])
+                blocks[destination] = round_blocks[source]
             return _PairRows(score, query_start, query_end, target_start, target_end, matches, block_offsets, blocks)
 
-        while True:
-            todo = order[open_query[order_query] & (rank < limit[order_query]) & ~aligned[order]]
-            if todo.size == 0:
-                break
-            todo = np.sort(todo)
-            unique_passages = np.unique(pair_passage[todo])
+        def align(pairs: np.ndarray, ids: np.ndarray) -> None:
+            unique_passages = np.unique(pair_passage[pairs])
             target_lo = corpus.passage_token_start[unique_passages]
             target_hi = corpus.passage_token_end[unique_passages]
             positions, _ = gather_ranges(target_lo, target_hi)
             target_offsets = np.zeros(unique_passages.shape[0] + 1, dtype=np.int64)
             np.cumsum(target_hi - target_lo, out=target_offsets[1:])
             found = self._run_aligner(
-                query_ids,
+                ids,
                 query_offsets,
                 corpus.token_ids[positions],
                 target_offsets,
-                pair_query[todo],
-                np.searchsorted(unique_passages, pair_passage[todo]),
+                pair_query[pairs],
+                np.searchsorted(unique_passages, pair_passage[pairs]),
             )
-            score[todo], query_start[todo], query_end[todo] = found.score, found.query_start, found.query_end
-            target_start[todo], target_end[todo], matches[todo] = found.target_start, found.target_end, found.matches
-            block_pair = np.repeat(todo, np.diff(found.block_offsets))
+            score[pairs], query_start[pairs], query_end[pairs] = found.score, found.query_start, found.query_end
+            target_start[pairs], target_end[pairs], matches[pairs] = found.target_start, found.target_end, found.matches
+            block_pair = np.repeat(pairs, np.diff(found.block_offsets))
             block_begin = query_offsets[pair_query[block_pair]] + found.blocks[:, 0]
-            content_matched[todo] = np.bincount(
-                np.repeat(np.arange(todo.shape[0]), np.diff(found.block_offsets)),
+            content_matched[pairs] = np.bincount(
+                np.repeat(np.arange(pairs.shape[0]), np.diff(found.block_offsets)),
                 weights=content_prefix[block_begin + found.blocks[:, 2]] - content_prefix[block_begin],
-                minlength=todo.shape[0],
+                minlength=pairs.shape[0],
             )
-            block_rounds.append((todo, found.block_offsets, found.blocks))
+            block_rounds.append((pairs, found.block_offsets, found.blocks))
+
+        # the query with stop words replaced by ids that match nothing
+        content_only_ids = np.where(
+            content_prefix[1:] > content_prefix[:-1], query_ids, -1 - np.arange(query_ids.shape[0])
+        )
+
+        while True:
+            todo = order[open_query[order_query] & (rank < limit[order_query]) & ~aligned[order]]
+            if todo.size == 0:
+                break
+            todo = np.sort(todo)
+            align(todo, query_ids)
+            # the best local alignment can be a run of stop words ("in the") although
+            # the passage holds content words of the sentence: align those on content
+            retry = todo[(content_matched[todo] == 0) & (content_present[todo] >= 1)]
+            if retry.size:
+                align(retry, content_only_ids)
             aligned[todo] = True
             if not bounded:
                 break
@@ -839,6 +870,7 @@ class Pipeline:
         n_content_tokens = int(content.sum())
         covered_any = np.zeros(n_tokens, dtype=bool)
         covered_clean = np.zeros(n_tokens, dtype=bool)
+        disputed = np.zeros(n_tokens, dtype=bool)
         embedding_supported = False
         citations = []
         reported_set = set(reported)
@@ -897,6 +929,7 @@ class Pipeline:
                         answer_ends <= conflict.answer_char_end
                     )
                     covered &= ~inside
+                    disputed |= inside
             covered_any |= covered
             if not conflicts:
                 covered_clean |= covered
@@ -904,15 +937,21 @@ class Pipeline:
                 citations.append(
                     self._citation(pair, passage, source, source_text, base, start, end, blocks, conflicts, answer_span, lo, context)
                 )
+        # a value some evidence contradicts counts as covered only if conflict-free
+        # evidence states it too; such an unresolved value also rules out "supported"
+        unresolved = disputed & ~covered_clean & content
+        covered_final = covered_any & ~unresolved
         n_content = int(content.sum())
-        coverage = float((covered_clean & content).sum()) / max(n_content, 1)
+        coverage = float((covered_final & content).sum()) / max(n_content, 1)
         if not citations:
             status = "unsupported"
-        elif coverage >= config.supported_answer_coverage or embedding_supported:
+        elif embedding_supported or (
+            coverage >= config.supported_answer_coverage and not unresolved.any()
+        ):
             status = "supported"
         else:
             status = "partial"
-        uncovered = content & ~covered_any
+        uncovered = content & ~covered_final
         if embedding_supported:
             uncovered[:] = False
         unsupported = _token_runs(uncovered, answer_starts, answer_ends, ~content)

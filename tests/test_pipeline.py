@@ -489,8 +489,19 @@ def test_content_coverage_is_the_status_quantity():
     assert supported.content_coverage == 1.0
     unsupported = align_citations("Penguins fly south.", ["Revenue grew 15%."])[0]
     assert unsupported.content_coverage == 0.0 and unsupported.status == "unsupported"
+    # the contradicted value lowers coverage by its share and rules out "supported"
     conflicting = align_citations("Revenue grew 9%.", ["Revenue grew 15%."])[0]
-    assert conflicting.content_coverage == 0.0 and conflicting.status == "partial"
+    assert conflicting.content_coverage == pytest.approx(2 / 3) and conflicting.status == "partial"
+    assert [("Revenue grew 9%."[s:e]) for s, e in conflicting.unsupported_spans] == ["9"]
+
+
+def test_citation_markers_are_ignored_and_ordinals_do_not_conflict():
+    answer = "Revenue grew 15% in 2024 [1][2, 3]. The film opened on June 7th, 2010 [4]."
+    sources = ["Revenue grew 15% in 2024.", "The film opened on June 7, 2010."]
+    result = align_citations(answer, sources)
+    assert [s.status for s in result] == ["supported", "supported"]
+    assert all(s.unsupported_spans == () for s in result)
+    assert all(not c.conflicts for s in result for c in s.citations)
 
 
 def test_status_is_judged_on_top_k_evidence_beyond_the_per_source_cap():
@@ -510,3 +521,12 @@ def test_inflected_words_count_as_covered():
     span = align_citations("Analysts expect growing exports.", ["The analyst expects exports to grow."])[0]
     assert span.status == "supported"
     assert span.unsupported_spans == ()
+
+
+def test_alignment_anchored_on_stop_words_is_redone_on_content():
+    # the best raw alignment is "in the" (stop words only); the passage holds "developed"
+    answer = "It is developed in the USA."
+    source = "Nursing was originally developed as a paraprofession in the United States of America."
+    span = align_citations(answer, [source])[0]
+    assert span.citations and span.citations[0].evidence == "developed"
+    assert span.status == "partial"
