@@ -2,18 +2,24 @@
 
 Usage::
 
-    python benchmarks/kernels.py [--repeats 21] [--peer-python /work/peers/bin/python]
+    python benchmarks/kernels.py [--rounds 5] [--repeats 9] [--peer-python PATH] [--skip-jit]
 
 Every contender runs on the same token ids in the same run; the script prints medians and
 ratios and the hardware. Token ids are drawn from a Zipf-like word distribution
 (p(k) ~ 1/k over 50,000 ids) so that frequent "function words" make ties and spurious
 matches as in real text. Shapes:
 
+Because the machine may be shared, the measurements run in rounds that alternate the
+peers and citekit; the table gives medians over rounds and the median per-round ratio.
+
 * batch: one query of 30 tokens against 400 candidates of 20-60 tokens (a quarter hold a
   noisy copy of part of the query), Smith-Waterman with traceback and match blocks of
   every candidate. citekit ``align_batch`` on 1 and 2 threads, cite-right 0.4.0's Rust
   ``_core.align_batch_blocks_details`` (run by ``--peer-python`` in a subprocess on the
   same ids, saved to .npy/.json). GCUPS = DP cells (30 x total candidate tokens) / time.
+* pairs: 10 answer sentences of 15-40 tokens, each against the same 400 candidates, in
+  one ``align_pairs`` call (the pipeline's call) on 1 and 2 threads; cite-right: one
+  batch call per sentence.
 * long: 200 tokens against a 20,000-token target holding a noisy copy; citekit full DP,
   citekit band (``band_width=32``, seeding included and also timed alone), cite-right
   ``align_pair_details``.
@@ -98,6 +104,10 @@ def make_data(seed: int = 0) -> dict:
             at = int(rng.integers(0, len(candidate) - len(piece) + 1))
             candidate[at:at + len(piece)] = piece
         candidates.append(candidate)
+    sentences = []
+    for _ in range(10):
+        sentence = zipf_words(rng, int(rng.integers(15, 41)))
+        sentences.append(sentence)
     long_query = zipf_words(rng, 200)
     long_target = zipf_words(rng, 20_000)
     long_target[7000:7200] = noisy_copy(rng, long_query, 0.1)
@@ -105,7 +115,8 @@ def make_data(seed: int = 0) -> dict:
     text_b = noisy_copy(rng, text_a, 0.03)
     text_b = np.concatenate([text_b[:4000], zipf_words(rng, 300), text_b[4300:]])
     return {
-        "query": query, "candidates": candidates, "long_query": long_query,
+        "query": query, "candidates": candidates, "sentences": sentences,
+        "long_query": long_query,
         "long_target": long_target, "text_a": text_a, "text_b": text_b,
     }
 
@@ -120,6 +131,7 @@ PEER_SCRIPT = textwrap.dedent(
     repeats = int(sys.argv[2])
     query = np.load(folder + "/query.npy").tolist()
     candidates = json.load(open(folder + "/candidates.json"))
+    sentences = json.load(open(folder + "/sentences.json"))
     long_query = np.load(folder + "/long_query.npy").tolist()
     long_target = np.load(folder + "/long_target.npy").tolist()
 
@@ -143,10 +155,16 @@ PEER_SCRIPT = textwrap.dedent(
 
     batch = _core.align_batch_blocks_details(query, candidates)
     long = _core.align_pair_details(long_query, long_target)
+
+    def all_sentences():
+        return [_core.align_batch_blocks_details(s, candidates) for s in sentences]
+
     print(json.dumps({
         "batch_seconds": median_seconds(
             lambda: _core.align_batch_blocks_details(query, candidates)),
         "batch_scores": [row[0] for row in batch],
+        "pairs_seconds": median_seconds(all_sentences),
+        "pairs_scores": [row[0] for rows in all_sentences() for row in rows],
         "long_seconds": median_seconds(lambda: _core.align_pair_details(long_query, long_target)),
         "long_score": long[0],
     }))
@@ -162,6 +180,8 @@ def run_peer(peer_python: str, data: dict, repeats: int) -> dict | None:
             np.save(f"{folder}/{name}.npy", data[name])
         with open(f"{folder}/candidates.json", "w") as handle:
             json.dump([c.tolist() for c in data["candidates"]], handle)
+        with open(f"{folder}/sentences.json", "w") as handle:
+            json.dump([c.tolist() for c in data["sentences"]], handle)
         script = Path(folder) / "peer.py"
         script.write_text(PEER_SCRIPT)
         output = subprocess.run(
@@ -229,106 +249,174 @@ def hardware() -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=21)
-    parser.add_argument("--peer-python", default="/work/peers/bin/python")
-    parser.add_argument("--skip-jit", action="store_true")
-    arguments = parser.parse_args()
-    repeats = arguments.repeats
-
+def measure_ours(data: dict, repeats: int) -> dict:
+    """Median seconds of every citekit contender (and its results, to cross-check)."""
     import numba
-    from rapidfuzz.distance import LCSseq
 
-    from citekit.kernels import (
-        align_batch, lcs_length, matching_blocks, smith_waterman, warmup,
-    )
+    from citekit.kernels import align_batch, align_pairs, lcs_length, matching_blocks
+    from citekit.kernels import smith_waterman
     from citekit.kernels._band import seeded_band
 
-    print(hardware())
-    warmup()
-    data = make_data()
-    rows = []
-
-    def row(shape, contender, seconds, cells=None, reference=None):
-        gcups = f"{cells / seconds / 1e9:.2f}" if cells else ""
-        ratio = f"{reference / seconds:.1f}x" if reference else ""
-        rows.append((shape, contender, f"{seconds * 1e3:.3f}", gcups, ratio))
-
-    # batch
-    query = data["query"]
-    candidates = data["candidates"]
+    seconds = {}
+    query, candidates = data["query"], data["candidates"]
     target_ids = np.concatenate(candidates)
     offsets = np.cumsum([0] + [len(c) for c in candidates])
-    cells = len(query) * len(target_ids)
-    peer = run_peer(arguments.peer_python, data, repeats)
-    ours = align_batch(query, target_ids, offsets, return_blocks=True)
-    threads = {}
-    for n_threads in (1, 2):
-        if n_threads > numba.config.NUMBA_NUM_THREADS:
-            continue
-        threads[n_threads] = median_seconds(
+    sentences = data["sentences"]
+    sentence_ids = np.concatenate(sentences)
+    sentence_offsets = np.cumsum([0] + [len(s) for s in sentences])
+    pair_query = np.repeat(np.arange(len(sentences)), len(candidates))
+    pair_target = np.tile(np.arange(len(candidates)), len(sentences))
+    for n_threads in range(1, min(2, numba.config.NUMBA_NUM_THREADS) + 1):
+        seconds[f"batch {n_threads}"] = median_seconds(
             lambda: align_batch(query, target_ids, offsets, return_blocks=True,
                                 n_threads=n_threads), repeats)
-    reference = peer["batch_seconds"] if peer else None
-    shape = f"batch 30 x 400 cands (20-60), traceback+blocks"
-    if peer:
-        assert peer["batch_scores"] == ours.score.tolist(), "batch scores differ from cite-right"
-        row(shape, "cite-right 0.4.0 Rust _core", peer["batch_seconds"], cells, reference)
-    for n_threads, seconds in threads.items():
-        row(shape, f"citekit align_batch, {n_threads} thread(s)", seconds, cells, reference)
-
-    # long target
+        seconds[f"pairs {n_threads}"] = median_seconds(
+            lambda: align_pairs(sentence_ids, sentence_offsets, target_ids, offsets, pair_query,
+                                pair_target, return_blocks=True, n_threads=n_threads), repeats)
     long_query, long_target = data["long_query"], data["long_target"]
-    cells = len(long_query) * len(long_target)
-    full = smith_waterman(long_query, long_target)
-    banded = smith_waterman(long_query, long_target, band_width=32)
-    assert full == banded, "band missed the planted copy"
-    full_seconds = median_seconds(lambda: smith_waterman(long_query, long_target), repeats)
-    band_seconds = median_seconds(
+    seconds["long full"] = median_seconds(lambda: smith_waterman(long_query, long_target),
+                                          repeats)
+    seconds["long full blocks"] = median_seconds(
+        lambda: smith_waterman(long_query, long_target, return_blocks=True), repeats)
+    seconds["long band"] = median_seconds(
         lambda: smith_waterman(long_query, long_target, band_width=32), repeats)
-    seed_seconds = median_seconds(lambda: seeded_band(long_query, long_target, 32), repeats)
-    shape = "long 200 x 20,000"
-    reference = peer["long_seconds"] if peer else None
-    if peer:
-        assert peer["long_score"] == full.score, "long score differs from cite-right"
-        row(shape, "cite-right 0.4.0 align_pair_details", peer["long_seconds"], cells, reference)
-    row(shape, "citekit smith_waterman, full DP", full_seconds, cells, reference)
-    row(shape, "citekit smith_waterman, band_width=32", band_seconds, None, reference)
-    row(shape, "  of which band seeding", seed_seconds)
-
-    # LCS
+    seconds["long seed"] = median_seconds(lambda: seeded_band(long_query, long_target, 32),
+                                          repeats)
     list_a, list_b = data["text_a"].tolist(), data["text_b"].tolist()
-    assert lcs_length(list_a, list_b) == LCSseq.similarity(list_a, list_b)
-    shape = f"lcs_length {len(list_a)} x {len(list_b)} (lists)"
-    rapidfuzz_seconds = median_seconds(lambda: LCSseq.similarity(list_a, list_b), repeats)
-    row(shape, "rapidfuzz LCSseq.similarity", rapidfuzz_seconds, None, rapidfuzz_seconds)
-    row(shape, "citekit lcs_length", median_seconds(lambda: lcs_length(list_a, list_b), repeats),
-        None, rapidfuzz_seconds)
-    array_a, array_b = data["text_a"], data["text_b"]
-    row(shape.replace("lists", "int64 arrays"), "citekit lcs_length",
-        median_seconds(lambda: lcs_length(array_a, array_b), repeats), None, rapidfuzz_seconds)
+    seconds["lcs lists"] = median_seconds(lambda: lcs_length(list_a, list_b), repeats)
+    seconds["lcs arrays"] = median_seconds(lambda: lcs_length(data["text_a"], data["text_b"]),
+                                           repeats)
+    seconds["blocks"] = median_seconds(lambda: matching_blocks(list_a, list_b), repeats)
+    results = {
+        "batch_scores": align_batch(query, target_ids, offsets).score.tolist(),
+        "pairs_scores": align_pairs(sentence_ids, sentence_offsets, target_ids, offsets,
+                                    pair_query, pair_target).score.tolist(),
+        "long": smith_waterman(long_query, long_target),
+        "long band": smith_waterman(long_query, long_target, band_width=32),
+    }
+    return {"seconds": seconds, "results": results}
 
-    # matching blocks
-    shape = f"matching_blocks {len(list_a)} x {len(list_b)}"
+
+def measure_references(data: dict, repeats: int) -> dict:
+    from rapidfuzz.distance import LCSseq
+
+    list_a, list_b = data["text_a"].tolist(), data["text_b"].tolist()
 
     def run_difflib():
         return difflib.SequenceMatcher(None, list_a, list_b, autojunk=False).get_matching_blocks()
 
-    assert [tuple(b) for b in run_difflib()] == matching_blocks(list_a, list_b)
-    difflib_seconds = median_seconds(run_difflib, max(3, repeats // 4))
-    row(shape, "difflib (citeglow 0.1.2's core)", difflib_seconds, None, difflib_seconds)
-    row(shape, "citekit matching_blocks",
-        median_seconds(lambda: matching_blocks(list_a, list_b), repeats), None, difflib_seconds)
+    return {
+        "rapidfuzz": median_seconds(lambda: LCSseq.similarity(list_a, list_b), repeats),
+        "difflib": median_seconds(run_difflib, max(3, repeats // 4)),
+    }
 
+
+def check_results(data: dict, ours: dict, peer: dict | None) -> None:
+    from rapidfuzz.distance import LCSseq
+
+    from citekit.kernels import lcs_length, matching_blocks
+
+    results = ours["results"]
+    assert results["long"] == results["long band"], "the band missed the planted copy"
+    list_a, list_b = data["text_a"].tolist(), data["text_b"].tolist()
+    assert lcs_length(list_a, list_b) == LCSseq.similarity(list_a, list_b)
+    expected = difflib.SequenceMatcher(None, list_a, list_b, autojunk=False)
+    assert matching_blocks(list_a, list_b) == [tuple(b) for b in expected.get_matching_blocks()]
+    if peer:
+        assert peer["batch_scores"] == results["batch_scores"], "batch scores differ"
+        assert peer["pairs_scores"] == results["pairs_scores"], "pair scores differ"
+        assert peer["long_score"] == results["long"].score, "long score differs"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=9, help="samples per round")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="rounds alternating peers and citekit (the machine may be shared)")
+    parser.add_argument("--peer-python", default="/work/peers/bin/python")
+    parser.add_argument("--skip-jit", action="store_true")
+    arguments = parser.parse_args()
+
+    from citekit.kernels import warmup
+
+    print(hardware())
+    warmup()
+    data = make_data()
+    rounds = []
+    for _ in range(arguments.rounds):
+        peer = run_peer(arguments.peer_python, data, arguments.repeats)
+        references = measure_references(data, arguments.repeats)
+        ours = measure_ours(data, arguments.repeats)
+        check_results(data, ours, peer)
+        rounds.append((peer, references, ours["seconds"]))
     print(f"load average at end: {os.getloadavg()}")
-    widths = [max(len(r[c]) for r in rows + [("shape", "contender", "ms", "GCUPS", "speed-up")])
-              for c in range(5)]
-    header = ("shape", "contender", "median ms", "GCUPS", "vs peer")
+
+    def median_of(pick):
+        return float(np.median([pick(r) for r in rounds]))
+
+    def ratio_of(reference, ours):
+        return float(np.median([reference(r) / ours(r) for r in rounds]))
+
+    has_peer = rounds[0][0] is not None
+    batch_cells = len(data["query"]) * sum(len(c) for c in data["candidates"])
+    pairs_cells = sum(len(s) for s in data["sentences"]) * sum(len(c) for c in data["candidates"])
+    long_cells = len(data["long_query"]) * len(data["long_target"])
+    table = []
+
+    def add(shape, contender, ours, cells=None, reference=None):
+        seconds = median_of(ours)
+        gcups = f"{cells / seconds / 1e9:.2f}" if cells else ""
+        ratio = f"{ratio_of(reference, ours):.1f}x" if reference else ""
+        table.append((shape, contender, f"{seconds * 1e3:.3f}", gcups, ratio))
+
+    threads = [k.split()[1] for k in rounds[0][2] if k.startswith("batch ")]
+    peer_of = (lambda key: (lambda r: r[0][key])) if has_peer else (lambda key: None)
+    shape = "batch: 30 x 400 candidates (20-60), blocks"
+    if has_peer:
+        add(shape, "cite-right 0.4.0 Rust _core", peer_of("batch_seconds"), batch_cells,
+            peer_of("batch_seconds"))
+    for n in threads:
+        add(shape, f"citekit align_batch, {n} thread(s)", lambda r, n=n: r[2][f"batch {n}"],
+            batch_cells, peer_of("batch_seconds"))
+    shape = "pairs: 10 sentences (15-40) x 400, blocks"
+    if has_peer:
+        add(shape, "cite-right 0.4.0, 10 batch calls", peer_of("pairs_seconds"), pairs_cells,
+            peer_of("pairs_seconds"))
+    for n in threads:
+        add(shape, f"citekit align_pairs, {n} thread(s)", lambda r, n=n: r[2][f"pairs {n}"],
+            pairs_cells, peer_of("pairs_seconds"))
+    shape = "long: 200 x 20,000"
+    if has_peer:
+        add(shape, "cite-right 0.4.0 align_pair_details", peer_of("long_seconds"), long_cells,
+            peer_of("long_seconds"))
+    add(shape, "citekit smith_waterman, full DP", lambda r: r[2]["long full"], long_cells,
+        peer_of("long_seconds"))
+    add(shape, "citekit full DP + blocks", lambda r: r[2]["long full blocks"], long_cells,
+        peer_of("long_seconds"))
+    add(shape, "citekit band_width=32 (seeded)", lambda r: r[2]["long band"], None,
+        peer_of("long_seconds"))
+    add(shape, "  of which seeding the band", lambda r: r[2]["long seed"])
+    shape = "lcs_length: 10,000 tokens (lists)"
+    add(shape, "rapidfuzz LCSseq.similarity", lambda r: r[1]["rapidfuzz"], None,
+        lambda r: r[1]["rapidfuzz"])
+    add(shape, "citekit lcs_length", lambda r: r[2]["lcs lists"], None,
+        lambda r: r[1]["rapidfuzz"])
+    add(shape + ", int64 arrays", "citekit lcs_length", lambda r: r[2]["lcs arrays"], None,
+        lambda r: r[1]["rapidfuzz"])
+    shape = "matching_blocks: 10,000 tokens"
+    add(shape, "difflib (citeglow 0.1.2's core)", lambda r: r[1]["difflib"], None,
+        lambda r: r[1]["difflib"])
+    add(shape, "citekit matching_blocks", lambda r: r[2]["blocks"], None,
+        lambda r: r[1]["difflib"])
+
+    header = ("shape", "contender", "median ms", "GCUPS", "speed-up")
+    widths = [max(len(row[c]) for row in table + [header]) for c in range(5)]
     print()
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    for r in rows:
-        print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
+    for row in table:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths)))
+    print("(medians over rounds of per-round medians; speed-up = median of per-round ratios "
+          "to the first contender of the shape)")
 
     if not arguments.skip_jit:
         print()
