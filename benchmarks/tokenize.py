@@ -31,22 +31,33 @@ Measured, each on every document of a corpus (one core, nothing in parallel):
   cite-right's Rust path, which tokenizes AND segments, windows and indexes, so it does
   more than a tokenizer; listed for scale.
 
+- ``citekit segment_sentences``: sentence spans, for scale (the pipeline segments first).
+
 Every repeat prefixes each document with a repeat number, so no implementation can answer
 from a cache keyed by the text (cite-right's span finder has an ``lru_cache`` on the text).
-Throughput is MB of UTF-8 text per second (1 MB = 10**6 bytes), median over repeats.
+Repeats are interleaved (every implementation once, then again), and time is the CPU time
+of the measuring process (``time.process_time``), because the benchmark machine may be
+shared: wall-clock time there measures the neighbours. Throughput is MB of UTF-8 text per
+CPU second (1 MB = 10**6 bytes), median over repeats.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+
+# Run as a script, this file's directory comes first on sys.path, where its name would
+# shadow the standard library's tokenize module for every later import.
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
 import argparse
 import json
-import os
 import platform
 import random
 import re
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from typing import Callable
@@ -87,7 +98,9 @@ def english_document(rng: random.Random, typographic: bool) -> str:
         if roll < 0.2:
             words.insert(rng.randrange(len(words)), f"{rng.randint(1, 99)}.{rng.randint(0, 9)}%")
         elif roll < 0.35:
-            words.insert(rng.randrange(len(words)), f"${rng.randint(1, 999)},{rng.randint(100, 999)}")
+            words.insert(
+                rng.randrange(len(words)), f"${rng.randint(1, 999)},{rng.randint(100, 999)}"
+            )
         elif roll < 0.45:
             words.insert(rng.randrange(len(words)), rng.choice(NAMES))
         if rng.random() < 0.3:
@@ -132,15 +145,12 @@ def make_corpus(kind: str, megabytes: float, seed: int = 0) -> list[str]:
     return documents
 
 
-def time_repeats(run: Callable[[list[str]], object], documents: list[str], repeats: int) -> list[float]:
-    """Seconds per repeat; each repeat sees documents it has never seen before."""
-    seconds = []
-    for repeat in range(repeats):
-        fresh = [f"r{repeat} {document}" for document in documents]
-        start = time.perf_counter()
-        run(fresh)
-        seconds.append(time.perf_counter() - start)
-    return seconds
+def time_once(run: Callable[[list[str]], object], documents: list[str], repeat: int) -> float:
+    """CPU seconds of one pass over documents this implementation has never seen before."""
+    fresh = [f"r{repeat} {document}" for document in documents]
+    start = time.process_time()
+    run(fresh)
+    return time.process_time() - start
 
 
 PEER_SCRIPT = r"""
@@ -148,34 +158,29 @@ import json, sys, time
 from cite_right.text.tokenizer import SimpleTokenizer
 from cite_right._core import rust_tokenize_and_prepare
 documents = json.load(open(sys.argv[1], encoding="utf-8"))
-repeats = int(sys.argv[2])
-result = {"cite-right SimpleTokenizer": [], "cite-right Rust prepare": []}
-for repeat in range(repeats):
-    fresh = [f"r{repeat} {d}" for d in documents]
-    tokenizer = SimpleTokenizer()
-    start = time.perf_counter()
-    for d in fresh:
-        tokenizer.tokenize(d)
-    result["cite-right SimpleTokenizer"].append(time.perf_counter() - start)
-    fresh = [f"s{repeat} {d}" for d in documents]
-    start = time.perf_counter()
-    rust_tokenize_and_prepare(fresh, 1, 1)
-    result["cite-right Rust prepare"].append(time.perf_counter() - start)
+repeat = int(sys.argv[2])
+result = {}
+fresh = [f"r{repeat} {d}" for d in documents]
+tokenizer = SimpleTokenizer()
+start = time.process_time()
+for d in fresh:
+    tokenizer.tokenize(d)
+result["cite-right SimpleTokenizer"] = time.process_time() - start
+fresh = [f"s{repeat} {d}" for d in documents]
+start = time.process_time()
+rust_tokenize_and_prepare(fresh, 1, 1)
+result["cite-right Rust prepare"] = time.process_time() - start
 print(json.dumps(result))
 """
 
 
-def run_peer(peer_python: str, documents: list[str], repeats: int) -> dict[str, list[float]]:
-    with tempfile.TemporaryDirectory() as folder:
-        corpus_path = os.path.join(folder, "corpus.json")
-        with open(corpus_path, "w", encoding="utf-8") as handle:
-            json.dump(documents, handle, ensure_ascii=False)
-        completed = subprocess.run(
-            [peer_python, "-c", PEER_SCRIPT, corpus_path, str(repeats)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+def run_peer(peer_python: str, corpus_path: str, repeat: int) -> dict[str, float]:
+    completed = subprocess.run(
+        [peer_python, "-c", PEER_SCRIPT, corpus_path, str(repeat)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(completed.stdout)
 
 
@@ -188,6 +193,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from citekit.normalize import normalize_text
+    from citekit.segment import segment_sentences
     from citekit.tokenizers.simple import SimpleTokenizer
 
     baseline_pattern = re.compile(r"\w+")
@@ -201,35 +207,49 @@ def main() -> None:
         for document in documents:
             normalize_text(document)
 
+    def citekit_segment(documents: list[str]) -> None:
+        for document in documents:
+            segment_sentences(document)
+
     def regex_baseline(documents: list[str]) -> None:
         for document in documents:
             [match.span() for match in baseline_pattern.finditer(document)]
 
+    implementations = {
+        "citekit SimpleTokenizer": citekit_tokenize,
+        "citekit normalize_text": citekit_normalize,
+        "re.finditer baseline": regex_baseline,
+        "citekit segment_sentences": citekit_segment,
+    }
     print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
-    print(f"{args.repeats} repeats, medians; MB = 10**6 bytes of UTF-8 text\n")
-    header = f"{'corpus':<22}{'implementation':<30}{'MB/s':>8}{'vs cite-right py':>18}"
+    print(f"{args.repeats} interleaved repeats, medians of CPU time; MB = 10**6 bytes of UTF-8\n")
+    header = f"{'corpus':<22}{'implementation':<30}{'MB/s':>8}{'vs cite-right Rust':>20}"
     print(header)
     print("-" * len(header))
     for kind in args.corpora.split(","):
         documents = make_corpus(kind, args.mb)
         megabytes = sum(len(d.encode("utf-8")) for d in documents) / 1e6
         # warm up: first-use costs (regex compilation, lazy imports) are not throughput
-        citekit_tokenize(documents[:20])
-        citekit_normalize(documents[:20])
-        timings = {
-            "citekit SimpleTokenizer": time_repeats(citekit_tokenize, documents, args.repeats),
-            "citekit normalize_text": time_repeats(citekit_normalize, documents, args.repeats),
-            "re.finditer baseline": time_repeats(regex_baseline, documents, args.repeats),
-        }
-        if args.peer_python:
-            timings.update(run_peer(args.peer_python, documents, args.repeats))
+        for run in implementations.values():
+            run(documents[:20])
+        timings: dict[str, list[float]] = {}
+        with tempfile.TemporaryDirectory() as folder:
+            corpus_path = os.path.join(folder, "corpus.json")
+            with open(corpus_path, "w", encoding="utf-8") as handle:
+                json.dump(documents, handle, ensure_ascii=False)
+            for repeat in range(args.repeats):
+                for name, run in implementations.items():
+                    timings.setdefault(name, []).append(time_once(run, documents, repeat))
+                if args.peer_python:
+                    for name, seconds in run_peer(args.peer_python, corpus_path, repeat).items():
+                        timings.setdefault(name, []).append(seconds)
         rates = {name: megabytes / statistics.median(t) for name, t in timings.items()}
-        reference = rates.get("cite-right SimpleTokenizer")
+        reference = rates.get("cite-right Rust prepare")
         for name, rate in rates.items():
-            ratio = f"{rate / reference:.1f}x" if reference else "-"
-            print(f"{kind:<22}{name:<30}{rate:>8.2f}{ratio:>18}")
+            ratio = f"{rate / reference:.2f}x" if reference else "-"
+            print(f"{kind:<22}{name:<30}{rate:>8.2f}{ratio:>20}")
         print(f"{'':<22}({len(documents)} documents, {megabytes:.2f} MB)")
-    sys.stdout.flush()
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

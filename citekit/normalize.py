@@ -79,16 +79,45 @@ CURRENCY_WORDS: dict[str, str] = {
 # form starts with a combining mark (U+FF9E HALFWIDTH KATAKANA VOICED SOUND MARK -> U+3099).
 # Derived from the Unicode database; tests/test_normalize.py re-derives it from the running
 # Python's unicodedata and fails if it differs. Hangul vowel and final jamo are added below.
-_ATTACHING_STARTERS = frozenset(
-    chr(cp)
-    for cp in (
-        0x09BE, 0x09D7, 0x0B3E, 0x0B56, 0x0B57, 0x0BBE, 0x0BD7, 0x0CC2, 0x0CD5, 0x0CD6,
-        0x0D3E, 0x0D57, 0x0DCF, 0x0DDF, 0x0F73, 0x0F75, 0x0F81, 0x0FB5, 0x0FB7, 0x102E,
-        0x1B35, 0xFF9E, 0xFF9F, 0x11127, 0x1133E, 0x11357, 0x114B0, 0x114BA, 0x114BD,
-        0x115AF, 0x11930,
+_ATTACHING_STARTERS = (
+    frozenset(
+        chr(cp)
+        for cp in (
+            0x09BE,
+            0x09D7,
+            0x0B3E,
+            0x0B56,
+            0x0B57,
+            0x0BBE,
+            0x0BD7,
+            0x0CC2,
+            0x0CD5,
+            0x0CD6,
+            0x0D3E,
+            0x0D57,
+            0x0DCF,
+            0x0DDF,
+            0x0F73,
+            0x0F75,
+            0x0F81,
+            0x0FB5,
+            0x0FB7,
+            0x102E,
+            0x1B35,
+            0xFF9E,
+            0xFF9F,
+            0x11127,
+            0x1133E,
+            0x11357,
+            0x114B0,
+            0x114BA,
+            0x114BD,
+            0x115AF,
+            0x11930,
+        )
     )
-) | frozenset(chr(cp) for cp in range(0x1161, 0x1176)) | frozenset(
-    chr(cp) for cp in range(0x11A8, 0x11C3)
+    | frozenset(chr(cp) for cp in range(0x1161, 0x1176))
+    | frozenset(chr(cp) for cp in range(0x11A8, 0x11C3))
 )
 
 _SPACE_CHARS = frozenset(" \t\n\r\f\v")

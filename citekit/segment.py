@@ -15,8 +15,8 @@ one):
 - none of those is a boundary when the next word starts in lower case (``approx. five``,
   ``"Really?" she asked``); a ``.`` is not one after a known abbreviation (``Dr.``,
   ``e.g.``), a dotted acronym (``U.S.``) or a single capital initial (``J. K.``), and
-  ``etc.`` / ``Inc.`` / ``Ltd.`` end a sentence only before a capitalized word. Decimals (``5.2``) never
-  end a sentence because the ``.`` is not followed by a space.
+  ``etc.`` / ``Inc.`` / ``Ltd.`` end a sentence only before a capitalized word. Decimals
+  (``5.2``) never end a sentence because the ``.`` is not followed by a space.
 
 Spans are half-open offsets into the text as passed, trimmed of surrounding whitespace,
 non-empty and in order.
@@ -39,13 +39,11 @@ __all__ = [
 
 #: Abbreviations (lower case, without the final period) after which ``.`` never ends a
 #: sentence: titles and words that are followed by a name or a number.
-DEFAULT_ABBREVIATIONS: frozenset[str] = frozenset(
-    """
+DEFAULT_ABBREVIATIONS: frozenset[str] = frozenset("""
     dr mr mrs ms mx prof sr jr st rev hon gen col capt lt sgt maj cmdr adm gov sen rep pres
     fr sr mt ft vs cf e.g i.e viz al fig figs eq eqs no nos vol vols ch sec p pp ed eds
     approx ca est dept univ assn bros jan feb mar apr jun jul aug sep sept oct nov dec
-    """.split()
-)
+    """.split())
 
 # Abbreviations that often end a sentence: a boundary only if the next word is capitalized.
 _SENTENCE_FINAL_ABBREVIATIONS = frozenset("etc inc ltd co corp llc plc".split())
@@ -111,7 +109,9 @@ class SentenceSegmenter:
         base = DEFAULT_ABBREVIATIONS if abbreviations is None else abbreviations
         self.abbreviations = frozenset(
             _abbreviation_key(word, "abbreviations") for word in base
-        ) | frozenset(_abbreviation_key(word, "extra_abbreviations") for word in extra_abbreviations)
+        ) | frozenset(
+            _abbreviation_key(word, "extra_abbreviations") for word in extra_abbreviations
+        )
         if not isinstance(split_on_newlines, bool):
             raise TypeError(
                 f"split_on_newlines must be a bool, got {type(split_on_newlines).__name__}"
@@ -175,9 +175,7 @@ class SentenceSegmenter:
                 start = match.end()
         yield start, len(text)
 
-    def _segment_block(
-        self, text: str, start: int, end: int, spans: list[tuple[int, int]]
-    ) -> None:
+    def _segment_block(self, text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
         sentence_start = start
         for match in _TERMINATOR_RUN.finditer(text, start, end):
             boundary = match.end()

@@ -21,7 +21,9 @@ from citekit.normalize import (
     normalize_text,
 )
 
-ONLY_UNICODE = NormalizerConfig(normalize_numbers=False, normalize_percent=False, normalize_currency=False)
+ONLY_UNICODE = NormalizerConfig(
+    normalize_numbers=False, normalize_percent=False, normalize_currency=False
+)
 
 
 def original_of(nt: NormalizedText, needle: str) -> str:
@@ -40,7 +42,9 @@ def test_config_defaults_all_on():
     assert config.normalize_numbers and config.normalize_percent and config.normalize_currency
 
 
-@pytest.mark.parametrize("field", ["nfkc", "casefold", "normalize_numbers", "normalize_percent", "normalize_currency"])
+@pytest.mark.parametrize(
+    "field", ["nfkc", "casefold", "normalize_numbers", "normalize_percent", "normalize_currency"]
+)
 def test_config_rejects_non_bool_naming_field(field):
     with pytest.raises(TypeError, match=field):
         NormalizerConfig(**{field: "yes"})
@@ -111,7 +115,14 @@ def test_ascii_lowercases_with_identity_map():
 
 @pytest.mark.parametrize(
     "original, normalized",
-    [("ﬁ", "fi"), ("①", "1"), ("㎏", "kg"), ("ＲＥＶＥＮＵＥ", "revenue"), ("ß", "ss"), ("Ⅻ", "xii")],
+    [
+        ("ﬁ", "fi"),
+        ("①", "1"),
+        ("㎏", "kg"),
+        ("ＲＥＶＥＮＵＥ", "revenue"),
+        ("ß", "ss"),
+        ("Ⅻ", "xii"),
+    ],
 )
 def test_nfkc_and_casefold_expansions_map_back(original, normalized):
     text = f"x {original} y"
@@ -339,7 +350,9 @@ def test_one_to_one_shortcut_matches_unit_by_unit(text, nfkc, casefold, numbers)
     assume(folded is not None)
     by_units, starts, ends = _fold_units(text, config)
     assert by_units == folded
-    assert starts.tolist() == list(range(len(text))) and ends.tolist() == list(range(1, len(text) + 1))
+    assert starts.tolist() == list(range(len(text))) and ends.tolist() == list(
+        range(1, len(text) + 1)
+    )
 
 
 @given(st.text(alphabet=st.characters(max_codepoint=127)))

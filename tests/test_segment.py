@@ -195,7 +195,11 @@ def check_spans(text: str, spans: list[tuple[int, int]]) -> None:
         covered.update(range(start, end))
     for index, char in enumerate(text):
         if index not in covered:
-            assert char.isspace() or char in "-*+•‣◦▪▫–—·().0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ)"
+            assert (
+                char.isspace()
+                or char
+                in "-*+•‣◦▪▫–—·().0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ)"
+            )
 
 
 @given(st.text())
@@ -204,7 +208,30 @@ def test_spans_valid_on_any_text(text):
     check_spans(text, SentenceSegmenter(split_on_newlines=False).segment(text))
 
 
-@given(st.lists(st.sampled_from(["Dr.", "Smith", "5.2", "U.S.", "e.g.", "ok.", "Why?", "“No.”", "\n", "- ", "1.", "。", "(a)", " ", "…"]), max_size=30))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Dr.",
+                "Smith",
+                "5.2",
+                "U.S.",
+                "e.g.",
+                "ok.",
+                "Why?",
+                "“No.”",
+                "\n",
+                "- ",
+                "1.",
+                "。",
+                "(a)",
+                " ",
+                "…",
+            ]
+        ),
+        max_size=30,
+    )
+)
 def test_spans_valid_on_tricky_text(parts):
     text = " ".join(parts)
     check_spans(text, segment_sentences(text))

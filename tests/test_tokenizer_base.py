@@ -111,7 +111,12 @@ def test_tokenize_checked_rejects_non_integer_ids_and_spans():
 
 @pytest.mark.parametrize(
     "token_ids, spans",
-    [([1], [(0, 1, 2)]), ([1, 2], [0, 1]), ([1, 2], [(0, 1), (2,)]), ([[1], [2]], [(0, 1), (1, 2)])],
+    [
+        ([1], [(0, 1, 2)]),
+        ([1, 2], [0, 1]),
+        ([1, 2], [(0, 1), (2,)]),
+        ([[1], [2]], [(0, 1), (1, 2)]),
+    ],
 )
 def test_tokenize_checked_rejects_malformed_shapes(token_ids, spans):
     with pytest.raises(ValueError, match="tokenizer.tokenize returned"):

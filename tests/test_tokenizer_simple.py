@@ -73,7 +73,14 @@ def test_lone_surrogates_and_controls():
 
 def test_words_hyphens_apostrophes():
     assert tokens("A state-of-the-art company's model -- isn't it? 'quoted' end-") == [
-        "A", "state-of-the-art", "company's", "model", "isn't", "it", "quoted", "end",
+        "A",
+        "state-of-the-art",
+        "company's",
+        "model",
+        "isn't",
+        "it",
+        "quoted",
+        "end",
     ]
 
 
@@ -169,7 +176,9 @@ def test_id_is_fnv1a_of_key_with_top_bit_cleared(key, fnv1a_64):
 
 def test_ids_are_ids_of_keys():
     assert ids("Revenue") == [token_id("revenue")]
-    assert ids("$1,200 15% dollars") == [token_id(k) for k in ["dollar", "1200", "15", "percent", "dollar"]]
+    assert ids("$1,200 15% dollars") == [
+        token_id(k) for k in ["dollar", "1200", "15", "percent", "dollar"]
+    ]
     assert ids("café") == [token_id("café")]
 
 
@@ -206,7 +215,9 @@ def test_pickle_round_trip():
 
 def test_no_collisions_on_a_large_vocabulary():
     words = [f"w{i}" for i in range(200_000)] + [f"{i}" for i in range(200_000)]
-    words += [a + b + c for a in "abcdefghijklmnopqrstuvwxyz" for b in "aeiouy" for c in "0123456789-'"]
+    words += [
+        a + b + c for a in "abcdefghijklmnopqrstuvwxyz" for b in "aeiouy" for c in "0123456789-'"
+    ]
     assert len({token_id(word) for word in words}) == len(set(words))
 
 
@@ -223,7 +234,9 @@ def test_no_collisions_on_a_real_vocabulary():
 # the ASCII kernel against a plain-Python reference
 
 
-def naive_ascii_tokens(text: str, config: TokenizerConfig) -> tuple[list[int], list[tuple[int, int]]]:
+def naive_ascii_tokens(
+    text: str, config: TokenizerConfig
+) -> tuple[list[int], list[tuple[int, int]]]:
     """Obviously correct (slow) statement of the ASCII token rules."""
     tokenizer = SimpleTokenizer(config)
     alnum = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -260,7 +273,9 @@ def naive_ascii_tokens(text: str, config: TokenizerConfig) -> tuple[list[int], l
     return token_ids, spans
 
 
-CONFIGS = st.builds(TokenizerConfig, st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.booleans())
+CONFIGS = st.builds(
+    TokenizerConfig, st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.booleans()
+)
 ASCII_TEXT = st.text(alphabet=st.sampled_from("aZ09 .,'-$%\n") | st.characters(max_codepoint=127))
 
 
@@ -376,8 +391,19 @@ def test_typographic_fast_path_matches_general_path(text):
 def test_typographic_english_keeps_original_spans():
     text = "The company’s “state‐of‐the‐art” model — 5…6 times\u00a0better"
     result = TOKENIZER.tokenize(text)
-    assert result.tokens == ["The", "company’s", "state‐of‐the‐art", "model", "5", "6", "times", "better"]
-    assert result.token_ids.tolist() == ids("The company's \"state-of-the-art\" model - 5...6 times better")
+    assert result.tokens == [
+        "The",
+        "company’s",
+        "state‐of‐the‐art",
+        "model",
+        "5",
+        "6",
+        "times",
+        "better",
+    ]
+    assert result.token_ids.tolist() == ids(
+        'The company\'s "state-of-the-art" model - 5...6 times better'
+    )
 
 
 @settings(max_examples=50)

@@ -103,9 +103,17 @@ def ascii_tokens(
                 # letters or digits ("'", '-')
                 if position + 1 < n_codes:
                     before, after = codes[position - 1], codes[position + 1]
-                    if (code == _PERIOD or code == _COMMA) and _is_digit(before) and _is_digit(after):
+                    if (
+                        (code == _PERIOD or code == _COMMA)
+                        and _is_digit(before)
+                        and _is_digit(after)
+                    ):
                         continue
-                    if (code == _APOSTROPHE or code == _HYPHEN) and _is_alnum(before) and _is_alnum(after):
+                    if (
+                        (code == _APOSTROPHE or code == _HYPHEN)
+                        and _is_alnum(before)
+                        and _is_alnum(after)
+                    ):
                         continue
                 break
             token = np.int64(value & _MASK)

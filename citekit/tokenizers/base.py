@@ -27,8 +27,7 @@ class Tokenizer(Protocol):
     non-overlapping.
     """
 
-    def tokenize(self, text: str) -> tuple[Sequence[int], Sequence[tuple[int, int]]]:
-        ...
+    def tokenize(self, text: str) -> tuple[Sequence[int], Sequence[tuple[int, int]]]: ...
 
 
 class TokenizedText:
@@ -192,7 +191,9 @@ def tokenize_checked(tokenizer: Any, text: str, *, name: str = "tokenizer") -> T
     try:
         span_array = np.asarray(spans)
     except ValueError:  # ragged
-        raise ValueError(f"{name}.tokenize returned spans that are not (start, end) pairs") from None
+        raise ValueError(
+            f"{name}.tokenize returned spans that are not (start, end) pairs"
+        ) from None
     if span_array.size == 0:
         span_array = np.zeros((0, 2), dtype=np.int64)
     if span_array.ndim != 2 or span_array.shape[1] != 2:

@@ -375,7 +375,9 @@ class SimpleTokenizer:
         """Ids of token surfaces found in normalized text (each distinct one hashed once)."""
         cache = self._id_cache
         try:
-            return np.fromiter(map(cache.__getitem__, surfaces), dtype=np.int64, count=len(surfaces))
+            return np.fromiter(
+                map(cache.__getitem__, surfaces), dtype=np.int64, count=len(surfaces)
+            )
         except KeyError:
             pass
         for surface in set(surfaces).difference(cache):
