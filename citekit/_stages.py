@@ -71,11 +71,21 @@ def segment_spans(segmenter: Any, text: str, *, name: str = "segmenter") -> np.n
             f"got {type(segmenter).__name__}"
         )
     items = method(text)
-    try:
-        pairs = [_span_of(item) for item in items]
-    except TypeError as exc:
-        raise TypeError(f"{name}: {exc}") from None
-    spans = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    spans = None
+    if isinstance(items, list) and items and type(items[0]) is tuple:
+        # the common case, (start, end) tuples: convert in one go
+        try:
+            array = np.array(items, dtype=np.int64)
+        except (TypeError, ValueError):
+            array = None
+        if array is not None and array.ndim == 2 and array.shape[1] == 2:
+            spans = array
+    if spans is None:
+        try:
+            pairs = [_span_of(item) for item in items]
+        except TypeError as exc:
+            raise TypeError(f"{name}: {exc}") from None
+        spans = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     if spans.shape[0] == 0:
         return spans
     spans = spans[spans[:, 1] > spans[:, 0]]
