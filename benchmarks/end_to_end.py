@@ -48,7 +48,9 @@ sys.path.insert(0, os.path.dirname(_HERE))
 
 
 def _load_workload_module() -> Any:
-    spec = importlib.util.spec_from_file_location("citekit_bench_workload", os.path.join(_HERE, "workload.py"))
+    spec = importlib.util.spec_from_file_location(
+        "citekit_bench_workload", os.path.join(_HERE, "workload.py")
+    )
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     spec.loader.exec_module(module)
@@ -222,7 +224,10 @@ def main(argv: list[str] | None = None) -> int:
             peer = _run_json([args.peer_python, "-c", PEER_SCRIPT, path, "timing"])
             peer.update(_run_json([args.peer_python, "-c", PEER_SCRIPT, path, "memory"]))
         else:
-            print(f"peer interpreter {args.peer_python} not found: citekit figures only", file=sys.stderr)
+            print(
+                f"peer interpreter {args.peer_python} not found: citekit figures only",
+                file=sys.stderr,
+            )
 
     rows = [
         ("end-to-end, 100 docs (ms)", "e2e_100"),
@@ -233,15 +238,21 @@ def main(argv: list[str] | None = None) -> int:
         ("corpus build peak memory, 1,000 docs (MB)", "corpus_memory_mb"),
         ("corpus resident memory, 1,000 docs (MB)", "corpus_resident_mb"),
     ]
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
     chars = sum(len(d["text"]) for d in data["docs1000"])
-    print(f"# 1,000 docs = {chars / 1e6:.1f} M characters; {len(data['answers1000'])} answers of 5 sentences; "
-          f"{len(data['rag'])} RAG calls")
+    print(
+        f"# 1,000 docs = {chars / 1e6:.1f} M characters; {len(data['answers1000'])} answers of 5 sentences; "
+        f"{len(data['rag'])} RAG calls"
+    )
     print(f"{'measure':44s} {'citekit':>10s} {'cite-right':>11s} {'ratio':>8s}")
     for label, key in rows:
         mine, theirs = ours.get(key), peer.get(key)
         ratio = f"{theirs / mine:7.1f}x" if mine and theirs else "n/a"
-        print(f"{label:44s} {mine:10.2f} {theirs if theirs is not None else float('nan'):11.2f} {ratio:>8s}")
+        print(
+            f"{label:44s} {mine:10.2f} {theirs if theirs is not None else float('nan'):11.2f} {ratio:>8s}"
+        )
     growth = ours["prepared_1000"] / ours["prepared_100"]
     print(f"citekit per-sentence growth 100 -> 1,000 docs: {growth:.2f}x")
     if args.json:

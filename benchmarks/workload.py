@@ -33,19 +33,55 @@ __all__ = ["make_documents", "make_answer", "make_workload", "ANSWER_KINDS"]
 ANSWER_KINDS = ("copy", "paraphrase", "fuse", "invent")
 
 _ORGS = [
-    "Northwind Energy", "Contoso Health", "Fabrikam Logistics", "Tailspin Airways", "Litware Labs",
-    "Adatum Finance", "Proseware Foods", "Wingtip Retail", "Lucerne Publishing", "Coho Vineyard",
-    "Blue Yonder Freight", "Alpine Ski House", "Margie's Travel", "Humongous Insurance", "Trey Research",
+    "Northwind Energy",
+    "Contoso Health",
+    "Fabrikam Logistics",
+    "Tailspin Airways",
+    "Litware Labs",
+    "Adatum Finance",
+    "Proseware Foods",
+    "Wingtip Retail",
+    "Lucerne Publishing",
+    "Coho Vineyard",
+    "Blue Yonder Freight",
+    "Alpine Ski House",
+    "Margie's Travel",
+    "Humongous Insurance",
+    "Trey Research",
 ]
 _PLACES = [
-    "Lisbon", "Osaka", "Nairobi", "Toronto", "Lyon", "Hamburg", "Denver", "Bangalore", "Santiago",
-    "Krakow", "Brisbane", "Tallinn", "Austin", "Seville", "Hanoi",
+    "Lisbon",
+    "Osaka",
+    "Nairobi",
+    "Toronto",
+    "Lyon",
+    "Hamburg",
+    "Denver",
+    "Bangalore",
+    "Santiago",
+    "Krakow",
+    "Brisbane",
+    "Tallinn",
+    "Austin",
+    "Seville",
+    "Hanoi",
 ]
 _SUBJECTS = [
-    "quarterly revenue", "operating margin", "customer retention", "water consumption",
-    "carbon emissions", "employee headcount", "freight volume", "average ticket price",
-    "research spending", "warehouse capacity", "net profit", "market share", "delivery time",
-    "energy output", "patient admissions",
+    "quarterly revenue",
+    "operating margin",
+    "customer retention",
+    "water consumption",
+    "carbon emissions",
+    "employee headcount",
+    "freight volume",
+    "average ticket price",
+    "research spending",
+    "warehouse capacity",
+    "net profit",
+    "market share",
+    "delivery time",
+    "energy output",
+    "patient admissions",
 ]
 _VERBS_UP = ["rose", "increased", "grew", "climbed", "expanded"]
 _VERBS_DOWN = ["fell", "decreased", "dropped", "declined", "shrank"]
@@ -60,7 +96,13 @@ _REASONS = [
     "while competitors struggled with supply shortages",
 ]
 _CONNECTIVES = ["In", "During", "By the end of", "Throughout"]
-_QUARTERS = ["the first quarter", "the second quarter", "the third quarter", "the fourth quarter", "the fiscal year"]
+_QUARTERS = [
+    "the first quarter",
+    "the second quarter",
+    "the third quarter",
+    "the fourth quarter",
+    "the fiscal year",
+]
 _EXTRAS = [
     "Analysts had expected a smaller change.",
     "The board described the result as encouraging.",
@@ -104,7 +146,13 @@ def _sentence(rng: random.Random) -> str:
     return rng.choice(_EXTRAS)
 
 
-_INVENTED_TOPICS = ["medieval glassware", "migratory birds", "jazz recordings", "volcanic soil", "chess openings"]
+_INVENTED_TOPICS = [
+    "medieval glassware",
+    "migratory birds",
+    "jazz recordings",
+    "volcanic soil",
+    "chess openings",
+]
 _WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
 
 
@@ -117,7 +165,9 @@ def _invented(rng: random.Random) -> str:
     )
 
 
-def make_documents(n_docs: int, *, seed: int = 0, chars_per_doc: int = 7_400) -> list[dict[str, str]]:
+def make_documents(
+    n_docs: int, *, seed: int = 0, chars_per_doc: int = 7_400
+) -> list[dict[str, str]]:
     """``n_docs`` documents of about ``chars_per_doc`` characters: ``{"id", "text"}`` dicts.
 
     Sentences are grouped in paragraphs of three to six, separated by blank lines.
@@ -188,7 +238,12 @@ def make_answer(
             other = rng.choice(_sentences_of(documents[second]["text"]))
             left = sentence.rstrip(".").split(" ")
             right = other.rstrip(".").split(" ")
-            sentence = " ".join(left[: max(3, len(left) // 2)]) + " and " + " ".join(right[len(right) // 2 :]) + "."
+            sentence = (
+                " ".join(left[: max(3, len(left) // 2)])
+                + " and "
+                + " ".join(right[len(right) // 2 :])
+                + "."
+            )
             origin = [first, second]
         else:
             sentence = _invented(rng)
@@ -199,10 +254,15 @@ def make_answer(
     return {"answer": " ".join(sentences), "kinds": labels, "sources": origins}
 
 
-def make_workload(n_docs: int, n_answers: int, *, seed: int = 0, n_sentences: int = 5) -> dict[str, Any]:
+def make_workload(
+    n_docs: int, n_answers: int, *, seed: int = 0, n_sentences: int = 5
+) -> dict[str, Any]:
     """Documents plus ``n_answers`` answers over them."""
     documents = make_documents(n_docs, seed=seed)
-    answers = [make_answer(documents, n_sentences=n_sentences, seed=seed * 10_000 + i) for i in range(n_answers)]
+    answers = [
+        make_answer(documents, n_sentences=n_sentences, seed=seed * 10_000 + i)
+        for i in range(n_answers)
+    ]
     return {"documents": documents, "answers": answers}
 
 

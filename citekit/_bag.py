@@ -15,13 +15,22 @@ import numpy as np
 
 from citekit._jit import jit
 
-__all__ = ["pair_bag_counts", "row_contains"]
+__all__ = ["pair_bag_counts", "row_contains", "warmup"]
 
 
 @jit
 def _pair_bag_counts_kernel(
-    row_pointers, row_columns, term_columns, term_offsets, term_counts, term_is_content,
-    pair_query, pair_passage, out_all, out_content, out_distinct,
+    row_pointers,
+    row_columns,
+    term_columns,
+    term_offsets,
+    term_counts,
+    term_is_content,
+    pair_query,
+    pair_passage,
+    out_all,
+    out_content,
+    out_distinct,
 ):
     for pair in range(pair_query.shape[0]):
         query = pair_query[pair]
@@ -156,3 +165,18 @@ def row_contains(
             out,
         )
     return out
+
+
+def warmup() -> None:
+    """Compile (or load from the on-disk cache) this module's kernels.
+
+    Examples
+    --------
+    >>> warmup()
+    """
+    one = np.zeros(1, dtype=np.int64)
+    two = np.array([0, 1], dtype=np.int64)
+    pair_bag_counts(
+        two, one, one, two, np.ones(1, dtype=np.int64), np.ones(1, dtype=bool), one, one
+    )
+    row_contains(two, one, one, one)

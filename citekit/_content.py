@@ -36,8 +36,7 @@ __all__ = [
 ]
 
 # Function words of English, plus the most frequent ones of German, French and Spanish.
-STOP_WORDS: frozenset[str] = frozenset(
-    """
+STOP_WORDS: frozenset[str] = frozenset("""
     a an the and or but if then else when while at by for with about against between into
     through during before after above below to from up down in out on off over under again
     further once here there where why how all any both each few more most other some such
@@ -50,19 +49,16 @@ STOP_WORDS: frozenset[str] = frozenset(
     le la les un une des du de et ou mais est sont était été au aux en dans sur pour par
     avec que qui ce cette ces il elle ils elles
     el los las una unos unas y o pero es son fue era del al con por para que en se lo
-    """.split()
-)
+    """.split())
 
 _VALUE_UNITS_PERCENT = frozenset({"%", "percent", "per cent", "percentage", "pct", "％"})
 _CURRENCY_WORDS = frozenset(
     {"dollar", "dollars", "usd", "euro", "euros", "eur", "pound", "pounds", "gbp", "yen", "jpy"}
 )
-_MONTHS = frozenset(
-    """
+_MONTHS = frozenset("""
     january february march april may june july august september october november december
     jan feb mar apr jun jul aug sep sept oct nov dec
-    """.split()
-)
+    """.split())
 _DATE_SHAPE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
 
 
@@ -103,7 +99,8 @@ def fold_surface(surface: str) -> str:
 
     Examples
     --------
-    >>> [fold_surface(w) for w in ["Analysts", "growing", "ended", "uses", "1990s", "ﬁnal", "Energy's"]]
+    >>> words = ["Analysts", "growing", "ended", "uses", "1990s", "ﬁnal", "Energy's"]
+    >>> [fold_surface(w) for w in words]
     ['analyst', 'grow', 'end', 'use', '1990s', 'final', 'energy']
     """
     if any(char.isdigit() for char in surface):
@@ -272,9 +269,12 @@ def find_conflicts(
     --------
     >>> import numpy as np
     >>> ans, src = "Sales grew 9% in 2020.", "Sales grew 15% in 2020."
-    >>> a = (np.array([1, 2, 9, 5, 6, 7]), np.array([0, 6, 11, 12, 14, 17]), np.array([5, 10, 12, 13, 16, 21]))
-    >>> s = (np.array([1, 2, 15, 5, 6, 7]), np.array([0, 6, 11, 13, 15, 18]), np.array([5, 10, 13, 14, 17, 22]))
-    >>> [(c.kind, c.answer_text, c.evidence_text) for c in find_conflicts(ans, *a, src, *s, [(0, 0, 2), (3, 3, 3)])]
+    >>> a = [np.array(v) for v in ([1, 2, 9, 5, 6, 7], [0, 6, 11, 12, 14, 17],
+    ...                             [5, 10, 12, 13, 16, 21])]
+    >>> s = [np.array(v) for v in ([1, 2, 15, 5, 6, 7], [0, 6, 11, 13, 15, 18],
+    ...                             [5, 10, 13, 14, 17, 22])]
+    >>> found = find_conflicts(ans, *a, src, *s, [(0, 0, 2), (3, 3, 3)])
+    >>> [(c.kind, c.answer_text, c.evidence_text) for c in found]
     [('percent', '9%', '15%')]
     """
     block_list = [tuple(int(v) for v in block) for block in blocks if int(block[2]) > 0]

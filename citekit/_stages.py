@@ -90,7 +90,11 @@ def segment_spans(segmenter: Any, text: str, *, name: str = "segmenter") -> np.n
         return spans
     spans = spans[spans[:, 1] > spans[:, 0]]
     n_chars = len(text)
-    if np.any(spans[:, 0] < 0) or np.any(spans[:, 1] > n_chars) or np.any(spans[:, 1] < spans[:, 0]):
+    if (
+        np.any(spans[:, 0] < 0)
+        or np.any(spans[:, 1] > n_chars)
+        or np.any(spans[:, 1] < spans[:, 0])
+    ):
         raise ValueError(f"{name} returned a span outside [0, {n_chars}]")
     if spans.shape[0] > 1 and np.any(spans[1:, 0] < spans[:-1, 1]):
         raise ValueError(f"{name} returned unordered or overlapping spans")

@@ -212,7 +212,9 @@ class CitationConfig:
 
     def __post_init__(self) -> None:
         for name, (low, high) in _INT_RANGES.items():
-            value = check_int(getattr(self, name), f"CitationConfig.{name}", minimum=low, maximum=high)
+            value = check_int(
+                getattr(self, name), f"CitationConfig.{name}", minimum=low, maximum=high
+            )
             object.__setattr__(self, name, value)
         for name, (low, high) in _FLOAT_RANGES.items():
             value = check_float(
@@ -228,8 +230,7 @@ class CitationConfig:
             weights = CitationWeights.from_dict(weights)
         if not isinstance(weights, CitationWeights):
             raise TypeError(
-                "CitationConfig.weights must be a CitationWeights, "
-                f"got {type(weights).__name__}"
+                "CitationConfig.weights must be a CitationWeights, " f"got {type(weights).__name__}"
             )
         object.__setattr__(self, "weights", weights)
 

@@ -65,8 +65,10 @@ def as_source_records(sources: Any) -> tuple[SourceDocument | SourceChunk, ...]:
     >>> [s.id for s in as_source_records(["a b", {"id": "x", "text": "c"}])]
     ['0', 'x']
     """
-    if isinstance(sources, (str, bytes)) or isinstance(sources, Mapping) or not isinstance(
-        sources, Iterable
+    if (
+        isinstance(sources, (str, bytes))
+        or isinstance(sources, Mapping)
+        or not isinstance(sources, Iterable)
     ):
         raise TypeError(
             "sources must be a sequence of str, SourceDocument, SourceChunk or mappings with "
@@ -83,7 +85,9 @@ def as_source_records(sources: Any) -> tuple[SourceDocument | SourceChunk, ...]:
                 raise ValueError(f"sources[{position}] is a mapping without a 'text' key")
             text = item["text"]
             if not isinstance(text, str):
-                raise TypeError(f"sources[{position}]['text'] must be a str, got {type(text).__name__}")
+                raise TypeError(
+                    f"sources[{position}]['text'] must be a str, got {type(text).__name__}"
+                )
             source_id = item.get("id", str(position))
             if not isinstance(source_id, str):
                 source_id = str(source_id)
@@ -140,7 +144,8 @@ class Corpus:
     >>> class Lines:
     ...     def segment(self, text):
     ...         return [(0, len(text))]
-    >>> corpus = Corpus.build(["Revenue grew.", "Costs fell."], tokenizer=Words(), segmenter=Lines())
+    >>> texts = ["Revenue grew.", "Costs fell."]
+    >>> corpus = Corpus.build(texts, tokenizer=Words(), segmenter=Lines())
     >>> corpus.n_sources, corpus.n_passages, corpus.passage_text(1)
     (2, 2, 'Costs fell.')
     """
@@ -402,7 +407,9 @@ class Corpus:
         try:
             text = json.dumps(meta, ensure_ascii=False)
         except TypeError as exc:
-            raise TypeError(f"source metadata must be JSON-serializable to save a corpus: {exc}") from None
+            raise TypeError(
+                f"source metadata must be JSON-serializable to save a corpus: {exc}"
+            ) from None
         for name in _ARRAY_NAMES:
             np.save(os.path.join(directory, f"{name}.npy"), getattr(self, name), allow_pickle=False)
         for name, array in self.index.to_arrays().items():
@@ -436,14 +443,17 @@ class Corpus:
             meta = json.load(handle)
         if meta.get("format") != _FORMAT or meta.get("version") != _FORMAT_VERSION:
             raise ValueError(
-                f"{directory!r} holds format {meta.get('format')!r} version {meta.get('version')!r}; "
+                f"{directory!r} holds format {meta.get('format')!r} "
+                f"version {meta.get('version')!r}; "
                 f"expected {_FORMAT!r} version {_FORMAT_VERSION}"
             )
         records: list[SourceDocument | SourceChunk] = []
         for entry in meta["sources"]:
             entry = dict(entry)
             kind = entry.pop("kind")
-            records.append(SourceChunk.from_dict(entry) if kind == "chunk" else SourceDocument.from_dict(entry))
+            records.append(
+                SourceChunk.from_dict(entry) if kind == "chunk" else SourceDocument.from_dict(entry)
+            )
 
         def load_array(name: str) -> np.ndarray:
             return np.load(os.path.join(directory, f"{name}.npy"), allow_pickle=False)
@@ -490,7 +500,8 @@ def embed_texts(embedder: Any, texts: list[str], *, name: str = "embedder") -> n
     vectors = np.asarray(method(list(texts)), dtype=np.float64)
     if vectors.ndim != 2 or vectors.shape[0] != len(texts):
         raise ValueError(
-            f"{name}.encode must return a 2-D array with one row per text; got shape {vectors.shape}"
+            f"{name}.encode must return a 2-D array with one row per text; "
+            f"got shape {vectors.shape}"
         )
     if not np.all(np.isfinite(vectors)):
         raise ValueError(f"{name}.encode returned non-finite values")

@@ -51,9 +51,7 @@ def _as_int64_1d(value: Any, name: str) -> np.ndarray:
 def _check_ranges(starts: np.ndarray, ends: np.ndarray, size: int, what: str) -> None:
     if starts.shape != ends.shape:
         raise ValueError(f"{what}: starts and ends must have the same length")
-    if starts.size and (
-        np.any(starts < 0) or np.any(ends < starts) or np.any(ends > size)
-    ):
+    if starts.size and (np.any(starts < 0) or np.any(ends < starts) or np.any(ends > size)):
         raise ValueError(f"{what}: every range must satisfy 0 <= start <= end <= {size}")
 
 
@@ -255,7 +253,9 @@ class IdfIndex:
         [2, 1]
         """
         if isinstance(passages, (str, bytes)) or not hasattr(passages, "__iter__"):
-            raise TypeError(f"passages must be a sequence of token-id sequences, got {type(passages).__name__}")
+            raise TypeError(
+                f"passages must be a sequence of token-id sequences, got {type(passages).__name__}"
+            )
         arrays = [_as_int64_1d(p, "passages[i]") for p in passages]
         lengths = np.array([a.shape[0] for a in arrays], dtype=np.int64)
         ends = np.cumsum(lengths)
@@ -276,7 +276,9 @@ class IdfIndex:
         return int(self.matrix.shape[1])
 
     def __repr__(self) -> str:
-        return f"IdfIndex({self.n_passages} passages, {self.n_terms} terms, {self.matrix.nnz} entries)"
+        return (
+            f"IdfIndex({self.n_passages} passages, {self.n_terms} terms, {self.matrix.nnz} entries)"
+        )
 
     def columns_of(self, token_ids: Any) -> np.ndarray:
         """Column of each token id, ``-1`` for ids not in the vocabulary.
@@ -461,9 +463,7 @@ class IdfIndex:
             pair_of, weights=weights[positions] * present, minlength=queries.shape[0]
         )
 
-    def top_k(
-        self, query_ids: Any, query_offsets: Any, k: int, *, rank_tokens: Any = None
-    ) -> TopK:
+    def top_k(self, query_ids: Any, query_offsets: Any, k: int, *, rank_tokens: Any = None) -> TopK:
         """The ``k`` best passages for every query.
 
         Passages sharing no ranking token with a query are never returned; equal scores

@@ -65,6 +65,8 @@ __all__ = ["Pipeline", "Embedder", "Scorer", "WeightedScorer", "align_citations"
 _QUERY_CHUNK = 1024
 # alignment batches smaller than this many DP cells run on one thread
 _PARALLEL_MIN_CELLS = 2_000_000
+# candidate pairs per sentence aligned in the first best-first round
+_FIRST_ROUND_PAIRS = 32
 
 
 @runtime_checkable
@@ -74,8 +76,7 @@ class Embedder(Protocol):
     Rows need not be normalized; citekit normalizes them and uses cosine similarity.
     """
 
-    def encode(self, texts: Sequence[str]) -> Any:
-        ...
+    def encode(self, texts: Sequence[str]) -> Any: ...
 
 
 @runtime_checkable
@@ -87,8 +88,7 @@ class Scorer(Protocol):
     and ``alignment_score`` to float arrays of one value per pair.
     """
 
-    def score(self, components: Mapping[str, np.ndarray], config: CitationConfig) -> np.ndarray:
-        ...
+    def score(self, components: Mapping[str, np.ndarray], config: CitationConfig) -> np.ndarray: ...
 
 
 class WeightedScorer:
@@ -153,7 +153,9 @@ class _Queries:
         mask = content_mask(answer, starts, ends)
         token_first = np.searchsorted(starts, spans[:, 0], side="left")
         token_last = np.maximum(np.searchsorted(ends, spans[:, 1], side="right"), token_first)
-        for number, (span, lo, hi) in enumerate(zip(spans.tolist(), token_first.tolist(), token_last.tolist())):
+        for number, (span, lo, hi) in enumerate(
+            zip(spans.tolist(), token_first.tolist(), token_last.tolist())
+        ):
             self.answer_of.append(answer_number)
             self.spans.append((span[0], span[1]))
             self.sentence_index.append(number)
@@ -245,7 +247,8 @@ class Pipeline:
         _check_stage(scorer, "score", "scorer")
         _check_stage(embedder, "encode", "embedder")
         if aligner is not None and not (
-            callable(getattr(aligner, "align_pairs", None)) or callable(getattr(aligner, "align", None))
+            callable(getattr(aligner, "align_pairs", None))
+            or callable(getattr(aligner, "align", None))
         ):
             raise TypeError(
                 f"aligner must have an align_pairs(...) or align(query, target) method, "
@@ -379,7 +382,9 @@ class Pipeline:
         for position, answer in enumerate(answers):
             check_str(answer, f"answers[{position}]")
         corpus = (
-            corpus_or_sources if isinstance(corpus_or_sources, Corpus) else self.prepare(corpus_or_sources)
+            corpus_or_sources
+            if isinstance(corpus_or_sources, Corpus)
+            else self.prepare(corpus_or_sources)
         )
         tokenizer = self._tokenizer_for(corpus)
         corpus.check_tokenizer(tokenizer)
@@ -444,7 +449,12 @@ class Pipeline:
         if not use_embeddings:
             rank = np.arange(pair_query.shape[0]) - lexical_top.offsets[pair_query]
             keep = rank < config.max_candidates_total
-            return pair_query[keep], pair_passage[keep], lexical_top.scores[keep], np.zeros(int(keep.sum()))
+            return (
+                pair_query[keep],
+                pair_passage[keep],
+                lexical_top.scores[keep],
+                np.zeros(int(keep.sum())),
+            )
 
         query_vectors = embed_texts(self.embedder, query_texts)
         similarity = query_vectors @ corpus.embeddings.T
@@ -496,14 +506,24 @@ class Pipeline:
                 # waking worker threads costs more than a small batch takes on one core
                 # (and much more on a busy machine); results do not depend on it
                 cells = int(
-                    (np.diff(query_offsets)[pair_query] * np.diff(target_offsets)[pair_target]).sum()
+                    (
+                        np.diff(query_offsets)[pair_query] * np.diff(target_offsets)[pair_target]
+                    ).sum()
                 )
                 if cells < _PARALLEL_MIN_CELLS:
                     options["n_threads"] = 1
             out = align_pairs(
-                query_ids, query_offsets, target_ids, target_offsets, pair_query, pair_target, **options
+                query_ids,
+                query_offsets,
+                target_ids,
+                target_offsets,
+                pair_query,
+                pair_target,
+                **options,
             )
-            return _PairRows(*(np.asarray(getattr(out, name), dtype=np.int64) for name in _PairRows._fields))
+            return _PairRows(
+                *(np.asarray(getattr(out, name), dtype=np.int64) for name in _PairRows._fields)
+            )
         # a per-pair aligner: align(query, target) -> LocalAlignment-like record
         rows = np.zeros((pair_query.shape[0], 6), dtype=np.int64)
         block_offsets = np.zeros(pair_query.shape[0] + 1, dtype=np.int64)
@@ -530,7 +550,9 @@ class Pipeline:
         self, answers: list[str], queries: _Queries, first: int, last: int, corpus: Corpus
     ) -> list[SpanCitations]:
         config = self.config
-        query_offsets, query_ids, query_starts, query_ends, query_content = queries.pack(first, last)
+        query_offsets, query_ids, query_starts, query_ends, query_content = queries.pack(
+            first, last
+        )
         n_queries = last - first
         query_lengths = np.diff(query_offsets)
         query_texts = [
@@ -549,7 +571,9 @@ class Pipeline:
         content_prefix = np.zeros(query_ids.shape[0] + 1, dtype=np.int64)
         np.cumsum(query_content, out=content_prefix[1:])
         content_total = np.diff(content_prefix[query_offsets])
-        bag = _bag_statistics(corpus, query_ids, query_offsets, query_content, columns, pair_query, pair_passage)
+        bag = _bag_statistics(
+            corpus, query_ids, query_offsets, query_content, columns, pair_query, pair_passage
+        )
         safe_len = np.maximum(query_lengths[pair_query], 1)
         safe_content = np.maximum(content_total[pair_query], 1)
         passage_content_coverage = bag.content_distinct / np.maximum(
@@ -578,14 +602,18 @@ class Pipeline:
         else:
             score_bound = np.full(n_pairs, np.inf)
 
-        def evaluate(rows: _PairRows, content_matched: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+        def evaluate(
+            rows: _PairRows, content_matched: np.ndarray
+        ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
             with np.errstate(divide="ignore", invalid="ignore"):
                 components = {
                     "alignment_score": rows.score.astype(np.float64),
-                    "normalized_alignment": rows.score / np.maximum(config.match_score * safe_len, 1),
+                    "normalized_alignment": rows.score
+                    / np.maximum(config.match_score * safe_len, 1),
                     "matches": rows.matches.astype(np.float64),
                     "answer_coverage": rows.matches / safe_len,
-                    "evidence_coverage": rows.matches / np.maximum(rows.target_end - rows.target_start, 1),
+                    "evidence_coverage": rows.matches
+                    / np.maximum(rows.target_end - rows.target_start, 1),
                     "lexical_score": lexical.astype(np.float64),
                     "embedding_score": embedding.astype(np.float64),
                     "content_coverage": content_matched / safe_content,
@@ -593,7 +621,9 @@ class Pipeline:
                 }
             final = np.asarray(scorer.score(components, config), dtype=np.float64)
             if final.shape != (n_pairs,):
-                raise ValueError(f"scorer.score must return one score per pair, got shape {final.shape}")
+                raise ValueError(
+                    f"scorer.score must return one score per pair, got shape {final.shape}"
+                )
             accepted = (
                 (rows.score >= config.min_alignment_score)
                 & (rows.target_end > rows.target_start)
@@ -607,8 +637,18 @@ class Pipeline:
             return components, final, accepted
 
         rows, content_matched = self._align_best_first(
-            corpus, query_ids, query_offsets, content_prefix, pair_query, pair_passage,
-            lexical, bag.content_occurrences, feasible, score_bound, bounded, evaluate,
+            corpus,
+            query_ids,
+            query_offsets,
+            content_prefix,
+            pair_query,
+            pair_passage,
+            lexical,
+            bag.content_occurrences,
+            feasible,
+            score_bound,
+            bounded,
+            evaluate,
         )
         components, final, aligned_ok = evaluate(rows, content_matched)
         embedding_only = np.zeros(n_pairs, dtype=bool)
@@ -626,7 +666,15 @@ class Pipeline:
             final = np.where(embedding_only, embed_final, final)
 
         char_start, char_end = _evidence_chars(corpus, rows, pair_passage, embedding_only)
-        order = self._rank(aligned_ok | embedding_only, pair_query, pair_passage, char_start, char_end, final, corpus)
+        order = self._rank(
+            aligned_ok | embedding_only,
+            pair_query,
+            pair_passage,
+            char_start,
+            char_end,
+            final,
+            corpus,
+        )
         bounds = np.searchsorted(pair_query[order], np.arange(n_queries + 1))
 
         context = _ChunkContext(
@@ -649,7 +697,10 @@ class Pipeline:
         out = []
         for q in range(n_queries):
             chosen = self._choose(
-                order[bounds[q] : bounds[q + 1]], corpus.passage_source[pair_passage], char_start, char_end
+                order[bounds[q] : bounds[q + 1]],
+                corpus.passage_source[pair_passage],
+                char_start,
+                char_end,
             )
             global_q = first + q
             answer = answers[queries.answer_of[global_q]]
@@ -726,12 +777,23 @@ class Pipeline:
 
         candidates = np.flatnonzero(feasible)
         order = candidates[
-            np.lexsort((pair_passage[candidates], -lexical[candidates], -score_bound[candidates], pair_query[candidates]))
+            np.lexsort(
+                (
+                    pair_passage[candidates],
+                    -lexical[candidates],
+                    -score_bound[candidates],
+                    pair_query[candidates],
+                )
+            )
         ]
         order_query = pair_query[order]
         query_first = np.searchsorted(order_query, np.arange(n_queries + 1))
         rank = np.arange(order.shape[0]) - query_first[order_query]
-        limit = np.full(n_queries, max(8, 4 * top_k) if bounded else n_pairs + 1, dtype=np.int64)
+        limit = np.full(
+            n_queries,
+            max(_FIRST_ROUND_PAIRS, 4 * top_k) if bounded else n_pairs + 1,
+            dtype=np.int64,
+        )
         open_query = np.ones(n_queries, dtype=bool)
 
         def rows_now() -> _PairRows:
@@ -749,9 +811,20 @@ class Pipeline:
             for number, (pairs, offsets, round_blocks) in enumerate(block_rounds):
                 mine = np.flatnonzero(owner[pairs] == number)
                 source, _ = gather_ranges(offsets[mine], offsets[mine + 1])
-                destination, _ = gather_ranges(block_offsets[pairs[mine]], block_offsets[pairs[mine] + 1])
+                destination, _ = gather_ranges(
+                    block_offsets[pairs[mine]], block_offsets[pairs[mine] + 1]
+                )
                 blocks[destination] = round_blocks[source]
-            return _PairRows(score, query_start, query_end, target_start, target_end, matches, block_offsets, blocks)
+            return _PairRows(
+                score,
+                query_start,
+                query_end,
+                target_start,
+                target_end,
+                matches,
+                block_offsets,
+                blocks,
+            )
 
         def align(pairs: np.ndarray, ids: np.ndarray) -> None:
             unique_passages = np.unique(pair_passage[pairs])
@@ -768,13 +841,22 @@ class Pipeline:
                 pair_query[pairs],
                 np.searchsorted(unique_passages, pair_passage[pairs]),
             )
-            score[pairs], query_start[pairs], query_end[pairs] = found.score, found.query_start, found.query_end
-            target_start[pairs], target_end[pairs], matches[pairs] = found.target_start, found.target_end, found.matches
+            score[pairs], query_start[pairs], query_end[pairs] = (
+                found.score,
+                found.query_start,
+                found.query_end,
+            )
+            target_start[pairs], target_end[pairs], matches[pairs] = (
+                found.target_start,
+                found.target_end,
+                found.matches,
+            )
             block_pair = np.repeat(pairs, np.diff(found.block_offsets))
             block_begin = query_offsets[pair_query[block_pair]] + found.blocks[:, 0]
             content_matched[pairs] = np.bincount(
                 np.repeat(np.arange(pairs.shape[0]), np.diff(found.block_offsets)),
-                weights=content_prefix[block_begin + found.blocks[:, 2]] - content_prefix[block_begin],
+                weights=content_prefix[block_begin + found.blocks[:, 2]]
+                - content_prefix[block_begin],
                 minlength=pairs.shape[0],
             )
             block_rounds.append((pairs, found.block_offsets, found.blocks))
@@ -801,8 +883,12 @@ class Pipeline:
             # close the sentences whose remaining pairs cannot change the outcome
             rows = rows_now()
             _, final, accepted = evaluate(rows, content_matched)
-            char_start, char_end = _evidence_chars(corpus, rows, pair_passage, np.zeros(n_pairs, dtype=bool))
-            ranked = self._rank(accepted, pair_query, pair_passage, char_start, char_end, final, corpus)
+            char_start, char_end = _evidence_chars(
+                corpus, rows, pair_passage, np.zeros(n_pairs, dtype=bool)
+            )
+            ranked = self._rank(
+                accepted, pair_query, pair_passage, char_start, char_end, final, corpus
+            )
             ranked_bounds = np.searchsorted(pair_query[ranked], np.arange(n_queries + 1))
             passage_source = corpus.passage_source[pair_passage]
             for q in np.flatnonzero(open_query).tolist():
@@ -822,7 +908,11 @@ class Pipeline:
         return rows_now(), content_matched
 
     def _choose(
-        self, ranked: np.ndarray, passage_source: np.ndarray, char_start: np.ndarray, char_end: np.ndarray
+        self,
+        ranked: np.ndarray,
+        passage_source: np.ndarray,
+        char_start: np.ndarray,
+        char_end: np.ndarray,
     ) -> tuple[list[int], list[int]]:
         """Walk ranked pairs, dropping duplicate evidence.
 
@@ -844,7 +934,10 @@ class Pipeline:
             seen.add(key)
             if len(judged) < config.top_k:
                 judged.append(pair)
-            if len(chosen) < config.top_k and per_source.get(source, 0) < config.max_citations_per_source:
+            if (
+                len(chosen) < config.top_k
+                and per_source.get(source, 0) < config.max_citations_per_source
+            ):
                 per_source[source] = per_source.get(source, 0) + 1
                 chosen.append(pair)
             if len(chosen) >= config.top_k and len(judged) >= config.top_k:
@@ -866,7 +959,9 @@ class Pipeline:
         n_tokens = hi - lo
         content = context.query_content[lo:hi]
         answer_starts, answer_ends = context.query_starts[lo:hi], context.query_ends[lo:hi]
-        answer_folded = [fold_surface(answer[s:e]) for s, e in zip(answer_starts.tolist(), answer_ends.tolist())]
+        answer_folded = [
+            fold_surface(answer[s:e]) for s, e in zip(answer_starts.tolist(), answer_ends.tolist())
+        ]
         n_content_tokens = int(content.sum())
         covered_any = np.zeros(n_tokens, dtype=bool)
         covered_clean = np.zeros(n_tokens, dtype=bool)
@@ -884,7 +979,10 @@ class Pipeline:
             conflicts: list[Any] = []
             blocks = np.zeros((0, 3), dtype=np.int64)
             if context.embedding_only[pair]:
-                if context.components["embedding_score"][pair] >= config.supported_embedding_similarity:
+                if (
+                    context.components["embedding_score"][pair]
+                    >= config.supported_embedding_similarity
+                ):
                     embedding_supported = True
             else:
                 block_lo = int(context.rows.block_offsets[pair])
@@ -911,18 +1009,24 @@ class Pipeline:
                 )
                 # a value facing another value only means something inside a real
                 # alignment: at least two content tokens matched around it
-                aligned_content = round(context.components["content_coverage"][pair] * max(n_content_tokens, 1))
-                conflicts = [] if aligned_content < 2 else find_conflicts(
-                    answer,
-                    context.query_ids[lo:hi],
-                    answer_starts,
-                    answer_ends,
-                    source_text,
-                    corpus.token_ids[token_lo:token_hi],
-                    corpus.token_starts[token_lo:token_hi],
-                    corpus.token_ends[token_lo:token_hi],
-                    blocks,
-                    source_offset=base,
+                aligned_content = round(
+                    context.components["content_coverage"][pair] * max(n_content_tokens, 1)
+                )
+                conflicts = (
+                    []
+                    if aligned_content < 2
+                    else find_conflicts(
+                        answer,
+                        context.query_ids[lo:hi],
+                        answer_starts,
+                        answer_ends,
+                        source_text,
+                        corpus.token_ids[token_lo:token_hi],
+                        corpus.token_starts[token_lo:token_hi],
+                        corpus.token_ends[token_lo:token_hi],
+                        blocks,
+                        source_offset=base,
+                    )
                 )
                 for conflict in conflicts:
                     inside = (answer_starts >= conflict.answer_char_start) & (
@@ -935,7 +1039,20 @@ class Pipeline:
                 covered_clean |= covered
             if pair in reported_set:
                 citations.append(
-                    self._citation(pair, passage, source, source_text, base, start, end, blocks, conflicts, answer_span, lo, context)
+                    self._citation(
+                        pair,
+                        passage,
+                        source,
+                        source_text,
+                        base,
+                        start,
+                        end,
+                        blocks,
+                        conflicts,
+                        answer_span,
+                        lo,
+                        context,
+                    )
                 )
         # a value some evidence contradicts counts as covered only if conflict-free
         # evidence states it too; such an unresolved value also rules out "supported"
@@ -1093,14 +1210,22 @@ def _bag_statistics(
     np.cumsum(np.bincount(distinct_rows, minlength=n_queries), out=term_offsets[1:])
     row_pointers, row_columns = corpus.index.rows
     all_occurrences, content_occurrences, content_distinct = pair_bag_counts(
-        row_pointers, row_columns, columns[order][first], term_offsets, counts, is_content,
-        pair_query, pair_passage,
+        row_pointers,
+        row_columns,
+        columns[order][first],
+        term_offsets,
+        counts,
+        is_content,
+        pair_query,
+        pair_passage,
     )
     return _BagStatistics(
         all_occurrences=all_occurrences.astype(np.float64),
         content_occurrences=content_occurrences.astype(np.float64),
         content_distinct=content_distinct.astype(np.float64),
-        distinct_content_per_query=np.bincount(distinct_rows, weights=is_content, minlength=n_queries),
+        distinct_content_per_query=np.bincount(
+            distinct_rows, weights=is_content, minlength=n_queries
+        ),
     )
 
 
@@ -1111,7 +1236,9 @@ def _evidence_chars(
     tokens, or the whole passage window for embedding-only citations."""
     n_pairs = pair_passage.shape[0]
     first_token = corpus.passage_token_start[pair_passage] + rows.target_start
-    last_token = corpus.passage_token_start[pair_passage] + np.maximum(rows.target_end - 1, rows.target_start)
+    last_token = corpus.passage_token_start[pair_passage] + np.maximum(
+        rows.target_end - 1, rows.target_start
+    )
     if corpus.n_tokens:
         last_index = corpus.n_tokens - 1
         aligned_start = corpus.token_starts[np.minimum(first_token, last_index)]

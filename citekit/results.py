@@ -40,7 +40,9 @@ def _check_type(obj: Any, name: str, kinds: Any, *, allow_none: bool = False) ->
         expected = (
             " or ".join(k.__name__ for k in kinds) if isinstance(kinds, tuple) else kinds.__name__
         )
-        raise TypeError(f"{type(obj).__name__}.{name} must be {expected}, got {type(value).__name__}")
+        raise TypeError(
+            f"{type(obj).__name__}.{name} must be {expected}, got {type(value).__name__}"
+        )
 
 
 def _check_range(obj: Any, start: str, end: str) -> None:
@@ -58,14 +60,18 @@ def _freeze_mapping(obj: Any, name: str) -> None:
     if value is None:
         value = {}
     if not isinstance(value, Mapping):
-        raise TypeError(f"{type(obj).__name__}.{name} must be a mapping, got {type(value).__name__}")
+        raise TypeError(
+            f"{type(obj).__name__}.{name} must be a mapping, got {type(value).__name__}"
+        )
     object.__setattr__(obj, name, dict(value))
 
 
 def _freeze_tuple(obj: Any, name: str, item_type: type | None = None) -> None:
     value = getattr(obj, name)
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise TypeError(f"{type(obj).__name__}.{name} must be a sequence, got {type(value).__name__}")
+        raise TypeError(
+            f"{type(obj).__name__}.{name} must be a sequence, got {type(value).__name__}"
+        )
     items = tuple(value)
     if item_type is not None:
         converted = []
@@ -87,13 +93,16 @@ class _Record:
 
     def to_dict(self) -> dict[str, Any]:
         """Return plain JSON-compatible data (nested records become dicts)."""
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+        record_fields = fields(self)  # type: ignore[arg-type]
+        return {f.name: _plain(getattr(self, f.name)) for f in record_fields}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Any:
         """Build the record from :meth:`to_dict` output (unknown keys are rejected)."""
         if not isinstance(data, Mapping):
-            raise TypeError(f"{cls.__name__}.from_dict expects a mapping, got {type(data).__name__}")
+            raise TypeError(
+                f"{cls.__name__}.from_dict expects a mapping, got {type(data).__name__}"
+            )
         names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
         unknown = set(data) - names
         if unknown:

@@ -56,7 +56,9 @@ def test_windows_follow_passage_windows():
 def test_chunks_keep_parent_offsets():
     document = "Preface. Revenue grew 15% in 2024."
     start = document.index("Revenue")
-    chunk = SourceChunk("doc", document[start:], start, len(document), document_text=document, source_index=3)
+    chunk = SourceChunk(
+        "doc", document[start:], start, len(document), document_text=document, source_index=3
+    )
     corpus = Corpus.build([chunk])
     assert corpus.source_ids == ("doc",)
     assert corpus.source_indices.tolist() == [3]
@@ -81,7 +83,13 @@ def test_save_load_round_trip_without_pickle(tmp_path):
     assert loaded.sources == corpus.sources
     assert loaded.window_size_sentences == 2
     assert loaded.tokenizer_signature == corpus.tokenizer_signature
-    for name in ("token_ids", "token_starts", "passage_token_start", "passage_char_end", "base_offsets"):
+    for name in (
+        "token_ids",
+        "token_starts",
+        "passage_token_start",
+        "passage_char_end",
+        "base_offsets",
+    ):
         np.testing.assert_array_equal(getattr(loaded, name), getattr(corpus, name))
     np.testing.assert_array_equal(loaded.index.idf, corpus.index.idf)
     assert loaded.tokenizer is None

@@ -37,7 +37,9 @@ def pack(seqs):
     return ids, offsets
 
 
-token_lists = st.lists(st.lists(st.integers(-(2**62), 2**62) | st.integers(0, 12), max_size=12), max_size=12)
+token_lists = st.lists(
+    st.lists(st.integers(-(2**62), 2**62) | st.integers(0, 12), max_size=12), max_size=12
+)
 
 
 @settings(max_examples=100)
@@ -59,11 +61,15 @@ def test_top_k_matches_dense_ranking(passages, queries, k):
     assert top.offsets.shape == (len(queries) + 1,)
     for i in range(len(queries)):
         got = top.passages[top.offsets[i] : top.offsets[i + 1]].tolist()
-        ranked = sorted((p for p in range(len(passages)) if dense[i, p] > 0), key=lambda p: (-dense[i, p], p))
+        ranked = sorted(
+            (p for p in range(len(passages)) if dense[i, p] > 0), key=lambda p: (-dense[i, p], p)
+        )
         # equal scores can differ in the last bits between sparse and dense sums
         assert len(got) == min(k, len(ranked))
         np.testing.assert_allclose(
-            top.scores[top.offsets[i] : top.offsets[i + 1]], [dense[i, p] for p in ranked[:k]], rtol=1e-12
+            top.scores[top.offsets[i] : top.offsets[i + 1]],
+            [dense[i, p] for p in ranked[:k]],
+            rtol=1e-12,
         )
 
 
@@ -120,7 +126,9 @@ def test_many_queries_are_blocked_consistently():
     for i in (0, 255, 256, 511, 699):
         lo, hi = offsets[i], offsets[i + 1]
         single = index.top_k(ids[lo:hi], [0, hi - lo], 7)
-        np.testing.assert_array_equal(single.passages, whole.passages[whole.offsets[i] : whole.offsets[i + 1]])
+        np.testing.assert_array_equal(
+            single.passages, whole.passages[whole.offsets[i] : whole.offsets[i + 1]]
+        )
 
 
 def test_ties_prefer_lower_passage_index():
@@ -185,21 +193,34 @@ def test_pair_scores_and_rank_tokens_match_dense(passages, queries, data):
     ids, offsets = pack(queries)
     dense = dense_scores(passages, queries)
     if passages and queries:
-        pairs = data.draw(st.lists(st.tuples(st.integers(0, len(queries) - 1), st.integers(0, len(passages) - 1)), max_size=20))
+        pairs = data.draw(
+            st.lists(
+                st.tuples(st.integers(0, len(queries) - 1), st.integers(0, len(passages) - 1)),
+                max_size=20,
+            )
+        )
         pq = np.array([p[0] for p in pairs], dtype=np.int64)
         pp = np.array([p[1] for p in pairs], dtype=np.int64)
-        np.testing.assert_allclose(index.pair_scores(ids, offsets, pq, pp), dense[pq, pp], rtol=1e-12, atol=1e-12)
-    flags = np.array(data.draw(st.lists(st.booleans(), min_size=ids.size, max_size=ids.size)), dtype=bool)
+        np.testing.assert_allclose(
+            index.pair_scores(ids, offsets, pq, pp), dense[pq, pp], rtol=1e-12, atol=1e-12
+        )
+    flags = np.array(
+        data.draw(st.lists(st.booleans(), min_size=ids.size, max_size=ids.size)), dtype=bool
+    )
     top = index.top_k(ids, offsets, 4, rank_tokens=flags)
     for i, query in enumerate(queries):
         flagged = [t for t, f in zip(query, flags[offsets[i] : offsets[i + 1]]) if f]
         rank = dense_scores(passages, [flagged])[0] if flagged else np.zeros(len(passages))
-        expected = sorted((p for p in range(len(passages)) if rank[p] > 0), key=lambda p: (-rank[p], p))[:4]
+        expected = sorted(
+            (p for p in range(len(passages)) if rank[p] > 0), key=lambda p: (-rank[p], p)
+        )[:4]
         got = top.passages[top.offsets[i] : top.offsets[i + 1]].tolist()
         assert len(got) == len(expected)
         np.testing.assert_allclose(sorted(rank[got]), sorted(rank[expected]), rtol=1e-12)
         # the reported score is the full lexical score, not the ranking one
-        np.testing.assert_allclose(top.scores[top.offsets[i] : top.offsets[i + 1]], dense[i, got], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            top.scores[top.offsets[i] : top.offsets[i + 1]], dense[i, got], rtol=1e-12, atol=1e-12
+        )
 
 
 def test_rank_tokens_and_pairs_validation():

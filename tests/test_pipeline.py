@@ -17,18 +17,30 @@ from citekit.segment import segment_sentences
 
 def check_offsets(result, sources_by_id, answer):
     for span in result:
-        assert answer[span.answer_span.char_start : span.answer_span.char_end] == span.answer_span.text
+        assert (
+            answer[span.answer_span.char_start : span.answer_span.char_end] == span.answer_span.text
+        )
         for citation in span.citations:
             text = sources_by_id[citation.source_id]
             assert text[citation.char_start : citation.char_end] == citation.evidence
             for piece in citation.evidence_spans:
                 assert text[piece.char_start : piece.char_end] == piece.evidence
-                assert citation.char_start <= piece.char_start <= piece.char_end <= citation.char_end
+                assert (
+                    citation.char_start <= piece.char_start <= piece.char_end <= citation.char_end
+                )
             assert span.answer_span.char_start <= citation.answer_char_start
-            assert citation.answer_char_start <= citation.answer_char_end <= span.answer_span.char_end
+            assert (
+                citation.answer_char_start <= citation.answer_char_end <= span.answer_span.char_end
+            )
             for conflict in citation.conflicts:
-                assert answer[conflict.answer_char_start : conflict.answer_char_end] == conflict.answer_text
-                assert text[conflict.evidence_char_start : conflict.evidence_char_end] == conflict.evidence_text
+                assert (
+                    answer[conflict.answer_char_start : conflict.answer_char_end]
+                    == conflict.answer_text
+                )
+                assert (
+                    text[conflict.evidence_char_start : conflict.evidence_char_end]
+                    == conflict.evidence_text
+                )
         previous_end = span.answer_span.char_start
         for start, end in span.unsupported_spans:
             assert previous_end <= start < end <= span.answer_span.char_end
@@ -154,13 +166,39 @@ def test_partial_sentence_and_unsupported_spans():
     "answer, source, kind, answer_value, evidence_value",
     [
         ("Revenue grew 9% in 2024.", "Revenue grew 15% in 2024.", "percent", "9%", "15%"),
-        ("The firm paid $2.1 million in fines.", "The firm paid $2.4 million in fines.", "currency", "$2.1", "$2.4"),
-        ("The plant opened in 1998 near the river.", "The plant opened in 2003 near the river.", "date", "1998", "2003"),
-        ("The school has 340 students and 20 teachers.", "The school has 430 students and 20 teachers.", "number", "340", "430"),
-        ("The vote was held in March 2020 in Ohio.", "The vote was held in April 2020 in Ohio.", "date", "March", "April"),
+        (
+            "The firm paid $2.1 million in fines.",
+            "The firm paid $2.4 million in fines.",
+            "currency",
+            "$2.1",
+            "$2.4",
+        ),
+        (
+            "The plant opened in 1998 near the river.",
+            "The plant opened in 2003 near the river.",
+            "date",
+            "1998",
+            "2003",
+        ),
+        (
+            "The school has 340 students and 20 teachers.",
+            "The school has 430 students and 20 teachers.",
+            "number",
+            "340",
+            "430",
+        ),
+        (
+            "The vote was held in March 2020 in Ohio.",
+            "The vote was held in April 2020 in Ohio.",
+            "date",
+            "March",
+            "April",
+        ),
     ],
 )
-def test_value_conflicts_are_recorded_and_block_support(answer, source, kind, answer_value, evidence_value):
+def test_value_conflicts_are_recorded_and_block_support(
+    answer, source, kind, answer_value, evidence_value
+):
     span = align_citations(answer, [source])[0]
     assert span.citations, span
     top = span.citations[0]
@@ -184,7 +222,10 @@ def test_source_chunk_offsets_are_absolute_in_parent():
     document = "Intro paragraph about nothing.\n\nRevenue grew 15% in 2024. Costs fell 3%."
     start = document.index("Revenue")
     chunk = SourceChunk(
-        source_id="report", text=document[start:], doc_char_start=start, doc_char_end=len(document),
+        source_id="report",
+        text=document[start:],
+        doc_char_start=start,
+        doc_char_end=len(document),
         document_text=document,
     )
     span = align_citations("Costs fell 3%.", [chunk])[0]
@@ -220,9 +261,13 @@ def test_top_k_and_per_source_cap():
     repeated = "The river floods every spring. " * 4
     sources = [repeated, repeated, repeated]
     answer = "The river floods every spring."
-    spans = align_citations(answer, sources, config=CitationConfig(top_k=5, max_citations_per_source=1))
+    spans = align_citations(
+        answer, sources, config=CitationConfig(top_k=5, max_citations_per_source=1)
+    )
     assert [c.source_id for c in spans[0].citations] == ["0", "1", "2"]
-    spans = align_citations(answer, sources, config=CitationConfig(top_k=5, max_citations_per_source=2))
+    spans = align_citations(
+        answer, sources, config=CitationConfig(top_k=5, max_citations_per_source=2)
+    )
     assert [c.source_id for c in spans[0].citations] == ["0", "0", "1", "1", "2"]
     spans = align_citations(answer, sources, config=CitationConfig(top_k=1))
     assert len(spans[0].citations) == 1
@@ -235,7 +280,9 @@ def test_prefer_source_order_tie_break():
     sources = ["Filler words here. " + sentence, sentence]
     ordered = align_citations(sentence, sources, config=CitationConfig(prefer_source_order=True))
     assert [c.source_id for c in ordered[0].citations] == ["0", "1"]
-    by_position = align_citations(sentence, sources, config=CitationConfig(prefer_source_order=False))
+    by_position = align_citations(
+        sentence, sources, config=CitationConfig(prefer_source_order=False)
+    )
     assert [c.source_id for c in by_position[0].citations] == ["1", "0"]
 
 
@@ -244,14 +291,24 @@ def test_scores_follow_weights():
     base = align_citations(answer, [answer])[0].citations[0]
     assert base.score == pytest.approx(1.0 + 1.0 + 0.5 * 1.0)
     no_lexical = CitationConfig(weights=CitationWeights(lexical=0.0))
-    assert align_citations(answer, [answer], config=no_lexical)[0].citations[0].score == pytest.approx(2.0)
+    assert align_citations(answer, [answer], config=no_lexical)[0].citations[
+        0
+    ].score == pytest.approx(2.0)
     high_bar = CitationConfig(min_final_score=3.0)
     assert align_citations(answer, [answer], config=high_bar)[0].status == "unsupported"
     components = base.components
     for name in (
-        "alignment_score", "normalized_alignment", "matches", "answer_coverage", "evidence_coverage",
-        "lexical_score", "embedding_score", "num_evidence_spans", "evidence_chars_total",
-        "passage_char_start", "passage_char_end",
+        "alignment_score",
+        "normalized_alignment",
+        "matches",
+        "answer_coverage",
+        "evidence_coverage",
+        "lexical_score",
+        "embedding_score",
+        "num_evidence_spans",
+        "evidence_chars_total",
+        "passage_char_start",
+        "passage_char_end",
     ):
         assert name in components
 
@@ -269,14 +326,20 @@ def test_multi_span_evidence():
     answer = "Revenue and profit grew 15% in 2024."
     config = CitationConfig(multi_span_evidence=True, multi_span_merge_gap_chars=2)
     citation = align_citations(answer, [source], config=config)[0].citations[0]
-    assert [s.evidence for s in citation.evidence_spans] == ["Revenue and profit", "grew 15% in 2024"]
+    assert [s.evidence for s in citation.evidence_spans] == [
+        "Revenue and profit",
+        "grew 15% in 2024",
+    ]
     assert citation.evidence == source[citation.char_start : citation.char_end]
     merged = config.replace(multi_span_merge_gap_chars=16)
     citation = align_citations(answer, [source], config=merged)[0].citations[0]
     assert len(citation.evidence_spans) == 1
     capped = config.replace(multi_span_max_spans=1)
     citation = align_citations(answer, [source], config=capped)[0].citations[0]
-    assert len(citation.evidence_spans) == 1 and citation.evidence_spans[0].evidence == citation.evidence
+    assert (
+        len(citation.evidence_spans) == 1
+        and citation.evidence_spans[0].evidence == citation.evidence
+    )
 
 
 def test_windows_of_two_sentences():
@@ -311,8 +374,12 @@ def test_embedder_adds_candidates_and_embedding_only_citations():
     plain = align_citations(answer, sources, embedder=TrigramEmbedder())
     assert plain[0].citations
     assert plain[0].citations[0].components["embedding_score"] > 0.3
-    config = CitationConfig(allow_embedding_only=True, min_embedding_similarity=0.3, min_answer_coverage=1.0)
-    result = align_citations("Kitten naps fill most daylight hours.", sources, config=config, embedder=TrigramEmbedder())
+    config = CitationConfig(
+        allow_embedding_only=True, min_embedding_similarity=0.3, min_answer_coverage=1.0
+    )
+    result = align_citations(
+        "Kitten naps fill most daylight hours.", sources, config=config, embedder=TrigramEmbedder()
+    )
     citation = result[0].citations[0]
     assert citation.components.get("embedding_only") == 1.0
     assert citation.evidence == sources[0]
@@ -448,7 +515,10 @@ def test_determinism_runs_threads_and_saved_corpus(tmp_path):
     rng = np.random.default_rng(3)
     words = "Alpha beta Gamma delta Epsilon zeta Eta theta Iota kappa Lambda mu".split()
     sources = [
-        " ".join(f"Then {' '.join(rng.choice(words, size=8))} {int(rng.integers(0, 99))}." for _ in range(20))
+        " ".join(
+            f"Then {' '.join(rng.choice(words, size=8))} {int(rng.integers(0, 99))}."
+            for _ in range(20)
+        )
         for _ in range(15)
     ]
     answer = " ".join(segment_sentences_text(sources[i])[j] for i, j in [(2, 3), (5, 0), (9, 7)])
@@ -470,7 +540,11 @@ def test_determinism_runs_threads_and_saved_corpus(tmp_path):
     env = dict(os.environ, PYTHONHASHSEED="12345")
     out = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path / "c"), answer],
-        capture_output=True, text=True, env=env, check=True, cwd=os.path.dirname(os.path.dirname(__file__)),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        cwd=os.path.dirname(os.path.dirname(__file__)),
     )
     assert out.stdout.strip() == first
 
@@ -518,7 +592,9 @@ def test_status_is_judged_on_top_k_evidence_beyond_the_per_source_cap():
 
 
 def test_inflected_words_count_as_covered():
-    span = align_citations("Analysts expect growing exports.", ["The analyst expects exports to grow."])[0]
+    span = align_citations(
+        "Analysts expect growing exports.", ["The analyst expects exports to grow."]
+    )[0]
     assert span.status == "supported"
     assert span.unsupported_spans == ()
 

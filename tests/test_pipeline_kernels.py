@@ -41,13 +41,20 @@ def test_pair_bag_counts_matches_reference(passages, data):
     n_terms = index.n_terms
     queries = data.draw(
         st.lists(
-            st.lists(st.tuples(st.integers(-1, max(n_terms - 1, 0)), st.integers(1, 4), st.booleans()),
-                     max_size=6, unique_by=lambda t: t[0]),
-            min_size=1, max_size=4,
+            st.lists(
+                st.tuples(st.integers(-1, max(n_terms - 1, 0)), st.integers(1, 4), st.booleans()),
+                max_size=6,
+                unique_by=lambda t: t[0],
+            ),
+            min_size=1,
+            max_size=4,
         )
     )
     pairs = data.draw(
-        st.lists(st.tuples(st.integers(0, len(queries) - 1), st.integers(0, len(passages) - 1)), max_size=12)
+        st.lists(
+            st.tuples(st.integers(0, len(queries) - 1), st.integers(0, len(passages) - 1)),
+            max_size=12,
+        )
     )
     term_offsets = np.cumsum([0] + [len(q) for q in queries]).astype(np.int64)
     flat = [t for q in queries for t in q]
@@ -70,7 +77,10 @@ def test_pair_bag_counts_matches_reference(passages, data):
 def test_row_contains_matches_reference(passages, data):
     index = IdfIndex.from_token_lists(passages)
     probes = data.draw(
-        st.lists(st.tuples(st.integers(0, len(passages) - 1), st.integers(-2, index.n_terms + 2)), max_size=30)
+        st.lists(
+            st.tuples(st.integers(0, len(passages) - 1), st.integers(-2, index.n_terms + 2)),
+            max_size=30,
+        )
     )
     rows = np.array([p[0] for p in probes], dtype=np.int64)
     cols = np.array([p[1] for p in probes], dtype=np.int64)

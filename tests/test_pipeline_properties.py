@@ -13,15 +13,33 @@ TOKENIZER = SimpleTokenizer()
 
 # mixes arbitrary code points with real words and sentence ends so texts have sentences
 _word = st.sampled_from(
-    ["Revenue", "grew", "15%", "$2.1", "1,200", "straße", "东京", "दिल्ली", "القاهرة", "Москва", "🎉", "ﬁne", "e\u0301"]
+    [
+        "Revenue",
+        "grew",
+        "15%",
+        "$2.1",
+        "1,200",
+        "straße",
+        "东京",
+        "दिल्ली",
+        "القاهرة",
+        "Москва",
+        "🎉",
+        "ﬁne",
+        "e\u0301",
+    ]
 )
-_piece = st.one_of(st.text(max_size=12), _word, st.sampled_from([". ", "! ", "。", "\n", " ", "? "]))
+_piece = st.one_of(
+    st.text(max_size=12), _word, st.sampled_from([". ", "! ", "。", "\n", " ", "? "])
+)
 unicode_text = st.lists(_piece, max_size=25).map("".join)
 
 
 def assert_offsets(result, texts, answer):
     for span in result:
-        assert answer[span.answer_span.char_start : span.answer_span.char_end] == span.answer_span.text
+        assert (
+            answer[span.answer_span.char_start : span.answer_span.char_end] == span.answer_span.text
+        )
         last = span.answer_span.char_start
         for start, end in span.unsupported_spans:
             assert last <= start < end <= span.answer_span.char_end
@@ -34,8 +52,14 @@ def assert_offsets(result, texts, answer):
             for piece in c.evidence_spans:
                 assert text[piece.char_start : piece.char_end] == piece.evidence
             for conflict in c.conflicts:
-                assert answer[conflict.answer_char_start : conflict.answer_char_end] == conflict.answer_text
-                assert text[conflict.evidence_char_start : conflict.evidence_char_end] == conflict.evidence_text
+                assert (
+                    answer[conflict.answer_char_start : conflict.answer_char_end]
+                    == conflict.answer_text
+                )
+                assert (
+                    text[conflict.evidence_char_start : conflict.evidence_char_end]
+                    == conflict.evidence_text
+                )
             assert span.answer_span.char_start <= c.answer_char_start <= c.answer_char_end
             assert c.answer_char_end <= span.answer_span.char_end
 

@@ -62,7 +62,15 @@ def test_pipeline_results_round_trip():
 
 
 def test_citation_defaults_and_exact_evidence():
-    c = Citation(score=1, source_id="s", source_index=0, candidate_index=0, char_start=0, char_end=2, evidence="ab")
+    c = Citation(
+        score=1,
+        source_id="s",
+        source_index=0,
+        candidate_index=0,
+        char_start=0,
+        char_end=2,
+        evidence="ab",
+    )
     assert c.evidence_spans == (EvidenceSpan(0, 2, "ab"),)
     assert isinstance(c.score, float)
     assert make_citation().exact_evidence == "grew ... 9%"
