@@ -317,18 +317,25 @@ def _fold_one_to_one(text: str, config: NormalizerConfig) -> str | None:
 
 
 def _fold_units(text: str, config: NormalizerConfig) -> tuple[str, np.ndarray, np.ndarray]:
-    """Fold non-ASCII runs unit by unit (see the module docstring), ASCII runs directly."""
-    n_chars = len(text)
+    """Fold non-ASCII runs unit by unit (see the module docstring), the rest one to one."""
     pieces: list[str] = []
-    start_pieces: list[Any] = []
-    end_pieces: list[Any] = []
+    # Output segments: (output position, original position, length) for one-to-one
+    # stretches (merged while contiguous), and explicit maps for unit-by-unit runs.
+    identity: list[list[int]] = []
+    explicit: list[tuple[int, list[int], list[int]]] = []
+    output_length = 0
 
-    def emit_one_to_one(a: int, b: int, folded: str) -> None:
-        if a < b:
-            pieces.append(folded)
-            positions = np.arange(a, b, dtype=np.int64)
-            start_pieces.append(positions)
-            end_pieces.append(positions + 1)
+    def emit_one_to_one(original_start: int, folded: str) -> None:
+        nonlocal output_length
+        if not folded:
+            return
+        pieces.append(folded)
+        last = identity[-1] if identity else None
+        if last and last[0] + last[2] == output_length and last[1] + last[2] == original_start:
+            last[2] += len(folded)
+        else:
+            identity.append([output_length, original_start, len(folded)])
+        output_length += len(folded)
 
     position = 0
     for match in _NON_ASCII_RUN.finditer(text):
@@ -337,12 +344,11 @@ def _fold_units(text: str, config: NormalizerConfig) -> tuple[str, np.ndarray, n
         if run_start > position and _attaches(text[run_start]):
             run_start -= 1
         ascii_part = text[position:run_start]
-        emit_one_to_one(position, run_start, ascii_part.lower() if config.casefold else ascii_part)
+        emit_one_to_one(position, ascii_part.lower() if config.casefold else ascii_part)
         position = run_end
-        run = text[run_start:run_end]
-        folded = _fold_one_to_one(run, config)
+        folded = _fold_one_to_one(text[run_start:run_end], config)
         if folded is not None:
-            emit_one_to_one(run_start, run_end, folded)
+            emit_one_to_one(run_start, folded)
             continue
         unit_starts: list[int] = []
         unit_ends: list[int] = []
@@ -359,14 +365,24 @@ def _fold_units(text: str, config: NormalizerConfig) -> tuple[str, np.ndarray, n
                 unit_starts.append(unit_start + offset_start)
                 unit_ends.append(unit_start + offset_end)
             unit_start = index
-        pieces.append("".join(run_pieces))
-        start_pieces.append(np.array(unit_starts, dtype=np.int64))
-        end_pieces.append(np.array(unit_ends, dtype=np.int64))
+        run_text = "".join(run_pieces)
+        pieces.append(run_text)
+        explicit.append((output_length, unit_starts, unit_ends))
+        output_length += len(run_text)
     ascii_part = text[position:]
-    emit_one_to_one(position, n_chars, ascii_part.lower() if config.casefold else ascii_part)
-    if not pieces:
-        return "", np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return "".join(pieces), np.concatenate(start_pieces), np.concatenate(end_pieces)
+    emit_one_to_one(position, ascii_part.lower() if config.casefold else ascii_part)
+
+    starts = np.zeros(output_length, dtype=np.int64)
+    ends = np.zeros(output_length, dtype=np.int64)
+    for output_start, original_start, length in identity:
+        starts[output_start : output_start + length] = np.arange(
+            original_start, original_start + length, dtype=np.int64
+        )
+    ends[:] = starts + 1
+    for output_start, unit_starts, unit_ends in explicit:
+        starts[output_start : output_start + len(unit_starts)] = unit_starts
+        ends[output_start : output_start + len(unit_ends)] = unit_ends
+    return "".join(pieces), starts, ends
 
 
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")

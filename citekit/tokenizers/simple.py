@@ -105,7 +105,7 @@ _JOINS_NEXT = (
 
 @lru_cache(maxsize=1)
 def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any]:
-    """Token pattern, the two suspect finders, cluster, Prepend (compiled lazily)."""
+    """Token pattern, the two suspect finders, grapheme cluster, Prepend (compiled lazily)."""
     import regex  # only needed for non-ASCII text
 
     return (
@@ -116,19 +116,12 @@ def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any]:
     )
 
 
-def _cluster_span(text: str, position: int) -> tuple[int, int]:
-    """The grapheme cluster of ``text`` that contains ``position`` (or starts there)."""
-    cluster = _regexes()[2]
-    # A line break is a cluster of its own and a space starts one unless Prepend characters
-    # precede it: begin the search at the last of them (or at the start of the text).
-    start = max(text.rfind(" ", 0, position), text.rfind("\n", 0, position), 0)
-    if text[start] == " ":
-        while start > 0 and _regexes()[3].match(text, start - 1):
-            start -= 1
-    match = cluster.match(text, start)
-    while match is not None and match.end() <= position:
-        match = cluster.match(text, match.end())
-    return (match.start(), match.end()) if match is not None else (position, position)
+def _next_space(text: str, position: int) -> int:
+    """Index of the first space or line feed at or after ``position`` (or ``len(text)``)."""
+    space, newline = text.find(" ", position), text.find("\n", position)
+    if space < 0:
+        return newline if newline >= 0 else len(text)
+    return min(space, newline) if newline >= 0 else space
 
 
 def _snap_to_clusters(
@@ -136,10 +129,11 @@ def _snap_to_clusters(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Widen token spans to whole grapheme clusters of ``text`` and merge overlaps.
 
-    Tokens are found on grapheme clusters of the NORMALIZED text; normalization can move
-    cluster boundaries (Thai SARA AM ``ำ`` becomes NIKHAHIT + SARA AA, two clusters), so a
-    mapped span can end inside an original cluster. Only positions where a boundary can be
-    missing are checked.
+    Tokens are found with character classes on the NORMALIZED text, so a mapped span can
+    start or end inside a cluster of the original: after a combining mark was left out, or
+    where normalization moved a boundary (Thai SARA AM ``ำ`` becomes NIKHAHIT + SARA AA, two
+    clusters). Cluster boundaries are computed only if some span starts or ends where a
+    boundary can be missing.
     """
     joins_previous, joins_next = _regexes()[1]
     suspects = np.array(
@@ -149,17 +143,46 @@ def _snap_to_clusters(
     )
     if suspects.size == 0:
         return starts, ends
-    bad_starts = np.flatnonzero(np.isin(starts, suspects))
-    bad_ends = np.flatnonzero(np.isin(ends, suspects))
-    if bad_starts.size == 0 and bad_ends.size == 0:
+    bad_starts = np.isin(starts, suspects)
+    bad_ends = np.isin(ends, suspects)
+    if not (bad_starts.any() or bad_ends.any()):
         return starts, ends
+    # Some spans may cut a cluster: find the cluster boundaries of the stretches between
+    # spaces or line breaks that hold such positions (clusters break before a space unless
+    # Prepend characters precede it, and before and after a line break).
+    cluster, prepend = _regexes()[2], _regexes()[3]
+    boundary_list = [0]
+    stretch_end = 0
+    bad_positions = np.unique(np.concatenate([starts[bad_starts], ends[bad_ends]]))
+    for position in bad_positions.tolist():
+        if position <= stretch_end:
+            continue  # inside a stretch already done
+        stretch_start = max(text.rfind(" ", 0, position), text.rfind("\n", 0, position), 0)
+        if text[stretch_start] == "\n" and text[stretch_start - 1 : stretch_start] == "\r":
+            stretch_start -= 1
+        while stretch_start > 0 and prepend.match(text, stretch_start - 1):
+            stretch_start -= 1
+        stretch_start = max(stretch_start, stretch_end)
+        stretch_end = position
+        while True:
+            space = _next_space(text, stretch_end)
+            if space == len(text) or text[space] == "\n":
+                stretch_end = min(space + 1, len(text))
+                break
+            if space == 0 or not prepend.match(text, space - 1):
+                stretch_end = space
+                break
+            stretch_end = space + 1
+        boundary_list.append(stretch_start)
+        boundary_list.extend(
+            match.end() for match in cluster.finditer(text, stretch_start, stretch_end)
+        )
+    boundaries = np.array(boundary_list, dtype=np.int64)
     starts, ends = starts.copy(), ends.copy()
-    for index in bad_starts.tolist():
-        starts[index] = _cluster_span(text, int(starts[index]))[0]
-    for index in bad_ends.tolist():
-        cluster_start, cluster_end = _cluster_span(text, int(ends[index]))
-        if cluster_start < ends[index]:
-            ends[index] = cluster_end
+    starts[bad_starts] = boundaries[
+        np.searchsorted(boundaries, starts[bad_starts], side="right") - 1
+    ]
+    ends[bad_ends] = boundaries[np.searchsorted(boundaries, ends[bad_ends], side="left")]
     return starts, ends
 
 
