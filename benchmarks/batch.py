@@ -69,8 +69,13 @@ def _rag_records(workload: dict, n_sources: int = 5) -> list[dict]:
         # the documents the answer came from, topped up with neighbours to n_sources
         extra = [(number + k) % len(documents) for k in range(len(documents))]
         chosen = list(dict.fromkeys(cited + extra))[:n_sources]
-        records.append({"id": f"a{number}", "answer": answer["answer"],
-                        "sources": [documents[i] for i in chosen]})
+        records.append(
+            {
+                "id": f"a{number}",
+                "answer": answer["answer"],
+                "sources": [documents[i] for i in chosen],
+            }
+        )
     return records
 
 
@@ -107,7 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         import distributed
 
         cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
             dashboard_address=None,
         )
         client = distributed.Client(cluster)
@@ -119,46 +127,76 @@ def main(argv: list[str] | None = None) -> int:
     scenarios = {"shared corpus": (shared, corpus), "own sources": (own, None)}
     for scenario, (records, scenario_corpus) in scenarios.items():
         serial_time, serial = _median_time(
-            lambda: score_records(records, pipeline=pipeline, corpus=scenario_corpus,
-                                  show_progress=False), args.repeats)
+            lambda: score_records(
+                records, pipeline=pipeline, corpus=scenario_corpus, show_progress=False
+            ),
+            args.repeats,
+        )
         backends = [("1 process", serial_time, serial)]
         parallel_time, parallel = _median_time(
-            lambda: score_records(records, pipeline=pipeline, corpus=scenario_corpus, n_jobs=2,
-                                  show_progress=False), args.repeats)
+            lambda: score_records(
+                records, pipeline=pipeline, corpus=scenario_corpus, n_jobs=2, show_progress=False
+            ),
+            args.repeats,
+        )
         backends.append(("2 processes", parallel_time, parallel))
         if client is not None:
             dask_time, on_dask = _median_time(
-                lambda: score_dask(records, pipeline=pipeline, corpus=scenario_corpus,
-                                   npartitions=8), args.repeats)
+                lambda: score_dask(
+                    records, pipeline=pipeline, corpus=scenario_corpus, npartitions=8
+                ),
+                args.repeats,
+            )
             backends.append(("Dask, 2 workers", dask_time, on_dask))
         threaded = Pipeline()  # numba's default thread count inside the kernel
         threaded_time, threaded_result = _median_time(
-            lambda: score_records(records, pipeline=threaded, corpus=scenario_corpus,
-                                  show_progress=False), args.repeats)
-        backends.append((f"1 process, {_numba_threads()} numba threads", threaded_time,
-                         threaded_result))
+            lambda: score_records(
+                records, pipeline=threaded, corpus=scenario_corpus, show_progress=False
+            ),
+            args.repeats,
+        )
+        backends.append(
+            (f"1 process, {_numba_threads()} numba threads", threaded_time, threaded_result)
+        )
         for name, seconds, result in backends:
             assert result == serial, f"{scenario}/{name}: results differ from the serial run"
-            rows.append({"scenario": scenario, "backend": name, "records": len(records),
-                         "seconds": seconds, "records_per_s": len(records) / seconds,
-                         "speedup": serial_time / seconds})
+            rows.append(
+                {
+                    "scenario": scenario,
+                    "backend": name,
+                    "records": len(records),
+                    "seconds": seconds,
+                    "records_per_s": len(records) / seconds,
+                    "speedup": serial_time / seconds,
+                }
+            )
     if client is not None:
         client.close()
         cluster.close()
 
-    print(f"citekit batch throughput: {args.docs} documents, {len(answers)} answers of 5 "
-          f"sentences, median of {args.repeats}; {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} CPUs, Python {platform.python_version()}"
-          + (f"; {skipped} answer seeds the generator could not build were skipped"
-             if skipped else ""))
+    print(
+        f"citekit batch throughput: {args.docs} documents, {len(answers)} answers of 5 "
+        f"sentences, median of {args.repeats}; {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}"
+        + (
+            f"; {skipped} answer seeds the generator could not build were skipped"
+            if skipped
+            else ""
+        )
+    )
     print(f"{'scenario':14} {'backend':28} {'records/s':>10} {'seconds':>8} {'vs 1 process':>12}")
     for row in rows:
-        print(f"{row['scenario']:14} {row['backend']:28} {row['records_per_s']:10.1f} "
-              f"{row['seconds']:8.2f} {row['speedup']:11.2f}x")
+        print(
+            f"{row['scenario']:14} {row['backend']:28} {row['records_per_s']:10.1f} "
+            f"{row['seconds']:8.2f} {row['speedup']:11.2f}x"
+        )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump({"docs": args.docs, "answers": len(answers), "repeats": args.repeats,
-                       "rows": rows}, handle, indent=2)
+            json.dump(
+                {"docs": args.docs, "answers": len(answers), "repeats": args.repeats, "rows": rows},
+                handle,
+                indent=2,
+            )
     return 0
 
 

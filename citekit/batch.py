@@ -145,8 +145,9 @@ def _resolve_corpus(pipeline: Any, corpus: Any) -> Any:
     return corpus
 
 
-def _score_batch(pipeline: Any, corpus: Any, batch: Sequence[tuple[int | None, Any]],
-                 strip_shared_sources: bool) -> list[RecordResult]:
+def _score_batch(
+    pipeline: Any, corpus: Any, batch: Sequence[tuple[int | None, Any]], strip_shared_sources: bool
+) -> list[RecordResult]:
     """Score records in input order; records on the shared corpus go through one
     ``align_many`` call (falling back to one ``align`` each to isolate a failure)."""
     outcomes: list[RecordResult | None] = [None] * len(batch)
@@ -160,7 +161,8 @@ def _score_batch(pipeline: Any, corpus: Any, batch: Sequence[tuple[int | None, A
         if sources is None:
             if corpus is None:
                 outcomes[slot] = RecordResult(
-                    record_id, None,
+                    record_id,
+                    None,
                     "ValueError: record has no 'sources' and no shared corpus was given",
                 )
             else:
@@ -261,21 +263,21 @@ def _progress_bar(total: int | None, enabled: bool) -> Any:
     """A tqdm bar when tqdm is installed and someone can see it (terminal or notebook)."""
     if not enabled:
         return None
-    try:
-        from tqdm import tqdm
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("tqdm") is None:
         return None
     in_notebook = _in_notebook()
     stream = sys.stderr
     if not in_notebook and not (hasattr(stream, "isatty") and stream.isatty()):
         return None
-    if in_notebook:
-        try:
-            import ipywidgets  # noqa: F401
-            from tqdm.notebook import tqdm  # type: ignore[no-redef]
-        except ImportError:
-            pass  # the text bar renders fine in a notebook too
-    return tqdm(total=total, unit="record", desc="citekit", dynamic_ncols=True)
+    # the widget bar needs ipywidgets; the text bar renders fine in a notebook too
+    widgets = in_notebook and importlib.util.find_spec("ipywidgets") is not None
+    try:
+        module = importlib.import_module("tqdm.notebook" if widgets else "tqdm")
+    except ImportError:
+        return None
+    return module.tqdm(total=total, unit="record", desc="citekit", dynamic_ncols=True)
 
 
 def _batches(records: Iterable[Any], batch_size: int) -> Iterator[list[tuple[int, Any]]]:
@@ -353,7 +355,9 @@ def _score_in_processes(
     shared_sources = _shared_sources_of(pipeline, corpus)
     context = multiprocessing.get_context(mp_context)
     pool = ProcessPoolExecutor(
-        max_workers=n_jobs, mp_context=context, initializer=_init_worker,
+        max_workers=n_jobs,
+        mp_context=context,
+        initializer=_init_worker,
         initargs=(pipeline, corpus, shared_sources is not None),
     )
     pending: list[tuple[list[tuple[int, Any]], Any]] = []
@@ -469,7 +473,10 @@ def score_records(
 
 
 def _score_partition(
-    partition: Iterable[tuple[int, Any]], pipeline: Any, corpus: Any, batch_size: int,
+    partition: Iterable[tuple[int, Any]],
+    pipeline: Any,
+    corpus: Any,
+    batch_size: int,
     strip_shared_sources: bool,
 ) -> list[RecordResult]:
     items = list(partition)
@@ -542,7 +549,10 @@ def score_dask(
     shared_sources = _shared_sources_of(pipeline, corpus)
     bag = dask_bag.from_sequence(items, npartitions=min(npartitions, len(items)))
     scored = bag.map_partitions(
-        _score_partition, dask.delayed(pipeline), dask.delayed(corpus), batch_size,
+        _score_partition,
+        dask.delayed(pipeline),
+        dask.delayed(corpus),
+        batch_size,
         shared_sources is not None,
     )
     outcomes = scored.compute(scheduler=scheduler) if scheduler is not None else scored.compute()
@@ -657,7 +667,8 @@ def _source_mappers(sources: Any, utf16: bool) -> dict[int, _OffsetMapper]:
     for index, view in enumerate(_source_views(raw)):
         if view.base and isinstance(raw[index], SourceChunk):
             mappers[index] = _OffsetMapper(
-                None, True,
+                None,
+                True,
                 f"the parent document of SourceChunk {view.label!r} (set document_text)",
             )
         else:
@@ -759,22 +770,35 @@ def to_records(
                 # the best citation's, as for the other citation columns of a sentence row
                 row["n_conflicts"] = len(item.citations[0].conflicts) if item.citations else 0
                 best = item.citations[0] if item.citations else None
-                row.update(_citation_columns(best, map_answer,
-                                             map_source(best.source_index) if best else None))
+                row.update(
+                    _citation_columns(
+                        best, map_answer, map_source(best.source_index) if best else None
+                    )
+                )
                 rows.append(row)
                 continue
             for rank, citation in enumerate(item.citations):
                 row = dict(base)
                 row["rank"] = rank
-                row.update(_citation_columns(citation, map_answer,
-                                             map_source(citation.source_index)))
+                row.update(
+                    _citation_columns(citation, map_answer, map_source(citation.source_index))
+                )
                 rows.append(row)
     return rows
 
 
 _CITATION_COLUMNS = (
-    "source_id", "source_index", "candidate_index", "char_start", "char_end", "evidence",
-    "score", "evidence_spans", "answer_char_start", "answer_char_end", "conflicts",
+    "source_id",
+    "source_index",
+    "candidate_index",
+    "char_start",
+    "char_end",
+    "evidence",
+    "score",
+    "evidence_spans",
+    "answer_char_start",
+    "answer_char_end",
+    "conflicts",
 )
 
 
@@ -814,8 +838,19 @@ def _citation_columns(citation: Any, map_answer: Any, map_source: Any) -> dict[s
 
 
 _BASE_COLUMNS = frozenset(
-    ("record_id", "span_index", "sentence_start", "sentence_end", "sentence", "status", "rank",
-     "n_citations", "content_coverage", "unsupported_spans", "n_conflicts")
+    (
+        "record_id",
+        "span_index",
+        "sentence_start",
+        "sentence_end",
+        "sentence",
+        "status",
+        "rank",
+        "n_citations",
+        "content_coverage",
+        "unsupported_spans",
+        "n_conflicts",
+    )
 )
 
 

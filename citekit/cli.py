@@ -24,8 +24,11 @@ from typing import Any, Sequence, TextIO
 
 __all__ = ["main"]
 
-_STATUS_MARK = {"supported": "[supported]  ", "partial": "[partial]    ",
-                "unsupported": "[unsupported]"}
+_STATUS_MARK = {
+    "supported": "[supported]  ",
+    "partial": "[partial]    ",
+    "unsupported": "[unsupported]",
+}
 
 
 class _InputError(Exception):
@@ -70,7 +73,7 @@ def _check_source(value: Any, where: str) -> Any:
     if isinstance(value, str):
         return value
     if not isinstance(value, dict):
-        raise _InputError(f"{where}: a source must be an object {{\"id\", \"text\"}} or a string")
+        raise _InputError(f'{where}: a source must be an object {{"id", "text"}} or a string')
     if not isinstance(value.get("text"), str):
         raise _InputError(f"{where}: a source needs a string 'text'")
     source_id = value.get("id")
@@ -87,8 +90,9 @@ def _load_sources(path: str) -> list[Any]:
         where = f"{path}, line {number}"
         source = _check_source(row, where)
         if source.id in seen:
-            raise _InputError(f"{where}: duplicate source id {source.id!r} (first on line "
-                              f"{seen[source.id]})")
+            raise _InputError(
+                f"{where}: duplicate source id {source.id!r} (first on line " f"{seen[source.id]})"
+            )
         seen[source.id] = number
         sources.append(source)
     return sources
@@ -130,7 +134,7 @@ def _write_report(
         for citation in item.citations[:top]:
             out.write(
                 f"      <- {citation.source_id} [{citation.char_start}:{citation.char_end}] "
-                f"score {citation.score:.2f}: \"{_shorten(citation.exact_evidence, width - 20)}\"\n"
+                f'score {citation.score:.2f}: "{_shorten(citation.exact_evidence, width - 20)}"\n'
             )
             for conflict in citation.conflicts:
                 out.write(
@@ -138,7 +142,8 @@ def _write_report(
                     f"source {conflict.evidence_text!r}\n"
                 )
         uncovered = [
-            result.answer[start:end] for start, end in item.unsupported_spans
+            result.answer[start:end]
+            for start, end in item.unsupported_spans
             if item.status != "unsupported" and result.answer[start:end].strip()
         ]
         if uncovered:
@@ -161,8 +166,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     pipeline = Pipeline(config=config)
     # the very first run compiles the numba kernels (cached on disk afterwards): say so,
     # or a newcomer may take the pause for a hang
-    sys.stderr.write("citekit demo: aligning (the first run compiles the kernels; "
-                     "later runs load them from the cache)...\n")
+    sys.stderr.write(
+        "citekit demo: aligning (the first run compiles the kernels; "
+        "later runs load them from the cache)...\n"
+    )
     sys.stderr.flush()
     started = time.perf_counter()
     corpus = pipeline.prepare(sources)
@@ -199,8 +206,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         with open(args.html, "w", encoding="utf-8") as handle:
             handle.write(
                 '<!DOCTYPE html><html><head><meta charset="utf-8"><title>citekit demo</title>'
-                "</head><body style=\"font-family:sans-serif;margin:24px\">"
-                + "".join(blocks) + "</body></html>\n"
+                '</head><body style="font-family:sans-serif;margin:24px">'
+                + "".join(blocks)
+                + "</body></html>\n"
             )
         out.write(f"Wrote {args.html}\n")
     return 0
@@ -240,8 +248,12 @@ def _cmd_align(args: argparse.Namespace) -> int:
     written = 0
     with open(args.out, "w", encoding="utf-8") as handle:
         for outcome in iter_score_records(
-            records, pipeline=pipeline, corpus=corpus, n_jobs=args.jobs,
-            show_progress=not args.no_progress, batch_size=args.batch_size,
+            records,
+            pipeline=pipeline,
+            corpus=corpus,
+            n_jobs=args.jobs,
+            show_progress=not args.no_progress,
+            batch_size=args.batch_size,
         ):
             if not outcome.ok:
                 failed += 1
@@ -328,7 +340,8 @@ def _build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = commands.add_parser(
-        "demo", help="align the bundled example answers and print a report",
+        "demo",
+        help="align the bundled example answers and print a report",
         description="Align the bundled example answers (fictional documents written for "
         "citekit) against their sources and print, for every sentence, its status and the "
         "exact evidence with character offsets.",
@@ -336,37 +349,62 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--config", metavar="FILE", help="CitationConfig as .json or .toml")
     demo.add_argument("--answer", metavar="ID", help="only this bundled answer")
     demo.add_argument("--html", metavar="FILE", help="also write an HTML report to FILE")
-    demo.add_argument("--top", type=int, default=1, metavar="N",
-                      help="show at most N citations per sentence (default 1, the best)")
+    demo.add_argument(
+        "--top",
+        type=int,
+        default=1,
+        metavar="N",
+        help="show at most N citations per sentence (default 1, the best)",
+    )
     demo.add_argument("--width", type=int, default=100, help="truncate quotes to this width")
     demo.set_defaults(run=_cmd_demo)
 
     align = commands.add_parser(
-        "align", help="align a JSONL file of answers against a JSONL file of sources",
+        "align",
+        help="align a JSONL file of answers against a JSONL file of sources",
         description="Align every answer of a JSON Lines file. Answers are lines "
         '{"id", "answer"} optionally carrying their own "sources"; sources are lines '
         '{"id", "text"} (other keys become metadata). Writes one line per answer: '
         '{"id", "results": [...]} or {"id", "error"}.',
     )
     align.add_argument("--answers", required=True, metavar="A.jsonl", help="answers file")
-    align.add_argument("--sources", metavar="S.jsonl",
-                       help="sources shared by answers without their own")
+    align.add_argument(
+        "--sources", metavar="S.jsonl", help="sources shared by answers without their own"
+    )
     align.add_argument("--out", required=True, metavar="R.jsonl", help="output file")
     align.add_argument("--config", metavar="FILE", help="CitationConfig as .json or .toml")
-    align.add_argument("--jobs", type=int, default=1, metavar="N",
-                       help="worker processes (-1: one per CPU; default 1)")
-    align.add_argument("--batch-size", type=int, default=16, metavar="N",
-                       help="answers aligned together (default 16)")
-    align.add_argument("--level", choices=("results", "sentence", "citation"), default="results",
-                       help="write full results per answer (default), or one row per "
-                       "sentence or per citation")
-    align.add_argument("--offsets", choices=("python", "utf16"), default="python",
-                       help="offset unit of sentence/citation rows (utf16 for JavaScript)")
+    align.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes (-1: one per CPU; default 1)",
+    )
+    align.add_argument(
+        "--batch-size",
+        type=int,
+        default=16,
+        metavar="N",
+        help="answers aligned together (default 16)",
+    )
+    align.add_argument(
+        "--level",
+        choices=("results", "sentence", "citation"),
+        default="results",
+        help="write full results per answer (default), or one row per " "sentence or per citation",
+    )
+    align.add_argument(
+        "--offsets",
+        choices=("python", "utf16"),
+        default="python",
+        help="offset unit of sentence/citation rows (utf16 for JavaScript)",
+    )
     align.add_argument("--no-progress", action="store_true", help="no progress bar")
     align.set_defaults(run=_cmd_align)
 
     highlight = commands.add_parser(
-        "highlight", help="highlight the passages of a source chunk that support an answer",
+        "highlight",
+        help="highlight the passages of a source chunk that support an answer",
         description="Print the character spans of a source chunk that support an answer "
         "(find_answer_highlights).",
     )
@@ -376,19 +414,29 @@ def _build_parser() -> argparse.ArgumentParser:
     source_group = highlight.add_mutually_exclusive_group(required=True)
     source_group.add_argument("--source", metavar="TEXT", help="the source chunk text")
     source_group.add_argument("--source-file", metavar="FILE", help="read the chunk from FILE")
-    highlight.add_argument("--all", action="store_true",
-                           help="every supporting passage, not only the longest")
-    highlight.add_argument("--no-expand", action="store_true",
-                           help="exact token spans instead of whole lines")
-    highlight.add_argument("--tokenizer", choices=("unicode_word", "char"),
-                           help="'char' for scripts without spaces (Chinese, Japanese, Thai)")
-    highlight.add_argument("--offsets", choices=("python", "utf16"), default="python",
-                           help="offset unit (utf16 for JavaScript)")
+    highlight.add_argument(
+        "--all", action="store_true", help="every supporting passage, not only the longest"
+    )
+    highlight.add_argument(
+        "--no-expand", action="store_true", help="exact token spans instead of whole lines"
+    )
+    highlight.add_argument(
+        "--tokenizer",
+        choices=("unicode_word", "char"),
+        help="'char' for scripts without spaces (Chinese, Japanese, Thai)",
+    )
+    highlight.add_argument(
+        "--offsets",
+        choices=("python", "utf16"),
+        default="python",
+        help="offset unit (utf16 for JavaScript)",
+    )
     highlight.add_argument("--json", action="store_true", help="print JSON")
     highlight.set_defaults(run=_cmd_highlight)
 
     commands.add_parser(
-        "evaluate", add_help=False,
+        "evaluate",
+        add_help=False,
         help="evaluate on annotated JSONL data (see 'citekit evaluate --help')",
     )
     return parser

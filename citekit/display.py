@@ -179,9 +179,7 @@ def _check_results(results: Any) -> list[SpanCitations]:
     items = list(results)
     for index, item in enumerate(items):
         if not isinstance(item, SpanCitations):
-            raise TypeError(
-                f"results[{index}] must be a SpanCitations, got {type(item).__name__}"
-            )
+            raise TypeError(f"results[{index}] must be a SpanCitations, got {type(item).__name__}")
     return items
 
 
@@ -215,10 +213,7 @@ def _render_answer(
         while cursor_sentence < len(sentence_at) and sentence_at[cursor_sentence][1] <= seg_start:
             cursor_sentence += 1
         text = _esc(answer[seg_start:seg_end])
-        inside = (
-            cursor_sentence < len(sentence_at)
-            and sentence_at[cursor_sentence][0] <= seg_start
-        )
+        inside = cursor_sentence < len(sentence_at) and sentence_at[cursor_sentence][0] <= seg_start
         if not inside:
             pieces.append(text)
             continue
@@ -394,9 +389,7 @@ def _evidence_tooltip(evidence_id: str, item: SpanCitations, citation: Citation)
     sentence = item.answer_span.text
     if len(sentence) > 120:
         sentence = sentence[:117] + "..."
-    return (
-        f"sentence {sentence_number} ({item.status}): {sentence}\n" + _citation_tooltip(citation)
-    )
+    return f"sentence {sentence_number} ({item.status}): {sentence}\n" + _citation_tooltip(citation)
 
 
 def render_html(
@@ -499,13 +492,21 @@ def render_html(
                         f"({view.label!r}); pass the sources the results came from"
                     )
                 evidence_by_source.setdefault(citation.source_index, []).append(
-                    (local_start, local_end, f"s{s_index}c{c_index}e{e_index}", item.status,
-                     item, citation)
+                    (
+                        local_start,
+                        local_end,
+                        f"s{s_index}c{c_index}e{e_index}",
+                        item.status,
+                        item,
+                        citation,
+                    )
                 )
             for conflict in citation.conflicts if c_index == 0 else ():
                 conflicts_by_source.setdefault(citation.source_index, []).append(
-                    (conflict.evidence_char_start - view.base,
-                     conflict.evidence_char_end - view.base)
+                    (
+                        conflict.evidence_char_start - view.base,
+                        conflict.evidence_char_end - view.base,
+                    )
                 )
 
     uid = _render_id(answer, items, [v.label for v in views])
@@ -662,8 +663,11 @@ class AlignmentView:
             blocks.append(line)
         rendered = [
             "\n".join(
-                (label_answer + block[0].rstrip(), label_marks + block[1].rstrip(),
-                 label_evidence + block[2].rstrip())
+                (
+                    label_answer + block[0].rstrip(),
+                    label_marks + block[1].rstrip(),
+                    label_evidence + block[2].rstrip(),
+                )
             )
             for block in blocks
         ]
@@ -732,8 +736,14 @@ class AlignmentView:
         for column, step in enumerate(steps):
             for row, token in ((1, step.answer_token), (0, step.evidence_token)):
                 ax.add_patch(
-                    Rectangle((column, row), 0.96, 0.9, facecolor=colours[step.kind],
-                              edgecolor="#8c959f", linewidth=0.5)
+                    Rectangle(
+                        (column, row),
+                        0.96,
+                        0.9,
+                        facecolor=colours[step.kind],
+                        edgecolor="#8c959f",
+                        linewidth=0.5,
+                    )
                 )
                 label = token if token is not None else "\u2013"
                 if len(label) > 10:
@@ -758,7 +768,10 @@ class AlignmentView:
                 Patch(facecolor=colours["mismatch"], label="mismatch"),
                 Patch(facecolor=colours["answer_gap"], label="gap"),
             ],
-            loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False,
+            loc="upper left",
+            bbox_to_anchor=(1.0, 1.0),
+            fontsize=8,
+            frameon=False,
         )
         fig.tight_layout()
         return fig
@@ -866,7 +879,12 @@ def alignment_view(
 
     def evidence_step(j: int) -> AlignmentStep:
         return AlignmentStep(
-            "evidence_gap", None, None, None, evidence[e_starts[j] : e_ends[j]], e_starts[j],
+            "evidence_gap",
+            None,
+            None,
+            None,
+            evidence[e_starts[j] : e_ends[j]],
+            e_starts[j],
             e_ends[j],
         )
 
@@ -934,7 +952,9 @@ def explain_citation(
     if not item.citations:
         raise ValueError(f"span_index {span_index}: that sentence has no citations ({item.status})")
     check_int(
-        citation_index, "citation_index", minimum=-len(item.citations),
+        citation_index,
+        "citation_index",
+        minimum=-len(item.citations),
         maximum=len(item.citations) - 1,
     )
     citation = item.citations[citation_index]

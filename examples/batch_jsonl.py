@@ -33,8 +33,11 @@ def main() -> None:
     args = parser.parse_args()
 
     sources = [
-        SourceDocument(id=row["id"], text=row["text"],
-                       metadata={k: v for k, v in row.items() if k not in ("id", "text")})
+        SourceDocument(
+            id=row["id"],
+            text=row["text"],
+            metadata={k: v for k, v in row.items() if k not in ("id", "text")},
+        )
         for row in read_jsonl(args.sources)
     ]
     records = [{"id": row["id"], "answer": row["answer"]} for row in read_jsonl(args.answers)]
@@ -51,14 +54,18 @@ def main() -> None:
         by_answer[row["record_id"]][row["status"]] += 1
     print(f"{'answer':28} supported partial unsupported")
     for record_id, counts in by_answer.items():
-        print(f"{record_id:28} {counts['supported']:9} {counts['partial']:7} "
-              f"{counts['unsupported']:11}")
+        print(
+            f"{record_id:28} {counts['supported']:9} {counts['partial']:7} "
+            f"{counts['unsupported']:11}"
+        )
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
         print(f"failed: {outcome.id}: {outcome.error}")
     total = collections.Counter(row["status"] for row in rows)
-    print(f"\n{len(outcomes) - len(failed)} answers scored, {len(rows)} sentences: "
-          f"{dict(total)}; results written to {args.out}")
+    print(
+        f"\n{len(outcomes) - len(failed)} answers scored, {len(rows)} sentences: "
+        f"{dict(total)}; results written to {args.out}"
+    )
 
 
 if __name__ == "__main__":  # required when worker processes are used (--jobs > 1)

@@ -31,8 +31,10 @@ CHUNKS = [
             "⭐ Members of Kestrel Plus get free return shipping and a 60-day return window."
         ),
     },
-    {"id": "kestrel-warranty",
-     "text": "🔧 Defective products are covered by a two-year warranty; contact support first."},
+    {
+        "id": "kestrel-warranty",
+        "text": "🔧 Defective products are covered by a two-year warranty; contact support first.",
+    },
 ]
 ANSWER = (
     "You can return unused items within 30 days of delivery for a full refund 👍. "
@@ -48,10 +50,14 @@ def build_payload(answer: str, chunks: list[dict]) -> dict:
     for chunk in chunks:
         spans = find_answer_highlights(answer, chunk["text"], keep_longest_only=False)
         flat = utf16_offsets(chunk["text"], [p for span in spans for p in span])
-        highlights.append({
-            "chunk_id": chunk["id"],
-            "spans": [{"start": flat[2 * k], "end": flat[2 * k + 1]} for k in range(len(spans))],
-        })
+        highlights.append(
+            {
+                "chunk_id": chunk["id"],
+                "spans": [
+                    {"start": flat[2 * k], "end": flat[2 * k + 1]} for k in range(len(spans))
+                ],
+            }
+        )
     return {
         "answer": answer,
         "offset_unit": "utf16",
@@ -60,8 +66,18 @@ def build_payload(answer: str, chunks: list[dict]) -> dict:
             for row in sentences
         ],
         "citations": [
-            {key: row[key] for key in ("span_index", "rank", "source_id", "char_start", "char_end",
-                                       "score", "evidence")}
+            {
+                key: row[key]
+                for key in (
+                    "span_index",
+                    "rank",
+                    "source_id",
+                    "char_start",
+                    "char_end",
+                    "score",
+                    "evidence",
+                )
+            }
             for row in citations
         ],
         "highlights": highlights,
@@ -79,8 +95,10 @@ if __name__ == "__main__":
     texts = {chunk["id"]: chunk["text"] for chunk in CHUNKS}
     # check what the front end will see
     for citation in payload["citations"]:
-        assert js_slice(texts[citation["source_id"]], citation["char_start"],
-                        citation["char_end"]) == citation["evidence"]
+        assert (
+            js_slice(texts[citation["source_id"]], citation["char_start"], citation["char_end"])
+            == citation["evidence"]
+        )
     for block in payload["highlights"]:
         for span in block["spans"]:
             text = texts[block["chunk_id"]]

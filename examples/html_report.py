@@ -27,8 +27,10 @@ def main(path: str) -> None:
         for record, result in zip(answers, results)
     ]
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write('<!DOCTYPE html><html><head><meta charset="utf-8"><title>citekit report'
-                     "</title></head><body>" + "".join(sections) + "</body></html>\n")
+        handle.write(
+            '<!DOCTYPE html><html><head><meta charset="utf-8"><title>citekit report'
+            "</title></head><body>" + "".join(sections) + "</body></html>\n"
+        )
     print(f"wrote {path} ({len(answers)} answers)")
 
 

@@ -33,8 +33,10 @@ def main() -> None:
                 assert text[citation.char_start : citation.char_end] == citation.evidence
                 print(f"      {citation.source_id}: {citation.evidence!r}")
                 for conflict in citation.conflicts:
-                    print(f"      ! {conflict.answer_text!r} in the answer, "
-                          f"{conflict.evidence_text!r} in the source")
+                    print(
+                        f"      ! {conflict.answer_text!r} in the answer, "
+                        f"{conflict.evidence_text!r} in the source"
+                    )
 
 
 if __name__ == "__main__":

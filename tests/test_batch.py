@@ -50,22 +50,47 @@ def result():
     first_end = start + len("coral cover averaged 23%")
     second = SOURCE.index("down from 31%")
     citation = Citation(
-        score=1.8, source_id="reef", source_index=0, candidate_index=2,
-        char_start=start, char_end=start + len(evidence), evidence=evidence,
-        evidence_spans=(EvidenceSpan(start, first_end, SOURCE[start:first_end]),
-                        EvidenceSpan(second, second + 13, SOURCE[second:second + 13])),
+        score=1.8,
+        source_id="reef",
+        source_index=0,
+        candidate_index=2,
+        char_start=start,
+        char_end=start + len(evidence),
+        evidence=evidence,
+        evidence_spans=(
+            EvidenceSpan(start, first_end, SOURCE[start:first_end]),
+            EvidenceSpan(second, second + 13, SOURCE[second : second + 13]),
+        ),
         components={"alignment_score": 12.0, "answer_coverage": 0.8, "score": 99.0},
-        answer_char_start=0, answer_char_end=ANSWER.index("."),
-        conflicts=(Conflict("percent", "25%", ANSWER.index("25%"), ANSWER.index("25%") + 3,
-                            "23%", SOURCE.index("23%"), SOURCE.index("23%") + 3),),
+        answer_char_start=0,
+        answer_char_end=ANSWER.index("."),
+        conflicts=(
+            Conflict(
+                "percent",
+                "25%",
+                ANSWER.index("25%"),
+                ANSWER.index("25%") + 3,
+                "23%",
+                SOURCE.index("23%"),
+                SOURCE.index("23%") + 3,
+            ),
+        ),
     )
     first = ANSWER[: ANSWER.index(".") + 1]
     second_sentence = ANSWER[len(first) + 1 :]
     spans = [
-        SpanCitations(AnswerSpan(first, 0, len(first)), (citation,), "partial",
-                      ((ANSWER.index("😀"), ANSWER.index("😀") + 1),)),
-        SpanCitations(AnswerSpan(second_sentence, len(first) + 1, len(ANSWER)), (), "unsupported",
-                      ((len(first) + 1, len(ANSWER)),)),
+        SpanCitations(
+            AnswerSpan(first, 0, len(first)),
+            (citation,),
+            "partial",
+            ((ANSWER.index("😀"), ANSWER.index("😀") + 1),),
+        ),
+        SpanCitations(
+            AnswerSpan(second_sentence, len(first) + 1, len(ANSWER)),
+            (),
+            "unsupported",
+            ((len(first) + 1, len(ANSWER)),),
+        ),
     ]
     return AlignmentResult(spans, answer=ANSWER, sources=[SOURCE])
 
@@ -76,8 +101,10 @@ def test_citation_rows(result):
     row = rows[0]
     assert row["span_index"] == 0 and row["rank"] == 0 and row["status"] == "partial"
     assert SOURCE[row["char_start"] : row["char_end"]] == row["evidence"]
-    assert [SOURCE[s:e] for s, e in row["evidence_spans"]] == ["coral cover averaged 23%",
-                                                                 "down from 31%"]
+    assert [SOURCE[s:e] for s, e in row["evidence_spans"]] == [
+        "coral cover averaged 23%",
+        "down from 31%",
+    ]
     assert row["alignment_score"] == 12.0 and row["answer_coverage"] == 0.8
     # a component that collides with a base column is prefixed, never overwrites it
     assert row["score"] == 1.8 and row["component_score"] == 99.0
@@ -102,18 +129,30 @@ def test_utf16_offsets_slice_like_javascript(result):
             assert _js_slice(ANSWER, row["sentence_start"], row["sentence_end"]) == row["sentence"]
             if row["evidence"] is not None:
                 assert _js_slice(SOURCE, row["char_start"], row["char_end"]) == row["evidence"]
-                for (s, e), span in zip(row["evidence_spans"], ("coral cover averaged 23%",
-                                                                "down from 31%")):
+                for (s, e), span in zip(
+                    row["evidence_spans"], ("coral cover averaged 23%", "down from 31%")
+                ):
                     assert _js_slice(SOURCE, s, e) == span
                 conflict = row["conflicts"][0]
-                assert _js_slice(ANSWER, conflict["answer_char_start"],
-                                 conflict["answer_char_end"]) == "25%"
-                assert _js_slice(SOURCE, conflict["evidence_char_start"],
-                                 conflict["evidence_char_end"]) == "23%"
+                assert (
+                    _js_slice(ANSWER, conflict["answer_char_start"], conflict["answer_char_end"])
+                    == "25%"
+                )
+                assert (
+                    _js_slice(
+                        SOURCE, conflict["evidence_char_start"], conflict["evidence_char_end"]
+                    )
+                    == "23%"
+                )
             for s, e in row.get("unsupported_spans", []):
-                assert _js_slice(ANSWER, s, e) == ANSWER[
-                    result[row["span_index"]].unsupported_spans[0][0] :
-                    result[row["span_index"]].unsupported_spans[0][1]]
+                assert (
+                    _js_slice(ANSWER, s, e)
+                    == ANSWER[
+                        result[row["span_index"]]
+                        .unsupported_spans[0][0] : result[row["span_index"]]
+                        .unsupported_spans[0][1]
+                    ]
+                )
     python_rows = to_records(result, offsets="python")
     utf16_rows = to_records(result, offsets="utf16")
     assert utf16_rows[0]["char_start"] == python_rows[0]["char_start"] + 1  # one astral before
@@ -134,8 +173,15 @@ def test_utf16_with_source_chunks():
     document = "😀 preface. Revenue grew 15%."
     start = document.index("Revenue")
     chunk = document[start:]
-    citation = Citation(score=1.0, source_id="d", source_index=0, candidate_index=0,
-                        char_start=start, char_end=start + 16, evidence="Revenue grew 15%")
+    citation = Citation(
+        score=1.0,
+        source_id="d",
+        source_index=0,
+        candidate_index=0,
+        char_start=start,
+        char_end=start + 16,
+        evidence="Revenue grew 15%",
+    )
     spans = [SpanCitations(AnswerSpan("Revenue grew 15%.", 0, 17), (citation,), "supported")]
     with_parent = SourceChunk("d", chunk, start, len(document), document_text=document)
     row = to_records(spans, offsets="utf16", answer="Revenue grew 15%.", sources=[with_parent])[0]
@@ -166,8 +212,11 @@ def test_utf16_offsets_bad_input():
 
 
 def test_rows_from_record_results_carry_record_ids(result):
-    outcomes = [RecordResult("a", result), RecordResult("b", None, "ValueError: boom"),
-                RecordResult("c", AlignmentResult([], answer="", sources=[]))]
+    outcomes = [
+        RecordResult("a", result),
+        RecordResult("b", None, "ValueError: boom"),
+        RecordResult("c", AlignmentResult([], answer="", sources=[])),
+    ]
     rows = to_records(outcomes, level="sentence")
     assert [r["record_id"] for r in rows] == ["a", "a"]
     assert to_records(outcomes[0])[0]["record_id"] == "a"
@@ -248,14 +297,20 @@ class EchoPipeline:
         spans = (
             [SpanCitations(AnswerSpan(answer, 0, len(answer)), (), "unsupported")] if answer else []
         )
-        return AlignmentResult(spans, answer=answer, sources=sources[1] if sources and
-                               sources[0] == "prepared" else sources)
+        return AlignmentResult(
+            spans,
+            answer=answer,
+            sources=sources[1] if sources and sources[0] == "prepared" else sources,
+        )
 
 
 def _records(n, fail_every=0):
     return [
-        {"id": f"r{i}", "answer": f"answer {i}" + (" FAIL" if fail_every and i % fail_every == 0
-                                                    else ""), "sources": [f"source {i}"]}
+        {
+            "id": f"r{i}",
+            "answer": f"answer {i}" + (" FAIL" if fail_every and i % fail_every == 0 else ""),
+            "sources": [f"source {i}"],
+        }
         for i in range(n)
     ]
 
@@ -271,8 +326,9 @@ def test_score_records_in_order_with_failures_reported():
     assert set(failed) == {"r0", "r4", "r8", "no-answer", 11, 12}
     assert failed["r4"].startswith("RuntimeError: cannot align")
     assert "'answer'" in failed["no-answer"] and "answer" in failed[11]
-    assert all(r.result[0].answer_span.text == f"answer {i}"
-               for i, r in enumerate(out[:10]) if r.ok)
+    assert all(
+        r.result[0].answer_span.text == f"answer {i}" for i, r in enumerate(out[:10]) if r.ok
+    )
 
 
 def test_shared_corpus_and_missing_sources():
@@ -286,11 +342,13 @@ def test_shared_corpus_and_missing_sources():
 def test_processes_give_identical_results_to_serial():
     records = _records(23, fail_every=5)
     serial = score_records(records, pipeline=EchoPipeline(), show_progress=False, batch_size=4)
-    parallel = score_records(records, pipeline=EchoPipeline(), n_jobs=2, show_progress=False,
-                             batch_size=4)
+    parallel = score_records(
+        records, pipeline=EchoPipeline(), n_jobs=2, show_progress=False, batch_size=4
+    )
     assert parallel == serial
-    assert ([r.result.sources for r in parallel if r.ok]
-            == [r.result.sources for r in serial if r.ok])
+    assert [r.result.sources for r in parallel if r.ok] == [
+        r.result.sources for r in serial if r.ok
+    ]
 
 
 def test_iter_score_records_streams_generators():
@@ -363,19 +421,26 @@ def test_real_pipeline_serial_processes_and_dask_agree(example_data):
     pipeline = Pipeline()
     corpus = pipeline.prepare(sources)
     records = [{"id": a["id"], "answer": a["answer"]} for a in answers]
-    records.append({"id": "own-sources", "answer": "Cats purr. Dogs bark.",
-                    "sources": ["Cats purr when content.", "Dogs bark at night."]})
+    records.append(
+        {
+            "id": "own-sources",
+            "answer": "Cats purr. Dogs bark.",
+            "sources": ["Cats purr when content.", "Dogs bark at night."],
+        }
+    )
     records.append({"id": "broken", "answer": None})
-    serial = score_records(records, pipeline=pipeline, corpus=corpus, show_progress=False,
-                           batch_size=5)
+    serial = score_records(
+        records, pipeline=pipeline, corpus=corpus, show_progress=False, batch_size=5
+    )
     assert [r.id for r in serial] == [r["id"] for r in records]
     assert [r.error for r in serial][:-1] == [None] * (len(records) - 1)
     assert not serial[-1].ok
     assert serial[0].result.sources == corpus.sources
     direct = pipeline.align_many([a["answer"] for a in answers], corpus)
     assert [r.result for r in serial[: len(answers)]] == direct
-    parallel = score_records(records, pipeline=pipeline, corpus=corpus, n_jobs=2,
-                             show_progress=False, batch_size=5)
+    parallel = score_records(
+        records, pipeline=pipeline, corpus=corpus, n_jobs=2, show_progress=False, batch_size=5
+    )
     assert parallel == serial
     for a, b in zip(parallel, serial):
         if a.ok:
@@ -383,12 +448,16 @@ def test_real_pipeline_serial_processes_and_dask_agree(example_data):
 
     distributed = pytest.importorskip("distributed")
     # threads in this process, but real TCP on loopback between client, scheduler and worker
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                       protocol="tcp://", host="127.0.0.1",
-                                       dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,
+        protocol="tcp://",
+        host="127.0.0.1",
+        dashboard_address=None,
+    )
     with cluster, distributed.Client(cluster):
-        on_dask = score_dask(records, pipeline=pipeline, corpus=corpus, npartitions=3,
-                             batch_size=5)
+        on_dask = score_dask(records, pipeline=pipeline, corpus=corpus, npartitions=3, batch_size=5)
     assert on_dask == serial
     assert on_dask[0].result.sources == corpus.sources
     frame_rows = to_records(serial, level="sentence")
@@ -423,10 +492,18 @@ def _texts_with_citation_rows(draw):
     answer = draw(st.text(max_size=30))
     cuts = sorted(draw(st.lists(st.integers(0, len(source)), min_size=2, max_size=2)))
     answer_cuts = sorted(draw(st.lists(st.integers(0, len(answer)), min_size=2, max_size=2)))
-    citation = Citation(score=1.0, source_id="s", source_index=0, candidate_index=0,
-                        char_start=cuts[0], char_end=cuts[1], evidence=source[cuts[0]:cuts[1]],
-                        answer_char_start=answer_cuts[0], answer_char_end=answer_cuts[1])
-    span = AnswerSpan(answer[answer_cuts[0]:answer_cuts[1]], answer_cuts[0], answer_cuts[1])
+    citation = Citation(
+        score=1.0,
+        source_id="s",
+        source_index=0,
+        candidate_index=0,
+        char_start=cuts[0],
+        char_end=cuts[1],
+        evidence=source[cuts[0] : cuts[1]],
+        answer_char_start=answer_cuts[0],
+        answer_char_end=answer_cuts[1],
+    )
+    span = AnswerSpan(answer[answer_cuts[0] : answer_cuts[1]], answer_cuts[0], answer_cuts[1])
     return source, answer, [SpanCitations(span, (citation,), "supported", (tuple(answer_cuts),))]
 
 
@@ -440,8 +517,12 @@ def test_property_utf16_rows_slice_like_javascript(case):
     for row in (citation_row, sentence_row):
         assert _js_slice(source, row["char_start"], row["char_end"]) == row["evidence"]
         assert _js_slice(answer, row["sentence_start"], row["sentence_end"]) == row["sentence"]
-        assert _js_slice(answer, row["answer_char_start"], row["answer_char_end"]) == answer[
-            spans[0].citations[0].answer_char_start : spans[0].citations[0].answer_char_end]
+        assert (
+            _js_slice(answer, row["answer_char_start"], row["answer_char_end"])
+            == answer[
+                spans[0].citations[0].answer_char_start : spans[0].citations[0].answer_char_end
+            ]
+        )
     (gap,) = sentence_row["unsupported_spans"]
     assert _js_slice(answer, *gap) == spans[0].answer_span.text
 
@@ -455,14 +536,26 @@ class RefusesEmptyAnswers(EchoPipeline):
 
 def test_pipelines_that_refuse_empty_answers_still_run_in_parallel():
     records = [{"id": i, "answer": f"a{i}"} for i in range(6)]
-    serial = score_records(records, pipeline=RefusesEmptyAnswers(), corpus=["shared"],
-                           show_progress=False, batch_size=2)
-    parallel = score_records(records, pipeline=RefusesEmptyAnswers(), corpus=["shared"],
-                             n_jobs=2, show_progress=False, batch_size=2)
+    serial = score_records(
+        records,
+        pipeline=RefusesEmptyAnswers(),
+        corpus=["shared"],
+        show_progress=False,
+        batch_size=2,
+    )
+    parallel = score_records(
+        records,
+        pipeline=RefusesEmptyAnswers(),
+        corpus=["shared"],
+        n_jobs=2,
+        show_progress=False,
+        batch_size=2,
+    )
     assert parallel == serial and all(r.ok for r in parallel)
     assert all(r.result.sources == ("shared",) for r in parallel)
-    on_dask = score_dask(records, pipeline=RefusesEmptyAnswers(), corpus=["shared"],
-                         npartitions=2, scheduler="sync")
+    on_dask = score_dask(
+        records, pipeline=RefusesEmptyAnswers(), corpus=["shared"], npartitions=2, scheduler="sync"
+    )
     assert on_dask == serial and all(r.result.sources == ("shared",) for r in on_dask)
 
 
@@ -481,15 +574,17 @@ class CrashingPipeline(EchoPipeline):
 def test_a_dying_worker_costs_only_the_records_it_took_down():
     records = _records(8)
     records[5]["answer"] += " CRASH"
-    out = score_records(records, pipeline=CrashingPipeline(), n_jobs=2, show_progress=False,
-                        batch_size=2)
+    out = score_records(
+        records, pipeline=CrashingPipeline(), n_jobs=2, show_progress=False, batch_size=2
+    )
     assert [r.id for r in out] == [r["id"] for r in records]
     assert not out[5].ok
     for outcome in out:
         assert outcome.ok or "BrokenProcessPool" in outcome.error or "terminated" in outcome.error
     # stopping early does not hang and leaves no work behind
-    stream = iter_score_records(_records(40), pipeline=EchoPipeline(), n_jobs=2,
-                                show_progress=False, batch_size=2)
+    stream = iter_score_records(
+        _records(40), pipeline=EchoPipeline(), n_jobs=2, show_progress=False, batch_size=2
+    )
     assert next(stream).id == "r0"
     stream.close()
 

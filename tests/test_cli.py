@@ -20,8 +20,13 @@ REPO = Path(__file__).resolve().parents[1]
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     """Run ``python -m citekit.cli`` in a fresh process (as the ``citekit`` script does)."""
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "citekit.cli", *args], capture_output=True,
-                          text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "citekit.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 @pytest.fixture
@@ -30,13 +35,19 @@ def files(tmp_path):
     answers = tmp_path / "answers.jsonl"
     with open(sources, "w", encoding="utf-8") as handle:
         for source in load_example_sources():
-            handle.write(json.dumps({"id": source.id, "text": source.text,
-                                     "title": source.metadata["title"]}, ensure_ascii=False)
-                         + "\n")
+            handle.write(
+                json.dumps(
+                    {"id": source.id, "text": source.text, "title": source.metadata["title"]},
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     with open(answers, "w", encoding="utf-8") as handle:
         for record in load_example_answers():
-            handle.write(json.dumps({"id": record["id"], "answer": record["answer"]},
-                                    ensure_ascii=False) + "\n")
+            handle.write(
+                json.dumps({"id": record["id"], "answer": record["answer"]}, ensure_ascii=False)
+                + "\n"
+            )
     return tmp_path, sources, answers
 
 
@@ -89,16 +100,27 @@ def test_demo_unknown_answer_and_bad_config(tmp_path, capsys):
 def test_align_writes_one_result_line_per_answer(files, capsys):
     tmp_path, sources, answers = files
     out = tmp_path / "results.jsonl"
-    code = main(["align", "--answers", str(answers), "--sources", str(sources), "--out", str(out),
-                 "--no-progress"])
+    code = main(
+        [
+            "align",
+            "--answers",
+            str(answers),
+            "--sources",
+            str(sources),
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert code == 0
     lines = _read_lines(out)
     assert [line["id"] for line in lines] == [r["id"] for r in load_example_answers()]
     from citekit.pipeline import Pipeline
 
     pipeline = Pipeline()
-    expected = pipeline.align_many([r["answer"] for r in load_example_answers()],
-                                   pipeline.prepare(load_example_sources()))
+    expected = pipeline.align_many(
+        [r["answer"] for r in load_example_answers()], pipeline.prepare(load_example_sources())
+    )
     for line, result in zip(lines, expected):
         assert [SpanCitations.from_dict(d) for d in line["results"]] == list(result)
     assert "wrote 12 lines" in capsys.readouterr().err
@@ -112,22 +134,48 @@ def test_align_with_processes_and_config_gives_the_same_file(files):
     serial, parallel = tmp_path / "serial.jsonl", tmp_path / "parallel.jsonl"
     common = ["--answers", str(answers), "--sources", str(sources), "--config", str(config)]
     assert run_cli("align", *common, "--out", str(serial)).returncode == 0
-    completed = run_cli("align", *common, "--out", str(parallel), "--jobs", "2",
-                        "--batch-size", "3")
+    completed = run_cli(
+        "align", *common, "--out", str(parallel), "--jobs", "2", "--batch-size", "3"
+    )
     assert completed.returncode == 0, completed.stderr
     assert serial.read_bytes() == parallel.read_bytes()
-    assert all(len(span["citations"]) <= 1 for line in _read_lines(serial)
-               for span in line["results"])
+    assert all(
+        len(span["citations"]) <= 1 for line in _read_lines(serial) for span in line["results"]
+    )
 
 
 def test_align_rows_with_utf16_offsets(tmp_path):
     answers = tmp_path / "a.jsonl"
-    answers.write_text(json.dumps({"id": "q", "answer": "Emoji 😀 cats purr loudly.",
-                                   "sources": [{"id": "s", "text": "🐈 Emoji 😀 cats purr loudly."}]},
-                                  ensure_ascii=False) + "\n", encoding="utf-8")
+    answers.write_text(
+        json.dumps(
+            {
+                "id": "q",
+                "answer": "Emoji 😀 cats purr loudly.",
+                "sources": [{"id": "s", "text": "🐈 Emoji 😀 cats purr loudly."}],
+            },
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "rows.jsonl"
-    assert main(["align", "--answers", str(answers), "--out", str(out), "--level", "citation",
-                 "--offsets", "utf16", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "align",
+                "--answers",
+                str(answers),
+                "--out",
+                str(out),
+                "--level",
+                "citation",
+                "--offsets",
+                "utf16",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     row = _read_lines(out)[0]
     text = "🐈 Emoji 😀 cats purr loudly."
     units = text.encode("utf-16-le")
@@ -151,8 +199,18 @@ def test_align_reports_failing_records_and_keeps_the_others(files, monkeypatch, 
     monkeypatch.setattr(Pipeline, "align_many", align_many)
     tmp_path, sources, answers = files
     out = tmp_path / "results.jsonl"
-    code = main(["align", "--answers", str(answers), "--sources", str(sources), "--out", str(out),
-                 "--no-progress"])
+    code = main(
+        [
+            "align",
+            "--answers",
+            str(answers),
+            "--sources",
+            str(sources),
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert code == 1
     lines = _read_lines(out)
     assert len(lines) == 12
@@ -170,17 +228,27 @@ def test_align_reports_failing_records_and_keeps_the_others(files, monkeypatch, 
         ('{"id": 1, "answer": "x"}\n[1, 2]\n', None, "line 2: expected a JSON object"),
         ('{"id": 1, "text": "x"}\n', None, "line 1: each line needs a string 'answer'"),
         ('{"id": 1, "answer": "x", "sources": "abc"}\n', None, "'sources' must be a list"),
-        ('{"id": 1, "answer": "x", "sources": [{"id": "s"}]}\n', None,
-         "sources[0]: a source needs"),
-        ('{"id": 1, "answer": "x"}\n', '{"id": "a", "text": "t"}\n\n{"id": "b"}\n',
-         "sources.jsonl, line 3: a source needs a string 'text'"),
-        ('{"id": 1, "answer": "x"}\n', '{"id": "a", "text": "t"}\n{"id": "a", "text": "u"}\n',
-         "duplicate source id 'a' (first on line 1)"),
+        (
+            '{"id": 1, "answer": "x", "sources": [{"id": "s"}]}\n',
+            None,
+            "sources[0]: a source needs",
+        ),
+        (
+            '{"id": 1, "answer": "x"}\n',
+            '{"id": "a", "text": "t"}\n\n{"id": "b"}\n',
+            "sources.jsonl, line 3: a source needs a string 'text'",
+        ),
+        (
+            '{"id": 1, "answer": "x"}\n',
+            '{"id": "a", "text": "t"}\n{"id": "a", "text": "u"}\n',
+            "duplicate source id 'a' (first on line 1)",
+        ),
         ('{"id": 1, "answer": "x"}\n', None, "carry no 'sources'"),
     ],
 )
-def test_align_input_errors_name_file_and_line(tmp_path, capsys, answers_text, sources_text,
-                                               message):
+def test_align_input_errors_name_file_and_line(
+    tmp_path, capsys, answers_text, sources_text, message
+):
     answers = tmp_path / "answers.jsonl"
     answers.write_text(answers_text, encoding="utf-8")
     argv = ["align", "--answers", str(answers), "--out", str(tmp_path / "out.jsonl")]
@@ -199,14 +267,52 @@ def test_align_missing_files_and_bad_options(files, capsys):
     out = str(tmp_path / "out.jsonl")
     assert main(["align", "--answers", str(tmp_path / "nope.jsonl"), "--out", out]) == 2
     assert "answers file not found" in capsys.readouterr().err
-    assert main(["align", "--answers", str(answers), "--sources", str(tmp_path / "nope.jsonl"),
-                 "--out", out]) == 2
+    assert (
+        main(
+            [
+                "align",
+                "--answers",
+                str(answers),
+                "--sources",
+                str(tmp_path / "nope.jsonl"),
+                "--out",
+                out,
+            ]
+        )
+        == 2
+    )
     assert "sources file not found" in capsys.readouterr().err
-    assert main(["align", "--answers", str(answers), "--sources", str(sources),
-                 "--out", str(tmp_path / "no" / "dir.jsonl")]) == 2
+    assert (
+        main(
+            [
+                "align",
+                "--answers",
+                str(answers),
+                "--sources",
+                str(sources),
+                "--out",
+                str(tmp_path / "no" / "dir.jsonl"),
+            ]
+        )
+        == 2
+    )
     assert "output directory does not exist" in capsys.readouterr().err
-    assert main(["align", "--answers", str(answers), "--sources", str(sources), "--out", out,
-                 "--jobs", "0"]) == 2
+    assert (
+        main(
+            [
+                "align",
+                "--answers",
+                str(answers),
+                "--sources",
+                str(sources),
+                "--out",
+                out,
+                "--jobs",
+                "0",
+            ]
+        )
+        == 2
+    )
     assert "--jobs" in capsys.readouterr().err
     for content, suffix, message in (
         ('{"top_k": -1}', ".json", "top_k must be >= 0"),
@@ -216,11 +322,39 @@ def test_align_missing_files_and_bad_options(files, capsys):
     ):
         config = tmp_path / f"config{suffix}"
         config.write_text(content, encoding="utf-8")
-        assert main(["align", "--answers", str(answers), "--sources", str(sources), "--out", out,
-                     "--config", str(config)]) == 2
+        assert (
+            main(
+                [
+                    "align",
+                    "--answers",
+                    str(answers),
+                    "--sources",
+                    str(sources),
+                    "--out",
+                    out,
+                    "--config",
+                    str(config),
+                ]
+            )
+            == 2
+        )
         assert message in capsys.readouterr().err
-    assert main(["align", "--answers", str(answers), "--sources", str(sources), "--out", out,
-                 "--config", str(tmp_path / "missing.toml")]) == 2
+    assert (
+        main(
+            [
+                "align",
+                "--answers",
+                str(answers),
+                "--sources",
+                str(sources),
+                "--out",
+                out,
+                "--config",
+                str(tmp_path / "missing.toml"),
+            ]
+        )
+        == 2
+    )
     assert "config file not found" in capsys.readouterr().err
 
 
@@ -230,12 +364,26 @@ def test_align_missing_files_and_bad_options(files, capsys):
 def test_highlight_prints_spans(capsys):
     pytest.importorskip("citekit.highlight")
     source = "Shipping is extra.\nUnused items can be returned within 30 days for a refund.\nNo."
-    assert main(["highlight", "--answer", "Items can be returned within 30 days.",
-                 "--source", source]) == 0
+    assert (
+        main(["highlight", "--answer", "Items can be returned within 30 days.", "--source", source])
+        == 0
+    )
     out = capsys.readouterr().out
     assert out.startswith("[19:76] Unused items can be returned within 30 days for a refund.")
-    assert main(["highlight", "--answer", "Items can be returned within 30 days.", "--source",
-                 source, "--json", "--no-expand"]) == 0
+    assert (
+        main(
+            [
+                "highlight",
+                "--answer",
+                "Items can be returned within 30 days.",
+                "--source",
+                source,
+                "--json",
+                "--no-expand",
+            ]
+        )
+        == 0
+    )
     payload = json.loads(capsys.readouterr().out)
     for span in payload["spans"]:
         assert source[span["start"] : span["end"]] == span["text"]
@@ -250,8 +398,21 @@ def test_highlight_files_and_utf16(tmp_path, capsys):
     source.write_text(text, encoding="utf-8")
     answer = tmp_path / "answer.txt"
     answer.write_text("Fish counts were not part of the survey.", encoding="utf-8")
-    assert main(["highlight", "--answer-file", str(answer), "--source-file", str(source),
-                 "--json", "--offsets", "utf16"]) == 0
+    assert (
+        main(
+            [
+                "highlight",
+                "--answer-file",
+                str(answer),
+                "--source-file",
+                str(source),
+                "--json",
+                "--offsets",
+                "utf16",
+            ]
+        )
+        == 0
+    )
     span = json.loads(capsys.readouterr().out)["spans"][0]
     units = text.encode("utf-16-le")
     assert units[2 * span["start"] : 2 * span["end"]].decode("utf-16-le") == span["text"]

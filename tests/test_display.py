@@ -78,7 +78,8 @@ def parse(page: str) -> Node:
 def source_text_of(root: Node, number: int) -> str:
     """The visible text of the n-th cited source block (1-based), elision notes removed."""
     block = next(
-        n for n in root.iter()
+        n
+        for n in root.iter()
         if "ck-source" in n.classes() and n.attrs["id"].endswith(f"src{number}")
     )
     text_div = next(n for n in block.iter() if "ck-text" in n.classes())
@@ -141,17 +142,24 @@ def _citation(text, evidence, *, source_id="report", source_index=0, spans=None,
     start = text.index(evidence)
     evidence_spans = tuple(EvidenceSpan(a, b, text[a:b]) for a, b in spans) if spans else ()
     return Citation(
-        score=score, source_id=source_id, source_index=source_index, candidate_index=0,
-        char_start=start, char_end=start + len(evidence), evidence=evidence,
+        score=score,
+        source_id=source_id,
+        source_index=source_index,
+        candidate_index=0,
+        char_start=start,
+        char_end=start + len(evidence),
+        evidence=evidence,
         evidence_spans=evidence_spans,
-        components={"alignment_score": 14.0, "answer_coverage": 0.71}, **kw,
+        components={"alignment_score": 14.0, "answer_coverage": 0.71},
+        **kw,
     )
 
 
 def _sentence(answer, text, status, citations=(), unsupported=()):
     start = answer.index(text)
-    return SpanCitations(AnswerSpan(text, start, start + len(text)), tuple(citations), status,
-                         tuple(unsupported))
+    return SpanCitations(
+        AnswerSpan(text, start, start + len(text)), tuple(citations), status, tuple(unsupported)
+    )
 
 
 @pytest.fixture
@@ -159,28 +167,49 @@ def example():
     evidence = SOURCE[SOURCE.index("revenue of") : SOURCE.index("358.8 million") + 13]
     first = SOURCE.index("revenue of")
     second = SOURCE.index("$358.8")
-    conflict = Conflict("percent", "9%", ANSWER.index("9%"), ANSWER.index("9%") + 2, "15%",
-                        SOURCE.index("15%"), SOURCE.index("15%") + 3)
+    conflict = Conflict(
+        "percent",
+        "9%",
+        ANSWER.index("9%"),
+        ANSWER.index("9%") + 2,
+        "15%",
+        SOURCE.index("15%"),
+        SOURCE.index("15%") + 3,
+    )
     multi = _citation(
-        SOURCE, evidence,
+        SOURCE,
+        evidence,
         spans=[(first, first + len("revenue of $412.6 million")), (second, second + 14)],
         conflicts=(conflict,),
     )
     other = "Other doc: online sales rose 31% indeed"
     results = AlignmentResult(
         [
-            _sentence(ANSWER, "Revenue was $412.6 million, up 9% from $358.8 million.", "partial",
-                      [multi]),
-            _sentence(ANSWER, "Online sales rose 31%.", "supported",
-                      [_citation(SOURCE, "Online sales rose 31%", score=3.0),
-                       _citation(other, "online sales rose 31%", source_id="other",
-                                 source_index=1)]),
-            _sentence(ANSWER, "It will enter Canada.", "unsupported",
-                      unsupported=[(ANSWER.index("It"), len(ANSWER))]),
+            _sentence(
+                ANSWER, "Revenue was $412.6 million, up 9% from $358.8 million.", "partial", [multi]
+            ),
+            _sentence(
+                ANSWER,
+                "Online sales rose 31%.",
+                "supported",
+                [
+                    _citation(SOURCE, "Online sales rose 31%", score=3.0),
+                    _citation(other, "online sales rose 31%", source_id="other", source_index=1),
+                ],
+            ),
+            _sentence(
+                ANSWER,
+                "It will enter Canada.",
+                "unsupported",
+                unsupported=[(ANSWER.index("It"), len(ANSWER))],
+            ),
         ],
         answer=ANSWER,
-        sources=[SourceDocument("report", SOURCE, {"title": "Annual report"}), other,
-                 "never cited"],
+        sources=[
+            SourceDocument("report", SOURCE, {"title": "Annual report"}),
+            other,
+            "never cited",
+        ],
     )
     return results
 
@@ -199,8 +228,8 @@ def test_marks_in_the_dom_equal_citation_offsets(example):
 def test_multi_span_evidence_is_separate_marks_with_a_gap(example):
     page = render_html(example, example.answer, example.sources)
     marks = evidence_marks(parse(page))
-    (a_start, a_end, _), = marks["s0c0e0"]
-    (b_start, b_end, _), = marks["s0c0e1"]
+    ((a_start, a_end, _),) = marks["s0c0e0"]
+    ((b_start, b_end, _),) = marks["s0c0e1"]
     assert a_end < b_start  # the text between the two spans is not marked
     assert SOURCE[a_end:b_start] == ", up 15% from "
 
@@ -212,7 +241,9 @@ def test_sentences_are_coloured_by_status_with_their_offsets(example):
     for node, item in zip(sentences, example):
         assert f"ck-{item.status}" in node.classes()
         assert (int(node.attrs["data-start"]), int(node.attrs["data-end"])) == (
-            item.answer_span.char_start, item.answer_span.char_end)
+            item.answer_span.char_start,
+            item.answer_span.char_end,
+        )
         assert node.text() == item.answer_span.text
     answer_div = next(n for n in root.iter() if "ck-answer" in n.classes())
     markers = [n for n in answer_div.iter() if "ck-cite" in n.classes()]
@@ -281,8 +312,16 @@ def test_user_text_is_escaped_everywhere(payload):
     tags = {node.tag for node in root.iter()}
     assert "script" not in tags and "img" not in tags
     # every element's attributes are ones citekit writes; nothing injected
-    allowed = {"class", "id", "title", "href", "data-start", "data-end", "data-status",
-               "data-evidence"}
+    allowed = {
+        "class",
+        "id",
+        "title",
+        "href",
+        "data-start",
+        "data-end",
+        "data-status",
+        "data-evidence",
+    }
     for node in root.iter():
         assert set(node.attrs) <= allowed, node.attrs
     style_nodes = [n for n in root.iter() if n.tag == "style"]
@@ -303,8 +342,15 @@ def test_source_chunk_offsets_are_absolute_in_the_parent_document():
     start = document.index("Revenue")
     chunk_text = document[start:]
     evidence = "Revenue grew 15%"
-    cite = Citation(score=1.0, source_id="doc", source_index=0, candidate_index=0,
-                    char_start=start, char_end=start + len(evidence), evidence=evidence)
+    cite = Citation(
+        score=1.0,
+        source_id="doc",
+        source_index=0,
+        candidate_index=0,
+        char_start=start,
+        char_end=start + len(evidence),
+        evidence=evidence,
+    )
     answer = "Revenue grew 15%."
     results = [_sentence(answer, answer, "supported", [cite])]
     without_parent = SourceChunk("doc", chunk_text, start, len(document))
@@ -318,8 +364,15 @@ def test_source_chunk_offsets_are_absolute_in_the_parent_document():
 
 def test_dict_and_string_sources():
     answer = "Cats purr."
-    cite = Citation(score=1.0, source_id="cats", source_index=0, candidate_index=0,
-                    char_start=0, char_end=9, evidence="Cats purr")
+    cite = Citation(
+        score=1.0,
+        source_id="cats",
+        source_index=0,
+        candidate_index=0,
+        char_start=0,
+        char_end=9,
+        evidence="Cats purr",
+    )
     results = [_sentence(answer, answer, "supported", [cite])]
     for sources in ([{"id": "cats", "text": "Cats purr loudly."}], ["Cats purr loudly."]):
         page = render_html(results, answer, sources)
@@ -348,7 +401,9 @@ def test_unicode_text_and_offsets():
     source = "前置き。売上は15%増加した😀。Straße ﬁnal.\r\nनमस्ते दुनिया"
     answer = "売上は15%増加した😀。 नमस्ते"
     results = [
-        _sentence(answer, "売上は15%増加した😀。", "supported", [_citation(source, "売上は15%増加した😀")]),
+        _sentence(
+            answer, "売上は15%増加した😀。", "supported", [_citation(source, "売上は15%増加した😀")]
+        ),
         _sentence(answer, "नमस्ते", "supported", [_citation(source, "नमस्ते दुनिया")]),
     ]
     page = render_html(results, answer, [source])
@@ -403,14 +458,24 @@ def text_with_citations(draw):
             pairs = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2)]
             spans = [EvidenceSpan(a, b, source[a:b]) for a, b in pairs]
             citations.append(
-                Citation(score=1.0, source_id="s", source_index=0, candidate_index=0,
-                         char_start=pairs[0][0], char_end=pairs[-1][1],
-                         evidence=source[pairs[0][0] : pairs[-1][1]], evidence_spans=spans)
+                Citation(
+                    score=1.0,
+                    source_id="s",
+                    source_index=0,
+                    candidate_index=0,
+                    char_start=pairs[0][0],
+                    char_end=pairs[-1][1],
+                    evidence=source[pairs[0][0] : pairs[-1][1]],
+                    evidence_spans=spans,
+                )
             )
         status = draw(st.sampled_from(["supported", "partial"])) if citations else "unsupported"
         gap = ((position, end),) if draw(st.booleans()) else ()
-        items.append(SpanCitations(AnswerSpan(answer[position:end], position, end),
-                                   tuple(citations), status, gap))
+        items.append(
+            SpanCitations(
+                AnswerSpan(answer[position:end], position, end), tuple(citations), status, gap
+            )
+        )
         position = end + draw(st.integers(0, 2))
     return source, answer, items
 
@@ -532,7 +597,10 @@ def test_only_the_best_citations_conflicts_are_drawn():
     good_source, other_source = "Margin was 47.2% in 2023.", "Cover was 23% in 2022."
     best = _citation(good_source, "Margin was 47.2% in 2023")
     other = _citation(
-        other_source, "was 23% in 2022", source_id="reef", source_index=1,
+        other_source,
+        "was 23% in 2022",
+        source_id="reef",
+        source_index=1,
         conflicts=(Conflict("percent", "47.2%", 11, 16, "23%", 10, 13),),
     )
     results = [_sentence(answer, answer, "supported", [best, other])]
@@ -551,10 +619,20 @@ def test_huge_inputs_render_in_linear_passes():
     items = []
     for k in range(3000):
         offset = k * (len(sentence) + 1)
-        cite = Citation(score=1.0, source_id="big", source_index=0, candidate_index=0,
-                        char_start=start, char_end=start + 18, evidence="The key fact is 42")
-        items.append(SpanCitations(AnswerSpan(sentence, offset, offset + len(sentence)),
-                                   (cite,), "supported"))
+        cite = Citation(
+            score=1.0,
+            source_id="big",
+            source_index=0,
+            candidate_index=0,
+            char_start=start,
+            char_end=start + 18,
+            evidence="The key fact is 42",
+        )
+        items.append(
+            SpanCitations(
+                AnswerSpan(sentence, offset, offset + len(sentence)), (cite,), "supported"
+            )
+        )
     page = render_html(items, answer, [source])
     assert len(page) < 5_000_000
     root = parse(page)
@@ -608,11 +686,13 @@ def test_alignment_view_follows_the_pipeline_and_the_scores():
     # a mismatch dearer than two gaps: the optimal path takes the gaps instead
     costly = alignment_view(sentence, evidence, mismatch_score=-3)
     assert [s.kind for s in costly.steps] == (
-        ["match", "match", "answer_gap", "evidence_gap"] + ["match"] * 3)
+        ["match", "match", "answer_gap", "evidence_gap"] + ["match"] * 3
+    )
     pipeline = Pipeline(CitationConfig(mismatch_score=-3), tokenizer=Words())
     view = alignment_view("revenue grew", "Revenue grew", pipeline=pipeline)
     assert [s.kind for s in view.steps] == ["answer_gap", "match"]
     assert [s.kind for s in alignment_view(sentence, evidence, pipeline=pipeline).steps] == [
-        s.kind for s in costly.steps]
+        s.kind for s in costly.steps
+    ]
     with pytest.raises(TypeError, match="pipeline"):
         alignment_view("a", "b", pipeline=object())

@@ -22,8 +22,13 @@ NEEDS = {
 
 def test_examples_exist():
     names = {path.name for path in EXAMPLES}
-    assert {"batch_jsonl.py", "highlight_ui.py", "hf_tokenizer.py", "tiktoken_tokenizer.py",
-            "html_report.py"} <= names
+    assert {
+        "batch_jsonl.py",
+        "highlight_ui.py",
+        "hf_tokenizer.py",
+        "tiktoken_tokenizer.py",
+        "html_report.py",
+    } <= names
 
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=[path.name for path in EXAMPLES])
@@ -31,10 +36,20 @@ def test_example_runs(script, tmp_path):
     for module in NEEDS.get(script.name, ()):
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"{script.name} needs {module}")
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               HF_HUB_OFFLINE="1", MPLBACKEND="Agg")
-    completed = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
-                               capture_output=True, text=True, timeout=600)
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        HF_HUB_OFFLINE="1",
+        MPLBACKEND="Agg",
+    )
+    completed = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert completed.stdout.strip(), "an example should show its result"
 
@@ -43,8 +58,19 @@ def test_batch_example_with_processes(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = tmp_path / "results.jsonl"
     completed = subprocess.run(
-        [sys.executable, str(REPO / "examples" / "batch_jsonl.py"), "--jobs", "2", "--out",
-         str(out)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            str(REPO / "examples" / "batch_jsonl.py"),
+            "--jobs",
+            "2",
+            "--out",
+            str(out),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert len(out.read_text(encoding="utf-8").splitlines()) == 12

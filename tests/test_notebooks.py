@@ -45,21 +45,29 @@ def test_notebook_executes(path, monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     notebook = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
-        notebook, timeout=300, kernel_name="python3",
+        notebook,
+        timeout=300,
+        kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
     )
     started = time.perf_counter()
     client.execute()
     elapsed = time.perf_counter() - started
     errors = [
-        output for cell in notebook.cells if cell.cell_type == "code"
-        for output in cell.outputs if output.output_type == "error"
+        output
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output.output_type == "error"
     ]
     assert not errors
     # a notebook that renders nothing would be a stub: check the rich outputs are there
     mime_types = {
-        mime for cell in notebook.cells if cell.cell_type == "code"
-        for output in cell.outputs for mime in output.get("data", {})
+        mime
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        for mime in output.get("data", {})
     }
     assert {"text/html", "image/png"} <= mime_types
     print(f"{path.name} executed in {elapsed:.1f} s")
