@@ -42,17 +42,17 @@ from pathlib import Path
 # (imported by numpy) when this script's folder leads sys.path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-import argparse
-import difflib
-import json
-import os
-import platform
-import subprocess
-import tempfile
-import textwrap
-import time
+import argparse  # noqa: E402
+import difflib  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import platform  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import textwrap  # noqa: E402
+import time  # noqa: E402
 
-import numpy as np
+import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

@@ -95,7 +95,8 @@ def naive_smith_waterman(
     matched_pairs = []
     while (i, j) != (start_i, start_j):
         value = table[i, j]
-        if i > 0 and j > 0 and inside(i - 1, j - 1) and add(table[i - 1, j - 1], step(i, j)) == value:
+        diagonal = i > 0 and j > 0 and inside(i - 1, j - 1)
+        if diagonal and add(table[i - 1, j - 1], step(i, j)) == value:
             if query[i - 1] == target[j - 1]:
                 matches += 1
                 matched_pairs.append((i - 1, j - 1))

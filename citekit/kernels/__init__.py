@@ -30,9 +30,24 @@ With ``band_width=w`` the DP only visits cells whose diagonal ``target_index -
 query_index`` lies within ``w`` of a centre diagonal: the centre whose window of width
 ``2w + 1`` holds the most equal-token pairs (ties: the smallest centre, the earliest target
 position). The result equals the full DP whenever the full DP's alignment lies inside the
-band. With ``band_width=None`` the full DP runs when ``(n + 1) * (m + 1) <=
-FULL_DP_CELL_BUDGET`` and a band of half-width ``AUTO_BAND_WIDTH`` otherwise, so memory
-stays bounded by ``FULL_DP_CELL_BUDGET`` or ``(n + 1) * (2w + 1)`` cells.
+band. Seeding costs one pass over the target with a hash table of the query's tokens.
+
+Memory and limits
+-----------------
+The score pass keeps three anti-diagonals; only the rectangle spanned by the optimal
+alignment is kept for the traceback, in an anti-diagonal layout of at most
+``(n + m + 1) * (min(n, m) + 1)`` keys. With ``band_width=None`` the full DP runs while
+that bound is within ``FULL_DP_CELL_BUDGET`` (4,194,304 keys, 32 MiB; e.g. 200 x 20,000
+tokens) and a band of half-width ``AUTO_BAND_WIDTH`` is used beyond, so memory stays
+O(budget) or O(n x band). Each DP cell is one int64 packing score, matches and start
+(that is how ties are broken exactly at no cost); inputs whose fields would not fit 62
+bits (with the default scores: beyond about 32,000 x 32,000 tokens in the aligned region)
+raise ``ValueError`` instead of overflowing.
+
+Blocks
+------
+Without ``return_blocks`` there is no traceback at all: score, start, end and matches are
+read from the best cell's packed value.
 """
 
 from __future__ import annotations
@@ -42,15 +57,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from citekit._validation import check_bool, check_int
-from citekit.kernels._batch import (
-    align_pairs_kernel,
-    align_single,
-    compact_blocks,
-    effective_shape,
-    prepare_pairs,
-)
+from citekit.kernels._batch import align_pairs_kernel, align_worker, compact_blocks, prepare_pairs
 from citekit.kernels._lcs import lcs_length_kernel, matching_blocks_kernel
-from citekit.kernels._sw import MAX_KEY_BITS, key_bits
+from citekit.kernels._sw import MAX_KEY_BITS
 
 __all__ = [
     "AUTO_BAND_WIDTH",
@@ -65,8 +74,8 @@ __all__ = [
     "warmup",
 ]
 
-#: Largest ``(n + 1) * (m + 1)`` aligned with the full DP when ``band_width=None``
-#: (4,194,304 cells, 32 MiB of int64 DP keys); larger problems are banded.
+#: Largest traceback store ``(n + m + 1) * (min(n, m) + 1)`` (int64 keys) of a problem
+#: aligned with the full DP when ``band_width=None``; larger problems are banded.
 FULL_DP_CELL_BUDGET: int = 1 << 22
 #: Band half-width used when ``band_width=None`` and the problem exceeds the budget.
 AUTO_BAND_WIDTH: int = 64
@@ -229,12 +238,33 @@ def align_pairs(
     >>> result.blocks[result.block_offsets[1]:result.block_offsets[2]].tolist()
     [[0, 4, 2]]
     """
-    query_ids = _token_array(query_ids, "query_ids")
-    target_ids = _token_array(target_ids, "target_ids")
-    query_offsets = _offsets_array(query_offsets, "query_offsets")
-    target_offsets = _offsets_array(target_offsets, "target_offsets")
-    pair_query = _token_array(pair_query, "pair_query")
-    pair_target = _token_array(pair_target, "pair_target")
+    threads = check_int(n_threads, "n_threads", minimum=1, allow_none=True)
+    check_bool(return_blocks, "return_blocks")
+    return _align_pairs_checked(
+        _token_array(query_ids, "query_ids"), _offsets_array(query_offsets, "query_offsets"),
+        _token_array(target_ids, "target_ids"), _offsets_array(target_offsets, "target_offsets"),
+        _token_array(pair_query, "pair_query"), _token_array(pair_target, "pair_target"),
+        match_score, mismatch_score, gap_score, band_width, return_blocks, n_threads=threads,
+    )
+
+
+def _align_pairs_checked(
+    query_ids: np.ndarray,
+    query_offsets: np.ndarray,
+    target_ids: np.ndarray,
+    target_offsets: np.ndarray,
+    pair_query: np.ndarray,
+    pair_target: np.ndarray,
+    match_score: Any,
+    mismatch_score: Any,
+    gap_score: Any,
+    band_width: Any,
+    return_blocks: bool,
+    n_threads: int | None = None,
+    serial: bool = False,
+) -> PairAlignments:
+    """align_pairs on int64 arrays: validates the rest, then runs the (parallel or serial)
+    driver."""
     if len(pair_query) != len(pair_target):
         raise ValueError(
             f"pair_query and pair_target must have equal lengths, got {len(pair_query)} "
@@ -242,8 +272,6 @@ def align_pairs(
         )
     match, mismatch, gap = _scores(match_score, mismatch_score, gap_score)
     width = check_int(band_width, "band_width", minimum=0, allow_none=True)
-    check_bool(return_blocks, "return_blocks")
-    threads = check_int(n_threads, "n_threads", minimum=1, allow_none=True)
     band = -1 if width is None else width
     (error, widest, widest_pair, scratch_offsets, order, item_offsets,
      item_is_group) = prepare_pairs(
@@ -255,19 +283,23 @@ def align_pairs(
             n_query_ids=len(query_ids), n_target_ids=len(target_ids),
             n_queries=len(query_offsets) - 1, n_targets=len(target_offsets) - 1,
         ))
-    _check_key_bits(widest, f"query and target of pair {widest_pair}")
+    _check_key_bits(widest, "the inputs" if serial else f"query and target of pair {widest_pair}")
     n_pairs = len(pair_query)
     rows = np.zeros((6, n_pairs), dtype=np.int64)
     block_counts = np.zeros(n_pairs, dtype=np.int64)
     block_scratch = np.empty((scratch_offsets[-1] if return_blocks else 0, 3), dtype=np.int64)
     if not return_blocks:
         scratch_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
-    _run_parallel(
-        threads, align_pairs_kernel, order, item_offsets, item_is_group, query_ids,
-        query_offsets, target_ids, target_offsets, pair_query, pair_target, band,
-        FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match, mismatch, gap, scratch_offsets, rows,
-        block_counts, block_scratch, return_blocks,
+    arguments = (
+        order, item_offsets, item_is_group, query_ids, query_offsets, target_ids,
+        target_offsets, pair_query, pair_target, band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH,
+        match, mismatch, gap, scratch_offsets, rows, block_counts, block_scratch,
+        return_blocks,
     )
+    if serial:
+        align_worker(0, 1, *arguments)
+    else:
+        _run_parallel(n_threads, align_pairs_kernel, *arguments)
     if return_blocks:
         block_offsets, blocks = compact_blocks(scratch_offsets, block_counts, block_scratch)
     else:
@@ -341,12 +373,13 @@ def align_batch(
     query = _token_array(query_ids, "query_ids")
     targets = _token_array(target_ids, "target_ids")
     offsets = _offsets_array(target_offsets, "target_offsets")
+    threads = check_int(n_threads, "n_threads", minimum=1, allow_none=True)
+    check_bool(return_blocks, "return_blocks")
     n_targets = len(offsets) - 1
-    return align_pairs(
-        query, np.array([0, len(query)], dtype=np.int64), targets, offsets,
-        np.zeros(n_targets, dtype=np.int64), np.arange(n_targets, dtype=np.int64),
-        match_score=match_score, mismatch_score=mismatch_score, gap_score=gap_score,
-        band_width=band_width, return_blocks=return_blocks, n_threads=n_threads,
+    return _align_pairs_checked(
+        query, np.array([0, len(query)]), targets, offsets, np.zeros(n_targets, dtype=np.int64),
+        np.arange(n_targets, dtype=np.int64), match_score, mismatch_score, gap_score,
+        band_width, return_blocks, n_threads=threads,
     )
 
 
@@ -400,22 +433,17 @@ matches=0, blocks=None)
     """
     query = _token_array(query_ids, "query_ids")
     target = _token_array(target_ids, "target_ids")
-    match, mismatch, gap = _scores(match_score, mismatch_score, gap_score)
-    width = check_int(band_width, "band_width", minimum=0, allow_none=True)
     check_bool(return_blocks, "return_blocks")
-    band = -1 if width is None else width
-    region_n, region_m = effective_shape(
-        len(query), len(target), band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH
+    result = _align_pairs_checked(
+        query, np.array([0, len(query)]), target, np.array([0, len(target)]),
+        np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), match_score,
+        mismatch_score, gap_score, band_width, return_blocks, serial=True,
     )
-    _check_key_bits(key_bits(region_n, region_m, match, max(-mismatch, -gap)), "the inputs")
-    row, blocks = align_single(
-        query, target, band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match, mismatch, gap,
-        return_blocks,
-    )
-    score, query_start, query_end, target_start, target_end, matches = row.tolist()
+    score, query_start, query_end, target_start, target_end, matches = result[:6]
     return LocalAlignment(
-        score, query_start, query_end, target_start, target_end, matches,
-        tuple(map(tuple, blocks.tolist())) if return_blocks else None,
+        int(score[0]), int(query_start[0]), int(query_end[0]), int(target_start[0]),
+        int(target_end[0]), int(matches[0]),
+        tuple(map(tuple, result.blocks.tolist())) if return_blocks else None,
     )
 
 

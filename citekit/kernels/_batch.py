@@ -30,8 +30,8 @@ def _pair_shape(p, query_offsets, target_offsets, pair_query, pair_target):
 
 @jit
 def plan_work(query_offsets, target_offsets, pair_query, pair_target, band_width):
-    """Order pairs into work items: lane groups (same query, similar target lengths, at
-    most LANES pairs) for small full-DP pairs, single pairs for the rest.
+    """Order pairs into work items: lane groups (same query, similar target lengths,
+    2 to LANES pairs) for small full-DP pairs, single pairs for the rest.
 
     Returns ``(order, item_offsets, item_is_group)``: item ``w`` covers pairs
     ``order[item_offsets[w]:item_offsets[w + 1]]``.
@@ -61,13 +61,13 @@ def plan_work(query_offsets, target_offsets, pair_query, pair_target, band_width
         n_items += 1
     k = n_single
     while k < n_pairs:
-        item_offsets[n_items] = k
-        item_is_group[n_items] = True
-        n_items += 1
         query = pair_query[order[k]]
         size = 1
         while size < LANES and k + size < n_pairs and pair_query[order[k + size]] == query:
             size += 1
+        item_offsets[n_items] = k
+        item_is_group[n_items] = size > 1  # a lone pair is cheaper on its own than in lanes
+        n_items += 1
         k += size
     item_offsets[n_items] = n_pairs
     return order, item_offsets[: n_items + 1], item_is_group[:n_items]
@@ -81,28 +81,15 @@ def _scratch(longest, with_key_scratch=True):
 
 
 @jit
-def align_single(query, target, band_width, full_cell_budget, auto_band_width,
-                 match_score, mismatch_score, gap_score, want_blocks):
-    """One pair, serial: ``(row of 6 values, blocks array)``."""
-    buffers, key_scratch = _scratch(max(query.shape[0], target.shape[0]))
-    blocks_out = np.empty((min(query.shape[0], target.shape[0]), 3), dtype=np.int64)
-    score, qs, qe, ts, te, matches, n_blocks = align_one(
-        query, target, band_width, full_cell_budget, auto_band_width,
-        match_score, mismatch_score, gap_score, buffers, key_scratch, blocks_out, want_blocks,
-    )
-    row = np.array([score, qs, qe, ts, te, matches], dtype=np.int64)
-    return row, blocks_out[:n_blocks].copy()
-
-
-@jit
-def _align_worker(worker, n_workers, order, item_offsets, item_is_group, query_ids,
-                  query_offsets, target_ids, target_offsets, pair_query, pair_target,
-                  band_width, full_cell_budget, auto_band_width, match_score, mismatch_score,
-                  gap_score, scratch_offsets, rows, block_counts, block_scratch, want_blocks):
+def align_worker(worker, n_workers, order, item_offsets, item_is_group, query_ids,
+                 query_offsets, target_ids, target_offsets, pair_query, pair_target,
+                 band_width, full_cell_budget, auto_band_width, match_score, mismatch_score,
+                 gap_score, scratch_offsets, rows, block_counts, block_scratch, want_blocks):
     """Align the pairs of work items worker, worker + n_workers, ... (serial).
 
     Items are dealt round-robin (they are sorted by size, so every worker gets a similar
-    mix) and scratch is allocated once per worker, sized for its largest item.
+    mix) and scratch is allocated once per worker, sized for its largest item. With
+    ``worker=0, n_workers=1`` this is the serial driver (``smith_waterman`` uses it).
     """
     n_items = item_is_group.shape[0]
     longest = 0
@@ -176,14 +163,14 @@ def align_pairs_kernel(n_workers, order, item_offsets, item_is_group, query_ids,
     pair.
 
     The parallel loop only starts ``n_workers`` workers (one per thread); all work is in
-    the serial ``_align_worker``, which keeps the parallel compilation small.
+    the serial ``align_worker``, which keeps the parallel compilation small.
     """
     for worker in prange(n_workers):
-        _align_worker(worker, n_workers, order, item_offsets, item_is_group, query_ids,
-                      query_offsets, target_ids, target_offsets, pair_query, pair_target,
-                      band_width, full_cell_budget, auto_band_width, match_score,
-                      mismatch_score, gap_score, scratch_offsets, rows, block_counts,
-                      block_scratch, want_blocks)
+        align_worker(worker, n_workers, order, item_offsets, item_is_group, query_ids,
+                     query_offsets, target_ids, target_offsets, pair_query, pair_target,
+                     band_width, full_cell_budget, auto_band_width, match_score,
+                     mismatch_score, gap_score, scratch_offsets, rows, block_counts,
+                     block_scratch, want_blocks)
 
 
 @jit

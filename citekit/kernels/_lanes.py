@@ -4,10 +4,11 @@ The full DP runs row by row over the query with LANES targets side by side
 (``tokens[j, lane]``, ``keys[i, j, lane]``). Each row is two flat loops over
 ``x = j * LANES + lane``: first the diagonal, up and restart candidates (independent, so
 SIMD over lanes and columns), then the left neighbour, a dependency at distance LANES
-that is still SIMD over the lanes. Shorter targets are padded with a token absent from the query: padding
-cells only lose score, so they never hold a lane's best key and never feed a real cell
-(columns only grow along a path). All lanes share the key layout of the longest target;
-the packing order is the same, so every lane gets exactly the single-pair alignment.
+that is still SIMD over the lanes. Shorter targets are padded with a token absent from
+the query: padding cells only lose score, so they never hold a lane's best key and never
+feed a real cell (columns only grow along a path). All lanes share the key layout of the
+longest target; the packing order is the same, so every lane gets exactly the
+single-pair alignment.
 """
 
 from __future__ import annotations
