@@ -32,6 +32,7 @@ __all__ = [
     "citation_marker_mask",
     "value_key",
     "value_kind",
+    "value_class",
     "find_conflicts",
 ]
 
@@ -195,7 +196,7 @@ def value_kind(text: str, start: int, end: int) -> str:
     if first_word_after in _CURRENCY_WORDS:
         return "currency"
     last_word_before = before_stripped.rsplit(" ", 1)[-1] if before_stripped else ""
-    if last_word_before in _MONTHS:
+    if last_word_before in _MONTHS or first_word_after in _MONTHS:
         return "date"
     if surface.isdigit() and len(surface) == 4 and 1000 <= int(surface) <= 2999:
         if first_word_after not in {"dollars", "euros", "people", "units"}:
@@ -204,6 +205,30 @@ def value_kind(text: str, start: int, end: int) -> str:
 
 
 _ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)$")
+_RANGE = re.compile(r"\d\s*[-\u2013\u2014/]\s*\d")
+
+
+def value_class(text: str, start: int, end: int) -> str:
+    """:func:`value_kind`, with dates split into month, year, day and full date, so that
+    only like values are compared (a year never conflicts with a month or a day).
+
+    Examples
+    --------
+    >>> s = "on 27 July 2018, 2020-01-05"
+    >>> [value_class(s, *span) for span in [(3, 5), (6, 10), (11, 15), (17, 27)]]
+    ['day', 'month', 'year', 'date']
+    """
+    kind = value_kind(text, start, end)
+    if kind != "date":
+        return kind
+    surface = text[start:end]
+    if surface.casefold() in _MONTHS:
+        return "month"
+    if _DATE_SHAPE.match(surface):
+        return "date"
+    if surface.isdigit() and len(surface) == 4:
+        return "year"
+    return "day"
 
 
 def value_key(surface: str) -> str:
@@ -263,7 +288,8 @@ def find_conflicts(
     list of Conflict
         Between consecutive blocks, and one token beyond the first and last block, the
         i-th value token of the answer side is paired with the i-th value token of the
-        evidence side; a pair with different token ids is a conflict.
+        evidence side; a pair is a conflict when both values are of the same class
+        (:func:`value_class`), neither is a range, and they differ by :func:`value_key`.
 
     Examples
     --------
@@ -311,6 +337,12 @@ def find_conflicts(
             answer_value = answer_text[int(answer_starts[i]) : int(answer_ends[i])]
             source_value = source_text[int(source_starts[j]) : int(source_ends[j])]
             if value_key(answer_value) == value_key(source_value):
+                continue
+            # a range ("2018-2019", "10-15") is not one value to contradict
+            if _RANGE.search(answer_value) or _RANGE.search(source_value):
+                continue
+            answer_class = value_class(answer_text, int(answer_starts[i]), int(answer_ends[i]))
+            if answer_class != value_class(source_text, int(source_starts[j]), int(source_ends[j])):
                 continue
             seen.add((i, j))
             a_start, a_end = _value_span(answer_text, int(answer_starts[i]), int(answer_ends[i]))

@@ -606,3 +606,18 @@ def test_alignment_anchored_on_stop_words_is_redone_on_content():
     span = align_citations(answer, [source])[0]
     assert span.citations and span.citations[0].evidence == "developed"
     assert span.status == "partial"
+
+
+@pytest.mark.parametrize(
+    "answer, source",
+    [
+        ("The treaty was signed in 2018 in Paris.", "The treaty was signed in July 2018 in Paris."),
+        ("The season ran in 2018 in the league.", "The season ran in 2018-2019 in the league."),
+        ("About 85 students passed the exam.", "About 90% of students passed the exam."),
+        ("The ban lasted 10-15 years in total.", "The ban lasted 5 years in total."),
+    ],
+)
+def test_values_of_different_kinds_or_ranges_do_not_conflict(answer, source):
+    span = align_citations(answer, [source])[0]
+    assert span.citations
+    assert all(not c.conflicts for c in span.citations)
