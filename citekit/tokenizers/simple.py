@@ -72,7 +72,6 @@ _KEY_TRANSLATION = str.maketrans({"’": "'", "ʼ": "'", "‐": "-", "‑": "-"}
 _PLURAL_CURRENCY = {
     word + "s": word for word in CURRENCY_WORDS.values() if word not in {"yen", "won", "dong"}
 }
-_PLURAL_CURRENCY["rupies"] = "rupee"  # a common misspelling is cheap to absorb
 
 
 _NO_SPACE_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
@@ -486,24 +485,21 @@ class SimpleTokenizer:
         norm_starts, norm_ends = norm_spans[:, 0], norm_spans[:, 1]
         orig_starts = normalized.orig_starts[norm_starts]
         orig_ends = normalized.orig_ends[norm_ends - 1]
-        snapped_starts, snapped_ends = _snap_to_clusters(text, orig_starts, orig_ends)
+        orig_starts, orig_ends = _snap_to_clusters(text, orig_starts, orig_ends)
+        surfaces = [folded[start:end] for start, end in spans]
         # One original character can expand into several tokens (½ -> 1⁄2, ㏂ -> a.m.),
-        # and snapping can widen a token over its neighbour: merge overlapping tokens.
-        overlaps = snapped_starts[1:] < snapped_ends[:-1]
-        if snapped_starts is orig_starts and not overlaps.any():
-            surfaces = [folded[s:e] for s, e in spans]
-        else:
-            # the maps are monotone, so comparing neighbours finds every overlap
+        # and snapping can widen a token over its neighbour: merge overlapping tokens (the
+        # spans are monotone, so comparing neighbours finds every overlap). A merged token's
+        # key joins its parts with a space, which no single token contains.
+        overlaps = orig_starts[1:] < orig_ends[:-1]
+        if overlaps.any():
             first = np.flatnonzero(np.concatenate([[True], ~overlaps]))
-            orig_starts = snapped_starts[first]
-            orig_ends = np.maximum.reduceat(snapped_ends, first)
-            # the surface is the normalized text of the whole original span (the maps are
-            # monotone), without the spaces a widened span may hold
-            surface_starts = np.searchsorted(normalized.orig_starts, orig_starts, side="left")
-            surface_ends = np.searchsorted(normalized.orig_ends, orig_ends, side="right")
+            orig_starts = orig_starts[first]
+            orig_ends = np.maximum.reduceat(orig_ends, first)
+            group_ends = np.append(first[1:], len(surfaces))
             surfaces = [
-                "".join(folded[s:e].split())
-                for s, e in zip(surface_starts.tolist(), surface_ends.tolist())
+                " ".join(surfaces[group_start:group_end])
+                for group_start, group_end in zip(first.tolist(), group_ends.tolist())
             ]
         ids = self._ids(surfaces)
         return TokenizedText(text, ids, orig_starts, orig_ends)
