@@ -242,6 +242,47 @@ def _peer_predictions(
 
 
 # ---------------------------------------------------------------------------------------
+# trivial baseline
+
+# the metrics a constant answer can be scored on (evidence and source metrics need real citations)
+TRIVIAL_METRICS = frozenset(
+    {
+        "label_macro_f1",
+        "label_accuracy",
+        "supported_f1",
+        "support_auroc",
+        "unsupported_char_f1",
+        "unsupported_char_precision",
+        "unsupported_char_recall",
+    }
+)
+
+
+def _trivial_predictions(records: list[EvalRecord]) -> list[list[SpanCitations]]:
+    """Every answer one ``supported`` span with a constant score, every word flagged unsupported.
+
+    Each metric of :data:`TRIVIAL_METRICS` then shows what a constant answer gets: the share of
+    gold-supported units for accuracy, 0.5 for AUROC, every word for unsupported-span F1.
+    """
+    predictions = []
+    for record in records:
+        answer = record.answer
+        placeholder = Citation(
+            score=0.0,
+            source_id="",
+            source_index=0,
+            candidate_index=0,
+            char_start=0,
+            char_end=0,
+            evidence="",
+        )
+        words = tuple((w.start(), w.end()) for w in _WORD.finditer(answer))
+        span = SpanCitations(AnswerSpan(answer, 0, len(answer)), (placeholder,), "supported", words)
+        predictions.append([span])
+    return predictions
+
+
+# ---------------------------------------------------------------------------------------
 # table
 
 
@@ -276,8 +317,12 @@ def render(
                 else:
                     text = f"{value:.3f}"
                     cells.append(f"**{text}**" if value == best and len(systems) > 1 else text)
+            trivial = results[stem].get("trivial", {}).get(metric)
+            cells.append(
+                f"{trivial:.3f}" if trivial is not None and metric in TRIVIAL_METRICS else ""
+            )
             rows.append(cells)
-    table = _rst_table(["dataset", "metric", *systems], rows)
+    table = _rst_table(["dataset", "metric", *systems, "trivial"], rows)
     cited = "\n".join(
         f"- {DATASETS[stem][0]}: {DATASETS[stem][1]}"
         for stem in HEADLINE
@@ -292,7 +337,8 @@ def render(
         "has no status: a sentence counts as supported when citeglow highlights something for "
         "it, and its score is the share of the sentence's words inside the highlights. Peers "
         "report no unsupported words; theirs are the words of a cited sentence absent from its "
-        "evidence.\n\n"
+        "evidence. *trivial* is a constant answer: every sentence supported with the same "
+        "score, every word unsupported.\n\n"
         "Development splits of these human-annotated datasets (not redistributed here):\n\n"
         f"{cited}\n"
     )
@@ -327,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
             "citekit": score_predictions(records, predictions, seconds=seconds).metrics
         }
         print(f"{path.name}: citekit {time.perf_counter() - began:.1f} s", file=sys.stderr)
+        results[path.stem]["trivial"] = score_predictions(
+            records, _trivial_predictions(records)
+        ).metrics
         for peer in peers:
             raw = _peer_raw(peer, path, arguments.peers_python, arguments.refresh_peers)
             predictions, seconds = _peer_predictions(peer, raw, records)
