@@ -293,3 +293,16 @@ def test_helpers_with_the_default_pipeline():
     assert annotated == "Revenue grew 15% in Q4.[1] The company plans to colonize Mars.[?]"
     metrics = check_groundedness("", sources)
     assert metrics.num_spans == 0 and metrics.groundedness_score == 1.0
+    # keyword arguments of align_citations pass through
+    from citekit.config import CitationConfig
+    from citekit.tokenizers import SimpleTokenizer
+
+    metrics = check_groundedness(
+        "Revenue grew 15% in Q4.",
+        sources,
+        config=CitationConfig(top_k=1),
+        tokenizer=SimpleTokenizer(),
+    )
+    assert metrics.num_supported == 1 and metrics.span_confidences[0].source_ids == ("report",)
+    with pytest.raises(TypeError):
+        check_groundedness("Revenue grew.", sources, backend="rust")
