@@ -893,14 +893,43 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--limit", type=int, default=None, help="evaluate only the first N records")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    parser.add_argument(
+        "--errors",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also list the first N units whose predicted status differs from the gold label",
+    )
     return parser
+
+
+def _error_lines(report: EvaluationReport, records: Sequence[EvalRecord], limit: int) -> list[str]:
+    """One line per misclassified unit: record, gold -> predicted, score, unit text."""
+    by_id = {record.id: record for record in records}
+    lines = []
+    for outcome in report.units:
+        if len(lines) >= limit:
+            break
+        if outcome.gold_label is None or outcome.correct:
+            continue
+        text = by_id[outcome.record_id].units[outcome.unit_index].text
+        text = " ".join(text.split())
+        if len(text) > 100:
+            text = text[:97] + "..."
+        lines.append(
+            f"{outcome.record_id}[{outcome.unit_index}] {outcome.gold_label} -> "
+            f"{outcome.predicted_status} (score {outcome.support_score:.2f}): {text}"
+        )
+    return lines
 
 
 def cli_main(argv: list[str] | None = None) -> int:
     """Command line ``citekit evaluate FILE.jsonl [--config C] [--per-unit] [--limit N]``.
 
     Prints the metric table (or JSON with ``--json``) and returns the exit status: 0 on
-    success, 2 when the file or configuration cannot be read.
+    success, 2 when the file or configuration cannot be read. ``--errors N`` also lists
+    (on standard error) the first N units whose predicted status differs from the gold
+    label, for failure analysis.
 
     Examples
     --------
@@ -910,6 +939,9 @@ def cli_main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.limit is not None and arguments.limit < 0:
         print("citekit evaluate: --limit must be >= 0", file=sys.stderr)
+        return 2
+    if arguments.errors < 0:
+        print("citekit evaluate: --errors must be >= 0", file=sys.stderr)
         return 2
     try:
         records = load_records(arguments.file, limit=arguments.limit)
@@ -929,6 +961,11 @@ def cli_main(argv: list[str] | None = None) -> int:
         print(json.dumps(report.to_dict(), indent=2))
     else:
         print(report.to_table())
+    if arguments.errors:
+        lines = _error_lines(report, records, arguments.errors)
+        print(f"\nfirst {len(lines)} misclassified units (gold -> predicted):", file=sys.stderr)
+        for line in lines:
+            print(line, file=sys.stderr)
     return 0
 
 

@@ -507,6 +507,11 @@ def test_cli_runs_the_default_pipeline(tmp_path, capsys):
     config.write_text('{"top_k": 1}', encoding="utf-8")
     assert cli_main([str(path), "--config", str(config), "--per-unit", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["counts"]["records"] == 1
+    # "Profits fell." is gold unsupported; the default pipeline cites the second source
+    assert cli_main([str(path), "--errors", "5"]) == 0
+    err = capsys.readouterr().err
+    assert "r1[1] unsupported -> " in err and "Profits fell." in err
+    assert cli_main([str(path), "--errors", "-1"]) == 2
 
 
 # ------------------------------------------------------------------------------ real annotated data
