@@ -403,3 +403,13 @@ def test_without_blocks_the_key_alone_gives_the_same_alignment():
         for query, target in [(queries[5], targets[20]), (queries[0], targets[0])]:
             alignment = smith_waterman(query, target, band_width=width)
             assert alignment == sw(query, target, band_width=width)._replace(blocks=None)
+
+
+def test_stable_argsort_equals_numpy_stable_argsort():
+    from citekit.kernels._sort import stable_argsort
+
+    rng = np.random.default_rng(17)
+    for size in (0, 1, 2, 15, 16, 17, 33, 400, 5000):
+        for high in (2, 1 << 40):
+            values = rng.integers(-high, high, size)
+            assert np.array_equal(stable_argsort(values), np.argsort(values, kind="stable"))

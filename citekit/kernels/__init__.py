@@ -299,7 +299,7 @@ def _align_pairs_checked(
     if serial:
         align_worker(0, 1, *arguments)
     else:
-        _run_parallel(n_threads, align_pairs_kernel, *arguments)
+        _run_parallel(n_threads, *arguments)
     if return_blocks:
         block_offsets, blocks = compact_blocks(scratch_offsets, block_counts, block_scratch)
     else:
@@ -308,28 +308,31 @@ def _align_pairs_checked(
     return PairAlignments(*rows, block_offsets, blocks)
 
 
-def _run_parallel(n_threads: int | None, kernel: Any, *args: Any) -> None:
-    """Call a parallel kernel, first argument = number of workers, with ``n_threads``
-    threads (default: numba's current setting), restoring numba's setting."""
+def _run_parallel(n_threads: int | None, *arguments: Any) -> None:
+    """Run the pair driver on ``n_threads`` threads (default: numba's current setting).
+
+    One thread runs the serial worker directly (no parallel launch); otherwise numba's
+    thread count is set for the call and restored afterwards.
+    """
     import numba
 
-    if n_threads is None:
-        kernel(numba.get_num_threads(), *args)
-        return
-    if n_threads > numba.config.NUMBA_NUM_THREADS:
+    if n_threads is not None and n_threads > numba.config.NUMBA_NUM_THREADS:
         raise ValueError(
             f"n_threads must be <= {numba.config.NUMBA_NUM_THREADS} (numba's thread pool)"
             f", got {n_threads}"
         )
     previous = numba.get_num_threads()
-    if previous == n_threads:
-        kernel(n_threads, *args)
-        return
-    numba.set_num_threads(n_threads)
-    try:
-        kernel(n_threads, *args)
-    finally:
-        numba.set_num_threads(previous)
+    threads = previous if n_threads is None else n_threads
+    if threads == 1:
+        align_worker(0, 1, *arguments)
+    elif threads == previous:
+        align_pairs_kernel(threads, *arguments)
+    else:
+        numba.set_num_threads(threads)
+        try:
+            align_pairs_kernel(threads, *arguments)
+        finally:
+            numba.set_num_threads(previous)
 
 
 def align_batch(

@@ -11,30 +11,33 @@ import numpy as np
 
 from citekit._jit import jit
 
+_RUN = 16  # runs sorted by insertion before merging
+
 
 @jit
 def stable_argsort(values):
     """Indices that sort ``values`` ascending; equal values keep their input order."""
     n = values.shape[0]
+    # sort (key, index) pairs directly: no indirection in the comparisons
+    keys = values.copy()
     order = np.arange(n)
-    if n < 2:
-        return order
-    buffer = np.empty(n, dtype=np.int64)
-    # insertion sort of runs of RUN elements, then merge runs of doubling width
-    run = 16
-    for start in range(0, n, run):
-        stop = min(start + run, n)
+    for start in range(0, n, _RUN):
+        stop = min(start + _RUN, n)
         for k in range(start + 1, stop):
+            key = keys[k]
             index = order[k]
-            value = values[index]
             position = k
-            while position > start and values[order[position - 1]] > value:
+            while position > start and keys[position - 1] > key:
+                keys[position] = keys[position - 1]
                 order[position] = order[position - 1]
                 position -= 1
+            keys[position] = key
             order[position] = index
-    width = run
-    source = order
-    target = buffer
+    if n <= _RUN:
+        return order
+    other_keys = np.empty(n, dtype=keys.dtype)
+    other_order = np.empty(n, dtype=np.int64)
+    width = _RUN
     while width < n:
         for start in range(0, n, 2 * width):
             middle = min(start + width, n)
@@ -43,21 +46,26 @@ def stable_argsort(values):
             right = middle
             out = start
             while left < middle and right < stop:
-                if values[source[right]] < values[source[left]]:
-                    target[out] = source[right]
+                if keys[right] < keys[left]:
+                    other_keys[out] = keys[right]
+                    other_order[out] = order[right]
                     right += 1
                 else:
-                    target[out] = source[left]
+                    other_keys[out] = keys[left]
+                    other_order[out] = order[left]
                     left += 1
                 out += 1
             while left < middle:
-                target[out] = source[left]
+                other_keys[out] = keys[left]
+                other_order[out] = order[left]
                 left += 1
                 out += 1
             while right < stop:
-                target[out] = source[right]
+                other_keys[out] = keys[right]
+                other_order[out] = order[right]
                 right += 1
                 out += 1
-        source, target = target, source
+        keys, other_keys = other_keys, keys
+        order, other_order = other_order, order
         width *= 2
-    return source
+    return order
