@@ -180,3 +180,115 @@ def warmup() -> None:
         two, one, one, two, np.ones(1, dtype=np.int64), np.ones(1, dtype=bool), one, one
     )
     row_contains(two, one, one, one)
+
+
+@jit
+def _top_candidates_kernel(
+    posting_pointers,
+    posting_passages,
+    term_columns,
+    term_weights,
+    term_offsets,
+    k,
+    scores,
+    touched,
+    out_offsets,
+    out_passages,
+    out_scores,
+):
+    n_out = 0
+    for query in range(term_offsets.shape[0] - 1):
+        n_touched = 0
+        for term in range(term_offsets[query], term_offsets[query + 1]):
+            column = term_columns[term]
+            if column < 0:
+                continue
+            weight = term_weights[term]
+            for entry in range(posting_pointers[column], posting_pointers[column + 1]):
+                passage = posting_passages[entry]
+                if scores[passage] == 0.0:
+                    touched[n_touched] = passage
+                    n_touched += 1
+                scores[passage] += weight
+        if n_touched > 0 and k > 0:
+            hits = touched[:n_touched].copy()
+            values = np.empty(n_touched, dtype=np.float64)
+            for i in range(n_touched):
+                values[i] = scores[hits[i]]
+            if n_touched > k:
+                # every passage tied with the k-th best stays, so ties break exactly
+                threshold = np.partition(values, n_touched - k)[n_touched - k]
+                n_keep = 0
+                for i in range(n_touched):
+                    if values[i] >= threshold:
+                        hits[n_keep] = hits[i]
+                        values[n_keep] = values[i]
+                        n_keep += 1
+                hits = hits[:n_keep]
+                values = values[:n_keep]
+            # best first, equal scores by lower passage: stable sort by passage, then score
+            by_passage = np.argsort(hits, kind="mergesort")
+            hits = hits[by_passage]
+            values = values[by_passage]
+            by_score = np.argsort(-values, kind="mergesort")
+            take = min(k, hits.shape[0])
+            for i in range(take):
+                out_passages[n_out + i] = hits[by_score[i]]
+                out_scores[n_out + i] = values[by_score[i]]
+            n_out += take
+        for i in range(n_touched):
+            scores[touched[i]] = 0.0
+        out_offsets[query + 1] = n_out
+
+
+def top_candidates(
+    posting_pointers: np.ndarray,
+    posting_passages: np.ndarray,
+    n_passages: int,
+    term_columns: np.ndarray,
+    term_weights: np.ndarray,
+    term_offsets: np.ndarray,
+    k: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``k`` passages with the largest summed term weight for every query.
+
+    Walks the posting lists of each query's terms once, accumulating into a dense
+    scratch array (reset after each query), and keeps the best ``k`` (ties: lower
+    passage first). Weights must be positive.
+
+    Returns
+    -------
+    offsets, passages, scores : ndarray
+        Packed CSR: query ``q``'s candidates are ``passages[offsets[q]:offsets[q + 1]]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> # term 0 is in passages 0 and 2, term 1 in passage 2
+    >>> offsets, passages, scores = top_candidates(
+    ...     i64(0, 2, 3), i64(0, 2, 2), 3, i64(0, 1), np.array([1.0, 2.0]), i64(0, 2), 5)
+    >>> offsets.tolist(), passages.tolist(), scores.tolist()
+    ([0, 2], [2, 0], [3.0, 1.0])
+    """
+    n_queries = term_offsets.shape[0] - 1
+    out_offsets = np.zeros(n_queries + 1, dtype=np.int64)
+    capacity = n_queries * max(0, min(k, n_passages))
+    out_passages = np.zeros(capacity, dtype=np.int64)
+    out_scores = np.zeros(capacity, dtype=np.float64)
+    if n_queries and capacity:
+        _top_candidates_kernel(
+            np.ascontiguousarray(posting_pointers, dtype=np.int64),
+            np.ascontiguousarray(posting_passages, dtype=np.int64),
+            np.ascontiguousarray(term_columns, dtype=np.int64),
+            np.ascontiguousarray(term_weights, dtype=np.float64),
+            np.ascontiguousarray(term_offsets, dtype=np.int64),
+            int(k),
+            np.zeros(n_passages, dtype=np.float64),
+            np.zeros(n_passages, dtype=np.int64),
+            out_offsets,
+            out_passages,
+            out_scores,
+        )
+    n_out = int(out_offsets[-1])
+    return out_offsets, out_passages[:n_out], out_scores[:n_out]

@@ -335,6 +335,19 @@ class IdfIndex:
         return row_contains(row_pointers, row_columns, rows, cols)
 
     @property
+    def postings(self) -> tuple[np.ndarray, np.ndarray]:
+        """The inverted index (vocabulary x passages CSR ``(indptr, indices)``) as int64,
+        converted once and cached."""
+        cached = getattr(self, "_postings_int64", None)
+        if cached is None:
+            cached = (
+                np.ascontiguousarray(self._postings.indptr, dtype=np.int64),
+                np.ascontiguousarray(self._postings.indices, dtype=np.int64),
+            )
+            self._postings_int64 = cached
+        return cached
+
+    @property
     def rows(self) -> tuple[np.ndarray, np.ndarray]:
         """The CSR ``(indptr, indices)`` of the passages x vocabulary matrix as int64
         (columns sorted within each row), converted once and cached."""
@@ -495,6 +508,7 @@ class IdfIndex:
         >>> index.top_k([2, 3], [0, 2], k=5, rank_tokens=[False, True]).passages.tolist()
         [1]
         """
+        from citekit._bag import top_candidates
         from citekit._validation import check_int
 
         k = int(check_int(k, "k", minimum=0))
@@ -516,8 +530,20 @@ class IdfIndex:
             n_block, rows, columns, weights, flags, term_offsets, denominators = self._query_terms(
                 ids[lo:hi], block_offsets, None if flags_all is None else flags_all[lo:hi]
             )
-            ranking = self._product(n_block, rows[flags], columns[flags], weights[flags])
-            top = top_k_rows(ranking, k)
+            rank_offsets = np.zeros(n_block + 1, dtype=np.int64)
+            np.cumsum(np.bincount(rows[flags], minlength=n_block), out=rank_offsets[1:])
+            posting_pointers, posting_passages = self.postings
+            top = TopK(
+                *top_candidates(
+                    posting_pointers,
+                    posting_passages,
+                    self.n_passages,
+                    columns[flags],
+                    weights[flags],
+                    rank_offsets,
+                    k,
+                )
+            )
             queries = np.repeat(np.arange(n_block, dtype=np.int64), np.diff(top.offsets))
             if flags.all():
                 sums = top.scores
