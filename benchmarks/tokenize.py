@@ -28,10 +28,12 @@ Measured, each on every document of a corpus (one core, nothing in parallel):
   (cite-right 0.4.0, pure Python), run by ``--peer-python`` in a subprocess on the same
   text;
 - ``cite-right Rust prepare``: ``cite_right._core.rust_tokenize_and_prepare(docs, 1, 1)``,
-  cite-right's Rust path, which tokenizes AND segments, windows and indexes, so it does
-  more than a tokenizer; listed for scale.
+  cite-right's Rust path, which tokenizes AND segments, windows and builds an inverted
+  index, so it does more than a tokenizer: compare it with ``citekit segment+tokenize``.
 
-- ``citekit segment_sentences``: sentence spans, for scale (the pipeline segments first).
+- ``citekit segment_sentences``: sentence spans, for scale (the pipeline segments first);
+- ``citekit segment+tokenize``: sentences, one-sentence passage windows, and token ids and
+  spans: the tokenizer-side share of cite-right's Rust prepare below;
 
 Every repeat prefixes each document with a repeat number, so no implementation can answer
 from a cache keyed by the text (cite-right's span finder has an ``lru_cache`` on the text).
@@ -193,7 +195,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from citekit.normalize import normalize_text
-    from citekit.segment import segment_sentences
+    from citekit.segment import passage_windows, segment_sentences
     from citekit.tokenizers.simple import SimpleTokenizer
 
     baseline_pattern = re.compile(r"\w+")
@@ -211,6 +213,14 @@ def main() -> None:
         for document in documents:
             segment_sentences(document)
 
+    def citekit_prepare(documents: list[str]) -> None:
+        # the tokenizer-side work of cite-right's Rust prepare: sentences, one-sentence
+        # windows, token ids and spans (not the inverted index)
+        for document in documents:
+            sentences = segment_sentences(document)
+            passage_windows(sentences, 1, 1)
+            tokenizer.tokenize(document)
+
     def regex_baseline(documents: list[str]) -> None:
         for document in documents:
             [match.span() for match in baseline_pattern.finditer(document)]
@@ -220,6 +230,7 @@ def main() -> None:
         "citekit normalize_text": citekit_normalize,
         "re.finditer baseline": regex_baseline,
         "citekit segment_sentences": citekit_segment,
+        "citekit segment+tokenize": citekit_prepare,
     }
     print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
     print(f"{args.repeats} interleaved repeats, medians of CPU time; MB = 10**6 bytes of UTF-8\n")
