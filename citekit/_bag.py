@@ -1,4 +1,4 @@
-"""Which query tokens each candidate passage contains: a small numba kernel.
+"""Small numba kernels of the citation pipeline: candidate retrieval and bag counts.
 
 For every (sentence, passage) pair the pipeline needs, before aligning, how many of the
 sentence's tokens the passage contains (all tokens and content tokens, counted with
@@ -15,7 +15,7 @@ import numpy as np
 
 from citekit._jit import jit
 
-__all__ = ["pair_bag_counts", "row_contains", "warmup"]
+__all__ = ["pair_bag_counts", "row_contains", "top_candidates", "warmup"]
 
 
 @jit
@@ -180,6 +180,7 @@ def warmup() -> None:
         two, one, one, two, np.ones(1, dtype=np.int64), np.ones(1, dtype=bool), one, one
     )
     row_contains(two, one, one, one)
+    top_candidates(two, one, 1, one, np.ones(1), two, 1)
 
 
 @jit
