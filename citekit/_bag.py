@@ -7,6 +7,9 @@ what an alignment can achieve, so hopeless pairs are never aligned. The kernel b
 searches each distinct query column in the passage's sorted CSR row of the
 :class:`~citekit.index.IdfIndex`: cost per pair is ``distinct tokens x log(row length)``,
 independent of the corpus size.
+
+:func:`top_candidates` finds each sentence's best passages for :meth:`IdfIndex.top_k
+<citekit.index.IdfIndex.top_k>` in one pass over the posting lists of its terms.
 """
 
 from __future__ import annotations
