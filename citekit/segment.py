@@ -48,7 +48,9 @@ DEFAULT_ABBREVIATIONS: frozenset[str] = frozenset("""
 # Abbreviations that often end a sentence: a boundary only if the next word is capitalized.
 _SENTENCE_FINAL_ABBREVIATIONS = frozenset("etc inc ltd co corp llc plc".split())
 
-_LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+# a line break (\r\n, and a blank line's second \n, are taken with the first character)
+_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\n?")
+_BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n|[\n\r\u2029])){2,}")
 _LIST_MARKER = re.compile(
     r"[ \t]*(?:[-*+•‣◦▪▫–—·]"
     r"|\(?(?:\d{1,3}|[a-z]|[A-Z](?=\))"
@@ -58,9 +60,14 @@ _CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
 # terminators that need a following space, and those that end a sentence by themselves
 _SPACED_TERMINATORS = ".?!…"
 _UNSPACED_TERMINATORS = "。！？।॥؟۔"
+_UNSPACED_TERMINATOR = re.compile("[" + _UNSPACED_TERMINATORS + "]")
+# group 1: terminators and the closers after them; group 2: the whitespace that follows
 _TERMINATOR_RUN = re.compile(
-    "[" + re.escape(_SPACED_TERMINATORS + _UNSPACED_TERMINATORS) + "]+"
-    "[" + re.escape(_CLOSERS) + "]*"
+    "(["
+    + re.escape(_SPACED_TERMINATORS + _UNSPACED_TERMINATORS)
+    + "]+["
+    + re.escape(_CLOSERS)
+    + r"]*)(\s*)"
 )
 # letters, or dotted letter groups (U.S, e.g, Ph.D), before a period
 _ABBREVIATION_SHAPE = re.compile(r"(?:[^\W\d_]+\.)*[^\W\d_]+")
@@ -170,7 +177,7 @@ class SentenceSegmenter:
                 yield start, match.start()
                 start = match.end()
         else:
-            for match in re.finditer(r"(?:[ \t]*(?:\r\n|[\n\r\u2029])){2,}", text):
+            for match in _BLANK_LINES.finditer(text):
                 yield start, match.start()
                 start = match.end()
         yield start, len(text)
@@ -178,30 +185,32 @@ class SentenceSegmenter:
     def _segment_block(self, text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
         sentence_start = start
         for match in _TERMINATOR_RUN.finditer(text, start, end):
-            boundary = match.end()
-            if not self._is_boundary(text, match.start(), boundary, end):
-                continue
-            _append_trimmed(text, sentence_start, boundary, spans)
-            sentence_start = boundary
+            if self._is_boundary(text, match, end):
+                boundary = match.end(1)
+                _append_trimmed(text, sentence_start, boundary, spans)
+                sentence_start = boundary
         _append_trimmed(text, sentence_start, end, spans)
 
-    def _is_boundary(self, text: str, run_start: int, run_end: int, block_end: int) -> bool:
-        run = text[run_start:run_end]
-        if any(char in _UNSPACED_TERMINATORS for char in run):
+    def _is_boundary(self, text: str, match: re.Match[str], block_end: int) -> bool:
+        """Whether a terminator run (group 1, the whitespace after it group 2) ends one."""
+        run = match.group(1)
+        if not run.isascii() and _UNSPACED_TERMINATOR.search(run):
             return True
-        if run_end < block_end and not text[run_end].isspace():
+        after = match.end()
+        if not match.group(2) and after < block_end:
             return False  # 5.2, e.g.x, U.S.-based, "?!" inside a word
-        next_word = _next_word(text, run_end, block_end)
-        if next_word and next_word[0].islower():
+        next_char = text[after] if after < block_end else ""
+        if next_char.islower():
             return False  # "approx. five", "wait… what", '"Really?" she asked'
         if run[0] != "." or run.startswith(".."):
             return True
         # a single period (possibly followed by closers): abbreviations and initials
-        word_start = run_start
-        lookback_limit = max(0, run_start - 64)  # no abbreviation is longer
-        while word_start > lookback_limit and not text[word_start - 1].isspace():
-            word_start -= 1
-        before = text[word_start:run_start].lstrip(_OPENERS)
+        run_start = match.start()
+        lookback = text[max(0, run_start - 64) : run_start]  # no abbreviation is longer
+        words = lookback.rsplit(None, 1)
+        if not words or lookback[-1].isspace():
+            return True
+        before = words[-1].lstrip(_OPENERS)
         if _ABBREVIATION_SHAPE.fullmatch(before) is None:
             return True  # a number, or a word glued to other punctuation
         key = before.lower()
@@ -212,7 +221,7 @@ class SentenceSegmenter:
         if len(before) == 1 and before.isupper():  # an initial: J. K. Rowling
             return False
         if key in _SENTENCE_FINAL_ABBREVIATIONS:
-            return not next_word or next_word[0].isupper() or not next_word[0].isalpha()
+            return not next_char or next_char.isupper() or not next_char.isalpha()
         return True
 
 
@@ -223,13 +232,6 @@ def _abbreviation_key(word: object, name: str) -> str:
     if not key:
         raise ValueError(f"{name} must not contain empty strings")
     return key
-
-
-def _next_word(text: str, start: int, end: int) -> str:
-    position = start
-    while position < end and text[position].isspace():
-        position += 1
-    return text[position : min(end, position + 1)]
 
 
 def _append_trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
