@@ -441,7 +441,8 @@ def _normalize_unit(
 # ----------------------------------------------------------------------------------------
 # Symbol and number stage, on the Unicode-folded text
 
-_THOUSANDS_COMMA = r"(?<=[0-9]),(?=[0-9]{3}(?![0-9]))"
+# (the comma comes first so that the regex engine can scan for it quickly)
+_THOUSANDS_COMMA = r",(?<=[0-9],)(?=[0-9]{3}(?![0-9]))"
 #: Removes thousands separators; shared with the tokenizer's ASCII fast path.
 THOUSANDS_COMMA_RE = re.compile(_THOUSANDS_COMMA)
 
@@ -454,7 +455,7 @@ def _symbol_pattern(numbers: bool, percent: bool, currency: bool) -> re.Pattern[
         alternatives.append(_THOUSANDS_COMMA)
     if symbols:
         alternatives.append("[" + re.escape(symbols) + "]")
-    return re.compile("|".join(alternatives)) if alternatives else None
+    return re.compile("|".join(reversed(alternatives))) if alternatives else None
 
 
 def symbol_word(symbol: str) -> str | None:
