@@ -403,14 +403,8 @@ def _fold_string(text: str, nfkc: bool, casefold: bool, numbers: bool) -> str:
             # Case-folding can produce sequences NFKC would compose differently (e.g. ǰ).
             text = unicodedata.normalize("NFKC", text)
     if numbers and not text.isascii():
-        text = "".join(_ascii_digit(char) for char in text)
+        text = _SCRIPT_DIGIT.sub(_ascii_digit_match, text)
     return text
-
-
-def _ascii_digit(char: str) -> str:
-    if char.isascii() or not char.isdecimal():
-        return char
-    return str(unicodedata.decimal(char))
 
 
 def _ascii_digit_match(match: re.Match[str]) -> str:
