@@ -9,7 +9,8 @@ searches each distinct query column in the passage's sorted CSR row of the
 independent of the corpus size.
 
 :func:`top_candidates` finds each sentence's best passages for :meth:`IdfIndex.top_k
-<citekit.index.IdfIndex.top_k>` in one pass over the posting lists of its terms.
+<citekit.index.IdfIndex.top_k>` in one pass over the posting lists of its terms, and
+:func:`factorize` maps token ids to vocabulary columns when the index is built.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 
 from citekit._jit import jit
 
-__all__ = ["pair_bag_counts", "row_contains", "top_candidates", "warmup"]
+__all__ = ["factorize", "pair_bag_counts", "row_contains", "top_candidates", "warmup"]
 
 
 @jit
@@ -184,6 +185,7 @@ def warmup() -> None:
     )
     row_contains(two, one, one, one)
     top_candidates(two, one, 1, one, np.ones(1), two, 1)
+    factorize(one)
 
 
 @jit
@@ -296,3 +298,71 @@ def top_candidates(
         )
     n_out = int(out_offsets[-1])
     return out_offsets, out_passages[:n_out], out_scores[:n_out]
+
+
+@jit
+def _first_seen_codes(values, codes):
+    """Code of each value = order of its first appearance; returns the distinct values."""
+    # start small (the table stays in cache for typical vocabularies) and grow
+    capacity = 1 << 12
+    table_keys = np.empty(capacity, dtype=np.int64)
+    table_codes = np.full(capacity, -1, dtype=np.int64)
+    distinct = np.empty(min(values.shape[0], capacity), dtype=np.int64)
+    n_distinct = 0
+    for i in range(values.shape[0]):
+        if 2 * n_distinct >= capacity:
+            # grow and re-insert (rare: only for very large vocabularies)
+            capacity <<= 1
+            table_keys = np.empty(capacity, dtype=np.int64)
+            table_codes = np.full(capacity, -1, dtype=np.int64)
+            grown = np.empty(capacity, dtype=np.int64)
+            grown[:n_distinct] = distinct[:n_distinct]
+            distinct = grown
+            for code in range(n_distinct):
+                slot = (np.uint64(distinct[code]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)
+                slot = np.int64(slot) & (capacity - 1)
+                while table_codes[slot] != -1:
+                    slot = (slot + 1) & (capacity - 1)
+                table_keys[slot] = distinct[code]
+                table_codes[slot] = code
+        value = values[i]
+        slot = (np.uint64(value) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)
+        slot = np.int64(slot) & (capacity - 1)
+        while True:
+            code = table_codes[slot]
+            if code == -1:
+                table_keys[slot] = value
+                table_codes[slot] = n_distinct
+                distinct[n_distinct] = value
+                codes[i] = n_distinct
+                n_distinct += 1
+                break
+            if table_keys[slot] == value:
+                codes[i] = code
+                break
+            slot = (slot + 1) & (capacity - 1)
+    return distinct[:n_distinct]
+
+
+def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct values and the position of each value among them.
+
+    Equal to ``np.unique(values, return_inverse=True)``, computed with a hash table in
+    one pass (several times faster for millions of token ids).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> vocabulary, columns = factorize(np.array([30, 10, 30, -5], dtype=np.int64))
+    >>> vocabulary.tolist(), columns.tolist()
+    ([-5, 10, 30], [2, 1, 2, 0])
+    """
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    if values.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    codes = np.empty(values.shape[0], dtype=np.int64)
+    distinct = _first_seen_codes(values, codes)
+    order = np.argsort(distinct, kind="stable")
+    rank = np.empty(order.shape[0], dtype=np.int64)
+    rank[order] = np.arange(order.shape[0], dtype=np.int64)
+    return distinct[order], rank[codes]

@@ -232,8 +232,9 @@ class IdfIndex:
         starts = _as_int64_1d(passage_starts, "passage_starts")
         ends = _as_int64_1d(passage_ends, "passage_ends")
         _check_ranges(starts, ends, ids.shape[0], "IdfIndex.build")
-        vocabulary, columns = np.unique(ids, return_inverse=True)
-        columns = columns.astype(np.int64, copy=False).reshape(-1)
+        from citekit._bag import factorize
+
+        vocabulary, columns = factorize(ids)
         positions, rows = gather_ranges(starts, ends)
         n_passages = starts.shape[0]
         matrix = sp.csr_matrix(

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._bag import pair_bag_counts, row_contains
+from citekit._bag import factorize, pair_bag_counts, row_contains
 from citekit.config import CitationConfig
 from citekit.index import IdfIndex
 from citekit.pipeline import Pipeline, WeightedScorer
@@ -142,3 +142,22 @@ def test_best_first_alignment_equals_aligning_everything():
         corpus = fast.prepare(documents)
         for a, b in zip(fast.align_many(answers, corpus), full.align_many(answers, corpus)):
             assert results_to_json(a) == results_to_json(b)
+
+
+@settings(max_examples=100)
+@given(values=st.lists(st.integers(-(2**63), 2**63 - 1) | st.integers(-3, 3), max_size=60))
+def test_factorize_matches_numpy_unique(values):
+    array = np.array(values, dtype=np.int64)
+    vocabulary, columns = factorize(array)
+    expected_vocabulary, expected_columns = np.unique(array, return_inverse=True)
+    np.testing.assert_array_equal(vocabulary, expected_vocabulary)
+    np.testing.assert_array_equal(columns, expected_columns.reshape(-1))
+
+
+def test_factorize_grows_its_table():
+    rng = np.random.default_rng(4)
+    array = rng.integers(-(2**40), 2**40, size=50_000)
+    vocabulary, columns = factorize(array)
+    expected_vocabulary, expected_columns = np.unique(array, return_inverse=True)
+    np.testing.assert_array_equal(vocabulary, expected_vocabulary)
+    np.testing.assert_array_equal(columns, expected_columns.reshape(-1))
