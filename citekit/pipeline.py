@@ -67,6 +67,8 @@ _QUERY_CHUNK = 1024
 _PARALLEL_MIN_CELLS = 2_000_000
 # candidate pairs per sentence aligned in the first best-first round
 _FIRST_ROUND_PAIRS = 32
+# with fewer feasible pairs than this in a batch, all are aligned in one call
+_ALIGN_ALL_BELOW = 2048
 
 
 @runtime_checkable
@@ -789,9 +791,11 @@ class Pipeline:
         order_query = pair_query[order]
         query_first = np.searchsorted(order_query, np.arange(n_queries + 1))
         rank = np.arange(order.shape[0]) - query_first[order_query]
+        # few pairs: aligning them all costs less than deciding which to skip
+        rounds = bounded and order.shape[0] > _ALIGN_ALL_BELOW
         limit = np.full(
             n_queries,
-            max(_FIRST_ROUND_PAIRS, 4 * top_k) if bounded else n_pairs + 1,
+            max(_FIRST_ROUND_PAIRS, 4 * top_k) if rounds else n_pairs + 1,
             dtype=np.int64,
         )
         open_query = np.ones(n_queries, dtype=bool)
@@ -878,7 +882,7 @@ class Pipeline:
             if retry.size:
                 align(retry, content_only_ids)
             aligned[todo] = True
-            if not bounded:
+            if not rounds:
                 break
             # close the sentences whose remaining pairs cannot change the outcome
             rows = rows_now()

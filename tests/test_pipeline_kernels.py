@@ -127,7 +127,20 @@ def _generated(seed):
     return documents, answers
 
 
-def test_best_first_alignment_equals_aligning_everything():
+def test_best_first_alignment_equals_aligning_everything(monkeypatch):
+    import citekit.pipeline as pipeline_module
+
+    # small batches are aligned in one call; force the best-first rounds here
+    monkeypatch.setattr(pipeline_module, "_ALIGN_ALL_BELOW", 0)
+    monkeypatch.setattr(pipeline_module, "_FIRST_ROUND_PAIRS", 2)
+    calls = []
+    original = Pipeline._run_aligner
+
+    def counting(self, *args):
+        calls.append(len(args[4]))
+        return original(self, *args)
+
+    monkeypatch.setattr(Pipeline, "_run_aligner", counting)
     configs = [
         CitationConfig(),
         CitationConfig(top_k=1),
@@ -140,7 +153,11 @@ def test_best_first_alignment_equals_aligning_everything():
         fast = Pipeline(config)
         full = Pipeline(config, scorer=AlignEverything())
         corpus = fast.prepare(documents)
-        for a, b in zip(fast.align_many(answers, corpus), full.align_many(answers, corpus)):
+        calls.clear()
+        fast_results = fast.align_many(answers, corpus)
+        if seed == 0:
+            assert len(calls) >= 2  # more than one round really happened
+        for a, b in zip(fast_results, full.align_many(answers, corpus)):
             assert results_to_json(a) == results_to_json(b)
 
 
