@@ -64,6 +64,7 @@ from citekit.kernels._sw import MAX_KEY_BITS
 __all__ = [
     "AUTO_BAND_WIDTH",
     "FULL_DP_CELL_BUDGET",
+    "MAX_SCORE_MAGNITUDE",
     "LocalAlignment",
     "PairAlignments",
     "align_batch",
@@ -227,6 +228,15 @@ def align_pairs(
     -------
     PairAlignments
         One row per pair; positions relative to the pair's own query and target.
+
+    Raises
+    ------
+    TypeError
+        Non-integer ids, offsets or indices; non-int scores, band width or thread count.
+    ValueError
+        Non-1-D inputs, malformed offsets, indices out of range, unequal pair arrays,
+        scores or band width out of range, too many threads, or a pair too long for
+        exact 64-bit keys (see the module documentation).
 
     Examples
     --------
@@ -423,6 +433,14 @@ def smith_waterman(
     LocalAlignment
         Score, half-open token ranges, match count and (optionally) blocks; the empty
         alignment (all zeros) when the sequences share no token.
+
+    Raises
+    ------
+    TypeError
+        Non-integer ids (floats, objects, strings, bools) or non-int parameters.
+    ValueError
+        Non-1-D ids, scores or band width out of range, or inputs too long for exact
+        64-bit keys (see the module documentation).
 
     Examples
     --------
