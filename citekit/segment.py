@@ -337,6 +337,12 @@ def _checked_spans(sentence_spans: object) -> list[tuple[int, int]]:
             "sentence_spans must be a sequence of (start, end) pairs, "
             f"got {type(sentence_spans).__name__}"
         )
+    if not isinstance(sentence_spans, (list, tuple)):
+        sentence_spans = list(sentence_spans)  # type: ignore[call-overload]
+    valid = _valid_span_array(sentence_spans)
+    if valid is not None:
+        return valid
+    # something is wrong: find the first offending span and name it
     spans: list[tuple[int, int]] = []
     previous_end = 0
     for index, pair in enumerate(sentence_spans):  # type: ignore[attr-defined]
@@ -356,3 +362,21 @@ def _checked_spans(sentence_spans: object) -> list[tuple[int, int]]:
         spans.append((start, end))
         previous_end = end
     return spans
+
+
+def _valid_span_array(sentence_spans: Sequence[object]) -> list[tuple[int, int]] | None:
+    """The spans if they are all valid (checked vectorized), else None."""
+    import numpy as np
+
+    if not sentence_spans:
+        return []
+    try:
+        array = np.asarray(sentence_spans)
+    except (TypeError, ValueError):
+        return None
+    if array.dtype.kind not in "iu" or array.ndim != 2 or array.shape[1] != 2:
+        return None
+    starts, ends = array[:, 0], array[:, 1]
+    if (starts < 0).any() or (ends < starts).any() or (starts[1:] < ends[:-1]).any():
+        return None
+    return list(zip(starts.tolist(), ends.tolist()))
