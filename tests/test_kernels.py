@@ -413,3 +413,28 @@ def test_stable_argsort_equals_numpy_stable_argsort():
         for high in (2, 1 << 40):
             values = rng.integers(-high, high, size)
             assert np.array_equal(stable_argsort(values), np.argsort(values, kind="stable"))
+
+
+def test_int64_and_float32_lane_groups_both_equal_the_reference():
+    from citekit.kernels._batch import FLOAT_LANES_GROUP, INT_LANES, SINGLE, plan_work
+
+    rng = random.Random(18)
+    # short pairs fit float32 keys; 50 x 100 pairs need int64 keys but are still lane-sized
+    queries = [random_tokens(rng, 10, 5, 5), random_tokens(rng, 55, 5, 45),
+               random_tokens(rng, 10, 5, 5)]
+    targets = [random_tokens(rng, 20, 5, 5) for _ in range(20)] + [
+        random_tokens(rng, 110, 5, 90) for _ in range(10)
+    ]
+    query_ids, query_offsets = pack(queries)
+    target_ids, target_offsets = pack(targets)
+    pair_query = [0] * 20 + [1] * 10 + [2]  # query 2 has a single pair
+    pair_target = list(range(20)) + list(range(20, 30)) + [25]
+    arrays = [np.asarray(a, dtype=np.int64) for a in (query_offsets, target_offsets,
+                                                      pair_query, pair_target)]
+    kinds = set(plan_work(*arrays, -1, 2, 1)[2].tolist())
+    assert {FLOAT_LANES_GROUP, INT_LANES, SINGLE} <= kinds
+    result = align_pairs(query_ids, query_offsets, target_ids, target_offsets, pair_query,
+                         pair_target, return_blocks=True)
+    for p in range(len(pair_query)):
+        expected = naive_smith_waterman(queries[pair_query[p]], targets[pair_target[p]])[:7]
+        assert pair_row(result, p) == expected

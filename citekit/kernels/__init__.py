@@ -284,7 +284,7 @@ def _align_pairs_checked(
     width = check_int(band_width, "band_width", minimum=0, allow_none=True)
     band = -1 if width is None else width
     (error, widest, widest_pair, scratch_offsets, order, item_offsets,
-     item_is_group) = prepare_pairs(
+     item_kind) = prepare_pairs(
         query_offsets, len(query_ids), target_offsets, len(target_ids), pair_query,
         pair_target, band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match, max(-mismatch, -gap),
     )
@@ -301,7 +301,7 @@ def _align_pairs_checked(
     if not return_blocks:
         scratch_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
     arguments = (
-        order, item_offsets, item_is_group, query_ids, query_offsets, target_ids,
+        order, item_offsets, item_kind, query_ids, query_offsets, target_ids,
         target_offsets, pair_query, pair_target, band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH,
         match, mismatch, gap, scratch_offsets, rows, block_counts, block_scratch,
         return_blocks,

@@ -1,7 +1,7 @@
 """Batch drivers: many (query, target) pairs per call, ``prange`` over chunks of pairs.
 
 Queries and targets are packed CSR-style (concatenated ids + offsets). Small pairs that
-share a query are grouped and aligned LANES at a time (``_lanes.py``); other pairs go one
+share a query are grouped and aligned 8 or 16 at a time (``_lanes.py``); other pairs go one
 by one through the anti-diagonal kernel (``_sw.py``). Work items are dealt round-robin to
 one worker per thread, which allocates its scratch once; each pair writes only its own
 output column and its own slice of the block scratch, so results do not depend on the
@@ -14,7 +14,14 @@ import numpy as np
 
 from citekit._jit import jit, jit_parallel, prange
 from citekit.kernels._sort import stable_argsort
-from citekit.kernels._lanes import LANES, align_lanes, lane_keys_size
+from citekit.kernels._lanes import (
+    FLOAT_KEY_BITS,
+    FLOAT_LANES,
+    LANES,
+    align_lanes,
+    align_lanes_float,
+    lane_keys_size,
+)
 from citekit.kernels._sw import STORE_CELLS, align_one, key_bits, problem_region
 
 # Pairs whose full DP has at most this many cells are aligned in lanes (see _lanes.py).
@@ -28,12 +35,21 @@ def _pair_shape(p, query_offsets, target_offsets, pair_query, pair_target):
     return n, m
 
 
-@jit
-def plan_work(query_offsets, target_offsets, pair_query, pair_target, band_width):
-    """Order pairs into work items: lane groups (same query, similar target lengths,
-    2 to LANES pairs) for small full-DP pairs, single pairs for the rest.
+# kinds of work items
+SINGLE = 0  # one pair, anti-diagonal kernel
+INT_LANES = 1  # up to LANES pairs of one query, int64 lane kernel
+FLOAT_LANES_GROUP = 2  # up to FLOAT_LANES pairs of one query, float32 lane kernel
 
-    Returns ``(order, item_offsets, item_is_group)``: item ``w`` covers pairs
+
+@jit
+def plan_work(query_offsets, target_offsets, pair_query, pair_target, band_width,
+              match_score, max_penalty):
+    """Order pairs into work items: lane groups (same query, similar target lengths) for
+    small full-DP pairs, single pairs for the rest.
+
+    A group takes up to FLOAT_LANES pairs in float32 lanes when the keys of its longest
+    pair fit FLOAT_KEY_BITS, else up to LANES pairs in int64 lanes; a lone pair is cheaper
+    on its own. Returns ``(order, item_offsets, item_kind)``: item ``w`` covers pairs
     ``order[item_offsets[w]:item_offsets[w + 1]]``.
     """
     n_pairs = pair_query.shape[0]
@@ -53,24 +69,34 @@ def plan_work(query_offsets, target_offsets, pair_query, pair_target, band_width
     order = stable_argsort(sort_key)
     n_single = n_pairs - n_lane_pairs
     item_offsets = np.empty(n_pairs + 1, dtype=np.int64)
-    item_is_group = np.empty(n_pairs, dtype=np.bool_)
+    item_kind = np.empty(n_pairs, dtype=np.int64)
     n_items = 0
     for k in range(n_single):
         item_offsets[n_items] = k
-        item_is_group[n_items] = False
+        item_kind[n_items] = SINGLE
         n_items += 1
     k = n_single
     while k < n_pairs:
         query = pair_query[order[k]]
         size = 1
-        while size < LANES and k + size < n_pairs and pair_query[order[k + size]] == query:
+        while (size < FLOAT_LANES and k + size < n_pairs
+               and pair_query[order[k + size]] == query):
             size += 1
+        # targets ascend in length within a query: the last one is the longest
+        n, m = _pair_shape(order[k + size - 1], query_offsets, target_offsets, pair_query,
+                           pair_target)
+        kind = FLOAT_LANES_GROUP
+        if key_bits(n, m, match_score, max_penalty) > FLOAT_KEY_BITS:
+            kind = INT_LANES
+            size = min(size, LANES)
+        if size == 1:
+            kind = SINGLE
         item_offsets[n_items] = k
-        item_is_group[n_items] = size > 1  # a lone pair is cheaper on its own than in lanes
+        item_kind[n_items] = kind
         n_items += 1
         k += size
     item_offsets[n_items] = n_pairs
-    return order, item_offsets[: n_items + 1], item_is_group[:n_items]
+    return order, item_offsets[: n_items + 1], item_kind[:n_items]
 
 
 @jit
@@ -81,7 +107,7 @@ def _scratch(longest, with_key_scratch=True):
 
 
 @jit
-def align_worker(worker, n_workers, order, item_offsets, item_is_group, query_ids,
+def align_worker(worker, n_workers, order, item_offsets, item_kind, query_ids,
                  query_offsets, target_ids, target_offsets, pair_query, pair_target,
                  band_width, full_cell_budget, auto_band_width, match_score, mismatch_score,
                  gap_score, scratch_offsets, rows, block_counts, block_scratch, want_blocks):
@@ -91,39 +117,50 @@ def align_worker(worker, n_workers, order, item_offsets, item_is_group, query_id
     mix) and scratch is allocated once per worker, sized for its largest item. With
     ``worker=0, n_workers=1`` this is the serial driver (``smith_waterman`` uses it).
     """
-    n_items = item_is_group.shape[0]
+    n_items = item_kind.shape[0]
     longest = 0
-    lane_cells = 0
+    int_cells = 0
+    float_cells = 0
     has_single = False
     for item in range(worker, n_items, n_workers):
         for k in range(item_offsets[item], item_offsets[item + 1]):
             n, m = _pair_shape(order[k], query_offsets, target_offsets, pair_query,
                                pair_target)
             longest = max(longest, n, m)
-            if item_is_group[item]:
-                lane_cells = max(lane_cells, lane_keys_size(n, m))
+            if item_kind[item] == INT_LANES:
+                int_cells = max(int_cells, lane_keys_size(n, m, LANES))
+            elif item_kind[item] == FLOAT_LANES_GROUP:
+                float_cells = max(float_cells, lane_keys_size(n, m, FLOAT_LANES))
             else:
                 has_single = True
     buffers, key_scratch = _scratch(longest, has_single)
-    lane_keys = np.empty(lane_cells, dtype=np.int64)
-    lane_tokens = np.empty(max(longest, 1) * LANES, dtype=np.int64)
-    lane_rows = np.empty((LANES, 6), dtype=np.int64)
-    lane_blocks = np.empty((LANES, longest, 3), dtype=np.int64)
-    lane_counts = np.empty(LANES, dtype=np.int64)
-    lane_targets = np.empty(LANES, dtype=np.int64)
+    int_keys = np.empty(int_cells, dtype=np.int64)
+    float_keys = np.empty(float_cells, dtype=np.float32)
+    lane_tokens = np.empty(max(longest, 1) * FLOAT_LANES, dtype=np.int64)
+    lane_rows = np.empty((FLOAT_LANES, 6), dtype=np.int64)
+    lane_blocks = np.empty((FLOAT_LANES, longest, 3), dtype=np.int64)
+    lane_counts = np.empty(FLOAT_LANES, dtype=np.int64)
+    lane_targets = np.empty(FLOAT_LANES, dtype=np.int64)
     for item in range(worker, n_items, n_workers):
         first = item_offsets[item]
         last = item_offsets[item + 1]
-        if item_is_group[item]:
+        if item_kind[item] != SINGLE:
             qi = pair_query[order[first]]
+            query = query_ids[query_offsets[qi]:query_offsets[qi + 1]]
             for k in range(first, last):
                 lane_targets[k - first] = pair_target[order[k]]
-            align_lanes(
-                query_ids[query_offsets[qi]:query_offsets[qi + 1]], target_ids,
-                target_offsets, lane_targets, last - first, match_score, mismatch_score,
-                gap_score, lane_keys, lane_tokens, lane_rows, lane_blocks, lane_counts,
-                want_blocks,
-            )
+            if item_kind[item] == FLOAT_LANES_GROUP:
+                align_lanes_float(
+                    query, target_ids, target_offsets, lane_targets, last - first,
+                    match_score, mismatch_score, gap_score, float_keys, lane_tokens,
+                    lane_rows, lane_blocks, lane_counts, want_blocks,
+                )
+            else:
+                align_lanes(
+                    query, target_ids, target_offsets, lane_targets, last - first,
+                    match_score, mismatch_score, gap_score, int_keys, lane_tokens,
+                    lane_rows, lane_blocks, lane_counts, want_blocks,
+                )
             for k in range(first, last):
                 p = order[k]
                 lane = k - first
@@ -154,7 +191,7 @@ def align_worker(worker, n_workers, order, item_offsets, item_is_group, query_id
 
 
 @jit_parallel
-def align_pairs_kernel(n_workers, order, item_offsets, item_is_group, query_ids, query_offsets,
+def align_pairs_kernel(n_workers, order, item_offsets, item_kind, query_ids, query_offsets,
                        target_ids, target_offsets, pair_query, pair_target, band_width,
                        full_cell_budget, auto_band_width, match_score, mismatch_score,
                        gap_score, scratch_offsets, rows, block_counts, block_scratch,
@@ -166,7 +203,7 @@ def align_pairs_kernel(n_workers, order, item_offsets, item_is_group, query_ids,
     the serial ``align_worker``, which keeps the parallel compilation small.
     """
     for worker in prange(n_workers):
-        align_worker(worker, n_workers, order, item_offsets, item_is_group, query_ids,
+        align_worker(worker, n_workers, order, item_offsets, item_kind, query_ids,
                      query_offsets, target_ids, target_offsets, pair_query, pair_target,
                      band_width, full_cell_budget, auto_band_width, match_score,
                      mismatch_score, gap_score, scratch_offsets, rows, block_counts,
@@ -217,7 +254,7 @@ def prepare_pairs(query_offsets, n_query_ids, target_offsets, n_target_ids, pair
     """Validate the CSR inputs and plan the work, in one call.
 
     Returns ``(error, widest_bits, widest_pair, scratch_offsets, order, item_offsets,
-    item_is_group)``: ``error`` is OK or one of the codes above (then the rest is empty);
+    item_kind)``: ``error`` is OK or one of the codes above (then the rest is empty);
     ``widest_bits`` the widest key any pair needs; ``scratch_offsets`` the prefix sums of
     min(n, m), an upper bound on each pair's number of blocks; the rest as in plan_work.
     """
@@ -233,7 +270,7 @@ def prepare_pairs(query_offsets, n_query_ids, target_offsets, n_target_ids, pair
         error = _indices_error(pair_target, target_offsets.shape[0] - 1,
                                PAIR_TARGET_OUT_OF_RANGE)
     if error != OK:
-        return error, 0, -1, empty, empty, empty, np.zeros(0, dtype=np.bool_)
+        return error, 0, -1, empty, empty, empty, empty
     n_pairs = pair_query.shape[0]
     scratch_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
     widest = 0
@@ -247,9 +284,10 @@ def prepare_pairs(query_offsets, n_query_ids, target_offsets, n_target_ids, pair
         if bits > widest:
             widest = bits
             widest_pair = p
-    order, item_offsets, item_is_group = plan_work(query_offsets, target_offsets, pair_query,
-                                                   pair_target, band_width)
-    return OK, widest, widest_pair, scratch_offsets, order, item_offsets, item_is_group
+    order, item_offsets, item_kind = plan_work(query_offsets, target_offsets, pair_query,
+                                               pair_target, band_width, match_score,
+                                               max_penalty)
+    return OK, widest, widest_pair, scratch_offsets, order, item_offsets, item_kind
 
 
 @jit

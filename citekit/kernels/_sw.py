@@ -204,8 +204,9 @@ def traceback(query, target, diag_lo, diag_hi, match_step, mismatch_step, gap_st
     n = query.shape[0]
     m = target.shape[0]
     key = _key_at(keys, lane, end_i, end_j, m, diag_hi)
-    start_i = n - (key & ((1 << query_bits) - 1))
-    start_j = m - ((key >> query_bits) & ((1 << (start_bits - query_bits)) - 1))
+    whole_key = np.int64(key)  # lane keys may be float32 (exact small integers)
+    start_i = n - (whole_key & ((1 << query_bits) - 1))
+    start_j = m - ((whole_key >> query_bits) & ((1 << (start_bits - query_bits)) - 1))
     i = end_i
     j = end_j
     matches = 0
