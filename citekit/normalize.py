@@ -302,6 +302,8 @@ def _fold_one_to_one(text: str, config: NormalizerConfig) -> str | None:
     """
     if text.isascii():
         return text.lower() if config.casefold else text
+    if _has_long_mark_run(text):
+        return None  # unicodedata would take quadratic time; units are capped instead
     if config.nfkc and not unicodedata.is_normalized("NFKC", text):
         return None
     if config.casefold:
@@ -355,7 +357,7 @@ def _fold_units(text: str, config: NormalizerConfig) -> tuple[str, np.ndarray, n
         run_pieces: list[str] = []
         unit_start = run_start
         for index in range(run_start + 1, run_end + 1):
-            if index < run_end and _attaches(text[index]):
+            if index < run_end and _attaches(text[index]) and index - unit_start < MAX_UNIT_LENGTH:
                 continue
             unit_text, unit_map = _normalize_unit(
                 text[unit_start:index], config.nfkc, config.casefold, config.normalize_numbers
@@ -386,6 +388,19 @@ def _fold_units(text: str, config: NormalizerConfig) -> tuple[str, np.ndarray, n
 
 
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+
+#: Longest normalization unit: a character and 30 that attach to it. Longer runs of
+#: combining marks are cut into units of this size, as Unicode's Stream-Safe Text Format
+#: (UAX #15) does, because Python's NFKC takes quadratic time on them (100,000 marks:
+#: minutes); real text never has more than a few marks on one character.
+MAX_UNIT_LENGTH = 31
+
+
+def _has_long_mark_run(text: str) -> bool:
+    """True if ``text`` has more than ``MAX_UNIT_LENGTH - 1`` marks in a row."""
+    import regex  # a runtime dependency; only non-ASCII text gets here
+
+    return regex.search(rf"\p{{M}}{{{MAX_UNIT_LENGTH},}}", text) is not None
 
 
 @lru_cache(maxsize=4096)

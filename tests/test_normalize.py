@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from citekit.normalize import (
     CURRENCY_WORDS,
+    MAX_UNIT_LENGTH,
     _ATTACHING_STARTERS,
     _attaches,
     _fold_one_to_one,
@@ -366,6 +367,18 @@ def test_lone_surrogates_and_controls_do_not_crash():
     nt = normalize_text(text)
     check_maps(nt)
     assert "\ud800" in nt.text
+
+
+def test_long_runs_of_combining_marks_are_cut_into_units():
+    # Python's NFKC is quadratic on long mark runs; citekit cuts them into units of 31
+    text = "x a" + "\u0301\u0327" * 50_000 + " y"
+    nt = normalize_text(text)
+    check_maps(nt)
+    assert nt.text.startswith("x ") and nt.text.endswith(" y")
+    assert len(nt.text) == len(text) - 1  # 'a' + acute composed in the first unit only
+    for (start, end), piece in groups(nt):
+        assert end - start <= MAX_UNIT_LENGTH
+        assert _fold_string(text[start:end], True, True, True) == piece
 
 
 def test_huge_text():

@@ -431,6 +431,13 @@ def test_token_ids_matches_tokenize(text):
     assert TOKENIZER.token_ids(text).tolist() == ids(text)
 
 
+def test_long_runs_of_combining_marks():
+    text = "x a" + "\u0301\u0327" * 50_000 + " y"
+    result = TOKENIZER.tokenize(text)
+    check_spans(text, result)
+    assert result.spans == [(0, 1), (2, len(text) - 2), (len(text) - 1, len(text))]
+
+
 def test_huge_text():
     text = "Revenue rose 15% to $1,200 in the U.S.; 東京 café. " * 20000
     result = TOKENIZER.tokenize(text)
