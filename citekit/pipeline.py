@@ -30,8 +30,9 @@ matches in order (or that the passage contains, so reordered paraphrases are kep
 Status (decided on content tokens)
 ----------------------------------
 A token of the sentence is *covered* by a citation when the alignment matched it or its
-passage contains it (also as a light inflection: ``grows``/``growing``), unless it is the
-answer side of a value conflict of that citation. A value that some evidence contradicts
+passage, or the passage next to it in the same source, contains it (also as a light
+inflection: ``grows``/``growing``), unless it is the answer side of a value conflict of
+that citation. A value that some evidence contradicts
 stays uncovered unless conflict-free evidence states it. The judged citations are the
 ``top_k`` best, whatever the per-source cap hides from ``citations``.
 ``content_coverage`` is the share of the sentence's content tokens covered. The sentence
@@ -69,6 +70,8 @@ _PARALLEL_MIN_CELLS = 2_000_000
 _FIRST_ROUND_PAIRS = 32
 # with fewer feasible pairs than this in a batch, all are aligned in one call
 _ALIGN_ALL_BELOW = 2048
+# passages on each side of a cited one (same source) whose words also count as covered
+_COVERAGE_NEIGHBOURS = 1
 
 
 @runtime_checkable
@@ -994,18 +997,29 @@ class Pipeline:
                 blocks = context.rows.blocks[block_lo:block_hi]
                 for query_pos, _, run in blocks.tolist():
                     covered[query_pos : query_pos + run] = True
-                # the passage holding the token elsewhere (reordering) or a light
-                # morphological variant of it also covers it
+                # the passage, or a neighbouring one of the same source (a claim often
+                # continues across adjacent sentences), holding the token elsewhere
+                # (reordering) or a light morphological variant of it also covers it
                 token_lo = int(corpus.passage_token_start[passage])
                 token_hi = int(corpus.passage_token_end[passage])
-                covered |= corpus.index.contains(
-                    np.full(n_tokens, passage, dtype=np.int64), context.columns[lo:hi]
-                )
+                near_lo, near_hi = token_lo, token_hi
+                for neighbour in range(
+                    passage - _COVERAGE_NEIGHBOURS, passage + _COVERAGE_NEIGHBOURS + 1
+                ):
+                    if (
+                        0 <= neighbour < corpus.n_passages
+                        and corpus.passage_source[neighbour] == source
+                    ):
+                        covered |= corpus.index.contains(
+                            np.full(n_tokens, neighbour, dtype=np.int64), context.columns[lo:hi]
+                        )
+                        near_lo = min(near_lo, int(corpus.passage_token_start[neighbour]))
+                        near_hi = max(near_hi, int(corpus.passage_token_end[neighbour]))
                 passage_folded = {
                     fold_surface(source_text[s:e])
                     for s, e in zip(
-                        corpus.token_starts[token_lo:token_hi].tolist(),
-                        corpus.token_ends[token_lo:token_hi].tolist(),
+                        corpus.token_starts[near_lo:near_hi].tolist(),
+                        corpus.token_ends[near_lo:near_hi].tolist(),
                     )
                 }
                 covered |= np.fromiter(

@@ -621,3 +621,12 @@ def test_values_of_different_kinds_or_ranges_do_not_conflict(answer, source):
     span = align_citations(answer, [source])[0]
     assert span.citations
     assert all(not c.conflicts for c in span.citations)
+
+
+def test_words_of_the_neighbouring_sentence_count_as_covered():
+    source = "The castle was built in 1240 by Duke Otto. It had a moat. Tourists visit it today."
+    span = align_citations("Duke Otto built the castle in 1240 with a moat.", [source])[0]
+    assert span.status == "supported"
+    assert span.unsupported_spans == ()  # "moat" is in the next sentence
+    far = align_citations("Duke Otto built the castle in 1240 for tourists.", [source])[0]
+    assert [far.answer_span.text[s:e] for s, e in far.unsupported_spans] == ["tourists"]
