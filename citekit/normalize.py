@@ -398,9 +398,14 @@ MAX_UNIT_LENGTH = 31
 
 def _has_long_mark_run(text: str) -> bool:
     """True if ``text`` has more than ``MAX_UNIT_LENGTH - 1`` marks in a row."""
+    return _long_mark_run().search(text) is not None
+
+
+@lru_cache(maxsize=1)
+def _long_mark_run() -> Any:
     import regex  # a runtime dependency; only non-ASCII text gets here
 
-    return regex.search(rf"\p{{M}}{{{MAX_UNIT_LENGTH},}}", text) is not None
+    return regex.compile(rf"\p{{M}}{{{MAX_UNIT_LENGTH},}}")
 
 
 @lru_cache(maxsize=4096)
