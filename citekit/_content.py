@@ -163,6 +163,8 @@ def content_mask(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 def _is_value(surface: str) -> bool:
     folded = surface.casefold()
+    if folded == "may":  # the month, not the verb
+        return surface == "May"
     return any(char.isdigit() for char in surface) or folded in _MONTHS
 
 
@@ -231,16 +233,53 @@ def value_class(text: str, start: int, end: int) -> str:
     return "day"
 
 
+_MONTH_NUMBER = {
+    name: number
+    for number, names in enumerate(
+        [
+            "january jan janv jän",
+            "february feb febr fév févr",
+            "march mar mär mars",
+            "april apr avr",
+            "may mai",
+            "june jun juin",
+            "july jul juil",
+            "august aug août",
+            "september sep sept",
+            "october oct okt",
+            "november nov",
+            "december dec dez déc",
+        ],
+        start=1,
+    )
+    for name in names.split()
+}
+_RANGE_BEFORE = re.compile(r"\d\s*(?:to|-|\u2013|\u2014)\s*$")
+_RANGE_AFTER = re.compile(r"^\s*(?:to|-|\u2013|\u2014)\s*\d")
+
+
+def _in_range(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``text[start:end]`` is one end of a range ("80 to 85")."""
+    return bool(
+        _RANGE_BEFORE.search(text[max(0, start - 8) : start])
+        or _RANGE_AFTER.match(text[end : end + 8])
+    )
+
+
 def value_key(surface: str) -> str:
     """How a value is compared: NFKC, case-folded, without digit-group separators and
-    ordinal suffixes (``7th`` = ``7``, ``1,200`` = ``1200``).
+    ordinal suffixes (``7th`` = ``7``, ``1,200`` = ``1200``); month names by number
+    (``Nov.`` = ``November``).
 
     Examples
     --------
-    >>> [value_key(v) for v in ["7th", "7", "1,200", "1 200", "March", "2.5"]]
-    ['7', '7', '1200', '1200', 'march', '2.5']
+    >>> [value_key(v) for v in ["7th", "7", "1,200", "1 200", "Nov.", "November", "2.5"]]
+    ['7', '7', '1200', '1200', 'month 11', 'month 11', '2.5']
     """
     folded = unicodedata.normalize("NFKC", surface).casefold()
+    month = _MONTH_NUMBER.get(folded.rstrip("."))
+    if month is not None:
+        return f"month {month}"
     folded = re.sub(r"(?<=\d)[,\s_'\u2009\u202f](?=\d)", "", folded)
     return _ORDINAL.sub("", folded)
 
@@ -338,8 +377,12 @@ def find_conflicts(
             source_value = source_text[int(source_starts[j]) : int(source_ends[j])]
             if value_key(answer_value) == value_key(source_value):
                 continue
-            # a range ("2018-2019", "10-15") is not one value to contradict
+            # a range ("2018-2019", "80 to 85") is not one value to contradict
             if _RANGE.search(answer_value) or _RANGE.search(source_value):
+                continue
+            if _in_range(answer_text, int(answer_starts[i]), int(answer_ends[i])) or _in_range(
+                source_text, int(source_starts[j]), int(source_ends[j])
+            ):
                 continue
             answer_class = value_class(answer_text, int(answer_starts[i]), int(answer_ends[i]))
             if answer_class != value_class(source_text, int(source_starts[j]), int(source_ends[j])):

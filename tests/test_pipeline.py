@@ -615,6 +615,8 @@ def test_alignment_anchored_on_stop_words_is_redone_on_content():
         ("The season ran in 2018 in the league.", "The season ran in 2018-2019 in the league."),
         ("About 85 students passed the exam.", "About 90% of students passed the exam."),
         ("The ban lasted 10-15 years in total.", "The ban lasted 5 years in total."),
+        ("Paterson died on November 10, 2018 in Ohio.", "Paterson died on Nov. 10, 2018 in Ohio."),
+        ("Between 80 to 85 percent of cases heal.", "Between 80 to 90% of cases heal."),
     ],
 )
 def test_values_of_different_kinds_or_ranges_do_not_conflict(answer, source):
