@@ -76,7 +76,17 @@ _OPENERS = "\"'“‘«([{"
 
 class PassageWindow(NamedTuple):
     """A run of consecutive sentences: indices ``[sentence_start, sentence_end)`` and the
-    half-open character span ``[char_start, char_end)`` they cover in the source."""
+    half-open character span ``[char_start, char_end)`` they cover in the source.
+
+    Examples
+    --------
+    >>> text = "One. Two. Three."
+    >>> window = passage_windows(segment_sentences(text), 2)[0]
+    >>> window
+    PassageWindow(sentence_start=0, sentence_end=2, char_start=0, char_end=9)
+    >>> text[window.char_start : window.char_end]
+    'One. Two.'
+    """
 
     sentence_start: int
     sentence_end: int

@@ -104,10 +104,24 @@ class TokenizedText:
     def validate(self) -> "TokenizedText":
         """Check spans are in bounds, non-empty, ordered and non-overlapping.
 
+        Returns
+        -------
+        TokenizedText
+            ``self``, so that calls chain.
+
         Raises
         ------
         ValueError
             Naming the first offending token.
+
+        Examples
+        --------
+        >>> TokenizedText("ab", [1, 2], [0, 1], [1, 2]).validate().tokens
+        ['a', 'b']
+        >>> TokenizedText("ab", [1, 2], [0, 0], [2, 1]).validate()
+        Traceback (most recent call last):
+        ...
+        ValueError: tokenizer returned overlapping or unordered spans at token 1: (0, 2) then (0, 1)
         """
         n_chars = len(self.text)
         starts, ends = self.starts, self.ends
