@@ -3,6 +3,7 @@
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from citekit.config import CitationConfig
 from citekit.pipeline import Pipeline
 from citekit.results import SourceChunk, SourceDocument
 from citekit.segment import segment_sentences
@@ -105,3 +106,21 @@ def test_chunk_offsets_are_absolute(prefix, body, answer_pick):
     answer = body[slice(*sentences[answer_pick % len(sentences)])] if sentences else body
     result = PIPE.align(answer, [chunk, SourceDocument("other", prefix)])
     assert_offsets(result, {"doc": document, "other": prefix}, answer)
+
+
+WIDE = Pipeline(
+    CitationConfig(
+        window_size_sentences=2, multi_span_evidence=True, multi_span_merge_gap_chars=0, top_k=5
+    )
+)
+
+
+@settings(max_examples=100)
+@given(sources=st.lists(unicode_text, min_size=1, max_size=3), answer=unicode_text)
+def test_offsets_exact_with_windows_and_multi_span_evidence(sources, answer):
+    result = WIDE.align(answer, sources)
+    assert_offsets(result, {str(i): s for i, s in enumerate(sources)}, answer)
+    for span in result:
+        for citation in span.citations:
+            starts = [piece.char_start for piece in citation.evidence_spans]
+            assert starts == sorted(starts)
