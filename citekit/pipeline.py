@@ -4,13 +4,17 @@ For every sentence of an answer, the pipeline finds the characters of the source
 support it::
 
     answer ─► segment ─► tokenize ─► per sentence: IdfIndex top-K (+ embedding) candidates
-           ─► ONE batched Smith-Waterman call over every (sentence, candidate) pair
+           ─► batched Smith-Waterman over (sentence, candidate) pairs of ALL sentences
            ─► score components ─► weights ─► thresholds, per-source cap, tie-break, top_k
            ─► Citation (token span ─► original character offsets) ─► status
 
-Sources are prepared once in a :class:`~citekit.corpus.Corpus` and reused. Everything
-after the alignment call is vectorized over all pairs; Python objects are built only for
-the citations returned.
+Sources are prepared once in a :class:`~citekit.corpus.Corpus` and reused. Before
+aligning, the pipeline counts which sentence tokens each candidate passage contains; that
+bounds what an alignment could reach, so pairs that can never become citations are not
+aligned, and large candidate sets are aligned best-first in a few rounds (each one kernel
+call over every open sentence) until no unaligned pair can change the result: the output
+is exactly that of aligning every candidate. Scoring is vectorized over all pairs; Python
+objects are built only for the citations returned.
 
 Scoring (per (sentence, passage) pair, as in the specification)
 -----------------------------------------------------------------
@@ -32,11 +36,10 @@ Status (decided on content tokens)
 A token of the sentence is *covered* by a citation when the alignment matched it or its
 passage, or the passage next to it in the same source, contains it (also as a light
 inflection: ``grows``/``growing``), unless it is the answer side of a value conflict of
-that citation. A value that some evidence contradicts
-stays uncovered unless conflict-free evidence states it. The judged citations are the
-``top_k`` best, whatever the per-source cap hides from ``citations``.
-``content_coverage`` is the share of the sentence's content tokens covered. The sentence
-is ``supported`` when ``content_coverage >= supported_answer_coverage`` and no value is
+that citation. A value that some evidence contradicts stays uncovered unless
+conflict-free evidence states it. The judged citations are the ``top_k`` best, whatever
+the per-source cap hides from ``citations``. ``content_coverage`` is the share of the
+sentence's content tokens covered. The sentence is ``supported`` when ``content_coverage >= supported_answer_coverage`` and no value is
 contradicted without being confirmed elsewhere, ``partial`` when it has citations but
 less coverage (or a contradicted value), and ``unsupported`` when it has none.
 ``unsupported_spans`` are the character ranges of uncovered content tokens. A sentence
