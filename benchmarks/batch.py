@@ -14,8 +14,9 @@ Workload: ``benchmarks/workload.py`` (seeded report-style documents of ~7,400 ch
 - ``own sources``: every record carries its own 5 documents (a RAG call: the documents the
   answer was generated from), so each record also segments, tokenizes and indexes them.
 
-Backends, each timed end to end on the same records (including process or cluster start-up,
-which is what a user pays), ``--repeats`` times, median reported:
+Backends, each timed end to end on the same records (including process start-up, which is
+what a user pays), in ``--repeats`` rounds that run every backend once (so that the load of a
+shared machine falls on all of them alike), median reported:
 
 - ``1 process``: ``score_records(n_jobs=1)``;
 - ``2 processes``: ``score_records(n_jobs=2)`` (spawned workers, pipeline and corpus sent once);
@@ -139,54 +140,51 @@ def main(argv: list[str] | None = None) -> int:
         score_dask(shared[:8], pipeline=pipeline, corpus=corpus, npartitions=2)
         score_dask(own[:8], pipeline=pipeline, npartitions=2)
 
+    threaded = Pipeline()  # numba's default thread count inside the kernel
     rows = []
     scenarios = {"shared corpus": (shared, corpus), "own sources": (own, None)}
     for scenario, (records, scenario_corpus) in scenarios.items():
-        serial_time, serial = _median_time(
-            lambda: score_records(
+        backends = {
+            "1 process": lambda: score_records(
                 records, pipeline=pipeline, corpus=scenario_corpus, show_progress=False
             ),
-            args.repeats,
-        )
-        backends = [("1 process", serial_time, serial)]
-        parallel_time, parallel = _median_time(
-            lambda: score_records(
+            "2 processes": lambda: score_records(
                 records, pipeline=pipeline, corpus=scenario_corpus, n_jobs=2, show_progress=False
             ),
-            args.repeats,
-        )
-        backends.append(("2 processes", parallel_time, parallel))
-        if client is not None:
-            dask_time, on_dask = _median_time(
-                lambda: score_dask(
-                    records, pipeline=pipeline, corpus=scenario_corpus, npartitions=8
-                ),
-                args.repeats,
-            )
-            backends.append(("Dask, 2 workers", dask_time, on_dask))
-        threaded = Pipeline()  # numba's default thread count inside the kernel
-        threaded_time, threaded_result = _median_time(
-            lambda: score_records(
+            f"1 process, {_numba_threads()} numba threads": lambda: score_records(
                 records, pipeline=threaded, corpus=scenario_corpus, show_progress=False
             ),
-            args.repeats,
-        )
-        backends.append(
-            (f"1 process, {_numba_threads()} numba threads", threaded_time, threaded_result)
-        )
-        for name, seconds, result in backends:
+        }
+        if client is not None:
+            backends["Dask, 2 workers"] = lambda: score_dask(
+                records, pipeline=pipeline, corpus=scenario_corpus, npartitions=8
+            )
+        # rounds: every backend once per round, so that the load of a shared machine
+        # falls on all of them alike
+        times: dict[str, list[float]] = {name: [] for name in backends}
+        results: dict[str, object] = {}
+        for _ in range(args.repeats):
+            for name, run in backends.items():
+                started = time.perf_counter()
+                results[name] = run()
+                times[name].append(time.perf_counter() - started)
+        serial = results["1 process"]
+        serial_time = statistics.median(times["1 process"])
+        for name, result in results.items():
             if result != serial:
                 different = next(a for a, b in zip(result, serial) if a != b)
                 raise AssertionError(
                     f"{scenario}/{name}: results differ from the serial run, first at record "
                     f"{different.id!r} ({different.error or 'different citations'})"
                 )
+            seconds = statistics.median(times[name])
             rows.append(
                 {
                     "scenario": scenario,
                     "backend": name,
                     "records": len(records),
                     "seconds": seconds,
+                    "all_seconds": times[name],
                     "records_per_s": len(records) / seconds,
                     "speedup": serial_time / seconds,
                 }

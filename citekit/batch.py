@@ -487,6 +487,18 @@ def _score_partition(
     return outcomes
 
 
+def _active_dask_client() -> Any:
+    """The current ``distributed.Client``, if distributed is installed and one is active."""
+    try:
+        from distributed import default_client
+    except ImportError:
+        return None
+    try:
+        return default_client()
+    except ValueError:  # no client
+        return None
+
+
 def score_dask(
     records: Iterable[Mapping[str, Any]],
     *,
@@ -498,10 +510,11 @@ def score_dask(
 ) -> list[RecordResult]:
     """Score records on a Dask cluster (``dask.bag`` partitions); same results as serial.
 
-    The records are split into ``npartitions`` partitions; the pipeline and the prepared
-    corpus are sent to the workers once (as shared graph inputs) and every partition is
-    scored in batches exactly as :func:`score_records` does. With a
-    ``distributed.Client`` active, the computation runs on its cluster.
+    The records are split into ``npartitions`` partitions and every partition is scored in
+    batches exactly as :func:`score_records` does. With a ``distributed.Client`` active,
+    the computation runs on its cluster: the pipeline and the prepared corpus are scattered
+    to every worker once and the records partition by partition. Otherwise Dask's local
+    scheduler runs it (or the one named by ``scheduler``).
 
     Parameters
     ----------
@@ -547,13 +560,23 @@ def score_dask(
     if npartitions is None:
         npartitions = max(1, -(-len(items) // 100))
     shared_sources = _shared_sources_of(pipeline, corpus)
-    bag = dask_bag.from_sequence(items, npartitions=min(npartitions, len(items)))
+    npartitions = min(npartitions, len(items))
+    client = _active_dask_client() if scheduler is None else None
+    if client is not None:
+        # ship the pipeline and corpus to every worker once, and the records partition by
+        # partition, instead of embedding them all in the task graph
+        size = -(-len(items) // npartitions)
+        parts = [items[start : start + size] for start in range(0, len(items), size)]
+        # (the futures are kept in local variables: the scattered data lives as long as they)
+        part_futures = client.scatter(parts, hash=False)
+        bag = dask_bag.from_delayed(part_futures)
+        pipeline_arg = client.scatter([pipeline], broadcast=True, hash=False)[0]
+        corpus_arg = client.scatter([corpus], broadcast=True, hash=False)[0]
+    else:
+        bag = dask_bag.from_sequence(items, npartitions=npartitions)
+        pipeline_arg, corpus_arg = dask.delayed(pipeline), dask.delayed(corpus)
     scored = bag.map_partitions(
-        _score_partition,
-        dask.delayed(pipeline),
-        dask.delayed(corpus),
-        batch_size,
-        shared_sources is not None,
+        _score_partition, pipeline_arg, corpus_arg, batch_size, shared_sources is not None
     )
     outcomes = scored.compute(scheduler=scheduler) if scheduler is not None else scored.compute()
     if shared_sources is None:
