@@ -259,6 +259,13 @@ def _in_notebook() -> bool:
     return ipython is not None and type(ipython).__name__ == "ZMQInteractiveShell"
 
 
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):  # no isatty, or a closed stream
+        return False
+
+
 def _progress_bar(total: int | None, enabled: bool) -> Any:
     """A tqdm bar when tqdm is installed and someone can see it (terminal or notebook)."""
     if not enabled:
@@ -268,8 +275,7 @@ def _progress_bar(total: int | None, enabled: bool) -> Any:
     if importlib.util.find_spec("tqdm") is None:
         return None
     in_notebook = _in_notebook()
-    stream = sys.stderr
-    if not in_notebook and not (hasattr(stream, "isatty") and stream.isatty()):
+    if not in_notebook and not _is_terminal(sys.stderr):
         return None
     # the widget bar needs ipywidgets; the text bar renders fine in a notebook too
     widgets = in_notebook and importlib.util.find_spec("ipywidgets") is not None

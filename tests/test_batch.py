@@ -361,14 +361,21 @@ def test_iter_score_records_streams_generators():
     assert [r.id for r in out] == ["r1", "r2", "r3", "r4"]
 
 
-def test_progress_bar_only_when_visible(monkeypatch, capsys):
+def test_progress_bar_only_when_visible(monkeypatch):
     pytest.importorskip("tqdm")
-    score_records(_records(3), pipeline=EchoPipeline(), show_progress=True)
-    assert capsys.readouterr().err == ""  # stderr is not a terminal under pytest
 
     class Terminal(io.StringIO):
         def isatty(self):
             return True
+
+    not_a_terminal = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", not_a_terminal)
+    score_records(_records(3), pipeline=EchoPipeline(), show_progress=True)
+    assert not_a_terminal.getvalue() == ""  # e.g. a log file or a pipe: silent
+    closed = io.StringIO()
+    closed.close()
+    monkeypatch.setattr(sys, "stderr", closed)
+    assert len(score_records(_records(3), pipeline=EchoPipeline(), show_progress=True)) == 3
 
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
