@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "HuggingFaceTokenizer": "citekit.tokenizers",
     "TiktokenTokenizer": "citekit.tokenizers",
     "segment_sentences": "citekit.segment",
+    "PassageWindow": "citekit.segment",
     "passage_windows": "citekit.segment",
     "SentenceSegmenter": "citekit.segment",
     "ChunkTokenizer": "citekit.chunk",
@@ -42,6 +43,9 @@ _EXPORTS: dict[str, str] = {
     # alignment core
     "LocalAlignment": "citekit.kernels",
     "smith_waterman": "citekit.kernels",
+    "align_pairs": "citekit.kernels",
+    "align_batch": "citekit.kernels",
+    "PairAlignments": "citekit.kernels",
     "lcs_length": "citekit.kernels",
     "matching_blocks": "citekit.kernels",
     # citation pipeline
@@ -65,6 +69,9 @@ _EXPORTS: dict[str, str] = {
     "highlight_sources": "citekit.highlight",
     "HighlightOptions": "citekit.highlight",
     "DEFAULT_STOP_WORDS": "citekit.highlight",
+    "DEFAULT_SPAN_EXPANSION_REGEX": "citekit.highlight",
+    "SourceHighlights": "citekit.highlight",
+    "TokenizerMode": "citekit.highlight",
     # quality
     "compute_hallucination_metrics": "citekit.metrics",
     "HallucinationMetrics": "citekit.metrics",
@@ -98,16 +105,21 @@ def __dir__() -> list[str]:
 
 
 def warmup() -> None:
-    """Compile (or load from the on-disk cache) every numba kernel now.
+    """Compile (or load from numba's on-disk cache) every kernel now.
 
     Kernels compile lazily on first use; call this once at start-up to move that cost
-    out of the first real call.
+    out of the first real call. It runs the alignment, retrieval, tokenizer and
+    highlighting kernels on tiny inputs.
 
     Examples
     --------
     >>> import citekit
     >>> citekit.warmup()
     """
-    from citekit import kernels
+    from citekit import _bag, highlight, kernels
+    from citekit.pipeline import align_citations
 
     kernels.warmup()
+    _bag.warmup()
+    highlight.warmup()
+    align_citations("Revenue grew 15% to $1,200.", ["Revenue grew 15% to $1,200 in 2024."])
