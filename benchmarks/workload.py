@@ -196,7 +196,7 @@ def _sentences_of(text: str) -> list[str]:
 
 def _paraphrase(sentence: str, rng: random.Random) -> str:
     words = sentence.rstrip(".").split(" ")
-    if "," in sentence and rng.random() < 0.7:
+    if ", " in sentence and rng.random() < 0.7:
         head, tail = sentence.rstrip(".").split(", ", 1)
         words = (tail[:1].upper() + tail[1:] + " " + head[:1].lower() + head[1:]).split(" ")
     if len(words) > 6:

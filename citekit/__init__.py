@@ -84,6 +84,11 @@ _EXPORTS: dict[str, str] = {
     # for users
     "render_html": "citekit.display",
     "score_records": "citekit.batch",
+    "score_dask": "citekit.batch",
+    "RecordResult": "citekit.batch",
+    "alignment_view": "citekit.display",
+    "explain_citation": "citekit.display",
+    "AlignmentView": "citekit.display",
     "to_dataframe": "citekit.batch",
     "to_records": "citekit.batch",
 }
