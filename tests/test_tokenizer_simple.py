@@ -14,6 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from citekit.tokenizers import Tokenizer, TokenizedText, tokenize_checked
+from citekit.tokenizers import simple as simple_module
 from citekit.tokenizers.simple import SimpleTokenizer, TokenizerConfig, token_id
 
 TOKENIZER = SimpleTokenizer()
@@ -379,9 +380,9 @@ def test_exact_copy_gives_same_ids_in_context(text):
 @given(st.text(alphabet=st.characters(max_codepoint=127)))
 def test_ascii_fast_path_matches_general_path(text):
     fast = TOKENIZER.tokenize(text)
-    general = TOKENIZER.tokenize(text + " é")
-    assert general.token_ids.tolist()[:-1] == fast.token_ids.tolist()
-    assert general.spans[:-1] == fast.spans
+    general = TOKENIZER._tokenize_unicode(text)
+    assert general.token_ids.tolist() == fast.token_ids.tolist()
+    assert general.spans == fast.spans
 
 
 TYPOGRAPHIC = st.text(
@@ -393,9 +394,9 @@ TYPOGRAPHIC = st.text(
 @given(TYPOGRAPHIC)
 def test_typographic_fast_path_matches_general_path(text):
     fast = TOKENIZER.tokenize(text)
-    general = TOKENIZER.tokenize(text + " é")
-    assert general.token_ids.tolist()[:-1] == fast.token_ids.tolist()
-    assert general.spans[:-1] == fast.spans
+    general = TOKENIZER._tokenize_unicode(text)
+    assert general.token_ids.tolist() == fast.token_ids.tolist()
+    assert general.spans == fast.spans
 
 
 def test_typographic_english_keeps_original_spans():
@@ -421,9 +422,9 @@ def test_typographic_english_keeps_original_spans():
 def test_ascii_fast_path_matches_general_path_without_casefold(text, numbers):
     tokenizer = SimpleTokenizer(TokenizerConfig(casefold=False, normalize_numbers=numbers))
     fast = tokenizer.tokenize(text)
-    general = tokenizer.tokenize(text + " é")
-    assert general.token_ids.tolist()[:-1] == fast.token_ids.tolist()
-    assert general.spans[:-1] == fast.spans
+    general = tokenizer._tokenize_unicode(text)
+    assert general.token_ids.tolist() == fast.token_ids.tolist()
+    assert general.spans == fast.spans
 
 
 @given(st.text())
@@ -443,3 +444,172 @@ def test_huge_text():
     result = TOKENIZER.tokenize(text)
     check_spans(text, result)
     assert len(result) == 20000 * 14
+
+
+# ---------------------------------------------------------------------------------------
+# hybrid path: kernel for the fast stretches, general path for the pieces around the rest
+
+MIXED_PARTS = st.sampled_from(
+    [
+        "Revenue",
+        "rose",
+        "state-of-the-art",
+        "company's",
+        "U.S.",
+        "15",
+        "1,200",
+        "5.2",
+        "$",
+        "€",
+        "£",
+        "%",
+        "€310",
+        "1,200€",
+        "15 %",
+        "$1,200.",
+        "café",
+        "naïve",
+        "e\u0301",
+        "\u0301",
+        "\u0327x",
+        "東京",
+        "で",
+        "😀",
+        "👍🏽",
+        "\U0001f1fa\U0001f1f8",
+        "\u0600",
+        "\u0d4e",
+        "\u0e33",
+        "ﬁ",
+        "①",
+        "½",
+        "\u309b",
+        "\uff9e",
+        "’",
+        "—",
+        "…",
+    ]
+)
+MIXED_SEPARATORS = st.sampled_from(
+    [" ", " ", "  ", "\n", "\r\n", "\r", "\t", "\u00a0", "\u2009", "", "-", ".", ","]
+)
+MIXED_TEXT = st.lists(
+    st.tuples(MIXED_PARTS | st.text(max_size=3), MIXED_SEPARATORS), max_size=30
+).map(lambda pairs: "".join(part + separator for part, separator in pairs))
+
+
+def assert_matches_general_path(tokenizer: SimpleTokenizer, text: str) -> None:
+    result = tokenizer.tokenize(text)
+    general = tokenizer._tokenize_unicode(text)
+    assert result.token_ids.tolist() == general.token_ids.tolist()
+    assert result.spans == general.spans
+    check_spans(text, result)
+
+
+@pytest.fixture
+def always_hybrid():
+    """Pieces never merged and never handed whole to the general path."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(simple_module, "_MERGE_GAP", 1)
+        patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
+        yield
+
+
+@given(MIXED_TEXT | TRICKY_TEXT | st.text())
+def test_hybrid_path_matches_general_path(text):
+    assert_matches_general_path(TOKENIZER, text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(simple_module, "_MERGE_GAP", 1)
+        patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
+        assert_matches_general_path(TOKENIZER, text)
+
+
+@settings(max_examples=60)
+@given(MIXED_TEXT, st.booleans(), st.booleans(), st.booleans())
+def test_hybrid_path_matches_general_path_with_switches_off(text, nfkc, casefold, numbers):
+    config = TokenizerConfig(
+        nfkc=nfkc,
+        casefold=casefold,
+        normalize_numbers=numbers,
+        normalize_percent=numbers,
+        normalize_currency=casefold,
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(simple_module, "_MERGE_GAP", 1)
+        patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
+        assert_matches_general_path(SimpleTokenizer(config), text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a \u0301b c",  # a mark after a space belongs to the space
+        "x\r\n\u0301y z",  # no cut between CR and LF
+        "Intro \u0d4e end",  # a Prepend character joins the space after it
+        "Price €310, or 1,200€ and 15 % more",
+        "\u00a0€5 —€6 ①2 end",
+        "word \u309b\uff9e x",  # NFKC forms that start with a space or a mark
+    ],
+)
+def test_hybrid_path_matches_general_path_examples(text, always_hybrid):
+    assert_matches_general_path(TOKENIZER, text)
+    assert_matches_general_path(SimpleTokenizer(TokenizerConfig(nfkc=False)), text)
+
+
+def test_hybrid_path_sends_only_pieces_to_general_path(always_hybrid, monkeypatch):
+    seen = []
+    general = SimpleTokenizer._tokenize_unicode
+
+    def record(self, text):
+        seen.append(text)
+        return general(self, text)
+
+    monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
+    text = "Revenue rose to €310 in 2023, a\u0301 la café\r\nend: 東京 \u0301x ok."
+    result = TOKENIZER.tokenize(text)
+    assert seen == ["€310 ", "a\u0301 ", "café\r\n", "東京 \u0301x "]
+    assert result.tokens == [
+        "Revenue",
+        "rose",
+        "to",
+        "€",
+        "310",
+        "in",
+        "2023",
+        "a\u0301",
+        "la",
+        "café",
+        "end",
+        "東",
+        "京",
+        " \u0301x",
+        "ok",
+    ]
+
+
+def test_hybrid_path_merges_close_pieces_and_gives_up_on_dense_text(monkeypatch):
+    seen = []
+    general = SimpleTokenizer._tokenize_unicode
+
+    def record(self, text):
+        seen.append(text)
+        return general(self, text)
+
+    monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
+    filler = "plain ascii words " * 10
+    text = filler + "café and crème " + filler
+    assert TOKENIZER.tokenize(text).tokens.count("café") == 1
+    assert seen == ["café and crème "]  # merged: closer than _MERGE_GAP
+    seen.clear()
+    dense = "café crème brûlée " * 5
+    TOKENIZER.tokenize(dense)
+    assert seen == [dense]  # mostly general pieces: the whole text at once
+
+
+def test_hybrid_path_on_huge_mixed_text():
+    text = ("Revenue rose 15% to €1,200 in the U.S.; " + "plain words " * 20) * 5000
+    result = TOKENIZER.tokenize(text)
+    check_spans(text, result)
+    general = TOKENIZER._tokenize_unicode(text)
+    assert result.token_ids.tolist() == general.token_ids.tolist()
+    assert result.spans == general.spans

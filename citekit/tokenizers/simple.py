@@ -31,11 +31,34 @@ Spans index the text AS PASSED. ASCII text, and English whose only non-ASCII cha
 are typographic quotes, apostrophes, dashes and spaces (replaced one for one by ASCII
 characters with the same effect on tokens), goes through a numba kernel that finds tokens
 and hashes their keys in one pass; ASCII is NFKC-invariant and lower-casing keeps its
-length, so no offset map is needed. Other text goes through
+length, so no offset map is needed. Other text goes through the general path:
 :func:`citekit.normalize.normalize_text`, a token pattern on the normalized text, and the
 map back; spans are then widened to whole grapheme clusters of the original text (when
 normalization moved a cluster boundary, as NFKC does to Thai ``ำ``) and overlapping
 tokens merged.
+
+Mixed text (English with a few ``€``, ``é`` or ``東``) is cut so that only the stretches
+around the other characters take the general path, with the same result as the general
+path on the whole text. A *cut point* is a position ``p`` such that
+
+- ``text[p - 1]`` is ASCII whitespace (space, tab, line feed, carriage return, form
+  feed, vertical tab), but not a carriage return before a line feed at ``p``, and
+- ``text[p]`` cannot join the character before it: it is not a combining mark or the
+  second half of a canonical composition (``normalize._attaches``), nor a character that
+  extends a grapheme cluster (``_JOINS_PREVIOUS``: a mark after a space belongs to the
+  space, under NFKC and in grapheme clusters).
+
+No token, normalization unit, symbol padding (``€`` is padded only next to a non-space,
+and the whitespace is the same on both sides of a cut), thousands separator or grapheme
+cluster crosses a cut point, so the text between two cut points tokenizes alone as it
+does in context. Each character that is neither ASCII nor typographic English marks the
+piece between the cut points around it (its whitespace-delimited word, widened while the
+next word starts with a joining character) for the general path; pieces closer than
+``_MERGE_GAP`` characters are merged. The kernel tokenizes the whole text with those
+characters read as spaces, and its tokens inside general pieces are replaced by the
+general path's, shifted by the piece's start. When general pieces cover most of the
+text, the general path takes all of it. ``tests/test_tokenizer_simple.py`` checks the
+result against the general path on the whole text.
 """
 
 from __future__ import annotations
@@ -51,6 +74,7 @@ from citekit.normalize import (
     CURRENCY_WORDS,
     THOUSANDS_COMMA_RE,
     NormalizerConfig,
+    _attaches,
     normalize_text,
     symbol_word,
 )
@@ -213,20 +237,68 @@ _TYPOGRAPHIC_ASCII_CODES = np.array(
 )
 
 
-def _ascii_codes(text: str) -> np.ndarray | None:
-    """ASCII codes of ``text``, typographic punctuation replaced; None if other characters."""
-    if text.isascii():
-        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+# ASCII whitespace by code (index 128 stands for every non-ASCII character): a cut point
+# for the hybrid path follows one of these.
+_IS_ASCII_SPACE = np.zeros(129, dtype=bool)
+_IS_ASCII_SPACE[[9, 10, 11, 12, 13, 32]] = True
+# General-path pieces closer than this many characters are tokenized as one (fewer calls;
+# any union of pieces between cut points is itself between cut points).
+_MERGE_GAP = 64
+# Above this share of the text in general-path pieces, the whole text takes the general path.
+_GENERAL_SHARE = 0.5
+
+
+def _joins_previous(char: str) -> bool:
+    """True if ``char`` may join the character before it (normalization or grapheme cluster)."""
+    return _attaches(char) or _regexes()[1][0].match(char) is not None
+
+
+def _fast_codes(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Code points of non-ASCII ``text``, its kernel codes, and where its other characters are.
+
+    In the kernel codes, typographic English is replaced by its ASCII stand-ins and the
+    other non-ASCII characters (their positions are returned, ascending) by spaces.
+    """
     code_points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     high = (code_points > 127).nonzero()[0]
     found = np.searchsorted(_TYPOGRAPHIC_CODE_POINTS, code_points[high])
     found[found == _TYPOGRAPHIC_CODE_POINTS.size] = 0
-    if not np.array_equal(_TYPOGRAPHIC_CODE_POINTS[found], code_points[high]):
-        return None
+    typographic = _TYPOGRAPHIC_CODE_POINTS[found] == code_points[high]
     codes = code_points.astype(np.uint8)
-    codes[high] = _TYPOGRAPHIC_ASCII_CODES[found]
+    codes[high[typographic]] = _TYPOGRAPHIC_ASCII_CODES[found[typographic]]
+    others = high[~typographic]
+    codes[others] = 32
     codes.flags.writeable = False  # like frombuffer's: one compiled kernel signature
-    return codes
+    return code_points, codes, others
+
+
+def _general_pieces(text: str, code_points: np.ndarray, others: np.ndarray) -> np.ndarray | None:
+    """``(start, end)`` rows of the pieces that need the general path (see the module doc).
+
+    ``code_points`` and ``others`` are :func:`_fast_codes`'s. None when the pieces would
+    cover more than ``_GENERAL_SHARE`` of the text.
+    """
+    n_chars = len(text)
+    # candidates: after ASCII whitespace (not after a typographic space: without NFKC,
+    # a no-break space is no space to the symbol padding)
+    previous = np.minimum(code_points[:-1], 128)
+    after_space = np.flatnonzero(_IS_ASCII_SPACE[previous]) + 1
+    crlf = (code_points[after_space - 1] == 13) & (code_points[after_space] == 10)
+    cuts = after_space[~crlf]
+    # a non-ASCII character right after the whitespace may join it
+    before_other = np.flatnonzero(np.isin(cuts, others, assume_unique=True))
+    if before_other.size:
+        joining = [index for index in before_other.tolist() if _joins_previous(text[cuts[index]])]
+        if joining:
+            cuts = np.delete(cuts, joining)
+    cuts = np.concatenate([[0], cuts, [n_chars]]).astype(np.int64)
+    cells = np.unique(np.searchsorted(cuts, others, side="right") - 1)
+    starts, ends = cuts[cells], cuts[cells + 1]
+    if int((ends - starts).sum()) > _GENERAL_SHARE * n_chars:
+        return None
+    first = np.flatnonzero(np.concatenate([[True], starts[1:] - ends[:-1] >= _MERGE_GAP]))
+    last = np.append(first[1:] - 1, starts.size - 1)
+    return np.stack([starts[first], ends[last]], axis=1)
 
 
 def token_id(key: str) -> int:
@@ -432,12 +504,19 @@ class SimpleTokenizer:
         ['state-of-the-art', 'company’s']
         """
         check_str(text, "text")
-        # ASCII, or English with typographic punctuation whose characters have the same
-        # effect on tokens as ASCII stand-ins, one character for one: the kernel path
-        codes = _ascii_codes(text)
-        if codes is not None:
-            return self._tokenize_ascii(text, codes)
-        return self._tokenize_unicode(text)
+        if text.isascii():
+            codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+            return TokenizedText(text, *self._kernel_tokens(codes))
+        # English with typographic punctuation whose characters have the same effect on
+        # tokens as ASCII stand-ins, one character for one: the kernel path; with other
+        # characters, the general path for the pieces around them (module docstring)
+        code_points, codes, others = _fast_codes(text)
+        if others.size == 0:
+            return TokenizedText(text, *self._kernel_tokens(codes))
+        pieces = _general_pieces(text, code_points, others)
+        if pieces is None:
+            return self._tokenize_unicode(text)
+        return self._tokenize_hybrid(text, codes, pieces)
 
     def token_ids(self, text: str) -> np.ndarray:
         """Only the ids of :meth:`tokenize` (``int64`` array).
@@ -451,19 +530,46 @@ class SimpleTokenizer:
         return self.tokenize(text).token_ids
 
     # ------------------------------------------------------------------------------------
-    def _tokenize_ascii(self, text: str, codes: np.ndarray) -> TokenizedText:
-        """Kernel path for ``codes``, the ASCII codes of ``text`` or of a stand-in for it."""
+    def _kernel_tokens(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ids, starts and ends of the kernel path on ASCII ``codes`` (uint8, read-only)."""
         if self._ascii_tables is None:
             self._ascii_tables = self._make_ascii_tables()
         from citekit.tokenizers._ascii_kernel import ascii_tokens  # imports numba
 
-        ids, starts, ends = ascii_tokens(
+        return ascii_tokens(
             codes,
             self.config.casefold,
             self.config.normalize_numbers,
             *self._ascii_tables,
         )
-        return TokenizedText(text, ids, starts, ends)
+
+    def _tokenize_hybrid(self, text: str, codes: np.ndarray, pieces: np.ndarray) -> TokenizedText:
+        """Kernel tokens outside ``pieces``, general-path tokens inside them."""
+        ids, starts, ends = self._kernel_tokens(codes)
+        piece_starts, piece_ends = pieces[:, 0], pieces[:, 1]
+        piece = np.searchsorted(piece_starts, starts, side="right") - 1
+        inside = (piece >= 0) & (starts < piece_ends[np.maximum(piece, 0)])
+        keep = ~inside
+        ids, starts, ends = ids[keep], starts[keep], ends[keep]
+        general = [
+            self._tokenize_unicode(text[start:end])
+            for start, end in zip(piece_starts.tolist(), piece_ends.tolist())
+        ]
+        counts = np.array([len(result) for result in general], dtype=np.int64)
+        if not counts.any():
+            return TokenizedText(text, ids, starts, ends)
+        shifts = np.repeat(piece_starts, counts)
+        general_ids = np.concatenate([result.token_ids for result in general])
+        general_starts = np.concatenate([result.starts for result in general]) + shifts
+        general_ends = np.concatenate([result.ends for result in general]) + shifts
+        # the pieces hold no kept token, so inserting by start keeps the order
+        at = np.searchsorted(starts, general_starts)
+        return TokenizedText(
+            text,
+            np.insert(ids, at, general_ids),
+            np.insert(starts, at, general_starts),
+            np.insert(ends, at, general_ends),
+        )
 
     def _make_ascii_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Ids the kernel cannot hash itself: symbols, and plural currency words."""
@@ -476,6 +582,7 @@ class SimpleTokenizer:
         return symbol_ids, plural_ids, singular_ids
 
     def _tokenize_unicode(self, text: str) -> TokenizedText:
+        """The general path on the whole of ``text``."""
         normalized = normalize_text(text, self._normalizer_config)
         folded = normalized.text
         spans = [match.span() for match in _regexes()[0].finditer(folded)]
