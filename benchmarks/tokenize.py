@@ -12,7 +12,11 @@ the same text every run):
 - ``english``: ASCII English prose with numbers, percentages, currency, hyphenated words,
   apostrophes and abbreviations;
 - ``english-typographic``: the same prose with curly quotes and apostrophes and em dashes
-  (non-ASCII, so citekit leaves its ASCII fast path);
+  (non-ASCII, but replaced one for one by ASCII stand-ins, so still the kernel path);
+- ``english-few-unicode``: the ASCII prose with a few ``€`` amounts (``€310``,
+  ``1,200€``), accented words (``café``, ``naïve``) and em dashes, about one such word
+  per sentence: citekit's hybrid path (the kernel for most of the text, the general path
+  for the words around those characters);
 - ``mixed``: documents mixing English, accented Latin, Cyrillic, Arabic, Devanagari,
   Chinese, Japanese, Thai and emoji.
 
@@ -22,6 +26,9 @@ Measured, each on every document of a corpus (one core, nothing in parallel):
   percent / currency folding + ids + spans into the original text), one tokenizer reused
   across documents as the pipeline does;
 - ``citekit normalize_text``: the offset-mapped normalization alone;
+- ``citekit general path only``: ``SimpleTokenizer._tokenize_unicode``, the general path
+  on the whole document, which is what ``tokenize`` did for any document with a
+  character other than ASCII or typographic English before the hybrid path (same output);
 - ``re.finditer baseline``: ``[m.span() for m in re.finditer(r"\\w+", doc)]``: no
   normalization, no ids; the floor for any regex tokenizer in Python;
 - ``cite-right SimpleTokenizer``: ``cite_right.text.tokenizer.SimpleTokenizer().tokenize``
@@ -120,6 +127,20 @@ def english_document(rng: random.Random, typographic: bool) -> str:
     return " ".join(sentences)
 
 
+FEW_UNICODE_WORDS = ["€{}", "{},200€", "café", "naïve", "résumé", "—", "Zürich", "déjà"]
+
+
+def few_unicode_document(rng: random.Random) -> str:
+    """English prose with about one word per sentence that is neither ASCII nor typographic."""
+    sentences = english_document(rng, typographic=False).split(". ")
+    for index, sentence in enumerate(sentences):
+        words = sentence.split(" ")
+        word = rng.choice(FEW_UNICODE_WORDS).format(rng.randint(1, 999))
+        words.insert(rng.randrange(len(words) + 1), word)
+        sentences[index] = " ".join(words)
+    return ". ".join(sentences)
+
+
 def mixed_document(rng: random.Random) -> str:
     parts = []
     size = 0
@@ -140,6 +161,8 @@ def make_corpus(kind: str, megabytes: float, seed: int = 0) -> list[str]:
     while total < megabytes * 1e6:
         if kind == "mixed":
             document = mixed_document(rng)
+        elif kind == "english-few-unicode":
+            document = few_unicode_document(rng)
         else:
             document = english_document(rng, typographic=kind == "english-typographic")
         documents.append(document)
@@ -191,7 +214,9 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=4.0, help="MB of text per corpus")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--peer-python", default="/work/peers/bin/python")
-    parser.add_argument("--corpora", default="english,english-typographic,mixed")
+    parser.add_argument(
+        "--corpora", default="english,english-typographic,english-few-unicode,mixed"
+    )
     args = parser.parse_args()
 
     from citekit.normalize import normalize_text
@@ -204,6 +229,10 @@ def main() -> None:
     def citekit_tokenize(documents: list[str]) -> None:
         for document in documents:
             tokenizer.tokenize(document)
+
+    def citekit_general_path(documents: list[str]) -> None:
+        for document in documents:
+            tokenizer._tokenize_unicode(document)
 
     def citekit_normalize(documents: list[str]) -> None:
         for document in documents:
@@ -227,6 +256,7 @@ def main() -> None:
 
     implementations = {
         "citekit SimpleTokenizer": citekit_tokenize,
+        "citekit general path only": citekit_general_path,
         "citekit normalize_text": citekit_normalize,
         "re.finditer baseline": regex_baseline,
         "citekit segment_sentences": citekit_segment,

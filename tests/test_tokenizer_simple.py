@@ -508,9 +508,8 @@ def assert_matches_general_path(tokenizer: SimpleTokenizer, text: str) -> None:
 
 @pytest.fixture
 def always_hybrid():
-    """Pieces never merged and never handed whole to the general path."""
+    """Pieces never handed whole to the general path, however much of the text they cover."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simple_module, "_MERGE_GAP", 1)
         patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
         yield
 
@@ -519,7 +518,6 @@ def always_hybrid():
 def test_hybrid_path_matches_general_path(text):
     assert_matches_general_path(TOKENIZER, text)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simple_module, "_MERGE_GAP", 1)
         patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
         assert_matches_general_path(TOKENIZER, text)
 
@@ -535,7 +533,6 @@ def test_hybrid_path_matches_general_path_with_switches_off(text, nfkc, casefold
         normalize_currency=casefold,
     )
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simple_module, "_MERGE_GAP", 1)
         patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
         assert_matches_general_path(SimpleTokenizer(config), text)
 
@@ -567,7 +564,8 @@ def test_hybrid_path_sends_only_pieces_to_general_path(always_hybrid, monkeypatc
     monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
     text = "Revenue rose to €310 in 2023, a\u0301 la café\r\nend: 東京 \u0301x ok."
     result = TOKENIZER.tokenize(text)
-    assert seen == ["€310 ", "a\u0301 ", "café\r\n", "東京 \u0301x "]
+    # one call: the pieces around the other characters, joined by spaces
+    assert seen == ["€310  a\u0301  café\r\n 東京 \u0301x "]
     assert result.tokens == [
         "Revenue",
         "rose",
@@ -587,7 +585,7 @@ def test_hybrid_path_sends_only_pieces_to_general_path(always_hybrid, monkeypatc
     ]
 
 
-def test_hybrid_path_merges_close_pieces_and_gives_up_on_dense_text(monkeypatch):
+def test_hybrid_path_gives_up_on_dense_text(monkeypatch):
     seen = []
     general = SimpleTokenizer._tokenize_unicode
 
@@ -597,13 +595,14 @@ def test_hybrid_path_merges_close_pieces_and_gives_up_on_dense_text(monkeypatch)
 
     monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
     filler = "plain ascii words " * 10
-    text = filler + "café and crème " + filler
+    text = filler + "café and crème\r" + filler + "\n\u0301x"
     assert TOKENIZER.tokenize(text).tokens.count("café") == 1
-    assert seen == ["café and crème "]  # merged: closer than _MERGE_GAP
+    # a joint after a carriage return is no CR LF: a space comes between
+    assert seen == ["café  crème\r \n\u0301x"]
     seen.clear()
     dense = "café crème brûlée " * 5
     TOKENIZER.tokenize(dense)
-    assert seen == [dense]  # mostly general pieces: the whole text at once
+    assert seen == [dense]  # mostly pieces for the general path: the whole text at once
 
 
 def test_hybrid_path_on_huge_mixed_text():

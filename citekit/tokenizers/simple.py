@@ -42,7 +42,8 @@ around the other characters take the general path, with the same result as the g
 path on the whole text. A *cut point* is a position ``p`` such that
 
 - ``text[p - 1]`` is ASCII whitespace (space, tab, line feed, carriage return, form
-  feed, vertical tab), but not a carriage return before a line feed at ``p``, and
+  feed, vertical tab), but not a carriage return before a line feed at ``p`` (one
+  grapheme cluster; kept whole although no token touches it), and
 - ``text[p]`` cannot join the character before it: it is not a combining mark or the
   second half of a canonical composition (``normalize._attaches``), nor a character that
   extends a grapheme cluster (``_JOINS_PREVIOUS``: a mark after a space belongs to the
@@ -53,11 +54,13 @@ and the whitespace is the same on both sides of a cut), thousands separator or g
 cluster crosses a cut point, so the text between two cut points tokenizes alone as it
 does in context. Each character that is neither ASCII nor typographic English marks the
 piece between the cut points around it (its whitespace-delimited word, widened while the
-next word starts with a joining character) for the general path; pieces closer than
-``_MERGE_GAP`` characters are merged. The kernel tokenizes the whole text with those
-characters read as spaces, and its tokens inside general pieces are replaced by the
-general path's, shifted by the piece's start. When general pieces cover most of the
-text, the general path takes all of it. ``tests/test_tokenizer_simple.py`` checks the
+next word starts with a joining character) for the general path. The pieces are joined
+by spaces and tokenized in one general-path call (a joint is a cut point too: the piece
+before it ends with ASCII whitespace, the one after it starts with a character that joins
+no space). The kernel tokenizes the whole text with those characters read as spaces, and
+its tokens inside the pieces are replaced by the general path's, shifted back to the
+pieces' places. When the pieces cover more than half of the text, the general path takes
+all of it. ``tests/test_tokenizer_simple.py`` checks the
 result against the general path on the whole text.
 """
 
@@ -237,17 +240,11 @@ _TYPOGRAPHIC_ASCII_CODES = np.array(
 )
 
 
-# ASCII whitespace by code (index 128 stands for every non-ASCII character): a cut point
-# for the hybrid path follows one of these.
-_IS_ASCII_SPACE = np.zeros(129, dtype=bool)
-_IS_ASCII_SPACE[[9, 10, 11, 12, 13, 32]] = True
-# General-path pieces closer than this many characters are tokenized as one (fewer calls;
-# any union of pieces between cut points is itself between cut points).
-_MERGE_GAP = 64
 # Above this share of the text in general-path pieces, the whole text takes the general path.
 _GENERAL_SHARE = 0.5
 
 
+@lru_cache(maxsize=4096)
 def _joins_previous(char: str) -> bool:
     """True if ``char`` may join the character before it (normalization or grapheme cluster)."""
     return _attaches(char) or _regexes()[1][0].match(char) is not None
@@ -272,33 +269,37 @@ def _fast_codes(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return code_points, codes, others
 
 
-def _general_pieces(text: str, code_points: np.ndarray, others: np.ndarray) -> np.ndarray | None:
+def _general_pieces(
+    text: str, code_points: np.ndarray, codes: np.ndarray, others: np.ndarray
+) -> np.ndarray | None:
     """``(start, end)`` rows of the pieces that need the general path (see the module doc).
 
-    ``code_points`` and ``others`` are :func:`_fast_codes`'s. None when the pieces would
+    ``code_points``, ``codes`` and ``others`` are :func:`_fast_codes`'s. None when the pieces would
     cover more than ``_GENERAL_SHARE`` of the text.
     """
     n_chars = len(text)
     # candidates: after ASCII whitespace (not after a typographic space: without NFKC,
     # a no-break space is no space to the symbol padding)
-    previous = np.minimum(code_points[:-1], 128)
-    after_space = np.flatnonzero(_IS_ASCII_SPACE[previous]) + 1
-    crlf = (code_points[after_space - 1] == 13) & (code_points[after_space] == 10)
-    cuts = after_space[~crlf]
+    previous = codes[:-1]  # uint8: wraps below 9
+    cuts = np.flatnonzero((previous == 32) | (previous - np.uint8(9) < 5))
+    cuts = cuts[code_points[cuts] < 128] + 1
+    crlf = (code_points[cuts - 1] == 13) & (code_points[cuts] == 10)
     # a non-ASCII character right after the whitespace may join it
-    before_other = np.flatnonzero(np.isin(cuts, others, assume_unique=True))
-    if before_other.size:
-        joining = [index for index in before_other.tolist() if _joins_previous(text[cuts[index]])]
-        if joining:
-            cuts = np.delete(cuts, joining)
-    cuts = np.concatenate([[0], cuts, [n_chars]]).astype(np.int64)
-    cells = np.unique(np.searchsorted(cuts, others, side="right") - 1)
+    check = np.flatnonzero(code_points[cuts] > 127)
+    joining = [index for index in check.tolist() if _joins_previous(text[cuts[index]])]
+    if joining:
+        crlf[joining] = True
+    cuts = np.concatenate((_ZERO, cuts[~crlf], np.array([n_chars], dtype=np.int64)))
+    cells = np.searchsorted(cuts, others, side="right") - 1
+    cells = cells[np.concatenate((_TRUE, cells[1:] != cells[:-1]))]  # others are ascending
     starts, ends = cuts[cells], cuts[cells + 1]
     if int((ends - starts).sum()) > _GENERAL_SHARE * n_chars:
         return None
-    first = np.flatnonzero(np.concatenate([[True], starts[1:] - ends[:-1] >= _MERGE_GAP]))
-    last = np.append(first[1:] - 1, starts.size - 1)
-    return np.stack([starts[first], ends[last]], axis=1)
+    return np.stack([starts, ends], axis=1)
+
+
+_ZERO = np.zeros(1, dtype=np.int64)
+_TRUE = np.ones(1, dtype=bool)
 
 
 def token_id(key: str) -> int:
@@ -513,7 +514,7 @@ class SimpleTokenizer:
         code_points, codes, others = _fast_codes(text)
         if others.size == 0:
             return TokenizedText(text, *self._kernel_tokens(codes))
-        pieces = _general_pieces(text, code_points, others)
+        pieces = _general_pieces(text, code_points, codes, others)
         if pieces is None:
             return self._tokenize_unicode(text)
         return self._tokenize_hybrid(text, codes, pieces)
@@ -551,25 +552,38 @@ class SimpleTokenizer:
         inside = (piece >= 0) & (starts < piece_ends[np.maximum(piece, 0)])
         keep = ~inside
         ids, starts, ends = ids[keep], starts[keep], ends[keep]
-        general = [
-            self._tokenize_unicode(text[start:end])
-            for start, end in zip(piece_starts.tolist(), piece_ends.tolist())
+        # One general-path call for all pieces, joined by spaces: each piece ends with ASCII
+        # whitespace (or the text) and starts with a character that joins no space, so the
+        # joints are cut points too and each piece tokenizes as it does in the text.
+        piece_list = [
+            text[start:end] for start, end in zip(piece_starts.tolist(), piece_ends.tolist())
         ]
-        counts = np.array([len(result) for result in general], dtype=np.int64)
-        if not counts.any():
+        general = self._tokenize_unicode(" ".join(piece_list))
+        if len(general) == 0:
             return TokenizedText(text, ids, starts, ends)
-        shifts = np.repeat(piece_starts, counts)
-        general_ids = np.concatenate([result.token_ids for result in general])
-        general_starts = np.concatenate([result.starts for result in general]) + shifts
-        general_ends = np.concatenate([result.ends for result in general]) + shifts
-        # the pieces hold no kept token, so inserting by start keeps the order
-        at = np.searchsorted(starts, general_starts)
-        return TokenizedText(
-            text,
-            np.insert(ids, at, general_ids),
-            np.insert(starts, at, general_starts),
-            np.insert(ends, at, general_ends),
-        )
+        joined_starts = np.zeros(len(piece_list), dtype=np.int64)
+        np.cumsum(piece_ends[:-1] - piece_starts[:-1] + 1, out=joined_starts[1:])
+        piece = np.searchsorted(joined_starts, general.starts, side="right") - 1
+        shifts = piece_starts[piece] - joined_starts[piece]
+        general_ids = general.token_ids
+        general_starts, general_ends = general.starts + shifts, general.ends + shifts
+        # the pieces hold no kept token: general tokens go before the first kept token
+        # that starts after them
+        n_general = general_ids.size
+        general_at = np.searchsorted(starts, general_starts) + np.arange(n_general)
+        from_kernel = np.ones(ids.size + n_general, dtype=bool)
+        from_kernel[general_at] = False
+        merged = []
+        for kernel_values, general_values in (
+            (ids, general_ids),
+            (starts, general_starts),
+            (ends, general_ends),
+        ):
+            values = np.empty(from_kernel.size, dtype=np.int64)
+            values[from_kernel] = kernel_values
+            values[general_at] = general_values
+            merged.append(values)
+        return TokenizedText(text, *merged)
 
     def _make_ascii_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Ids the kernel cannot hash itself: symbols, and plural currency words."""
