@@ -25,7 +25,9 @@ non-empty and in order.
 from __future__ import annotations
 
 import re
-from typing import Iterable, NamedTuple, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
+
+import numpy as np
 
 from citekit._validation import check_int, check_str
 
@@ -33,6 +35,7 @@ __all__ = [
     "DEFAULT_ABBREVIATIONS",
     "PassageWindow",
     "SentenceSegmenter",
+    "passage_window_array",
     "passage_windows",
     "segment_sentences",
 ]
@@ -324,32 +327,79 @@ def passage_windows(
     >>> [tuple(w) for w in passage_windows(spans, 2, 3)]  # stride misses the tail
     [(0, 2, 0, 12), (3, 5, 21, 33), (4, 6, 31, 40)]
     """
+    windows = passage_window_array(sentence_spans, window_size_sentences, window_stride_sentences)
+    return list(map(PassageWindow._make, windows.tolist()))
+
+
+def passage_window_array(
+    sentence_spans: Any,
+    window_size_sentences: int = 1,
+    window_stride_sentences: int = 1,
+) -> np.ndarray:
+    """The windows of :func:`passage_windows` as one ``int64`` array (no Python objects).
+
+    Parameters
+    ----------
+    sentence_spans : sequence of (int, int) or array of shape (n, 2)
+        Ordered, non-overlapping sentence spans, e.g. from :func:`segment_sentences`.
+    window_size_sentences : int, default 1
+        Sentences per window (>= 1).
+    window_stride_sentences : int, default 1
+        Sentences between the starts of consecutive windows (>= 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_windows, 4)``: ``sentence_start, sentence_end, char_start, char_end``
+        per row, the rows of :func:`passage_windows` in the same order.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a malformed span list or window sizes below 1 (the message names the argument).
+
+    Examples
+    --------
+    >>> spans = np.array([[0, 5], [6, 12], [13, 20], [21, 30], [31, 33], [34, 40]])
+    >>> passage_window_array(spans, 2, 3).tolist()  # stride misses the tail
+    [[0, 2, 0, 12], [3, 5, 21, 33], [4, 6, 31, 40]]
+    >>> passage_window_array([], 2).shape
+    (0, 4)
+    """
     size = check_int(window_size_sentences, "window_size_sentences", minimum=1)
     stride = check_int(window_stride_sentences, "window_stride_sentences", minimum=1)
-    spans = _checked_spans(sentence_spans)
-    n_sentences = len(spans)
-    windows: list[PassageWindow] = []
-    last_end = 0
-    for first in range(0, n_sentences, stride):
-        last_end = min(first + size, n_sentences)
-        windows.append(PassageWindow(first, last_end, spans[first][0], spans[last_end - 1][1]))
-        if last_end == n_sentences:
-            break
-    if n_sentences and last_end < n_sentences:
-        first = max(n_sentences - size, 0)
-        windows.append(PassageWindow(first, n_sentences, spans[first][0], spans[-1][1]))
+    spans = _checked_span_array(sentence_spans)
+    n_sentences = spans.shape[0]
+    if n_sentences == 0:
+        return np.zeros((0, 4), dtype=np.int64)
+    # windows start at k * stride and stop at the first one that reaches the last sentence,
+    # number -(-(n - size) // stride) (ceiling division), if the stride lands on it
+    reaching = max(0, -(-(n_sentences - size) // stride))
+    windows = np.empty((reaching + 1, 4), dtype=np.int64)
+    firsts, lasts = windows[:, 0], windows[:, 1]
+    firsts[:] = np.arange(0, reaching * stride + 1, stride)
+    if reaching * stride >= n_sentences:
+        # the stride jumped over the tail: one last window ends at the last sentence
+        firsts[-1] = max(n_sentences - size, 0)
+    np.minimum(firsts + size, n_sentences, out=lasts)
+    windows[:, 2] = spans[firsts, 0]
+    windows[:, 3] = spans[lasts - 1, 1]
     return windows
 
 
-def _checked_spans(sentence_spans: object) -> list[tuple[int, int]]:
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _checked_span_array(sentence_spans: object) -> np.ndarray:
+    """``sentence_spans`` as a validated ``(n, 2)`` int64 array (errors name the argument)."""
     if isinstance(sentence_spans, (str, bytes)) or not hasattr(sentence_spans, "__iter__"):
         raise TypeError(
             "sentence_spans must be a sequence of (start, end) pairs, "
             f"got {type(sentence_spans).__name__}"
         )
-    if not isinstance(sentence_spans, (list, tuple)):
+    if not isinstance(sentence_spans, (list, tuple, np.ndarray)):
         sentence_spans = list(sentence_spans)  # type: ignore[call-overload]
-    valid = _valid_span_array(sentence_spans)
+    valid = _valid_span_array(sentence_spans)  # type: ignore[arg-type]
     if valid is not None:
         return valid
     # something is wrong: find the first offending span and name it
@@ -363,7 +413,7 @@ def _checked_spans(sentence_spans: object) -> list[tuple[int, int]]:
                 f"sentence_spans[{index}] must be a (start, end) pair, got {pair!r}"
             ) from None
         start = check_int(start, f"sentence_spans[{index}] start", minimum=0)
-        end = check_int(end, f"sentence_spans[{index}] end", minimum=start)
+        end = check_int(end, f"sentence_spans[{index}] end", minimum=start, maximum=_INT64_MAX)
         if start < previous_end:
             raise ValueError(
                 f"sentence_spans must be ordered and non-overlapping; span {index} "
@@ -371,22 +421,25 @@ def _checked_spans(sentence_spans: object) -> list[tuple[int, int]]:
             )
         spans.append((start, end))
         previous_end = end
-    return spans
+    return np.array(spans, dtype=np.int64).reshape(-1, 2)
 
 
-def _valid_span_array(sentence_spans: Sequence[object]) -> list[tuple[int, int]] | None:
-    """The spans if they are all valid (checked vectorized), else None."""
-    import numpy as np
-
-    if not sentence_spans:
-        return []
-    try:
-        array = np.asarray(sentence_spans)
-    except (TypeError, ValueError):
-        return None
+def _valid_span_array(sentence_spans: Any) -> np.ndarray | None:
+    """The spans as an int64 array if they are all valid (checked vectorized), else None."""
+    if len(sentence_spans) == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if isinstance(sentence_spans, np.ndarray):
+        array = sentence_spans
+    else:
+        try:
+            array = np.array(sentence_spans)
+        except (TypeError, ValueError):
+            return None
     if array.dtype.kind not in "iu" or array.ndim != 2 or array.shape[1] != 2:
+        return None
+    if array.dtype.kind == "u" and array.size and array.max() > _INT64_MAX:
         return None
     starts, ends = array[:, 0], array[:, 1]
     if (starts < 0).any() or (ends < starts).any() or (starts[1:] < ends[:-1]).any():
         return None
-    return list(zip(starts.tolist(), ends.tolist()))
+    return array.astype(np.int64, copy=False)

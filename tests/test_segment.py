@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 from citekit.segment import (
     PassageWindow,
     SentenceSegmenter,
+    passage_window_array,
     passage_windows,
     segment_sentences,
 )
@@ -330,3 +332,65 @@ def test_windows_cover_every_sentence_in_order(n_sentences, size, stride):
         for window in windows:
             covered.update(range(window.sentence_start, window.sentence_end))
         assert covered == set(range(n_sentences))
+
+
+def loop_windows(spans, size, stride):
+    """Plain-Python reference: windows at 0, stride, ...; a last one ending at the end."""
+    windows = []
+    n = len(spans)
+    for first in range(0, n, stride):
+        last = min(first + size, n)
+        windows.append((first, last, spans[first][0], spans[last - 1][1]))
+        if last == n:
+            return windows
+    if n:
+        first = max(n - size, 0)
+        windows.append((first, n, spans[first][0], spans[-1][1]))
+    return windows
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=40),
+    st.integers(1, 12),
+    st.integers(1, 12),
+)
+def test_window_array_matches_loop_reference(gaps_and_lengths, size, stride):
+    spans, position = [], 0
+    for gap, length in gaps_and_lengths:  # ordered spans, some empty, some touching
+        spans.append((position + gap, position + gap + length))
+        position += gap + length
+    expected = loop_windows(spans, size, stride)
+    array = passage_window_array(spans, size, stride)
+    assert array.dtype == np.int64 and array.shape == (len(expected), 4)
+    assert [tuple(row) for row in array.tolist()] == expected
+    # the same from an array of spans, and as PassageWindow records
+    span_array = np.array(spans, dtype=np.int64).reshape(-1, 2)
+    assert passage_window_array(span_array, size, stride).tolist() == array.tolist()
+    windows = passage_windows(spans, size, stride)
+    assert windows == [PassageWindow(*row) for row in expected]
+    assert all(type(value) is int for window in windows for value in window)
+
+
+@pytest.mark.parametrize(
+    "spans, error",
+    [
+        (np.array([[3, 1]]), ValueError),
+        (np.array([[0, 5], [3, 8]]), ValueError),
+        (np.array([0, 5]), TypeError),
+        (np.array([[0.0, 1.0]]), TypeError),
+        (np.array([[0, 2**64 - 1]], dtype=np.uint64), ValueError),
+        ([(0, 2**70)], ValueError),
+    ],
+)
+def test_window_array_span_checks(spans, error):
+    with pytest.raises(error, match="sentence_spans"):
+        passage_window_array(spans)
+
+
+def test_window_array_accepts_unsigned_and_generators():
+    spans = np.array([[0, 4], [5, 9]], dtype=np.uint32)
+    assert passage_window_array(spans, 2).tolist() == [[0, 2, 0, 9]]
+    assert passage_window_array(((a, b) for a, b in [(0, 4), (5, 9)])).tolist() == [
+        [0, 1, 0, 4],
+        [1, 2, 5, 9],
+    ]
