@@ -64,13 +64,19 @@ _CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
 _SPACED_TERMINATORS = ".?!…"
 _UNSPACED_TERMINATORS = "。！？।॥؟۔"
 _UNSPACED_TERMINATOR = re.compile("[" + _UNSPACED_TERMINATORS + "]")
-# group 1: terminators and the closers after them; group 2: the whitespace that follows
+# group 1: terminators and the closers after them; group 2: the whitespace that follows.
+# Only runs that can end a sentence: with an unspaced terminator, or followed by whitespace
+# or the end of the block (so the many periods of 5.2 or U.S.-based never reach Python).
+_ALL_TERMINATORS = "[" + re.escape(_SPACED_TERMINATORS + _UNSPACED_TERMINATORS) + "]"
+_SPACED = "[" + re.escape(_SPACED_TERMINATORS) + "]"
+_UNSPACED = "[" + re.escape(_UNSPACED_TERMINATORS) + "]"
+_CLOSER_RUN = "[" + re.escape(_CLOSERS) + "]*"
 _TERMINATOR_RUN = re.compile(
-    "(["
-    + re.escape(_SPACED_TERMINATORS + _UNSPACED_TERMINATORS)
-    + "]+["
-    + re.escape(_CLOSERS)
-    + r"]*)(\s*)"
+    # (starts with a character set, so the engine scans for it quickly)
+    f"({_ALL_TERMINATORS}"
+    f"(?:(?<={_UNSPACED}){_ALL_TERMINATORS}*{_CLOSER_RUN}"
+    f"|{_SPACED}*(?:{_UNSPACED}{_ALL_TERMINATORS}*{_CLOSER_RUN}|{_CLOSER_RUN}(?=\\s|\\Z))))"
+    r"(\s*)"
 )
 # letters, or dotted letter groups (U.S, e.g, Ph.D), before a period
 _ABBREVIATION_SHAPE = re.compile(r"(?:[^\W\d_]+\.)*[^\W\d_]+")
@@ -209,9 +215,8 @@ class SentenceSegmenter:
         run = match.group(1)
         if not run.isascii() and _UNSPACED_TERMINATOR.search(run):
             return True
+        # (_TERMINATOR_RUN skips spaced runs inside words: 5.2, e.g.x, U.S.-based)
         after = match.end()
-        if not match.group(2) and after < block_end:
-            return False  # 5.2, e.g.x, U.S.-based, "?!" inside a word
         next_char = text[after] if after < block_end else ""
         if next_char.islower():
             return False  # "approx. five", "wait… what", '"Really?" she asked'

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from citekit import segment as segment_module
 from citekit.segment import (
     PassageWindow,
     SentenceSegmenter,
@@ -237,6 +238,50 @@ def test_spans_valid_on_any_text(text):
 def test_spans_valid_on_tricky_text(parts):
     text = " ".join(parts)
     check_spans(text, segment_sentences(text))
+
+
+def reference_terminator_runs(text, start, end):
+    """Maximal terminator runs with their closers and following whitespace, kept if they
+    hold an unspaced terminator or are followed by whitespace or the end."""
+    spaced, unspaced = ".?!…", "。！？।॥؟۔"
+    closers = "\"'”’»)]}」』】〉》〕）］｝›"
+    runs = []
+    position = start
+    while position < end:
+        if text[position] not in spaced + unspaced:
+            position += 1
+            continue
+        run_end = position
+        while run_end < end and text[run_end] in spaced + unspaced:
+            run_end += 1
+        while run_end < end and text[run_end] in closers:
+            run_end += 1
+        space_end = run_end
+        while space_end < end and text[space_end].isspace():
+            space_end += 1
+        if (
+            any(c in unspaced for c in text[position:run_end])
+            or space_end > run_end
+            or (run_end == end)
+        ):
+            runs.append((position, run_end, space_end))
+        position = space_end if space_end > position else position + 1
+    return runs
+
+
+@given(
+    st.text(alphabet=st.sampled_from('a5 .?!…。？।"”)」\n\t') | st.characters(), max_size=40),
+    st.integers(0, 5),
+    st.integers(0, 5),
+)
+def test_terminator_runs_match_reference(text, cut_start, cut_end):
+    start, end = min(cut_start, len(text)), max(len(text) - cut_end, 0)
+    start = min(start, end)
+    found = [
+        (match.start(), match.end(1), match.end())
+        for match in segment_module._TERMINATOR_RUN.finditer(text, start, end)
+    ]
+    assert found == reference_terminator_runs(text, start, end)
 
 
 # ---------------------------------------------------------------------------------------
