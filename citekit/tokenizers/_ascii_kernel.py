@@ -62,9 +62,10 @@ def ascii_tokens(
     plural_ids: np.ndarray,
     singular_ids: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Token ids, starts and ends of ASCII ``codes`` (uint8).
+    """Token ids, starts and ends of ASCII ``codes`` (uint8; codes above 127 are symbols).
 
-    ``symbol_ids[code]`` is the id of a one-character symbol token (``$``, ``%``) or 0;
+    ``symbol_ids[code]`` (256 entries) is the id of a one-character symbol token (``$``,
+    ``%``, and non-ASCII currency symbols, which the caller gives codes above 127) or 0;
     a word whose id is ``plural_ids[k]`` gets ``singular_ids[k]`` instead.
     """
     n_codes = codes.shape[0]

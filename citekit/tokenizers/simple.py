@@ -29,7 +29,8 @@ equal; the tests check a 30,000-word vocabulary and 400,000 generated keys.
 
 Spans index the text AS PASSED. ASCII text, and English whose only non-ASCII characters
 are typographic quotes, apostrophes, dashes and spaces (replaced one for one by ASCII
-characters with the same effect on tokens), goes through a numba kernel that finds tokens
+characters with the same effect on tokens) and currency symbols (tokens of their own,
+like ``$``), goes through a numba kernel that finds tokens
 and hashes their keys in one pass; ASCII is NFKC-invariant and lower-casing keeps its
 length, so no offset map is needed. Other text goes through the general path:
 :func:`citekit.normalize.normalize_text`, a token pattern on the normalized text, and the
@@ -52,7 +53,7 @@ path on the whole text. A *cut point* is a position ``p`` such that
 No token, normalization unit, symbol padding (``€`` is padded only next to a non-space,
 and the whitespace is the same on both sides of a cut), thousands separator or grapheme
 cluster crosses a cut point, so the text between two cut points tokenizes alone as it
-does in context. Each character that is neither ASCII nor typographic English marks the
+does in context. Each character the kernel cannot read (see above) marks the
 piece between the cut points around it (its whitespace-delimited word, widened while the
 next word starts with a joining character) for the general path. The pieces are joined
 by spaces and tokenized in one general-path call (a joint is a cut point too: the piece
@@ -215,7 +216,7 @@ def _snap_to_clusters(
 # Non-ASCII characters frequent in English prose, each replaced by an ASCII character that
 # has the same effect on tokenization (with or without NFKC): the apostrophe and hyphens
 # join words like their ASCII forms (and fold to them in keys), the rest only separate
-# tokens. Used only when the whole text becomes ASCII this way; tests check both paths agree.
+# tokens. Tests check that the kernel and the general path agree on such text.
 _TYPOGRAPHIC_TO_ASCII = {
     "’": "'",
     "‐": "-",
@@ -234,9 +235,16 @@ _TYPOGRAPHIC_TO_ASCII = {
     "\u2009": " ",
     "\u202f": " ",
 }
-_TYPOGRAPHIC_CODE_POINTS = np.array(sorted(map(ord, _TYPOGRAPHIC_TO_ASCII)), dtype=np.uint32)
-_TYPOGRAPHIC_ASCII_CODES = np.array(
-    [ord(_TYPOGRAPHIC_TO_ASCII[chr(c)]) for c in _TYPOGRAPHIC_CODE_POINTS], dtype=np.uint8
+# Non-ASCII currency symbols are tokens of their own like "$" (and, like it, invariant
+# under NFKC and case-folding): the kernel reads them as codes 128, 129, ..., whose ids
+# it is given in its symbol table.
+_KERNEL_SYMBOLS = [symbol for symbol in CURRENCY_WORDS if not symbol.isascii()]
+_KERNEL_CODES = {char: ord(ascii) for char, ascii in _TYPOGRAPHIC_TO_ASCII.items()} | {
+    symbol: 128 + index for index, symbol in enumerate(_KERNEL_SYMBOLS)
+}
+_KERNEL_CODE_POINTS = np.array(sorted(map(ord, _KERNEL_CODES)), dtype=np.uint32)
+_KERNEL_CODE_VALUES = np.array(
+    [_KERNEL_CODES[chr(c)] for c in _KERNEL_CODE_POINTS.tolist()], dtype=np.uint8
 )
 
 
@@ -253,17 +261,18 @@ def _joins_previous(char: str) -> bool:
 def _fast_codes(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Code points of non-ASCII ``text``, its kernel codes, and where its other characters are.
 
-    In the kernel codes, typographic English is replaced by its ASCII stand-ins and the
-    other non-ASCII characters (their positions are returned, ascending) by spaces.
+    In the kernel codes, typographic English is replaced by its ASCII stand-ins, currency
+    symbols by their codes above 127, and the other non-ASCII characters (their positions
+    are returned, ascending) by spaces.
     """
     code_points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     high = (code_points > 127).nonzero()[0]
-    found = np.searchsorted(_TYPOGRAPHIC_CODE_POINTS, code_points[high])
-    found[found == _TYPOGRAPHIC_CODE_POINTS.size] = 0
-    typographic = _TYPOGRAPHIC_CODE_POINTS[found] == code_points[high]
+    found = np.searchsorted(_KERNEL_CODE_POINTS, code_points[high])
+    found[found == _KERNEL_CODE_POINTS.size] = 0
+    known = _KERNEL_CODE_POINTS[found] == code_points[high]
     codes = code_points.astype(np.uint8)
-    codes[high[typographic]] = _TYPOGRAPHIC_ASCII_CODES[found[typographic]]
-    others = high[~typographic]
+    codes[high[known]] = _KERNEL_CODE_VALUES[found[known]]
+    others = high[~known]
     codes[others] = 32
     codes.flags.writeable = False  # like frombuffer's: one compiled kernel signature
     return code_points, codes, others
@@ -587,9 +596,10 @@ class SimpleTokenizer:
 
     def _make_ascii_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Ids the kernel cannot hash itself: symbols, and plural currency words."""
-        symbol_ids = np.zeros(128, dtype=np.int64)
-        for symbol in "$%":
-            symbol_ids[ord(symbol)] = token_id(self.token_key(symbol))
+        symbol_ids = np.zeros(256, dtype=np.int64)
+        for symbol in ["$", "%", *_KERNEL_SYMBOLS]:
+            code = _KERNEL_CODES.get(symbol, ord(symbol))
+            symbol_ids[code] = token_id(self.token_key(symbol))
         plurals = [p for p in _PLURAL_CURRENCY if self.token_key(p) != p]
         plural_ids = np.array([token_id(p) for p in plurals], dtype=np.int64)
         singular_ids = np.array([token_id(self.token_key(p)) for p in plurals], dtype=np.int64)
