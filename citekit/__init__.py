@@ -75,12 +75,16 @@ _EXPORTS: dict[str, str] = {
     # quality
     "compute_hallucination_metrics": "citekit.metrics",
     "HallucinationMetrics": "citekit.metrics",
+    "HallucinationConfig": "citekit.metrics",
+    "SpanConfidence": "citekit.metrics",
     "is_grounded": "citekit.metrics",
     "is_hallucinated": "citekit.metrics",
     "check_groundedness": "citekit.metrics",
     "annotate_answer": "citekit.metrics",
     "format_with_citations": "citekit.metrics",
     "get_citation_summary": "citekit.metrics",
+    "load_records": "citekit.evaluate",
+    "EvaluationReport": "citekit.evaluate",
     # for users
     "render_html": "citekit.display",
     "score_records": "citekit.batch",
