@@ -60,6 +60,7 @@ from citekit._validation import check_int, check_str
 from citekit.config import CitationConfig
 from citekit.corpus import Corpus, embed_texts
 from citekit.index import gather_ranges
+from citekit.kernels import PairAlignments
 from citekit.results import AlignmentResult, AnswerSpan, Citation, EvidenceSpan, SpanCitations
 from citekit.tokenizers.base import tokenize_checked
 
@@ -123,17 +124,6 @@ class WeightedScorer:
 
     def __repr__(self) -> str:
         return "WeightedScorer()"
-
-
-class _PairRows(NamedTuple):
-    score: np.ndarray
-    query_start: np.ndarray
-    query_end: np.ndarray
-    target_start: np.ndarray
-    target_end: np.ndarray
-    matches: np.ndarray
-    block_offsets: np.ndarray
-    blocks: np.ndarray
 
 
 class _Queries:
@@ -494,7 +484,7 @@ class Pipeline:
         target_offsets: np.ndarray,
         pair_query: np.ndarray,
         pair_target: np.ndarray,
-    ) -> _PairRows:
+    ) -> PairAlignments:
         config = self.config
         options = dict(
             match_score=config.match_score,
@@ -529,8 +519,8 @@ class Pipeline:
                 pair_target,
                 **options,
             )
-            return _PairRows(
-                *(np.asarray(getattr(out, name), dtype=np.int64) for name in _PairRows._fields)
+            return PairAlignments(
+                *(np.asarray(getattr(out, name), dtype=np.int64) for name in PairAlignments._fields)
             )
         # a per-pair aligner: align(query, target) -> LocalAlignment-like record
         rows = np.zeros((pair_query.shape[0], 6), dtype=np.int64)
@@ -552,7 +542,7 @@ class Pipeline:
             blocks.extend((int(b[0]), int(b[1]), int(b[2])) for b in found)
             block_offsets[p + 1] = len(blocks)
         block_array = np.array(blocks, dtype=np.int64).reshape(-1, 3)
-        return _PairRows(*(rows[:, i] for i in range(6)), block_offsets, block_array)
+        return PairAlignments(*(rows[:, i] for i in range(6)), block_offsets, block_array)
 
     def _align_chunk(
         self, answers: list[str], queries: _Queries, first: int, last: int, corpus: Corpus
@@ -611,7 +601,7 @@ class Pipeline:
             score_bound = np.full(n_pairs, np.inf)
 
         def evaluate(
-            rows: _PairRows, content_matched: np.ndarray
+            rows: PairAlignments, content_matched: np.ndarray
         ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
             with np.errstate(divide="ignore", invalid="ignore"):
                 components = {
@@ -759,7 +749,7 @@ class Pipeline:
         score_bound: np.ndarray,
         bounded: bool,
         evaluate: Any,
-    ) -> tuple[_PairRows, np.ndarray]:
+    ) -> tuple[PairAlignments, np.ndarray]:
         """Align feasible pairs in rounds, most promising first, until no unaligned pair
         can change any sentence's citations or status.
 
@@ -806,7 +796,7 @@ class Pipeline:
         )
         open_query = np.ones(n_queries, dtype=bool)
 
-        def rows_now() -> _PairRows:
+        def rows_now() -> PairAlignments:
             # a pair aligned twice (see the stop-word retry) keeps its last alignment
             owner = np.full(n_pairs, -1, dtype=np.int64)
             for number, (pairs, _, _) in enumerate(block_rounds):
@@ -825,7 +815,7 @@ class Pipeline:
                     block_offsets[pairs[mine]], block_offsets[pairs[mine] + 1]
                 )
                 blocks[destination] = round_blocks[source]
-            return _PairRows(
+            return PairAlignments(
                 score,
                 query_start,
                 query_end,
@@ -1179,7 +1169,7 @@ class Pipeline:
 
 class _ChunkContext(NamedTuple):
     corpus: Corpus
-    rows: _PairRows
+    rows: PairAlignments
     pair_query: np.ndarray
     pair_passage: np.ndarray
     char_start: np.ndarray
@@ -1251,7 +1241,7 @@ def _bag_statistics(
 
 
 def _evidence_chars(
-    corpus: Corpus, rows: _PairRows, pair_passage: np.ndarray, embedding_only: np.ndarray
+    corpus: Corpus, rows: PairAlignments, pair_passage: np.ndarray, embedding_only: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Character range (in the tokenized text) of each pair's evidence: the aligned
     tokens, or the whole passage window for embedding-only citations."""
