@@ -30,17 +30,17 @@ equal; the tests check a 30,000-word vocabulary and 400,000 generated keys.
 Spans index the text AS PASSED. ASCII text, and English whose only non-ASCII characters
 are typographic quotes, apostrophes, dashes and spaces (replaced one for one by ASCII
 characters with the same effect on tokens) and currency symbols (tokens of their own,
-like ``$``), goes through a numba kernel that finds tokens
-and hashes their keys in one pass; ASCII is NFKC-invariant and lower-casing keeps its
-length, so no offset map is needed. Other text goes through the general path:
+like ``$``), goes through a numba kernel that finds tokens and hashes their keys in one
+pass; ASCII is NFKC-invariant and lower-casing keeps its length, so no offset map is
+needed. Other text goes through the general path:
 :func:`citekit.normalize.normalize_text`, a token pattern on the normalized text, and the
 map back; spans are then widened to whole grapheme clusters of the original text (when
 normalization moved a cluster boundary, as NFKC does to Thai ``ำ``) and overlapping
 tokens merged.
 
-Mixed text (English with a few ``€``, ``é`` or ``東``) is cut so that only the stretches
-around the other characters take the general path, with the same result as the general
-path on the whole text. A *cut point* is a position ``p`` such that
+Mixed text (English with a few ``é``, ``東`` or emoji) is cut so that only the stretches
+around the characters the kernel cannot read take the general path, with the same result
+as the general path on the whole text. A *cut point* is a position ``p`` such that
 
 - ``text[p - 1]`` is ASCII whitespace (space, tab, line feed, carriage return, form
   feed, vertical tab), but not a carriage return before a line feed at ``p`` (one
@@ -61,8 +61,8 @@ before it ends with ASCII whitespace, the one after it starts with a character t
 no space). The kernel tokenizes the whole text with those characters read as spaces, and
 its tokens inside the pieces are replaced by the general path's, shifted back to the
 pieces' places. When the pieces cover more than half of the text, the general path takes
-all of it. ``tests/test_tokenizer_simple.py`` checks the
-result against the general path on the whole text.
+all of it. ``tests/test_tokenizer_simple.py`` checks the result against the general path
+on the whole text.
 """
 
 from __future__ import annotations
@@ -283,8 +283,8 @@ def _general_pieces(
 ) -> np.ndarray | None:
     """``(start, end)`` rows of the pieces that need the general path (see the module doc).
 
-    ``code_points``, ``codes`` and ``others`` are :func:`_fast_codes`'s. None when the pieces would
-    cover more than ``_GENERAL_SHARE`` of the text.
+    ``code_points``, ``codes`` and ``others`` are :func:`_fast_codes`'s. None when the
+    pieces would cover more than ``_GENERAL_SHARE`` of the text.
     """
     n_chars = len(text)
     # candidates: after ASCII whitespace (not after a typographic space: without NFKC,
@@ -292,13 +292,12 @@ def _general_pieces(
     previous = codes[:-1]  # uint8: wraps below 9
     cuts = np.flatnonzero((previous == 32) | (previous - np.uint8(9) < 5))
     cuts = cuts[code_points[cuts] < 128] + 1
-    crlf = (code_points[cuts - 1] == 13) & (code_points[cuts] == 10)
+    not_cut = (code_points[cuts - 1] == 13) & (code_points[cuts] == 10)  # CR LF
     # a non-ASCII character right after the whitespace may join it
     check = np.flatnonzero(code_points[cuts] > 127)
     joining = [index for index in check.tolist() if _joins_previous(text[cuts[index]])]
-    if joining:
-        crlf[joining] = True
-    cuts = np.concatenate((_ZERO, cuts[~crlf], np.array([n_chars], dtype=np.int64)))
+    not_cut[joining] = True
+    cuts = np.concatenate((_ZERO, cuts[~not_cut], np.array([n_chars], dtype=np.int64)))
     cells = np.searchsorted(cuts, others, side="right") - 1
     cells = cells[np.concatenate((_TRUE, cells[1:] != cells[:-1]))]  # others are ascending
     starts, ends = cuts[cells], cuts[cells + 1]
