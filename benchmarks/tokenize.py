@@ -59,6 +59,8 @@ import sys
 # shadow the standard library's tokenize module for every later import.
 if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
     del sys.path[0]
+# the checkout's citekit, also when it is not installed
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse
 import json
