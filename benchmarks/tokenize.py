@@ -59,8 +59,6 @@ import sys
 # shadow the standard library's tokenize module for every later import.
 if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
     del sys.path[0]
-# the checkout's citekit, also when it is not installed
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse
 import json
@@ -221,6 +219,8 @@ def main() -> None:
     )
     args = parser.parse_args()
 
+    # the checkout's citekit, also when it is not installed
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from citekit.normalize import normalize_text
     from citekit.segment import passage_windows, segment_sentences
     from citekit.tokenizers.simple import SimpleTokenizer
