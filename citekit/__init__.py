@@ -36,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "TiktokenTokenizer": "citekit.tokenizers",
     "segment_sentences": "citekit.segment",
     "PassageWindow": "citekit.segment",
+    "passage_window_array": "citekit.segment",
     "passage_windows": "citekit.segment",
     "SentenceSegmenter": "citekit.segment",
     "ChunkTokenizer": "citekit.chunk",

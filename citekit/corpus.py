@@ -243,7 +243,7 @@ class Corpus:
         TypeError, ValueError
             For malformed sources, stages or window sizes (the message names the argument).
         """
-        from citekit.segment import passage_windows
+        from citekit.segment import passage_window_array
 
         records = as_source_records(sources)
         size = int(check_int(window_size_sentences, "window_size_sentences", minimum=1))
@@ -259,9 +259,8 @@ class Corpus:
             text = record.text
             tokens = tokenize_checked(tokenizer, text)
             sentences = segment_spans(segmenter, text, name="source_segmenter")
-            windows = passage_windows([tuple(s) for s in sentences.tolist()], size, stride)
-            if windows:
-                window_array = np.array(windows, dtype=np.int64).reshape(-1, 4)
+            window_array = passage_window_array(sentences, size, stride)
+            if window_array.shape[0]:
                 char_start, char_end = window_array[:, 2], window_array[:, 3]
                 # tokens lying wholly inside the window's characters
                 token_start = np.searchsorted(tokens.starts, char_start, side="left")
