@@ -189,62 +189,183 @@ def warmup() -> None:
 
 
 @jit
+def _row_holds(row_pointers, row_columns, row, column):
+    """Whether the sorted CSR row ``row`` holds ``column`` (binary search)."""
+    lo = row_pointers[row]
+    row_hi = row_pointers[row + 1]
+    hi = row_hi
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if row_columns[mid] < column:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < row_hi and row_columns[lo] == column
+
+
+@jit
+def _best_k(hits, values, n, k, buckets, out_passages, out_scores, n_out):
+    """Write the ``k`` best of ``hits[:n]`` (scores ``values[:n]``, all > 0) to the outputs
+    at ``n_out``, best first, equal scores by lower passage; returns how many.
+
+    A histogram of the scores finds the bucket holding the k-th best, so only that
+    bucket and the ones above it (about ``k`` entries) are partitioned and sorted,
+    not every passage the query touched.
+    """
+    if n > k and k > 0:
+        low = values[0]
+        high = values[0]
+        for i in range(1, n):
+            value = values[i]
+            if value < low:
+                low = value
+            elif value > high:
+                high = value
+        if high > low:
+            n_buckets = buckets.shape[0]
+            scale = (n_buckets - 1) / (high - low)
+            buckets[:] = 0
+            top_bucket = n_buckets - 1
+            for i in range(n):
+                buckets[min(int((values[i] - low) * scale), top_bucket)] += 1
+            # the bucket function is monotone in the score: everything below the bucket
+            # of the k-th best scores less than everything from that bucket up
+            cut = top_bucket
+            above = buckets[cut]
+            while above < k:
+                cut -= 1
+                above += buckets[cut]
+            n_keep = 0
+            for i in range(n):
+                if min(int((values[i] - low) * scale), top_bucket) >= cut:
+                    hits[n_keep] = hits[i]
+                    values[n_keep] = values[i]
+                    n_keep += 1
+            n = n_keep
+        if n > k:
+            # every passage tied with the k-th best stays, so ties break exactly
+            threshold = np.partition(values[:n], n - k)[n - k]
+            n_keep = 0
+            for i in range(n):
+                if values[i] >= threshold:
+                    hits[n_keep] = hits[i]
+                    values[n_keep] = values[i]
+                    n_keep += 1
+            n = n_keep
+    # best first, equal scores by lower passage: stable sort by passage, then score
+    by_passage = np.argsort(hits[:n], kind="mergesort")
+    kept_hits = hits[:n][by_passage]
+    kept_values = values[:n][by_passage]
+    by_score = np.argsort(-kept_values, kind="mergesort")
+    take = min(k, n)
+    for i in range(take):
+        out_passages[n_out + i] = kept_hits[by_score[i]]
+        out_scores[n_out + i] = kept_values[by_score[i]]
+    return take
+
+
+@jit
 def _top_candidates_kernel(
     posting_pointers,
     posting_passages,
+    row_pointers,
+    row_columns,
     term_columns,
     term_weights,
+    term_ranks,
     term_offsets,
     k,
     scores,
     touched,
+    hits,
+    values,
+    buckets,
     out_offsets,
     out_passages,
+    out_rank_scores,
     out_scores,
 ):
     n_out = 0
+    n_passages = scores.shape[0]
     for query in range(term_offsets.shape[0] - 1):
+        n_entries = 0
+        for term in range(term_offsets[query], term_offsets[query + 1]):
+            column = term_columns[term]
+            if column >= 0 and term_ranks[term]:
+                n_entries += posting_pointers[column + 1] - posting_pointers[column]
+        # Long posting lists touch much of the corpus: add without looking, then find the
+        # touched passages in one sequential scan. Short ones: note each passage when first
+        # touched, branch-free (``touched`` has room for one entry past the corpus).
+        scan = 2 * n_entries > n_passages
         n_touched = 0
         for term in range(term_offsets[query], term_offsets[query + 1]):
             column = term_columns[term]
-            if column < 0:
+            if column < 0 or not term_ranks[term]:
                 continue
             weight = term_weights[term]
-            for entry in range(posting_pointers[column], posting_pointers[column + 1]):
-                passage = posting_passages[entry]
-                if scores[passage] == 0.0:
+            if scan:
+                for entry in range(posting_pointers[column], posting_pointers[column + 1]):
+                    scores[posting_passages[entry]] += weight
+            else:
+                for entry in range(posting_pointers[column], posting_pointers[column + 1]):
+                    passage = posting_passages[entry]
+                    score = scores[passage]
                     touched[n_touched] = passage
-                    n_touched += 1
-                scores[passage] += weight
+                    n_touched += score == 0.0
+                    scores[passage] = score + weight
+        if scan:
+            for passage in range(n_passages):
+                touched[n_touched] = passage
+                n_touched += scores[passage] != 0.0
         if n_touched > 0 and k > 0:
-            hits = touched[:n_touched].copy()
-            values = np.empty(n_touched, dtype=np.float64)
             for i in range(n_touched):
-                values[i] = scores[hits[i]]
-            if n_touched > k:
-                # every passage tied with the k-th best stays, so ties break exactly
-                threshold = np.partition(values, n_touched - k)[n_touched - k]
-                n_keep = 0
-                for i in range(n_touched):
-                    if values[i] >= threshold:
-                        hits[n_keep] = hits[i]
-                        values[n_keep] = values[i]
-                        n_keep += 1
-                hits = hits[:n_keep]
-                values = values[:n_keep]
-            # best first, equal scores by lower passage: stable sort by passage, then score
-            by_passage = np.argsort(hits, kind="mergesort")
-            hits = hits[by_passage]
-            values = values[by_passage]
-            by_score = np.argsort(-values, kind="mergesort")
-            take = min(k, hits.shape[0])
-            for i in range(take):
-                out_passages[n_out + i] = hits[by_score[i]]
-                out_scores[n_out + i] = values[by_score[i]]
+                hits[i] = touched[i]
+                values[i] = scores[touched[i]]
+            take = _best_k(
+                hits, values, n_touched, k, buckets, out_passages, out_rank_scores, n_out
+            )
+            # the full score adds the weights of the terms that do not rank
+            for i in range(n_out, n_out + take):
+                total = out_rank_scores[i]
+                for term in range(term_offsets[query], term_offsets[query + 1]):
+                    column = term_columns[term]
+                    if (
+                        column >= 0
+                        and not term_ranks[term]
+                        and _row_holds(row_pointers, row_columns, out_passages[i], column)
+                    ):
+                        total += term_weights[term]
+                out_scores[i] = total
             n_out += take
         for i in range(n_touched):
             scores[touched[i]] = 0.0
         out_offsets[query + 1] = n_out
+
+
+class _Scratch:
+    """Per-index scratch arrays of :func:`top_candidates`, reused across calls (fresh
+    arrays of the corpus size cost page faults on every call); one user at a time."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.lock = threading.Lock()
+        self.scores = np.zeros(0, dtype=np.float64)
+        self.touched = np.zeros(0, dtype=np.int64)
+        self.hits = np.zeros(0, dtype=np.int64)
+        self.values = np.zeros(0, dtype=np.float64)
+
+    def arrays(self, n_passages: int) -> tuple[np.ndarray, ...]:
+        if self.scores.shape[0] != n_passages:
+            # the kernel leaves ``scores`` all zero again when it returns
+            self.scores = np.zeros(n_passages, dtype=np.float64)
+            self.touched = np.zeros(n_passages + 1, dtype=np.int64)
+            self.hits = np.zeros(n_passages, dtype=np.int64)
+            self.values = np.zeros(n_passages, dtype=np.float64)
+        return self.scores, self.touched, self.hits, self.values
+
+
+_N_BUCKETS = 1024
 
 
 def top_candidates(
@@ -255,24 +376,31 @@ def top_candidates(
     term_weights: np.ndarray,
     term_offsets: np.ndarray,
     k: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    *,
+    term_ranks: np.ndarray | None = None,
+    rows: tuple[np.ndarray, np.ndarray] | None = None,
+    scratch: _Scratch | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The ``k`` passages with the largest summed term weight for every query.
 
-    Walks the posting lists of each query's terms once, accumulating into a dense
-    scratch array (reset after each query), and keeps the best ``k`` (ties: lower
-    passage first). Weights must be positive.
+    Walks the posting lists of each query's ranking terms once, accumulating into a
+    dense scratch array (reset after each query), and keeps the best ``k`` (ties: lower
+    passage first). Weights must be positive. Terms whose ``term_ranks`` flag is False
+    do not find or rank passages; their weights are added to the full score of the
+    passages kept (a binary search in each kept passage's CSR row, ``rows``).
 
     Returns
     -------
-    offsets, passages, scores : ndarray
-        Packed CSR: query ``q``'s candidates are ``passages[offsets[q]:offsets[q + 1]]``.
+    offsets, passages, rank_scores, scores : ndarray
+        Packed CSR: query ``q``'s candidates are ``passages[offsets[q]:offsets[q + 1]]``;
+        ``rank_scores`` sums the ranking terms' weights, ``scores`` every term's.
 
     Examples
     --------
     >>> import numpy as np
     >>> i64 = lambda *v: np.array(v, dtype=np.int64)
     >>> # term 0 is in passages 0 and 2, term 1 in passage 2
-    >>> offsets, passages, scores = top_candidates(
+    >>> offsets, passages, _, scores = top_candidates(
     ...     i64(0, 2, 3), i64(0, 2, 2), 3, i64(0, 1), np.array([1.0, 2.0]), i64(0, 2), 5)
     >>> offsets.tolist(), passages.tolist(), scores.tolist()
     ([0, 2], [2, 0], [3.0, 1.0])
@@ -281,23 +409,49 @@ def top_candidates(
     out_offsets = np.zeros(n_queries + 1, dtype=np.int64)
     capacity = n_queries * max(0, min(k, n_passages))
     out_passages = np.zeros(capacity, dtype=np.int64)
+    out_rank_scores = np.zeros(capacity, dtype=np.float64)
     out_scores = np.zeros(capacity, dtype=np.float64)
+    ranks = (
+        np.ones(term_columns.shape[0], dtype=np.bool_)
+        if term_ranks is None
+        else np.ascontiguousarray(term_ranks, dtype=np.bool_)
+    )
+    if rows is None:
+        if not ranks.all():
+            raise ValueError("rows are needed when some terms do not rank")
+        rows = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64))
     if n_queries and capacity:
-        _top_candidates_kernel(
-            np.ascontiguousarray(posting_pointers, dtype=np.int64),
-            np.ascontiguousarray(posting_passages, dtype=np.int64),
-            np.ascontiguousarray(term_columns, dtype=np.int64),
-            np.ascontiguousarray(term_weights, dtype=np.float64),
-            np.ascontiguousarray(term_offsets, dtype=np.int64),
-            int(k),
-            np.zeros(n_passages, dtype=np.float64),
-            np.zeros(n_passages, dtype=np.int64),
-            out_offsets,
-            out_passages,
-            out_scores,
-        )
+        scratch = _Scratch() if scratch is None else scratch
+        owned = scratch.lock.acquire(blocking=False)
+        try:
+            scores, touched, hits, values = (
+                scratch.arrays(n_passages) if owned else _Scratch().arrays(n_passages)
+            )
+            _top_candidates_kernel(
+                np.ascontiguousarray(posting_pointers, dtype=np.int64),
+                np.ascontiguousarray(posting_passages, dtype=np.int64),
+                np.ascontiguousarray(rows[0], dtype=np.int64),
+                np.ascontiguousarray(rows[1], dtype=np.int64),
+                np.ascontiguousarray(term_columns, dtype=np.int64),
+                np.ascontiguousarray(term_weights, dtype=np.float64),
+                ranks,
+                np.ascontiguousarray(term_offsets, dtype=np.int64),
+                int(k),
+                scores,
+                touched,
+                hits,
+                values,
+                np.zeros(_N_BUCKETS, dtype=np.int64),
+                out_offsets,
+                out_passages,
+                out_rank_scores,
+                out_scores,
+            )
+        finally:
+            if owned:
+                scratch.lock.release()
     n_out = int(out_offsets[-1])
-    return out_offsets, out_passages[:n_out], out_scores[:n_out]
+    return out_offsets, out_passages[:n_out], out_rank_scores[:n_out], out_scores[:n_out]
 
 
 @jit

@@ -193,6 +193,21 @@ class IdfIndex:
         self.idf = np.log((n_passages + 1.0) / (self.document_frequency + 1.0)) + 1.0
         self.unseen_idf = float(np.log(n_passages + 1.0) + 1.0)
 
+    @property
+    def _scratch(self) -> Any:
+        """Scratch arrays of the retrieval kernel, kept between queries (not pickled)."""
+        scratch = self.__dict__.get("_top_scratch")
+        if scratch is None:
+            from citekit._bag import _Scratch
+
+            scratch = self.__dict__["_top_scratch"] = _Scratch()
+        return scratch
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_top_scratch", None)
+        return state
+
     # -- construction ---------------------------------------------------------------
 
     @classmethod
@@ -531,28 +546,24 @@ class IdfIndex:
             n_block, rows, columns, weights, flags, term_offsets, denominators = self._query_terms(
                 ids[lo:hi], block_offsets, None if flags_all is None else flags_all[lo:hi]
             )
-            rank_offsets = np.zeros(n_block + 1, dtype=np.int64)
-            np.cumsum(np.bincount(rows[flags], minlength=n_block), out=rank_offsets[1:])
             posting_pointers, posting_passages = self.postings
-            top = TopK(
-                *top_candidates(
-                    posting_pointers,
-                    posting_passages,
-                    self.n_passages,
-                    columns[flags],
-                    weights[flags],
-                    rank_offsets,
-                    k,
-                )
+            offsets_out, passages_out, _, sums = top_candidates(
+                posting_pointers,
+                posting_passages,
+                self.n_passages,
+                columns,
+                weights,
+                term_offsets,
+                k,
+                term_ranks=flags,
+                rows=self.rows,
+                scratch=self._scratch,
             )
-            queries = np.repeat(np.arange(n_block, dtype=np.int64), np.diff(top.offsets))
-            if flags.all():
-                sums = top.scores
-            else:
-                sums = self._pair_sums(queries, top.passages, columns, weights, term_offsets)
+            queries = np.repeat(np.arange(n_block, dtype=np.int64), np.diff(offsets_out))
             with np.errstate(divide="ignore", invalid="ignore"):
                 exact = sums / np.where(denominators[queries] > 0, denominators[queries], 1.0)
-            parts.append(TopK(top.offsets, top.passages, exact))
+            top = TopK(offsets_out, passages_out, exact)
+            parts.append(top)
         if not parts:
             return TopK(np.zeros(1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0))
         out_offsets = [np.zeros(1, dtype=np.int64)]
