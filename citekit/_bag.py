@@ -19,7 +19,15 @@ import numpy as np
 
 from citekit._jit import jit
 
-__all__ = ["factorize", "pair_bag_counts", "row_contains", "top_candidates", "warmup"]
+__all__ = [
+    "factorize",
+    "pair_bag_counts",
+    "range_rows",
+    "row_contains",
+    "top_candidates",
+    "transpose_rows",
+    "warmup",
+]
 
 
 @jit
@@ -186,6 +194,7 @@ def warmup() -> None:
     row_contains(two, one, one, one)
     top_candidates(two, one, 1, one, np.ones(1), two, 1)
     factorize(one)
+    transpose_rows(*range_rows(one, one, one, 1), 1)
 
 
 @jit
@@ -520,3 +529,100 @@ def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rank = np.empty(order.shape[0], dtype=np.int64)
     rank[order] = np.arange(order.shape[0], dtype=np.int64)
     return distinct[order], rank[codes]
+
+
+@jit
+def _range_rows_kernel(columns, starts, ends, n_terms, indptr):
+    """Distinct columns of ``columns[starts[p]:ends[p]]`` for every passage ``p``,
+    sorted: fills ``indptr`` (n_passages + 1) and returns the indices."""
+    last_row = np.full(n_terms, -1, dtype=np.int64)
+    total = 0
+    for p in range(starts.shape[0]):
+        for i in range(starts[p], ends[p]):
+            column = columns[i]
+            if last_row[column] != p:
+                last_row[column] = p
+                total += 1
+    indices = np.empty(total, dtype=np.int64)
+    last_row[:] = -1
+    n = 0
+    for p in range(starts.shape[0]):
+        row_start = n
+        for i in range(starts[p], ends[p]):
+            column = columns[i]
+            if last_row[column] != p:
+                last_row[column] = p
+                # insertion into the sorted row (rows are sentence-sized)
+                j = n
+                while j > row_start and indices[j - 1] > column:
+                    indices[j] = indices[j - 1]
+                    j -= 1
+                indices[j] = column
+                n += 1
+        indptr[p + 1] = n
+    return indices
+
+
+@jit
+def _transpose_kernel(indptr, indices, n_terms, out_indptr, out_indices):
+    """CSR transpose of a binary matrix (counting sort; rows come out sorted)."""
+    for i in range(indices.shape[0]):
+        out_indptr[indices[i] + 1] += 1
+    for column in range(n_terms):
+        out_indptr[column + 1] += out_indptr[column]
+    fill = out_indptr[:-1].copy()
+    for row in range(indptr.shape[0] - 1):
+        for i in range(indptr[row], indptr[row + 1]):
+            column = indices[i]
+            out_indices[fill[column]] = row
+            fill[column] += 1
+
+
+def range_rows(
+    columns: np.ndarray, starts: np.ndarray, ends: np.ndarray, n_terms: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Binary CSR rows ``(indptr, indices)``: row ``p`` holds the distinct values of
+    ``columns[starts[p]:ends[p]]`` (all in ``[0, n_terms)``), sorted. Ranges may overlap.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> indptr, indices = range_rows(i64(2, 0, 2, 1), i64(0, 1), i64(3, 4), 3)
+    >>> indptr.tolist(), indices.tolist()
+    ([0, 2, 5], [0, 2, 0, 1, 2])
+    """
+    indptr = np.zeros(starts.shape[0] + 1, dtype=np.int64)
+    indices = _range_rows_kernel(
+        np.ascontiguousarray(columns, dtype=np.int64),
+        np.ascontiguousarray(starts, dtype=np.int64),
+        np.ascontiguousarray(ends, dtype=np.int64),
+        int(n_terms),
+        indptr,
+    )
+    return indptr, indices
+
+
+def transpose_rows(
+    indptr: np.ndarray, indices: np.ndarray, n_terms: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The transpose ``(indptr, indices)`` of a binary CSR matrix with ``n_terms`` columns
+    (each output row sorted).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> indptr, indices = transpose_rows(np.array([0, 2, 3]), np.array([0, 2, 2]), 3)
+    >>> indptr.tolist(), indices.tolist()
+    ([0, 1, 1, 3], [0, 0, 1])
+    """
+    out_indptr = np.zeros(int(n_terms) + 1, dtype=np.int64)
+    out_indices = np.empty(indices.shape[0], dtype=np.int64)
+    _transpose_kernel(
+        np.ascontiguousarray(indptr, dtype=np.int64),
+        np.ascontiguousarray(indices, dtype=np.int64),
+        int(n_terms),
+        out_indptr,
+        out_indices,
+    )
+    return out_indptr, out_indices

@@ -155,7 +155,8 @@ class IdfIndex:
     vocabulary : ndarray of int64
         Sorted distinct token ids; token ``vocabulary[j]`` is column ``j``.
     indptr, indices : ndarray of int64
-        The CSR structure of the binary passages x vocabulary matrix (sorted columns).
+        The CSR structure of the binary passages x vocabulary matrix (a row's columns
+        in any order; a repeated column counts once).
 
     Examples
     --------
@@ -170,28 +171,67 @@ class IdfIndex:
     """
 
     def __init__(self, vocabulary: Any, indptr: Any, indices: Any) -> None:
-        import scipy.sparse as sp
+        from citekit._bag import range_rows
 
-        self.vocabulary = _as_int64_1d(vocabulary, "vocabulary")
+        vocabulary = _as_int64_1d(vocabulary, "vocabulary")
         indptr = _as_int64_1d(indptr, "indptr")
         indices = _as_int64_1d(indices, "indices")
-        if self.vocabulary.size > 1 and np.any(np.diff(self.vocabulary) <= 0):
+        if vocabulary.size > 1 and np.any(np.diff(vocabulary) <= 0):
             raise ValueError("vocabulary must be sorted and distinct")
         if indptr.size == 0:
             raise ValueError("indptr must have n_passages + 1 entries")
         _check_offsets(indptr, indices.shape[0], "indptr")
-        n_terms = self.vocabulary.shape[0]
+        n_terms = vocabulary.shape[0]
         if indices.size and (indices.min() < 0 or indices.max() >= n_terms):
             raise ValueError(f"indices must be column numbers in [0, {n_terms})")
+        # rows as given may be unsorted or repeat a column: keep each column once, sorted
+        self._set_rows(vocabulary, *range_rows(indices, indptr[:-1], indptr[1:], n_terms))
+
+    def _set_rows(self, vocabulary: np.ndarray, indptr: np.ndarray, indices: np.ndarray) -> None:
+        """Install canonical rows (sorted, distinct columns) and derive the rest."""
+        from citekit._bag import transpose_rows
+
+        self.vocabulary = vocabulary
+        self._rows = (indptr, indices)
+        # the inverted index: term -> passages containing it (ascending)
+        self._postings_int64 = transpose_rows(indptr, indices, vocabulary.shape[0])
         n_passages = indptr.shape[0] - 1
-        data = np.ones(indices.shape[0], dtype=np.float64)
-        self.matrix = sp.csr_matrix((data, indices, indptr), shape=(n_passages, n_terms))
-        self.matrix.sort_indices()
-        # the inverted index: term -> passages containing it
-        self._postings = self.matrix.T.tocsr()
-        self.document_frequency = np.diff(self._postings.indptr).astype(np.int64)
+        self.document_frequency = np.diff(self._postings_int64[0])
         self.idf = np.log((n_passages + 1.0) / (self.document_frequency + 1.0)) + 1.0
         self.unseen_idf = float(np.log(n_passages + 1.0) + 1.0)
+
+    @property
+    def matrix(self) -> Any:
+        """The binary passages x vocabulary matrix (``scipy.sparse.csr_matrix``, built on
+        first use)."""
+        matrix = self.__dict__.get("_matrix")
+        if matrix is None:
+            import scipy.sparse as sp
+
+            indptr, indices = self._rows
+            matrix = sp.csr_matrix(
+                (np.ones(indices.shape[0], dtype=np.float64), indices, indptr),
+                shape=(self.n_passages, self.n_terms),
+            )
+            matrix.has_sorted_indices = True
+            self.__dict__["_matrix"] = matrix
+        return matrix
+
+    @property
+    def _postings(self) -> Any:
+        """The inverted index as a ``scipy.sparse.csr_matrix`` (built on first use)."""
+        postings = self.__dict__.get("_postings_matrix")
+        if postings is None:
+            import scipy.sparse as sp
+
+            indptr, indices = self._postings_int64
+            postings = sp.csr_matrix(
+                (np.ones(indices.shape[0], dtype=np.float64), indices, indptr),
+                shape=(self.n_terms, self.n_passages),
+            )
+            postings.has_sorted_indices = True
+            self.__dict__["_postings_matrix"] = postings
+        return postings
 
     @property
     def _scratch(self) -> Any:
@@ -241,23 +281,16 @@ class IdfIndex:
         >>> index.n_passages, index.vocabulary.tolist()
         (2, [5, 6, 7])
         """
-        import scipy.sparse as sp
-
         ids = _as_int64_1d(token_ids, "token_ids")
         starts = _as_int64_1d(passage_starts, "passage_starts")
         ends = _as_int64_1d(passage_ends, "passage_ends")
         _check_ranges(starts, ends, ids.shape[0], "IdfIndex.build")
-        from citekit._bag import factorize
+        from citekit._bag import factorize, range_rows
 
         vocabulary, columns = factorize(ids)
-        positions, rows = gather_ranges(starts, ends)
-        n_passages = starts.shape[0]
-        matrix = sp.csr_matrix(
-            (np.ones(positions.shape[0], dtype=np.float64), (rows, columns[positions])),
-            shape=(n_passages, vocabulary.shape[0]),
-        )
-        matrix.sum_duplicates()
-        return cls(vocabulary, matrix.indptr, matrix.indices)
+        index = cls.__new__(cls)
+        index._set_rows(vocabulary, *range_rows(columns, starts, ends, vocabulary.shape[0]))
+        return index
 
     @classmethod
     def from_token_lists(cls, passages: Any) -> "IdfIndex":
@@ -284,16 +317,17 @@ class IdfIndex:
     @property
     def n_passages(self) -> int:
         """Number of indexed passages (rows)."""
-        return int(self.matrix.shape[0])
+        return int(self._rows[0].shape[0] - 1)
 
     @property
     def n_terms(self) -> int:
         """Number of distinct tokens (columns)."""
-        return int(self.matrix.shape[1])
+        return int(self.vocabulary.shape[0])
 
     def __repr__(self) -> str:
         return (
-            f"IdfIndex({self.n_passages} passages, {self.n_terms} terms, {self.matrix.nnz} entries)"
+            f"IdfIndex({self.n_passages} passages, {self.n_terms} terms, "
+            f"{self._rows[1].shape[0]} entries)"
         )
 
     def columns_of(self, token_ids: Any) -> np.ndarray:
@@ -352,29 +386,15 @@ class IdfIndex:
 
     @property
     def postings(self) -> tuple[np.ndarray, np.ndarray]:
-        """The inverted index (vocabulary x passages CSR ``(indptr, indices)``) as int64,
-        converted once and cached."""
-        cached = getattr(self, "_postings_int64", None)
-        if cached is None:
-            cached = (
-                np.ascontiguousarray(self._postings.indptr, dtype=np.int64),
-                np.ascontiguousarray(self._postings.indices, dtype=np.int64),
-            )
-            self._postings_int64 = cached
-        return cached
+        """The inverted index (vocabulary x passages CSR ``(indptr, indices)``, int64,
+        passages ascending in each row)."""
+        return self._postings_int64
 
     @property
     def rows(self) -> tuple[np.ndarray, np.ndarray]:
         """The CSR ``(indptr, indices)`` of the passages x vocabulary matrix as int64
-        (columns sorted within each row), converted once and cached."""
-        cached = getattr(self, "_rows", None)
-        if cached is None:
-            cached = (
-                np.ascontiguousarray(self.matrix.indptr, dtype=np.int64),
-                np.ascontiguousarray(self.matrix.indices, dtype=np.int64),
-            )
-            self._rows = cached
-        return cached
+        (columns sorted and distinct within each row)."""
+        return self._rows
 
     def _query_terms(
         self, query_ids: Any, query_offsets: Any, rank_tokens: Any = None
@@ -590,8 +610,8 @@ class IdfIndex:
         """
         return {
             "vocabulary": self.vocabulary,
-            "indptr": self.matrix.indptr.astype(np.int64),
-            "indices": self.matrix.indices.astype(np.int64),
+            "indptr": self._rows[0],
+            "indices": self._rows[1],
         }
 
     @classmethod
