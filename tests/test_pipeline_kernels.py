@@ -271,3 +271,35 @@ def test_top_candidates_needs_rows_for_non_ranking_terms():
             np.array([0, 1]), one, 1, one, np.ones(1), np.array([0, 1]), 1,
             term_ranks=np.zeros(1, dtype=bool),
         )
+
+
+@settings(max_examples=150)
+@given(
+    columns=st.lists(st.integers(0, 9), max_size=40),
+    data=st.data(),
+)
+def test_range_rows_and_transpose_match_reference(columns, data):
+    from citekit._bag import range_rows, transpose_rows
+
+    n = len(columns)
+    ranges = data.draw(
+        st.lists(st.tuples(st.integers(0, n), st.integers(0, n)), max_size=8)
+    )  # overlapping, empty and repeated ranges
+    starts = np.array([min(a, b) for a, b in ranges], dtype=np.int64)
+    ends = np.array([max(a, b) for a, b in ranges], dtype=np.int64)
+    indptr, indices = range_rows(np.array(columns, dtype=np.int64), starts, ends, 10)
+    expected = [sorted(set(columns[a:b])) for a, b in zip(starts.tolist(), ends.tolist())]
+    assert indptr.tolist() == np.cumsum([0] + [len(r) for r in expected]).tolist()
+    assert indices.tolist() == [c for r in expected for c in r]
+    t_indptr, t_indices = transpose_rows(indptr, indices, 10)
+    transposed = [[p for p, r in enumerate(expected) if c in r] for c in range(10)]
+    assert t_indptr.tolist() == np.cumsum([0] + [len(r) for r in transposed]).tolist()
+    assert t_indices.tolist() == [p for r in transposed for p in r]
+
+
+def test_index_constructor_canonicalizes_rows():
+    # columns out of order and repeated within a row count once, in order
+    index = IdfIndex([10, 20, 30], [0, 4, 5], [2, 0, 2, 1, 1])
+    assert index.rows[1].tolist() == [0, 1, 2, 1]
+    assert index.document_frequency.tolist() == [1, 2, 1]
+    assert index.matrix.toarray().tolist() == [[1, 1, 1], [0, 1, 0]]
