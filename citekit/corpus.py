@@ -26,7 +26,7 @@ from citekit._stages import default_segmenter, default_tokenizer, segment_spans,
 from citekit._validation import check_int
 from citekit.index import IdfIndex
 from citekit.results import SourceChunk, SourceDocument
-from citekit.tokenizers.base import tokenize_checked
+from citekit.tokenizers.base import TokenizedText, tokenize_checked
 
 __all__ = ["Corpus", "as_source_records"]
 
@@ -243,68 +243,63 @@ class Corpus:
         TypeError, ValueError
             For malformed sources, stages or window sizes (the message names the argument).
         """
-        from citekit.segment import passage_window_array
-
         records = as_source_records(sources)
         size = int(check_int(window_size_sentences, "window_size_sentences", minimum=1))
         stride = int(check_int(window_stride_sentences, "window_stride_sentences", minimum=1))
         tokenizer = default_tokenizer() if tokenizer is None else tokenizer
         segmenter = default_segmenter() if segmenter is None else segmenter
 
-        token_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        passage_parts: list[np.ndarray] = []
-        source_token_offsets = np.zeros(len(records) + 1, dtype=np.int64)
-        token_base = 0
-        for position, record in enumerate(records):
+        n_records = len(records)
+        token_parts: list[TokenizedText] = []
+        sentence_parts: list[np.ndarray] = []
+        for record in records:
             text = record.text
-            tokens = tokenize_checked(tokenizer, text)
-            sentences = segment_spans(segmenter, text, name="source_segmenter")
-            window_array = passage_window_array(sentences, size, stride)
-            if window_array.shape[0]:
-                char_start, char_end = window_array[:, 2], window_array[:, 3]
-                # tokens lying wholly inside the window's characters
-                token_start = np.searchsorted(tokens.starts, char_start, side="left")
-                token_end = np.searchsorted(tokens.ends, char_end, side="right")
-                token_end = np.maximum(token_end, token_start)
-                passage_parts.append(
-                    np.column_stack(
-                        [
-                            np.full(window_array.shape[0], position, dtype=np.int64),
-                            token_start + token_base,
-                            token_end + token_base,
-                            char_start,
-                            char_end,
-                            window_array[:, 0],
-                            window_array[:, 1],
-                        ]
-                    )
-                )
-            token_parts.append((tokens.token_ids, tokens.starts, tokens.ends))
-            token_base += len(tokens)
-            source_token_offsets[position + 1] = token_base
+            token_parts.append(tokenize_checked(tokenizer, text))
+            sentence_parts.append(segment_spans(segmenter, text, name="source_segmenter"))
 
-        def concat(column: int) -> np.ndarray:
-            if not token_parts:
-                return np.zeros(0, dtype=np.int64)
-            return np.concatenate([part[column] for part in token_parts]).astype(np.int64)
+        def concat(parts: list[np.ndarray], empty_shape: tuple[int, ...]) -> np.ndarray:
+            if not parts:
+                return np.zeros(empty_shape, dtype=np.int64)
+            return np.concatenate(parts).astype(np.int64, copy=False)
 
-        passages = (
-            np.concatenate(passage_parts) if passage_parts else np.zeros((0, 7), dtype=np.int64)
-        )
+        token_counts = np.fromiter((len(t) for t in token_parts), np.int64, n_records)
+        source_token_offsets = np.zeros(n_records + 1, dtype=np.int64)
+        np.cumsum(token_counts, out=source_token_offsets[1:])
+        token_starts = concat([t.starts for t in token_parts], (0,))
+        token_ends = concat([t.ends for t in token_parts], (0,))
+        sentence_counts = np.fromiter((len(x) for x in sentence_parts), np.int64, n_records)
+        sentences = concat(sentence_parts, (0, 2))
+        windows = _window_rows(sentence_counts, size, stride)
+        passage_source = windows[:, 0]
+        first_sentence, last_sentence = windows[:, 1], windows[:, 2]
+        char_start = sentences[first_sentence, 0]
+        char_end = sentences[last_sentence - 1, 1]
+        # tokens lying wholly inside the window's characters: one search over all sources,
+        # each source's offsets shifted past the previous sources' (so they stay sorted)
+        shift = np.zeros(n_records, dtype=np.int64)
+        text_lengths = np.fromiter((len(r.text) for r in records), np.int64, n_records)
+        np.cumsum(text_lengths[:-1] + 1, out=shift[1:])
+        token_shift = np.repeat(shift, token_counts)
+        window_shift = shift[passage_source]
+        token_start = np.searchsorted(token_starts + token_shift, char_start + window_shift, "left")
+        token_end = np.searchsorted(token_ends + token_shift, char_end + window_shift, "right")
+        token_end = np.maximum(token_end, token_start)
+        sentence_base = np.zeros(n_records, dtype=np.int64)
+        np.cumsum(sentence_counts[:-1], out=sentence_base[1:])
         arrays = {
-            "token_ids": concat(0),
-            "token_starts": concat(1),
-            "token_ends": concat(2),
+            "token_ids": concat([t.token_ids for t in token_parts], (0,)),
+            "token_starts": token_starts,
+            "token_ends": token_ends,
             "source_token_offsets": source_token_offsets,
-            "passage_source": passages[:, 0],
-            "passage_token_start": passages[:, 1],
-            "passage_token_end": passages[:, 2],
-            "passage_char_start": passages[:, 3],
-            "passage_char_end": passages[:, 4],
-            "passage_sentence_start": passages[:, 5],
-            "passage_sentence_end": passages[:, 6],
+            "passage_source": passage_source,
+            "passage_token_start": token_start,
+            "passage_token_end": token_end,
+            "passage_char_start": char_start,
+            "passage_char_end": char_end,
+            "passage_sentence_start": first_sentence - sentence_base[passage_source],
+            "passage_sentence_end": last_sentence - sentence_base[passage_source],
         }
-        index = IdfIndex.build(arrays["token_ids"], passages[:, 1], passages[:, 2])
+        index = IdfIndex.build(arrays["token_ids"], token_start, token_end)
         corpus = cls(
             records,
             arrays,
@@ -507,3 +502,33 @@ def embed_texts(embedder: Any, texts: list[str], *, name: str = "embedder") -> n
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return (vectors / norms).astype(np.float32)
+
+
+def _window_rows(sentence_counts: np.ndarray, size: int, stride: int) -> np.ndarray:
+    """Passage windows of every source at once: rows ``(source, first, last)`` with global
+    sentence numbers, ``last`` exclusive; the windows of
+    :func:`~citekit.segment.passage_window_array` for each source, in source order.
+
+    Examples
+    --------
+    >>> _window_rows(np.array([3, 0, 1]), 2, 2).tolist()
+    [[0, 0, 2], [0, 2, 3], [2, 3, 4]]
+    """
+    n = sentence_counts
+    # windows start at k * stride and stop at the first one that reaches the last
+    # sentence; when the stride jumps over the tail, that one ends at the last sentence
+    reaching = np.maximum(0, -(-(n - size) // stride))
+    counts = np.where(n > 0, reaching + 1, 0)
+    source = np.repeat(np.arange(n.shape[0], dtype=np.int64), counts)
+    window_base = np.zeros(n.shape[0], dtype=np.int64)
+    np.cumsum(counts[:-1], out=window_base[1:])
+    number = np.arange(source.shape[0], dtype=np.int64) - window_base[source]
+    first = number * stride
+    n_of = n[source]
+    jumped = (number == reaching[source]) & (first >= n_of)
+    first[jumped] = np.maximum(n_of[jumped] - size, 0)
+    last = np.minimum(first + size, n_of)
+    sentence_base = np.zeros(n.shape[0], dtype=np.int64)
+    np.cumsum(n[:-1], out=sentence_base[1:])
+    offset = sentence_base[source]
+    return np.column_stack([source, first + offset, last + offset])
