@@ -149,3 +149,16 @@ def test_tokenize_checked_rejects_wrong_return_shape():
 def test_tokenize_checked_text_must_be_str():
     with pytest.raises(TypeError, match="text"):
         tokenize_checked(Whitespace(), b"abc")
+
+
+def test_overriding_a_trusted_tokenize_is_validated_again():
+    from citekit.tokenizers import SimpleTokenizer
+
+    class Broken(SimpleTokenizer):
+        def tokenize(self, text):
+            good = super().tokenize(text)
+            return TokenizedText(text, good.token_ids, good.starts, good.ends + 100)
+
+    assert len(tokenize_checked(SimpleTokenizer(), "two words")) == 2
+    with pytest.raises(ValueError, match="invalid span"):
+        tokenize_checked(Broken(), "two words")

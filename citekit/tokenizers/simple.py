@@ -82,7 +82,7 @@ from citekit.normalize import (
     normalize_text,
     symbol_word,
 )
-from citekit.tokenizers.base import TokenizedText
+from citekit.tokenizers.base import _VALID_BY_CONSTRUCTION, TokenizedText
 
 __all__ = ["TokenizerConfig", "SimpleTokenizer", "token_id"]
 
@@ -633,3 +633,7 @@ class SimpleTokenizer:
             ]
         ids = self._ids(surfaces)
         return TokenizedText(text, ids, orig_starts, orig_ends)
+
+
+# spans in bounds, non-empty, ordered (tests/test_tokenizer_simple.py, hypothesis)
+_VALID_BY_CONSTRUCTION.add(SimpleTokenizer.tokenize)
