@@ -47,7 +47,10 @@ def _span_of(item: Any) -> tuple[int, int]:
 def segment_spans(segmenter: Any, text: str, *, name: str = "segmenter") -> np.ndarray:
     """Call ``segmenter.segment(text)`` and return its spans as an ``(n, 2)`` int64 array.
 
-    Empty spans are dropped; spans must be in bounds, ordered and non-overlapping.
+    Empty spans are dropped; spans must be in bounds, ordered and non-overlapping. A
+    :class:`~citekit.segment.SentenceSegmenter` (or a subclass that keeps its ``segment``)
+    is asked for :meth:`~citekit.segment.SentenceSegmenter.segment_array` instead, which
+    gives the same spans without a tuple per sentence.
 
     Raises
     ------
@@ -64,6 +67,18 @@ def segment_spans(segmenter: Any, text: str, *, name: str = "segmenter") -> np.n
     >>> segment_spans(Halves(), "ab cd").tolist()
     [[0, 2], [3, 5]]
     """
+    from citekit.segment import SentenceSegmenter
+
+    kind = type(segmenter)
+    if isinstance(segmenter, SentenceSegmenter) and kind.segment is SentenceSegmenter.segment:
+        spans = segmenter.segment_array(text)
+        if kind.segment_array is SentenceSegmenter.segment_array:
+            return spans  # trimmed, non-empty, in bounds and ordered by construction
+        try:
+            spans = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name}.segment_array must return an (n, 2) integer array") from None
+        return _checked_spans(spans, text, name)
     method = getattr(segmenter, "segment", None)
     if not callable(method):
         raise TypeError(
@@ -86,6 +101,11 @@ def segment_spans(segmenter: Any, text: str, *, name: str = "segmenter") -> np.n
         except TypeError as exc:
             raise TypeError(f"{name}: {exc}") from None
         spans = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    return _checked_spans(spans, text, name)
+
+
+def _checked_spans(spans: np.ndarray, text: str, name: str) -> np.ndarray:
+    """``spans`` without empty ones, after checking bounds and order."""
     if spans.shape[0] == 0:
         return spans
     spans = spans[spans[:, 1] > spans[:, 0]]

@@ -24,7 +24,6 @@ non-empty and in order.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
@@ -51,35 +50,17 @@ DEFAULT_ABBREVIATIONS: frozenset[str] = frozenset("""
 # Abbreviations that often end a sentence: a boundary only if the next word is capitalized.
 _SENTENCE_FINAL_ABBREVIATIONS = frozenset("etc inc ltd co corp llc plc".split())
 
-# a line break (\r\n, and a blank line's second \n, are taken with the first character)
-_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\n?")
-_BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n|[\n\r\u2029])){2,}")
-_LIST_MARKER = re.compile(
-    r"[ \t]*(?:[-*+•‣◦▪▫–—·]"
-    r"|\(?(?:\d{1,3}|[a-z]|[A-Z](?=\))"
-    r"|(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})|(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3}))[.)])[ \t]+"
-)
+# The characters of the rules (the kernel, citekit._segment_kernel, reads them from here).
+# A line break ends a block: these, a following \n taken with them (\r\n, blank lines).
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+# list markers that are not numbers or letters
+_BULLETS = "-*+•‣◦▪▫–—·"
+# closing quotes and brackets after a terminator belong to the sentence
 _CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
 # terminators that need a following space, and those that end a sentence by themselves
 _SPACED_TERMINATORS = ".?!…"
 _UNSPACED_TERMINATORS = "。！？।॥؟۔"
-_UNSPACED_TERMINATOR = re.compile("[" + _UNSPACED_TERMINATORS + "]")
-# group 1: terminators and the closers after them; group 2: the whitespace that follows.
-# Only runs that can end a sentence: with an unspaced terminator, or followed by whitespace
-# or the end of the block (so the many periods of 5.2 or U.S.-based never reach Python).
-_ALL_TERMINATORS = "[" + re.escape(_SPACED_TERMINATORS + _UNSPACED_TERMINATORS) + "]"
-_SPACED = "[" + re.escape(_SPACED_TERMINATORS) + "]"
-_UNSPACED = "[" + re.escape(_UNSPACED_TERMINATORS) + "]"
-_CLOSER_RUN = "[" + re.escape(_CLOSERS) + "]*"
-_TERMINATOR_RUN = re.compile(
-    # (starts with a character set, so the engine scans for it quickly)
-    f"({_ALL_TERMINATORS}"
-    f"(?:(?<={_UNSPACED}){_ALL_TERMINATORS}*{_CLOSER_RUN}"
-    f"|{_SPACED}*(?:{_UNSPACED}{_ALL_TERMINATORS}*{_CLOSER_RUN}|{_CLOSER_RUN}(?=\\s|\\Z))))"
-    r"(\s*)"
-)
-# letters, or dotted letter groups (U.S, e.g, Ph.D), before a period
-_ABBREVIATION_SHAPE = re.compile(r"(?:[^\W\d_]+\.)*[^\W\d_]+")
+# opening quotes and brackets before an abbreviation ("(e.g. ...") are not part of it
 _OPENERS = "\"'“‘«([{"
 
 
@@ -143,6 +124,7 @@ class SentenceSegmenter:
                 f"split_on_newlines must be a bool, got {type(split_on_newlines).__name__}"
             )
         self.split_on_newlines = split_on_newlines
+        self._key_table_cache: tuple[frozenset[str], Any] | None = None
 
     def __repr__(self) -> str:
         return (
@@ -175,72 +157,61 @@ class SentenceSegmenter:
         >>> [text[a:b] for a, b in SentenceSegmenter().segment(text)]
         ['Intro:', 'first item', 'second one', 'He said “Stop.”', 'Then left.']
         """
+        spans = self.segment_array(text)
+        return list(zip(spans[:, 0].tolist(), spans[:, 1].tolist()))
+
+    def segment_array(self, text: str) -> np.ndarray:
+        """The spans of :meth:`segment` as one array (no Python object per sentence).
+
+        Parameters
+        ----------
+        text : str
+            Any string.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n_sentences, 2)``, ``int64``: ``start, end`` per row, the spans of
+            :meth:`segment` in the same order. Shape ``(0, 2)`` for empty or
+            whitespace-only text.
+
+        Raises
+        ------
+        TypeError
+            If ``text`` is not a ``str``.
+
+        Examples
+        --------
+        >>> text = "Costs fell 5.2% (approx. €3 million). Was it enough? 利益は増えた。"
+        >>> spans = SentenceSegmenter().segment_array(text)
+        >>> spans.dtype, spans.shape
+        (dtype('int64'), (3, 2))
+        >>> [text[start:end] for start, end in spans.tolist()]
+        ['Costs fell 5.2% (approx. €3 million).', 'Was it enough?', '利益は増えた。']
+        """
         check_str(text, "text")
-        spans: list[tuple[int, int]] = []
-        for block_start, block_end in self._blocks(text):
-            marker = _LIST_MARKER.match(text, block_start, block_end)
-            if marker is not None:
-                block_start = marker.end()
-            self._segment_block(text, block_start, block_end, spans)
-        return spans
+        if not text:
+            return np.zeros((0, 2), dtype=np.int64)
+        from citekit._segment_kernel import segment_code_points
+
+        if text.isascii():
+            codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        else:
+            codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        return segment_code_points(codes, *self._key_tables(), self.split_on_newlines)
 
     def __call__(self, text: str) -> list[tuple[int, int]]:
         return self.segment(text)
 
-    # ------------------------------------------------------------------------------------
-    def _blocks(self, text: str) -> Iterable[tuple[int, int]]:
-        """Spans between line breaks (or between blank lines)."""
-        start = 0
-        if self.split_on_newlines:
-            for match in _LINE_BREAK.finditer(text):
-                yield start, match.start()
-                start = match.end()
-        else:
-            for match in _BLANK_LINES.finditer(text):
-                yield start, match.start()
-                start = match.end()
-        yield start, len(text)
+    def _key_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The kernel's abbreviation tables, rebuilt if ``abbreviations`` was replaced."""
+        cached = self._key_table_cache
+        if cached is None or cached[0] is not self.abbreviations:
+            from citekit._segment_kernel import abbreviation_tables
 
-    def _segment_block(self, text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
-        sentence_start = start
-        for match in _TERMINATOR_RUN.finditer(text, start, end):
-            if self._is_boundary(text, match, end):
-                boundary = match.end(1)
-                _append_trimmed(text, sentence_start, boundary, spans)
-                sentence_start = boundary
-        _append_trimmed(text, sentence_start, end, spans)
-
-    def _is_boundary(self, text: str, match: re.Match[str], block_end: int) -> bool:
-        """Whether a terminator run (group 1, the whitespace after it group 2) ends one."""
-        run = match.group(1)
-        if not run.isascii() and _UNSPACED_TERMINATOR.search(run):
-            return True
-        # (_TERMINATOR_RUN skips spaced runs inside words: 5.2, e.g.x, U.S.-based)
-        after = match.end()
-        next_char = text[after] if after < block_end else ""
-        if next_char.islower():
-            return False  # "approx. five", "wait… what", '"Really?" she asked'
-        if run[0] != "." or run.startswith(".."):
-            return True
-        # a single period (possibly followed by closers): abbreviations and initials
-        run_start = match.start()
-        lookback = text[max(0, run_start - 64) : run_start]  # no abbreviation is longer
-        words = lookback.rsplit(None, 1)
-        if not words or lookback[-1].isspace():
-            return True
-        before = words[-1].lstrip(_OPENERS)
-        if _ABBREVIATION_SHAPE.fullmatch(before) is None:
-            return True  # a number, or a word glued to other punctuation
-        key = before.lower()
-        if key in self.abbreviations:
-            return False
-        if "." in before:  # U.S., e.g, Ph.D
-            return False
-        if len(before) == 1 and before.isupper():  # an initial: J. K. Rowling
-            return False
-        if key in _SENTENCE_FINAL_ABBREVIATIONS:
-            return not next_char or next_char.isupper() or not next_char.isalpha()
-        return True
+            tables = abbreviation_tables(self.abbreviations, _SENTENCE_FINAL_ABBREVIATIONS)
+            cached = self._key_table_cache = (self.abbreviations, tables)
+        return cached[1]
 
 
 def _abbreviation_key(word: object, name: str) -> str:
@@ -250,15 +221,6 @@ def _abbreviation_key(word: object, name: str) -> str:
     if not key:
         raise ValueError(f"{name} must not contain empty strings")
     return key
-
-
-def _append_trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if start < end:
-        spans.append((start, end))
 
 
 _DEFAULT_SEGMENTER: SentenceSegmenter | None = None

@@ -136,3 +136,123 @@ def naive_matching_blocks(a: Sequence[int], b: Sequence[int]) -> list[tuple[int,
     """difflib itself: the behaviour ``matching_blocks`` must reproduce."""
     matcher = difflib.SequenceMatcher(None, list(a), list(b), autojunk=False)
     return [tuple(block) for block in matcher.get_matching_blocks()]
+
+
+# =======================================================================================
+# Sentence segmentation (reference of citekit._segment_kernel, owned with citekit.segment)
+#
+# The regex-and-Python implementation that citekit.segment.SentenceSegmenter used before
+# its numba kernel, kept verbatim in behaviour: the kernel must give the same spans for
+# every text and every option.
+# =======================================================================================
+
+import re  # noqa: E402
+
+_NAIVE_DEFAULT_ABBREVIATIONS = frozenset("""
+    dr mr mrs ms mx prof sr jr st rev hon gen col capt lt sgt maj cmdr adm gov sen rep pres
+    fr sr mt ft vs cf e.g i.e viz al fig figs eq eqs no nos vol vols ch sec p pp ed eds
+    approx ca est dept univ assn bros jan feb mar apr jun jul aug sep sept oct nov dec
+    """.split())
+_NAIVE_SENTENCE_FINAL_ABBREVIATIONS = frozenset("etc inc ltd co corp llc plc".split())
+_NAIVE_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\n?")
+_NAIVE_BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n|[\n\r\u2029])){2,}")
+_NAIVE_LIST_MARKER = re.compile(
+    r"[ \t]*(?:[-*+•‣◦▪▫–—·]"
+    r"|\(?(?:\d{1,3}|[a-z]|[A-Z](?=\))"
+    r"|(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})|(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3}))[.)])[ \t]+"
+)
+_NAIVE_CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
+_NAIVE_SPACED_TERMINATORS = ".?!…"
+_NAIVE_UNSPACED_TERMINATORS = "。！？।॥؟۔"
+_NAIVE_UNSPACED_TERMINATOR = re.compile("[" + _NAIVE_UNSPACED_TERMINATORS + "]")
+_NAIVE_ALL = "[" + re.escape(_NAIVE_SPACED_TERMINATORS + _NAIVE_UNSPACED_TERMINATORS) + "]"
+_NAIVE_SPACED = "[" + re.escape(_NAIVE_SPACED_TERMINATORS) + "]"
+_NAIVE_UNSPACED = "[" + re.escape(_NAIVE_UNSPACED_TERMINATORS) + "]"
+_NAIVE_CLOSER_RUN = "[" + re.escape(_NAIVE_CLOSERS) + "]*"
+# group 1: terminators and the closers after them; group 2: the whitespace that follows.
+# Only runs that can end a sentence: with an unspaced terminator, or followed by whitespace
+# or the end of the block.
+NAIVE_TERMINATOR_RUN = re.compile(
+    f"({_NAIVE_ALL}"
+    f"(?:(?<={_NAIVE_UNSPACED}){_NAIVE_ALL}*{_NAIVE_CLOSER_RUN}"
+    f"|{_NAIVE_SPACED}*(?:{_NAIVE_UNSPACED}{_NAIVE_ALL}*{_NAIVE_CLOSER_RUN}"
+    f"|{_NAIVE_CLOSER_RUN}(?=\\s|\\Z))))"
+    r"(\s*)"
+)
+# letters, or dotted letter groups (U.S, e.g, Ph.D), before a period
+_NAIVE_ABBREVIATION_SHAPE = re.compile(r"(?:[^\W\d_]+\.)*[^\W\d_]+")
+_NAIVE_OPENERS = "\"'“‘«([{"
+
+
+def naive_segment(
+    text: str,
+    abbreviations=None,
+    extra_abbreviations=(),
+    split_on_newlines: bool = True,
+) -> list[tuple[int, int]]:
+    """Sentence spans by the rules of ``citekit.segment`` with regular expressions and a
+    Python decision per terminator run (abbreviation keys as ``SentenceSegmenter`` makes
+    them: stripped, without the final period, lower case)."""
+    base = _NAIVE_DEFAULT_ABBREVIATIONS if abbreviations is None else abbreviations
+    keys = {word.strip().rstrip(".").lower() for word in base}
+    keys |= {word.strip().rstrip(".").lower() for word in extra_abbreviations}
+    spans: list[tuple[int, int]] = []
+    block_pattern = _NAIVE_LINE_BREAK if split_on_newlines else _NAIVE_BLANK_LINES
+    block_start = 0
+    blocks = []
+    for match in block_pattern.finditer(text):
+        blocks.append((block_start, match.start()))
+        block_start = match.end()
+    blocks.append((block_start, len(text)))
+    for block_start, block_end in blocks:
+        marker = _NAIVE_LIST_MARKER.match(text, block_start, block_end)
+        if marker is not None:
+            block_start = marker.end()
+        sentence_start = block_start
+        for match in NAIVE_TERMINATOR_RUN.finditer(text, block_start, block_end):
+            if _naive_is_boundary(text, match, block_end, keys):
+                boundary = match.end(1)
+                _naive_append_trimmed(text, sentence_start, boundary, spans)
+                sentence_start = boundary
+        _naive_append_trimmed(text, sentence_start, block_end, spans)
+    return spans
+
+
+def _naive_is_boundary(text: str, match, block_end: int, keys) -> bool:
+    run = match.group(1)
+    if not run.isascii() and _NAIVE_UNSPACED_TERMINATOR.search(run):
+        return True
+    after = match.end()
+    next_char = text[after] if after < block_end else ""
+    if next_char.islower():
+        return False  # "approx. five", "wait… what", '"Really?" she asked'
+    if run[0] != "." or run.startswith(".."):
+        return True
+    # a single period (possibly followed by closers): abbreviations and initials
+    run_start = match.start()
+    lookback = text[max(0, run_start - 64) : run_start]
+    words = lookback.rsplit(None, 1)
+    if not words or lookback[-1].isspace():
+        return True
+    before = words[-1].lstrip(_NAIVE_OPENERS)
+    if _NAIVE_ABBREVIATION_SHAPE.fullmatch(before) is None:
+        return True  # a number, or a word glued to other punctuation
+    key = before.lower()
+    if key in keys:
+        return False
+    if "." in before:  # U.S., e.g, Ph.D
+        return False
+    if len(before) == 1 and before.isupper():  # an initial: J. K. Rowling
+        return False
+    if key in _NAIVE_SENTENCE_FINAL_ABBREVIATIONS:
+        return not next_char or next_char.isupper() or not next_char.isalpha()
+    return True
+
+
+def _naive_append_trimmed(text: str, start: int, end: int, spans: list) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start < end:
+        spans.append((start, end))

@@ -1,0 +1,753 @@
+"""numba kernel of :class:`~citekit.segment.SentenceSegmenter`.
+
+One pass over the code points of a text finds the blocks (between line breaks, or blank
+lines), skips a list marker at the start of each, finds the terminator runs, decides which
+end a sentence and writes the trimmed spans, so no Python object is made per sentence.
+The rules are those described in :mod:`citekit.segment`; ``tests/naive.py`` keeps the
+regular-expression implementation they were first written as, and
+``tests/test_segment_kernel.py`` checks that both give the same spans.
+
+The kernel knows the characters of the rules (terminators, closers, openers, bullets,
+line breaks) by code. The Unicode properties some rules ask for (``str.isspace``,
+``islower``, ``isupper``, ``isalpha``, the letters of ``[^\\W\\d_]``, the digits of
+``\\d``, ``str.lower`` and the final-sigma context it uses) come from a table that Python
+fills from its own ``str`` methods, so they agree with Python for every character: one
+entry per code point of the Basic Multilingual Plane, a sorted side table for the other
+planes. Entries are computed the first time a text needs them: when the kernel meets a
+character whose entry is unknown it lists it, and the wrapper learns those characters and
+runs the kernel again (its result is thrown away when something was missing).
+
+Abbreviations are matched by a 64-bit hash (FNV-1a over the lower-cased code points)
+looked up by binary search in the sorted hashes of the keys; a hit is confirmed by
+comparing the code points, so a collision never changes a result.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Iterable
+
+import numpy as np
+
+from citekit._jit import jit
+from citekit.segment import (
+    _BULLETS,
+    _CLOSERS,
+    _LINE_BREAKS,
+    _OPENERS,
+    _SPACED_TERMINATORS,
+    _UNSPACED_TERMINATORS,
+)
+
+__all__ = ["abbreviation_tables", "segment_code_points", "warmup"]
+
+# ---------------------------------------------------------------------------------------
+# character table: one int64 per code point
+#
+# bits 0-7: Unicode properties (valid unless _UNKNOWN), bits 8-13: the rules' own
+# characters (valid for every code point of the table), bit 16: _UNKNOWN (the properties
+# are not computed yet, or the code point is above the BMP), bits 17-18: how
+# many code points str.lower gives (1 or 2; 3 marks the capital sigma, whose lower case
+# depends on its neighbours), bits 19-39 and 40-60: those code points.
+_SPACE = 1 << 0  # str.isspace, regex \s
+_LOWER = 1 << 1  # str.islower
+_UPPER = 1 << 2  # str.isupper
+_ALPHA = 1 << 3  # str.isalpha
+_WORD_LETTER = 1 << 4  # regex [^\W\d_]: alphanumeric but not a decimal digit
+_DECIMAL = 1 << 5  # regex \d (str.isdecimal)
+_CASED = 1 << 6  # cased and not case-ignorable (Unicode's final-sigma rule)
+_CASE_IGNORABLE = 1 << 7
+_SPACED_TERMINATOR = 1 << 8
+_UNSPACED_TERMINATOR = 1 << 9
+_CLOSER = 1 << 10
+_OPENER = 1 << 11
+_BULLET = 1 << 12
+_LINE_BREAK = 1 << 13
+_TERMINATOR = _SPACED_TERMINATOR | _UNSPACED_TERMINATOR
+_UNKNOWN = 1 << 16
+_LOWER_COUNT_SHIFT = 17
+_LOWER_FIRST_SHIFT = 19
+_LOWER_SECOND_SHIFT = 40
+_CODE_MASK = (1 << 21) - 1
+_SIGMA_LOWER_COUNT = 3
+
+_CAPITAL_SIGMA = 0x3A3
+_SMALL_SIGMA = 0x3C3
+_FINAL_SIGMA = 0x3C2
+_BMP = 0x10000
+_LOOKBACK = 64  # no abbreviation is longer
+_MISSING_CAPACITY = 256
+
+_FNV_OFFSET = 0xCBF29CE484222325
+_FNV_PRIME = 0x100000001B3
+_MASK64 = (1 << 64) - 1
+
+_ABBREVIATION = 1  # kinds of abbreviation keys
+_SENTENCE_FINAL = 2
+
+_PERIOD, _RIGHT_PARENTHESIS, _LEFT_PARENTHESIS = 46, 41, 40
+_SPACE_CHAR, _TAB, _LINE_FEED, _CARRIAGE_RETURN, _PARAGRAPH_SEPARATOR = 32, 9, 10, 13, 0x2029
+
+
+def _rule_bits(code: int) -> int:
+    char = chr(code)
+    bits = 0
+    for members, flag in (
+        (_SPACED_TERMINATORS, _SPACED_TERMINATOR),
+        (_UNSPACED_TERMINATORS, _UNSPACED_TERMINATOR),
+        (_CLOSERS, _CLOSER),
+        (_OPENERS, _OPENER),
+        (_BULLETS, _BULLET),
+        (_LINE_BREAKS, _LINE_BREAK),
+    ):
+        if char in members:
+            bits |= flag
+    return bits
+
+
+def char_info(code: int) -> int:
+    """The table entry of one code point, from Python's own ``str`` methods."""
+    char = chr(code)
+    info = _rule_bits(code)
+    if char.isspace():
+        info |= _SPACE
+    if char.islower():
+        info |= _LOWER
+    if char.isupper():
+        info |= _UPPER
+    if char.isalpha():
+        info |= _ALPHA
+    if char.isalnum() and not char.isdecimal():
+        info |= _WORD_LETTER
+    if char.isdecimal():
+        info |= _DECIMAL
+    # str.lower turns a capital sigma into a final sigma when a cased character precedes
+    # it (case-ignorable ones skipped) and none follows; read both properties off that
+    # behaviour so they are Python's, for every character
+    if ("1" + char + "\u03a3").lower()[-1] == "\u03c2":
+        info |= _CASED  # after "1" (neither), only a cased, not ignorable char makes it final
+    elif ("A" + char + "\u03a3").lower()[-1] == "\u03c2":
+        info |= _CASE_IGNORABLE  # skipped back to the cased "A"
+    if code == _CAPITAL_SIGMA:
+        info |= _SIGMA_LOWER_COUNT << _LOWER_COUNT_SHIFT
+        return info
+    lowered = [ord(part) for part in char.lower()]
+    if len(lowered) > 2:  # never in Unicode so far (tests check every code point)
+        raise RuntimeError(f"U+{code:04X} lower-cases to {len(lowered)} characters")
+    info |= len(lowered) << _LOWER_COUNT_SHIFT
+    info |= lowered[0] << _LOWER_FIRST_SHIFT
+    if len(lowered) == 2:
+        info |= lowered[1] << _LOWER_SECOND_SHIFT
+    return info
+
+
+class _CharTable:
+    """The shared character table, learned as texts need it (thread-safe)."""
+
+    def __init__(self) -> None:
+        self.bmp = np.full(_BMP, _UNKNOWN, dtype=np.int64)
+        for code in {ord(char) for char in _rule_characters()}:
+            if code >= _BMP:  # the kernel reads rule bits from the BMP table only
+                raise RuntimeError(f"rule character U+{code:04X} is outside the BMP")
+            self.bmp[code] |= _rule_bits(code)
+        # ASCII, Latin-1 and general punctuation up front; the rest when first needed
+        for code in [*range(0x100), *range(0x2000, 0x2070)]:
+            self.bmp[code] = char_info(code)
+        # sorted codes above the BMP and their entries, replaced together (readers keep the
+        # pair they were given)
+        self.astral: tuple[np.ndarray, np.ndarray] = (
+            np.zeros(0, dtype=np.int64),
+            np.zeros(0, dtype=np.int64),
+        )
+        self._lock = threading.Lock()
+
+    def learn(self, codes: Iterable[int]) -> None:
+        with self._lock:
+            astral = dict(zip(*(array.tolist() for array in self.astral)))
+            for code in set(codes):
+                if code < _BMP:
+                    self.bmp[code] = char_info(code)
+                else:
+                    astral[code] = char_info(code)
+            ordered = sorted(astral)
+            self.astral = (
+                np.array(ordered, dtype=np.int64),
+                np.array([astral[code] for code in ordered], dtype=np.int64),
+            )
+
+
+def _rule_characters() -> str:
+    return (
+        _SPACED_TERMINATORS + _UNSPACED_TERMINATORS + _CLOSERS + _OPENERS + _BULLETS + _LINE_BREAKS
+    )
+
+
+_TABLE: _CharTable | None = None
+_TABLE_LOCK = threading.Lock()
+
+
+def _table() -> _CharTable:
+    global _TABLE
+    if _TABLE is None:
+        with _TABLE_LOCK:
+            if _TABLE is None:
+                _TABLE = _CharTable()
+    return _TABLE
+
+
+def key_hash(codes: Iterable[int]) -> int:
+    """FNV-1a (64 bit) of a sequence of code points, as the kernel computes it."""
+    value = _FNV_OFFSET
+    for code in codes:
+        value = ((value ^ code) * _FNV_PRIME) & _MASK64
+    return value
+
+
+def abbreviation_tables(
+    abbreviations: Iterable[str], sentence_final: Iterable[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's view of the abbreviation keys (already lower case, no final period).
+
+    Returns ``key_hashes`` (sorted ``uint64``), ``key_bounds`` (``(k, 3)`` int64: start and
+    end of the key's code points in ``key_codes``, and its kind: 1 for an abbreviation, 2
+    for one that may end a sentence) and ``key_codes`` (int64). A key in both sets counts
+    as an abbreviation (the rules test those first).
+    """
+    kinds = {key: _SENTENCE_FINAL for key in sentence_final}
+    kinds.update((key, _ABBREVIATION) for key in abbreviations)
+    entries = sorted(
+        (key_hash(map(ord, key)), key, kind) for key, kind in kinds.items()
+    )
+    key_hashes = np.array([entry[0] for entry in entries], dtype=np.uint64)
+    key_bounds = np.zeros((len(entries), 3), dtype=np.int64)
+    key_codes: list[int] = []
+    for row, (_, key, kind) in enumerate(entries):
+        key_bounds[row] = (len(key_codes), len(key_codes) + len(key), kind)
+        key_codes.extend(map(ord, key))
+    return key_hashes, key_bounds, np.array(key_codes, dtype=np.int64)
+
+
+def segment_code_points(
+    codes: np.ndarray,
+    key_hashes: np.ndarray,
+    key_bounds: np.ndarray,
+    key_codes: np.ndarray,
+    split_on_newlines: bool,
+) -> np.ndarray:
+    """Sentence spans (``(n, 2)`` int64) of a text given as its code points.
+
+    ``codes`` is ``uint8`` (an ASCII text's bytes) or ``uint32`` (UTF-32 code units); the
+    key arrays come from :func:`abbreviation_tables`.
+    """
+    table = _table()
+    while True:
+        astral_codes, astral_info = table.astral
+        spans, missing = _segment(
+            codes,
+            table.bmp,
+            astral_codes,
+            astral_info,
+            key_hashes,
+            key_bounds,
+            key_codes,
+            split_on_newlines,
+        )
+        if missing.shape[0] == 0:
+            return spans
+        table.learn(missing.tolist())
+
+
+def warmup() -> None:
+    """Compile (or load from the on-disk cache) the kernel for ASCII and UTF-32 texts.
+
+    Examples
+    --------
+    >>> warmup()
+    """
+    key_hashes, key_bounds, key_codes = abbreviation_tables(["dr"], ["inc"])
+    for dtype in (np.uint8, np.uint32):
+        codes = np.frombuffer(np.array([ord(c) for c in "Dr. A. B. ok"], dtype=dtype), dtype)
+        for split_on_newlines in (True, False):
+            segment_code_points(codes, key_hashes, key_bounds, key_codes, split_on_newlines)
+
+
+# ---------------------------------------------------------------------------------------
+# kernel
+#
+# Per character, entries are read inline (``bmp[code] if code < _BMP else _UNKNOWN``):
+# a call per character into a helper that takes arrays costs more than the work itself.
+# Only an entry not in the BMP table (unknown yet, or above the BMP) takes the call to
+# _looked_up. Helpers are called per block or per terminator run.
+
+
+@jit
+def _looked_up(code, astral_codes, astral_info, missing):
+    """The entry of a code point above the BMP, or 0 with the code listed in ``missing``
+    (not learned yet)."""
+    if code >= _BMP:
+        lo, hi = 0, astral_codes.shape[0]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if astral_codes[mid] < code:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < astral_codes.shape[0] and astral_codes[lo] == code:
+            return astral_info[lo]
+    count = missing[0]
+    if count < missing.shape[0] - 1:
+        missing[count + 1] = code
+        missing[0] = count + 1
+    return np.int64(0)
+
+
+@jit
+def _blank_lines_end(codes, position):
+    """End of ``(?:[ \\t]*(?:\\r\\n|[\\n\\r\\u2029])){2,}`` matched at ``position``, or -1.
+
+    Units are taken greedily (``\\r\\n`` as one); with a single unit the pattern still
+    matches when that unit is ``\\r\\n``, by backtracking into ``\\r`` and ``\\n``.
+    """
+    n_codes = codes.shape[0]
+    units = 0
+    end = -1
+    first_is_crlf = False
+    while True:
+        cursor = position
+        while cursor < n_codes and (codes[cursor] == _SPACE_CHAR or codes[cursor] == _TAB):
+            cursor += 1
+        if cursor >= n_codes:
+            break
+        code = codes[cursor]
+        if code == _CARRIAGE_RETURN and cursor + 1 < n_codes and codes[cursor + 1] == _LINE_FEED:
+            unit_end = cursor + 2
+        elif code == _LINE_FEED or code == _CARRIAGE_RETURN or code == _PARAGRAPH_SEPARATOR:
+            unit_end = cursor + 1
+        else:
+            break
+        if units == 0:
+            first_is_crlf = unit_end == cursor + 2
+        units += 1
+        position = unit_end
+        end = unit_end
+    if units >= 2 or (units == 1 and first_is_crlf):
+        return end
+    return -1
+
+
+@jit
+def _next_blank_lines(codes, position):
+    """``(start, end)`` of the leftmost blank-line match from ``position``, or -1s."""
+    n_codes = codes.shape[0]
+    while position < n_codes:
+        code = codes[position]
+        if code == _SPACE_CHAR or code == _TAB:
+            # a match can start here only if a line break follows the blanks (and one
+            # from inside the run would fail the same way)
+            after = position + 1
+            while after < n_codes and (codes[after] == _SPACE_CHAR or codes[after] == _TAB):
+                after += 1
+            if after < n_codes and (
+                codes[after] == _LINE_FEED
+                or codes[after] == _CARRIAGE_RETURN
+                or codes[after] == _PARAGRAPH_SEPARATOR
+            ):
+                end = _blank_lines_end(codes, position)
+                if end >= 0:
+                    return position, end
+            position = after
+        elif code == _LINE_FEED or code == _CARRIAGE_RETURN or code == _PARAGRAPH_SEPARATOR:
+            end = _blank_lines_end(codes, position)
+            if end >= 0:
+                return position, end
+            position += 1
+        else:
+            position += 1
+    return -1, -1
+
+
+@jit
+def _is_roman(codes, start, end, one, five, ten):
+    """Whether ``codes[start:end]`` fullmatches ``X{0,3}(?:IX|IV|V?I{0,3})``."""
+    position = start
+    while position < end and codes[position] == ten:
+        position += 1
+    if position - start > 3:
+        return False
+    rest = end - position
+    if rest == 2 and codes[position] == one and (
+        codes[position + 1] == ten or codes[position + 1] == five
+    ):
+        return True
+    if position < end and codes[position] == five:
+        position += 1
+    ones = 0
+    while position < end and codes[position] == one:
+        position += 1
+        ones += 1
+    return position == end and ones <= 3
+
+
+@jit
+def _roman_marker_end(codes, start, block_end, one, five, ten):
+    """Position of the ``[.)]`` after a roman numeral run at ``start``, or -1."""
+    end = start
+    while end < block_end and (codes[end] == one or codes[end] == five or codes[end] == ten):
+        end += 1
+    if end >= block_end or not (codes[end] == _PERIOD or codes[end] == _RIGHT_PARENTHESIS):
+        return -1
+    if not _is_roman(codes, start, end, one, five, ten):
+        return -1
+    return end
+
+
+@jit
+def _is_decimal(code, bmp, astral_codes, astral_info, missing):
+    info = bmp[code] if code < _BMP else _UNKNOWN
+    if info & _UNKNOWN:
+        info = _looked_up(code, astral_codes, astral_info, missing)
+    return (info & _DECIMAL) != 0
+
+
+@jit
+def _list_marker_end(codes, start, end, bmp, astral_codes, astral_info, missing):
+    """Where the block's text starts after a list marker (``start`` if there is none)."""
+    position = start
+    while position < end and (codes[position] == _SPACE_CHAR or codes[position] == _TAB):
+        position += 1
+    if position >= end:
+        return start
+    code = codes[position]
+    if code < _BMP and bmp[code] & _BULLET:
+        position += 1
+    else:
+        if code == _LEFT_PARENTHESIS:
+            position += 1
+            if position >= end:
+                return start
+            code = codes[position]
+        punctuation = -1  # position of the [.)] after the marker's number or letter
+        if _is_decimal(code, bmp, astral_codes, astral_info, missing):
+            digits_end = position + 1
+            while (
+                digits_end < end
+                and digits_end - position < 3
+                and _is_decimal(codes[digits_end], bmp, astral_codes, astral_info, missing)
+            ):
+                digits_end += 1
+            if digits_end < end and (
+                codes[digits_end] == _PERIOD or codes[digits_end] == _RIGHT_PARENTHESIS
+            ):
+                punctuation = digits_end
+        elif 97 <= code <= 122:  # a-z, then roman numerals i, v, x
+            after = position + 1
+            if after < end and (codes[after] == _PERIOD or codes[after] == _RIGHT_PARENTHESIS):
+                punctuation = after
+            elif code == 105 or code == 118 or code == 120:
+                punctuation = _roman_marker_end(codes, position, end, 105, 118, 120)
+        elif 65 <= code <= 90:  # A-Z only before ")", then roman numerals I, V, X
+            after = position + 1
+            if after < end and codes[after] == _RIGHT_PARENTHESIS:
+                punctuation = after
+            elif code == 73 or code == 86 or code == 88:
+                punctuation = _roman_marker_end(codes, position, end, 73, 86, 88)
+        if punctuation < 0:
+            return start
+        position = punctuation + 1
+    if position >= end or not (codes[position] == _SPACE_CHAR or codes[position] == _TAB):
+        return start
+    while position < end and (codes[position] == _SPACE_CHAR or codes[position] == _TAB):
+        position += 1
+    return position
+
+
+@jit
+def _sigma_context_info(code, bmp, astral_codes, astral_info, missing):
+    info = bmp[code] if code < _BMP else _UNKNOWN
+    if info & _UNKNOWN:
+        info = _looked_up(code, astral_codes, astral_info, missing)
+    return info
+
+
+@jit
+def _is_final_sigma(codes, start, end, index, bmp, astral_codes, astral_info, missing):
+    """Whether ``str.lower`` of ``codes[start:end]`` makes the sigma at ``index`` final."""
+    cursor = index - 1
+    while cursor >= start and (
+        _sigma_context_info(codes[cursor], bmp, astral_codes, astral_info, missing)
+        & _CASE_IGNORABLE
+    ):
+        cursor -= 1
+    final = cursor >= start and (
+        _sigma_context_info(codes[cursor], bmp, astral_codes, astral_info, missing) & _CASED
+    ) != 0
+    if final and index < end - 1:
+        cursor = index + 1
+        while cursor < end and (
+            _sigma_context_info(codes[cursor], bmp, astral_codes, astral_info, missing)
+            & _CASE_IGNORABLE
+        ):
+            cursor += 1
+        final = cursor == end or (
+            _sigma_context_info(codes[cursor], bmp, astral_codes, astral_info, missing) & _CASED
+        ) == 0
+    return final
+
+
+@jit
+def _abbreviation_kind(
+    codes, start, end, bmp, astral_codes, astral_info, missing, key_hashes, key_bounds,
+    key_codes, lowered,
+):
+    """Kind of ``codes[start:end].lower()`` among the keys (0: not a key)."""
+    length = 0
+    for index in range(start, end):
+        code = codes[index]
+        info = bmp[code] if code < _BMP else _UNKNOWN
+        if info & _UNKNOWN:
+            info = _looked_up(code, astral_codes, astral_info, missing)
+        count = (info >> _LOWER_COUNT_SHIFT) & 3
+        if count == _SIGMA_LOWER_COUNT:
+            if _is_final_sigma(codes, start, end, index, bmp, astral_codes, astral_info, missing):
+                lowered[length] = _FINAL_SIGMA
+            else:
+                lowered[length] = _SMALL_SIGMA
+            length += 1
+        elif count >= 1:
+            lowered[length] = (info >> _LOWER_FIRST_SHIFT) & _CODE_MASK
+            length += 1
+            if count == 2:
+                lowered[length] = (info >> _LOWER_SECOND_SHIFT) & _CODE_MASK
+                length += 1
+    value = np.uint64(_FNV_OFFSET)
+    for index in range(length):
+        value = (value ^ np.uint64(lowered[index])) * np.uint64(_FNV_PRIME)
+    lo, hi = 0, key_hashes.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if key_hashes[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    while lo < key_hashes.shape[0] and key_hashes[lo] == value:
+        key_start, key_end = key_bounds[lo, 0], key_bounds[lo, 1]
+        if key_end - key_start == length:
+            same = True
+            for offset in range(length):
+                if key_codes[key_start + offset] != lowered[offset]:
+                    same = False
+                    break
+            if same:
+                return key_bounds[lo, 2]
+        lo += 1
+    return 0
+
+
+@jit(inline="always")  # once per sentence: the call would cost a sixth of the kernel
+def _period_ends_sentence(
+    codes, period, next_info, has_next, bmp, astral_codes, astral_info, missing, key_hashes,
+    key_bounds, key_codes, longest_key, lowered,
+):
+    """Whether a single period at ``period`` (closers may follow) ends a sentence, given
+    the entry of the next character after the whitespace (``has_next`` False at the end of
+    the block): not after an abbreviation, a dotted acronym or an initial."""
+    # One pass back over the last word of the 64 characters before the period: it must
+    # be letters, or dotted letter groups (U.S, e.g, Ph.D), after leading openers.
+    lookback_start = max(0, period - _LOOKBACK)
+    word_start = period
+    has_period = False
+    first_info = np.int64(0)  # entry of the word's first character
+    while word_start > lookback_start:
+        code = codes[word_start - 1]
+        if code == _PERIOD:
+            if word_start == period or codes[word_start] == _PERIOD:
+                return True  # "..", or the word ends with a period
+            has_period = True
+            word_start -= 1
+            continue
+        info = bmp[code] if code < _BMP else _UNKNOWN
+        if info & _UNKNOWN:
+            info = _looked_up(code, astral_codes, astral_info, missing)
+        if info & _SPACE:
+            break
+        if info & _WORD_LETTER:
+            first_info = info
+            word_start -= 1
+            continue
+        if not info & _OPENER:
+            return True  # a number, or a word glued to other punctuation
+        # openers: fine only as a prefix up to the whitespace (or the lookback's start)
+        opener = word_start - 1
+        while opener > lookback_start:
+            code = codes[opener - 1]
+            info = bmp[code] if code < _BMP else _UNKNOWN
+            if info & _UNKNOWN:
+                info = _looked_up(code, astral_codes, astral_info, missing)
+            if info & _SPACE:
+                break
+            if not info & _OPENER:
+                return True
+            opener -= 1
+        break
+    if word_start == period or codes[word_start] == _PERIOD:
+        return True  # no word (whitespace before the period), or it starts with a period
+    kind = 0
+    if period - word_start <= longest_key:  # (lower case never makes a word shorter)
+        kind = _abbreviation_kind(
+            codes, word_start, period, bmp, astral_codes, astral_info, missing, key_hashes,
+            key_bounds, key_codes, lowered,
+        )
+    if kind == _ABBREVIATION:
+        return False
+    if has_period:  # U.S., e.g, Ph.D
+        return False
+    if period - word_start == 1 and first_info & _UPPER:
+        return False  # an initial: J. K. Rowling
+    if kind == _SENTENCE_FINAL:
+        return not has_next or (next_info & _UPPER) != 0 or (next_info & _ALPHA) == 0
+    return True
+
+
+@jit
+def _grown(spans):
+    larger = np.empty((2 * spans.shape[0], 2), dtype=np.int64)
+    larger[: spans.shape[0]] = spans
+    return larger
+
+
+@jit
+def _segment(
+    codes, bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes, split_on_newlines
+):
+    """Sentence spans and the code points whose table entries were missing.
+
+    When ``missing`` is not empty the spans are not valid: learn those entries and call
+    again.
+    """
+    n_codes = codes.shape[0]
+    missing = np.zeros(_MISSING_CAPACITY + 1, dtype=np.int64)  # [count, codes...]
+    lowered = np.empty(2 * _LOOKBACK, dtype=np.int64)
+    longest_key = 0
+    for key in range(key_bounds.shape[0]):
+        longest_key = max(longest_key, key_bounds[key, 1] - key_bounds[key, 0])
+    spans = np.empty((n_codes // 64 + 16, 2), dtype=np.int64)
+    count = 0
+    # Splitting on line breaks, a block ends at the first one the scan meets (a line break
+    # is never part of a list marker, a run or its closers, so nothing reads past it);
+    # otherwise the next blank lines are found first and bound the block.
+    line_break = _LINE_BREAK if split_on_newlines else 0
+    stops = _TERMINATOR | line_break
+    next_block = -1
+    block_start = 0
+    while True:
+        limit = n_codes
+        if not split_on_newlines:
+            limit, next_block = _next_blank_lines(codes, block_start)
+            if limit < 0:
+                limit = n_codes
+        sentence_start = _list_marker_end(
+            codes, block_start, limit, bmp, astral_codes, astral_info, missing
+        )
+        position = sentence_start
+        block_end = -1
+        while block_end < 0:
+            # the end of this sentence: a terminator run that ends one, or the block end
+            cut = -1
+            while position < limit:
+                code = codes[position]
+                rule = bmp[code] if code < _BMP else 0
+                if not rule & stops:
+                    position += 1
+                    continue
+                if rule & line_break:
+                    break
+                # a run of terminators, the closers after it, then whitespace
+                run_start = position
+                has_unspaced = False
+                while position < limit:
+                    code = codes[position]
+                    rule = bmp[code] if code < _BMP else 0
+                    if not rule & _TERMINATOR:
+                        break
+                    if rule & _UNSPACED_TERMINATOR:
+                        has_unspaced = True
+                    position += 1
+                while position < limit:
+                    code = codes[position]
+                    if code >= _BMP or not bmp[code] & _CLOSER:
+                        break
+                    position += 1
+                run_end = position
+                next_info = np.int64(0)  # entry of the character after the whitespace
+                has_next = False
+                while position < limit:
+                    code = codes[position]
+                    next_info = bmp[code] if code < _BMP else _UNKNOWN
+                    if next_info & line_break:  # (rule bits are there even if unknown)
+                        break
+                    if next_info & _UNKNOWN:
+                        next_info = _looked_up(code, astral_codes, astral_info, missing)
+                    if not next_info & _SPACE:
+                        has_next = True
+                        break
+                    position += 1
+                if has_unspaced:
+                    ends = True
+                elif position == run_end and has_next:
+                    ends = False  # spaced terminators inside a word: 5.2, U.S.-based
+                elif has_next and next_info & _LOWER:
+                    ends = False  # "approx. five", "wait… what", '"Really?" she asked'
+                elif codes[run_start] != _PERIOD or (
+                    run_end - run_start >= 2 and codes[run_start + 1] == _PERIOD
+                ):
+                    ends = True
+                elif run_start == 0:
+                    ends = True
+                else:
+                    ends = _period_ends_sentence(
+                        codes, run_start, next_info, has_next, bmp, astral_codes, astral_info,
+                        missing, key_hashes, key_bounds, key_codes, longest_key, lowered,
+                    )
+                if ends:
+                    cut = run_end
+                    break
+            if cut < 0:  # the block ends here, at a line break or the limit
+                block_end = position
+                cut = position
+            # the sentence without surrounding whitespace, if anything is left
+            first, last = sentence_start, cut
+            while first < last:
+                code = codes[first]
+                info = bmp[code] if code < _BMP else _UNKNOWN
+                if info & _UNKNOWN:
+                    info = _looked_up(code, astral_codes, astral_info, missing)
+                if not info & _SPACE:
+                    break
+                first += 1
+            while last > first:
+                code = codes[last - 1]
+                info = bmp[code] if code < _BMP else _UNKNOWN
+                if info & _UNKNOWN:
+                    info = _looked_up(code, astral_codes, astral_info, missing)
+                if not info & _SPACE:
+                    break
+                last -= 1
+            if first < last:
+                if count == spans.shape[0]:
+                    spans = _grown(spans)
+                spans[count, 0] = first
+                spans[count, 1] = last
+                count += 1
+            sentence_start = cut
+        if split_on_newlines:
+            if block_end >= n_codes:
+                break
+            # [line break]\n?: \r\n, and a blank line's second \n, go with the first
+            block_start = block_end + 1
+            if block_start < n_codes and codes[block_start] == _LINE_FEED:
+                block_start += 1
+        else:
+            if next_block < 0:
+                break
+            block_start = next_block
+    return spans[:count].copy(), missing[1 : missing[0] + 1].copy()

@@ -1,0 +1,362 @@
+"""The numba segmentation kernel against the regex reference (tests/naive.py), its
+character table against Python's own ``str`` methods, and the array API."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import sys
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from naive import naive_segment
+
+from citekit import _segment_kernel as kernel
+from citekit._stages import segment_spans
+from citekit.segment import DEFAULT_ABBREVIATIONS, SentenceSegmenter, segment_sentences
+
+# ---------------------------------------------------------------------------------------
+# text generators: arbitrary Unicode with the characters the rules look at mixed in
+
+RULE_PIECES = [
+    ".", ". ", "?", "!", "…", "...", "?!", "。", "！", "？", "।", "॥", "؟", "۔",
+    '"', "'", "”", "’", "»", ")", "]", "}", "」", "』", "）", "›",
+    "“", "‘", "«", "(", "[", "{",
+    " ", "  ", "\t", "\n", "\n\n", "\r\n", "\r", "\r\n\r\n", " \n \n", "\v", "\f", "\x1c",
+    "\x85", "\u2028", "\u2029", "\xa0", "\u3000", "\u2009",
+    "- ", "* ", "• ", "– ", "1. ", "12) ", "123. ", "1234. ", "(a) ", "b. ", "B) ", "A. ",
+    "iv. ", "xii) ", "XIV. ", "IX) ", "ix. ", "xxxx. ", "vi. ", "(3) ", "٣. ", "(iv) ",
+    "iiii. ", "viii) ", "VIIII. ", "xxxix. ", "ivx. ", "vv) ",
+    "Dr", "dr", "Mr", "e.g", "i.e", "U.S", "Ph.D", "etc", "Inc", "ltd", "Co", "approx",
+    "J", "K", "x", "A", "word", "Word", "five", "Next", "5.2", "1,200", "3", "€", "$",
+    "é", "É", "straße", "İ", "İnc", "Σ", "ΟΔΟΣ", "σ", "ς", "Ά", "\u0301", "ʰ", "·",
+    "利益", "本当", "नमस्ते", "هل", "😀", "𝐀", "\ud800", "\x00", "_", "²", "½", "五",
+]
+
+rule_text = st.lists(
+    st.sampled_from(RULE_PIECES) | st.text(max_size=3), max_size=40
+).map("".join)
+any_text = st.text() | rule_text
+
+ABBREVIATION_SETS = [
+    None,  # the defaults
+    ["xyz", "Zork.", "ΟΔΟΣ", "σοφ", "İnc", "straße", "é.g", "ʰa"],
+    ["dr", "ς", "aς", "ασ"],
+    [],
+]
+
+
+def spans_equal_reference(text, abbreviations=None, extra=(), split_on_newlines=True):
+    segmenter = SentenceSegmenter(
+        abbreviations, extra_abbreviations=extra, split_on_newlines=split_on_newlines
+    )
+    expected = naive_segment(text, abbreviations, extra, split_on_newlines)
+    assert segmenter.segment(text) == expected, text
+    array = segmenter.segment_array(text)
+    assert array.dtype == np.int64 and array.shape == (len(expected), 2)
+    assert [tuple(row) for row in array.tolist()] == expected
+
+
+# ---------------------------------------------------------------------------------------
+# parity with the reference
+
+
+@given(any_text, st.sampled_from(range(len(ABBREVIATION_SETS))), st.booleans())
+def test_kernel_matches_reference(text, which, split_on_newlines):
+    spans_equal_reference(text, ABBREVIATION_SETS[which], (), split_on_newlines)
+
+
+@given(
+    rule_text,
+    st.lists(st.sampled_from(["Word", "five", "Σοφ", "xyz", "a.b"]), max_size=3),
+    st.booleans(),
+)
+def test_kernel_matches_reference_with_extra_abbreviations(text, extra, split_on_newlines):
+    spans_equal_reference(text, None, extra, split_on_newlines)
+
+
+# words whose lower case tests the kernel's lowering: sigma in every context, İ (two code
+# points), case-ignorable marks and apostrophes, uncased letters and digits
+greek_word = st.text(
+    alphabet=st.sampled_from("ΣσςΟΔΑάΆaAİi.\u0301\u0345'’ʰ·1²五_"), min_size=1, max_size=8
+)
+
+
+@given(greek_word, greek_word, st.sampled_from([" ", "\n", " x", " X", "", "” Y"]))
+def test_lowered_abbreviation_keys_match_python(word, other, after):
+    # the word's own lower case is an abbreviation: the kernel must find it exactly when
+    # str.lower gives that key (final sigma, İ), and miss a near one
+    text = f"Go {word}.{after} {other}. End"
+    for keys in ([word], [other], [word.lower() + "x"], [word.upper()]):
+        if all(key.strip().rstrip(".") for key in keys):
+            spans_equal_reference(text, keys)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dr. Smith paid $5.2 million, i.e. a lot. Was it? Yes!",
+        "Intro:\n- first item\n2. second one\n\nHe said “Stop.” Then left.",
+        "Revenue grew 5.2% in the U.S. last year. 利益は増えた。本当？ Yes.",
+        "Summary:\n- first point\n* second point\n• third\n1. one.\n2) two\n(a) three\n"
+        "iv. four\nXII. five\nB) six\nA. B. Smith wrote\nmix. seven",
+        "A wrapped\nsentence here. Next one.\n\nNew para",
+        "a\r\nb\r\n\r\nc\n \n\td \r \r e\u2029\u2029f",
+        "He works at Apple Inc. The firm grew. Apples, pears, etc. are fruit. Co. 1 Ltd.",
+        "Bad \ud800 char. Null\x00 here. \udfff",
+        "Emoji 😀. Next 😀 sentence! 𝐀. 𝐁 ends",
+        "ΟΔΟΣ. Σ. ΣΣ. aΣ. Σa. İnc. İ. Inc.",
+        " " * 70 + "x" * 70 + ". Next. " + "(" * 70 + "Dr. Who",
+        "नमस्ते। आप कैसे हैं? هل أنت بخير؟ نعم۔ ok",
+        "I. Roman\nII) two\nxxxix. forty\nxxxx. no\n  (12) twelve\n1234. no\n٣. three",
+        "iii. three\niiii. no\nviii) eight\nviiii) no\nXXXVIII. ok\nvx. no\n\tIV) tab",
+        # the 64 characters before a period: a longer word is cut, changing its shape
+        "See 1" + "a" * 30 + "." + "a" * 32 + ". Next. x 1" + "a" * 31 + "." + "a" * 32 + ". End",
+        "See (" + "a" * 30 + "." + "a" * 33 + ". Next. ((" + "a" * 63 + ". A.",
+        "",
+        "\n\n\n",
+        ".",
+        "...",
+        "a.",
+    ],
+)
+@pytest.mark.parametrize("split_on_newlines", [True, False])
+def test_known_cases_match_reference(text, split_on_newlines):
+    for abbreviations in ABBREVIATION_SETS:
+        spans_equal_reference(text, abbreviations, (), split_on_newlines)
+
+
+def _workload():
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(os.path.dirname(here), "benchmarks", "workload.py")
+    spec = importlib.util.spec_from_file_location("citekit_test_workload", path)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_workload_documents_match_reference():
+    workload = _workload()
+    documents = workload.make_documents(200, seed=2)
+    answers = [workload.make_answer(documents, seed=seed)["answer"] for seed in range(20)]
+    for text in [document["text"] for document in documents] + answers:
+        spans_equal_reference(text)
+        spans_equal_reference(text, split_on_newlines=False)
+
+
+def test_huge_text_matches_reference():
+    text = "Dr. Smith grew revenue 5.2% in the U.S. last year. 利益は増えた。\n- Next €3.\n" * 3000
+    spans_equal_reference(text)
+
+
+# ---------------------------------------------------------------------------------------
+# the character table
+
+
+def test_character_table_matches_python_for_every_code_point():
+    everything = np.arange(0x110000, dtype=np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
+    space = {match.start() for match in re.finditer(r"\s", everything)}
+    decimal = {match.start() for match in re.finditer(r"\d", everything)}
+    letter = {match.start() for match in re.finditer(r"[^\W\d_]", everything)}
+    for code in range(0x110000):
+        info = kernel.char_info(code)
+        char = everything[code]
+        assert bool(info & kernel._SPACE) == (code in space) == char.isspace()
+        assert bool(info & kernel._DECIMAL) == (code in decimal)
+        assert bool(info & kernel._WORD_LETTER) == (code in letter)
+        assert bool(info & kernel._LOWER) == char.islower()
+        assert bool(info & kernel._UPPER) == char.isupper()
+        assert bool(info & kernel._ALPHA) == char.isalpha()
+        count = (info >> kernel._LOWER_COUNT_SHIFT) & 3
+        if code == kernel._CAPITAL_SIGMA:
+            assert count == kernel._SIGMA_LOWER_COUNT
+            continue
+        lowered = [ord(part) for part in char.lower()]
+        assert count == len(lowered)  # char_info raised if more than 2
+        decoded = [(info >> kernel._LOWER_FIRST_SHIFT) & kernel._CODE_MASK]
+        if count == 2:
+            decoded.append((info >> kernel._LOWER_SECOND_SHIFT) & kernel._CODE_MASK)
+        assert decoded == lowered
+
+
+def test_rule_characters_are_marked_and_in_the_bmp():
+    table = kernel._table()
+    for chars, flag in [
+        (".?!…", kernel._SPACED_TERMINATOR),
+        ("。！？।॥؟۔", kernel._UNSPACED_TERMINATOR),
+        ("”’»)]}」』】〉》〕）］｝›\"'", kernel._CLOSER),
+        ("“‘«([{\"'", kernel._OPENER),
+        ("-*+•‣◦▪▫–—·", kernel._BULLET),
+        ("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", kernel._LINE_BREAK),
+    ]:
+        marked = {code for code in range(kernel._BMP) if table.bmp[code] & flag}
+        assert marked == {ord(char) for char in chars}
+
+
+def test_unknown_characters_are_learned_and_results_do_not_depend_on_order():
+    fresh = kernel._CharTable()
+    text = "Ünïcödé ẞ. Ωmega. 😀 𝐀. Ⅻ. next"
+    hashes, bounds, codes = kernel.abbreviation_tables(["ωmega"], [])
+    points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    original = kernel._TABLE
+    try:
+        kernel._TABLE = fresh
+        first = kernel.segment_code_points(points, hashes, bounds, codes, True)
+        assert not fresh.bmp[ord("Ω")] & kernel._UNKNOWN
+        assert ord("😀") in fresh.astral[0].tolist() or ord("𝐀") in fresh.astral[0].tolist()
+        again = kernel.segment_code_points(points, hashes, bounds, codes, True)
+    finally:
+        kernel._TABLE = original
+    expected = naive_segment(text, ["ωmega"])
+    assert [tuple(row) for row in first.tolist()] == expected
+    assert again.tolist() == first.tolist()
+
+
+def test_threads_learning_at_once_agree():
+    texts = [f"Wort{chr(0x4E00 + i)}{chr(0x1F600 + i)}. Ende {chr(0x0400 + i)}. x" for i in range(64)]
+    expected = [naive_segment(text) for text in texts]
+    results: dict[int, list] = {}
+
+    def work(index: int) -> None:
+        segmenter = SentenceSegmenter()
+        results[index] = [segmenter.segment(text) for text in texts]
+
+    threads = [threading.Thread(target=work, args=(index,)) for index in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(result == expected for result in results.values())
+
+
+def test_abbreviation_hash_collisions_are_confirmed():
+    # every key given the hash of the word looked up: the kernel must compare code points
+    hashes, bounds, codes = kernel.abbreviation_tables(["dr", "mr", "prof"], ["inc"])
+    for probe, text in [("dr", "Hi Dr. Who went."), ("xr", "Hi Xr. Who went.")]:
+        colliding = np.full_like(hashes, kernel.key_hash(map(ord, probe)))
+        spans = kernel.segment_code_points(
+            np.frombuffer(text.encode("ascii"), dtype=np.uint8), colliding, bounds, codes, True
+        )
+        expected = naive_segment(text, ["dr", "mr", "prof"])
+        assert [tuple(row) for row in spans.tolist()] == expected
+        assert len(expected) == (1 if probe == "dr" else 2)
+
+
+def test_key_hash_is_fnv1a():
+    assert kernel.key_hash([]) == 0xCBF29CE484222325
+    assert kernel.key_hash(b"a") == 0xAF63DC4C8601EC8C  # FNV-1a 64 of "a"
+
+
+def test_warmup_runs():
+    kernel.warmup()
+
+
+# ---------------------------------------------------------------------------------------
+# the array API
+
+
+def test_segment_array_basic():
+    text = "One. Two? Three"
+    spans = SentenceSegmenter().segment_array(text)
+    assert spans.dtype == np.int64 and spans.shape == (3, 2)
+    assert spans.flags.c_contiguous
+    assert spans.tolist() == [[0, 4], [5, 9], [10, 15]]
+
+
+@pytest.mark.parametrize("text", ["", " ", "\n\n", "\u3000\t"])
+def test_segment_array_empty(text):
+    spans = SentenceSegmenter().segment_array(text)
+    assert spans.shape == (0, 2) and spans.dtype == np.int64
+
+
+@pytest.mark.parametrize("bad", [None, b"text", 3, ["a"]])
+def test_segment_array_needs_str(bad):
+    with pytest.raises(TypeError, match="text"):
+        SentenceSegmenter().segment_array(bad)
+
+
+def test_segment_returns_python_int_tuples():
+    spans = SentenceSegmenter().segment("A b. C d.")
+    assert spans == [(0, 4), (5, 9)]
+    assert all(type(value) is int for span in spans for value in span)
+
+
+@given(st.text())
+@settings(max_examples=100)
+def test_segment_array_spans_are_valid(text):
+    spans = SentenceSegmenter().segment_array(text)
+    previous_end = 0
+    for start, end in spans.tolist():
+        assert previous_end <= start < end <= len(text)
+        assert text[start:end] == text[start:end].strip()
+        previous_end = end
+
+
+def test_replaced_abbreviations_are_used():
+    segmenter = SentenceSegmenter()
+    assert segmenter.segment("Call Zork. Now.") == [(0, 10), (11, 15)]
+    segmenter.abbreviations = frozenset({"zork"})
+    assert segmenter.segment("Call Zork. Now.") == [(0, 15)]
+
+
+def test_segmenter_pickles():
+    import pickle
+
+    segmenter = SentenceSegmenter(extra_abbreviations=["zork"])
+    segmenter.segment("warm the cache. Zork. X.")
+    copy = pickle.loads(pickle.dumps(segmenter))
+    assert copy.segment("Call Zork. Now.") == segmenter.segment("Call Zork. Now.") == [(0, 15)]
+
+
+def test_default_abbreviations_unchanged():
+    assert "dr" in DEFAULT_ABBREVIATIONS and "etc" not in DEFAULT_ABBREVIATIONS
+
+
+# ---------------------------------------------------------------------------------------
+# the pipeline stage helper
+
+
+def test_segment_spans_uses_the_array_api():
+    text = "One. Two. Three."
+    segmenter = SentenceSegmenter()
+    spans = segment_spans(segmenter, text)
+    assert spans.tolist() == segmenter.segment_array(text).tolist() == [[0, 4], [5, 9], [10, 16]]
+
+
+def test_segment_spans_respects_an_overridden_segment():
+    class Whole(SentenceSegmenter):
+        def segment(self, text):
+            return [(0, len(text))]
+
+    assert segment_spans(Whole(), "One. Two.").tolist() == [[0, 9]]
+
+
+def test_segment_spans_validates_an_overridden_segment_array():
+    class Broken(SentenceSegmenter):
+        def segment_array(self, text):
+            return np.array([[0, len(text) + 5]], dtype=np.int64)
+
+    with pytest.raises(ValueError, match="segmenter"):
+        segment_spans(Broken(), "One. Two.")
+
+
+def test_segment_spans_custom_segmenter_unchanged():
+    class Records:
+        def segment(self, text):
+            return [type("R", (), {"char_start": 0, "char_end": 3})()]
+
+    assert segment_spans(Records(), "abc def").tolist() == [[0, 3]]
+
+
+def test_segment_sentences_uses_kernel_results():
+    text = "Dr. Who arrived. He left."
+    assert segment_sentences(text) == naive_segment(text)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
