@@ -39,7 +39,7 @@ from citekit.segment import (
     _UNSPACED_TERMINATORS,
 )
 
-__all__ = ["abbreviation_tables", "segment_code_points", "warmup"]
+__all__ = ["abbreviation_tables", "code_points", "segment_code_points", "warmup"]
 
 # ---------------------------------------------------------------------------------------
 # character table: one int64 per code point
@@ -227,6 +227,15 @@ def abbreviation_tables(
     return key_hashes, key_bounds, np.array(key_codes, dtype=np.int64)
 
 
+def code_points(text: str) -> np.ndarray:
+    """The kernel's input for ``text``: its bytes (``uint8``) if it is ASCII, else its
+    UTF-32 code units (``uint32``; lone surrogates kept). Read-only, like every array
+    the kernel is compiled for (two signatures in all)."""
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
 def segment_code_points(
     codes: np.ndarray,
     key_hashes: np.ndarray,
@@ -236,8 +245,8 @@ def segment_code_points(
 ) -> np.ndarray:
     """Sentence spans (``(n, 2)`` int64) of a text given as its code points.
 
-    ``codes`` is ``uint8`` (an ASCII text's bytes) or ``uint32`` (UTF-32 code units); the
-    key arrays come from :func:`abbreviation_tables`.
+    ``codes`` comes from :func:`code_points`, the key arrays from
+    :func:`abbreviation_tables`.
     """
     table = _table()
     while True:
@@ -265,10 +274,11 @@ def warmup() -> None:
     >>> warmup()
     """
     key_hashes, key_bounds, key_codes = abbreviation_tables(["dr"], ["inc"])
-    for dtype in (np.uint8, np.uint32):
-        codes = np.frombuffer(np.array([ord(c) for c in "Dr. A. B. ok"], dtype=dtype), dtype)
+    for text in ("Dr. A. B. ok", "Dr. A. B. ok \u20ac"):  # ASCII, then UTF-32
         for split_on_newlines in (True, False):
-            segment_code_points(codes, key_hashes, key_bounds, key_codes, split_on_newlines)
+            segment_code_points(
+                code_points(text), key_hashes, key_bounds, key_codes, split_on_newlines
+            )
 
 
 # ---------------------------------------------------------------------------------------
@@ -494,7 +504,7 @@ def _is_final_sigma(codes, start, end, index, bmp, astral_codes, astral_info, mi
     return final
 
 
-@jit
+@jit(inline="always")  # (inlined into _period_ends_sentence)
 def _abbreviation_kind(
     codes, start, end, bmp, astral_codes, astral_info, missing, key_hashes, key_bounds,
     key_codes, lowered,

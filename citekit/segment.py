@@ -192,13 +192,11 @@ class SentenceSegmenter:
         check_str(text, "text")
         if not text:
             return np.zeros((0, 2), dtype=np.int64)
-        from citekit._segment_kernel import segment_code_points
+        from citekit._segment_kernel import code_points, segment_code_points
 
-        if text.isascii():
-            codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-        else:
-            codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        return segment_code_points(codes, *self._key_tables(), self.split_on_newlines)
+        return segment_code_points(
+            code_points(text), *self._key_tables(), self.split_on_newlines
+        )
 
     def __call__(self, text: str) -> list[tuple[int, int]]:
         return self.segment(text)

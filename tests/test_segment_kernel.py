@@ -202,7 +202,7 @@ def test_unknown_characters_are_learned_and_results_do_not_depend_on_order():
     fresh = kernel._CharTable()
     text = "Ünïcödé ẞ. Ωmega. 😀 𝐀. Ⅻ. next"
     hashes, bounds, codes = kernel.abbreviation_tables(["ωmega"], [])
-    points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    points = kernel.code_points(text)
     original = kernel._TABLE
     try:
         kernel._TABLE = fresh
@@ -240,7 +240,7 @@ def test_abbreviation_hash_collisions_are_confirmed():
     for probe, text in [("dr", "Hi Dr. Who went."), ("xr", "Hi Xr. Who went.")]:
         colliding = np.full_like(hashes, kernel.key_hash(map(ord, probe)))
         spans = kernel.segment_code_points(
-            np.frombuffer(text.encode("ascii"), dtype=np.uint8), colliding, bounds, codes, True
+            kernel.code_points(text), colliding, bounds, codes, True
         )
         expected = naive_segment(text, ["dr", "mr", "prof"])
         assert [tuple(row) for row in spans.tolist()] == expected
@@ -254,6 +254,16 @@ def test_key_hash_is_fnv1a():
 
 def test_warmup_runs():
     kernel.warmup()
+
+
+def test_code_points():
+    ascii_codes = kernel.code_points("Hi.")
+    assert ascii_codes.dtype == np.uint8 and ascii_codes.tolist() == [72, 105, 46]
+    wide = kernel.code_points("€😀\ud800")
+    assert wide.dtype == np.uint32 and wide.tolist() == [0x20AC, 0x1F600, 0xD800]
+    assert not ascii_codes.flags.writeable and not wide.flags.writeable
+    # ASCII and UTF-32 inputs only: two compiled signatures of the kernel
+    assert len(kernel._segment.signatures) <= 2
 
 
 # ---------------------------------------------------------------------------------------
