@@ -7,15 +7,16 @@ The rules are those described in :mod:`citekit.segment`; ``tests/naive.py`` keep
 regular-expression implementation they were first written as, and
 ``tests/test_segment_kernel.py`` checks that both give the same spans.
 
-The kernel knows the characters of the rules (terminators, closers, openers, bullets,
-line breaks) by code. The Unicode properties some rules ask for (``str.isspace``,
+Everything the kernel asks about a character is a bit of one table: the characters of the
+rules (terminators, closers, openers, bullets, line breaks: the constants of
+:mod:`citekit.segment`) and the Unicode properties some rules use (``str.isspace``,
 ``islower``, ``isupper``, ``isalpha``, the letters of ``[^\\W\\d_]``, the digits of
-``\\d``, ``str.lower`` and the final-sigma context it uses) come from a table that Python
-fills from its own ``str`` methods, so they agree with Python for every character: one
-entry per code point of the Basic Multilingual Plane, a sorted side table for the other
-planes. Entries are computed the first time a text needs them: when the kernel meets a
-character whose entry is unknown it lists it, and the wrapper learns those characters and
-runs the kernel again (its result is thrown away when something was missing).
+``\\d``, ``str.lower`` and the final-sigma context it depends on). Python fills the table
+from its own ``str`` methods, so the kernel agrees with Python on every character: one
+entry per code point of the Basic Multilingual Plane, a sorted side table above it.
+Properties are computed the first time a text needs them: when the kernel meets a
+character it does not know yet it says so, and the wrapper learns every new character of
+that text and runs the kernel again (the first result is thrown away).
 
 Abbreviations are matched by a 64-bit hash (FNV-1a over the lower-cased code points)
 looked up by binary search in the sorted hashes of the keys; a hit is confirmed by
@@ -76,7 +77,6 @@ _SMALL_SIGMA = 0x3C3
 _FINAL_SIGMA = 0x3C2
 _BMP = 0x10000
 _LOOKBACK = 64  # no abbreviation is longer
-_MISSING_CAPACITY = 256
 
 _FNV_OFFSET = 0xCBF29CE484222325
 _FNV_PRIME = 0x100000001B3
@@ -150,8 +150,9 @@ class _CharTable:
             if code >= _BMP:  # the kernel reads rule bits from the BMP table only
                 raise RuntimeError(f"rule character U+{code:04X} is outside the BMP")
             self.bmp[code] |= _rule_bits(code)
-        # ASCII, Latin-1 and general punctuation up front; the rest when first needed
-        for code in [*range(0x100), *range(0x2000, 0x2070)]:
+        # ASCII, Latin-1, general punctuation and currency signs up front; the rest when
+        # a text first needs them
+        for code in [*range(0x100), *range(0x2000, 0x20D0)]:
             self.bmp[code] = char_info(code)
         # sorted codes above the BMP and their entries, replaced together (readers keep the
         # pair they were given)
@@ -161,19 +162,23 @@ class _CharTable:
         )
         self._lock = threading.Lock()
 
-    def learn(self, codes: Iterable[int]) -> None:
+    def learn(self, codes: np.ndarray) -> None:
+        """Compute the entries of every code point of ``codes`` not known yet."""
+        distinct = np.unique(codes[codes >= 0x80]).astype(np.int64)
         with self._lock:
-            astral = dict(zip(*(array.tolist() for array in self.astral)))
-            for code in set(codes):
-                if code < _BMP:
-                    self.bmp[code] = char_info(code)
-                else:
-                    astral[code] = char_info(code)
-            ordered = sorted(astral)
-            self.astral = (
-                np.array(ordered, dtype=np.int64),
-                np.array([astral[code] for code in ordered], dtype=np.int64),
-            )
+            bmp_codes = distinct[distinct < _BMP]
+            bmp_codes = bmp_codes[(self.bmp[bmp_codes] & _UNKNOWN) != 0]
+            for code in bmp_codes.tolist():
+                self.bmp[code] = char_info(code)
+            astral_codes, astral_info = self.astral
+            new_codes = np.setdiff1d(distinct[distinct >= _BMP], astral_codes)
+            if new_codes.shape[0]:
+                merged = np.concatenate([astral_codes, new_codes])
+                info = np.concatenate(
+                    [astral_info, np.array([char_info(code) for code in new_codes.tolist()])]
+                ).astype(np.int64)
+                order = np.argsort(merged, kind="stable")
+                self.astral = (merged[order], info[order])
 
 
 def _rule_characters() -> str:
@@ -251,7 +256,7 @@ def segment_code_points(
     table = _table()
     while True:
         astral_codes, astral_info = table.astral
-        spans, missing = _segment(
+        spans, n_missing = _segment(
             codes,
             table.bmp,
             astral_codes,
@@ -261,9 +266,10 @@ def segment_code_points(
             key_codes,
             split_on_newlines,
         )
-        if missing.shape[0] == 0:
+        if n_missing == 0:
             return spans
-        table.learn(missing.tolist())
+        # learn the whole text's new characters at once: the next run has them all
+        table.learn(codes)
 
 
 def warmup() -> None:
@@ -292,8 +298,8 @@ def warmup() -> None:
 
 @jit
 def _looked_up(code, astral_codes, astral_info, missing):
-    """The entry of a code point above the BMP, or 0 with the code listed in ``missing``
-    (not learned yet)."""
+    """The entry of a code point above the BMP, or 0 and ``missing[0]`` counted up when it
+    is not learned yet."""
     if code >= _BMP:
         lo, hi = 0, astral_codes.shape[0]
         while lo < hi:
@@ -304,10 +310,7 @@ def _looked_up(code, astral_codes, astral_info, missing):
                 hi = mid
         if lo < astral_codes.shape[0] and astral_codes[lo] == code:
             return astral_info[lo]
-    count = missing[0]
-    if count < missing.shape[0] - 1:
-        missing[count + 1] = code
-        missing[0] = count + 1
+    missing[0] += 1
     return np.int64(0)
 
 
@@ -629,13 +632,13 @@ def _grown(spans):
 def _segment(
     codes, bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes, split_on_newlines
 ):
-    """Sentence spans and the code points whose table entries were missing.
+    """Sentence spans, and how many characters the table did not know yet.
 
-    When ``missing`` is not empty the spans are not valid: learn those entries and call
+    When that count is not 0 the spans are not valid: learn the text's characters and call
     again.
     """
     n_codes = codes.shape[0]
-    missing = np.zeros(_MISSING_CAPACITY + 1, dtype=np.int64)  # [count, codes...]
+    missing = np.zeros(1, dtype=np.int64)  # characters met that the table does not know
     lowered = np.empty(2 * _LOOKBACK, dtype=np.int64)
     longest_key = 0
     for key in range(key_bounds.shape[0]):
@@ -760,4 +763,4 @@ def _segment(
             if next_block < 0:
                 break
             block_start = next_block
-    return spans[:count].copy(), missing[1 : missing[0] + 1].copy()
+    return spans[:count].copy(), missing[0]

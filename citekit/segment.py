@@ -20,6 +20,12 @@ one):
 
 Spans are half-open offsets into the text as passed, trimmed of surrounding whitespace,
 non-empty and in order.
+
+The rules run in a numba kernel (``citekit._segment_kernel``, compiled or loaded from the
+cache on first use), one pass over the text's code points; character classes (``\\s``,
+upper and lower case, letters, digits, ``str.lower``) are Python's own for every
+character. :meth:`SentenceSegmenter.segment_array` returns the spans as one array, without
+a Python tuple per sentence.
 """
 
 from __future__ import annotations

@@ -217,6 +217,23 @@ def test_unknown_characters_are_learned_and_results_do_not_depend_on_order():
     assert again.tolist() == first.tolist()
 
 
+def test_learning_a_text_learns_all_its_characters():
+    fresh = kernel._CharTable()
+    text = "Ωmega ψ 𝐀 😀 €. ok \ud800"
+    fresh.learn(kernel.code_points(text))
+    for char in set(text):
+        code = ord(char)
+        if code < kernel._BMP:
+            assert not fresh.bmp[code] & kernel._UNKNOWN
+            assert fresh.bmp[code] == kernel.char_info(code)
+        else:
+            index = fresh.astral[0].tolist().index(code)
+            assert fresh.astral[1][index] == kernel.char_info(code)
+    before = [array.copy() for array in fresh.astral]
+    fresh.learn(kernel.code_points("😀 again"))  # nothing new: unchanged
+    assert all(np.array_equal(a, b) for a, b in zip(before, fresh.astral))
+
+
 def test_threads_learning_at_once_agree():
     texts = [f"Wort{chr(0x4E00 + i)}{chr(0x1F600 + i)}. Ende {chr(0x0400 + i)}. x" for i in range(64)]
     expected = [naive_segment(text) for text in texts]
