@@ -556,16 +556,18 @@ def segment_sentences_text(text):
 def test_content_coverage_is_the_status_quantity():
     answer = "Revenue grew 15% and the CEO resigned in protest."
     span = align_citations(answer, ["Revenue grew 15%. Profits were flat."])[0]
-    # content tokens: revenue grew 15 ceo resigned protest -> 3 of 6 covered
-    assert span.content_coverage == pytest.approx(3 / 6)
+    # weights: the value 15 counts 2, revenue grew ceo resigned protest 1 each, the
+    # function words and / the / in 1/4 each; covered: revenue grew 15 -> 4 of 7.75
+    assert span.content_coverage == pytest.approx(4 / 7.75)
     assert span.status == "partial"
     supported = align_citations("Revenue grew 15%.", ["Revenue grew 15%."])[0]
     assert supported.content_coverage == 1.0
     unsupported = align_citations("Penguins fly south.", ["Revenue grew 15%."])[0]
     assert unsupported.content_coverage == 0.0 and unsupported.status == "unsupported"
-    # the contradicted value lowers coverage by its share and rules out "supported"
+    # the contradicted value lowers coverage by its share (weight 2 of 4) and rules out
+    # "supported"
     conflicting = align_citations("Revenue grew 9%.", ["Revenue grew 15%."])[0]
-    assert conflicting.content_coverage == pytest.approx(2 / 3) and conflicting.status == "partial"
+    assert conflicting.content_coverage == pytest.approx(2 / 4) and conflicting.status == "partial"
     assert [("Revenue grew 9%."[s:e]) for s, e in conflicting.unsupported_spans] == ["9"]
 
 
