@@ -1364,12 +1364,22 @@ def _folded_vocabulary(corpus: Corpus) -> _FoldedVocabulary:
             corpus.token_ends[first].tolist(),
         )
     ]
+    # a hyphenated word ("twelve-bar") also holds each of its parts ("12", "bar")
+    parts = [
+        (column, fold_surface(part))
+        for column, form in zip(unique.tolist(), forms)
+        if "-" in form
+        for part in form.split("-")
+        if part
+    ]
+    forms += [form for _, form in parts]
+    owners = np.concatenate([unique, np.array([column for column, _ in parts], np.int64)])
     class_of: dict[str, int] = {}
     classes = np.array([class_of.setdefault(form, len(class_of)) for form in forms], np.int64)
     order = np.argsort(classes, kind="stable")
     offsets = np.zeros(len(class_of) + 1, dtype=np.int64)
     np.cumsum(np.bincount(classes, minlength=len(class_of)), out=offsets[1:])
-    folded = _FoldedVocabulary(class_of, offsets, unique[order])
+    folded = _FoldedVocabulary(class_of, offsets, owners[order])
     corpus._folded_vocabulary = folded  # type: ignore[attr-defined]
     return folded
 
