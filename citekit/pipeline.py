@@ -38,11 +38,11 @@ Evidence set and citations shown
 --------------------------------
 A claim often fuses facts stated in two or three source sentences, while the best
 citations by score are often near-copies of one sentence. So the evidence a sentence is
-judged on is chosen as a greedy set cover among its ``3 * top_k`` best citations: the one
-covering the most of the sentence's content, then, at most ``top_k`` in all, each one that
-adds the most content not yet covered, until none adds any. These are shown first (at
-most ``max_citations_per_source`` per source), then the best remaining by score up to
-``top_k``, all in score order.
+judged on is chosen as a greedy set cover among its ``3 * top_k`` best citations: the
+best by score, then, at most ``top_k`` in all, each one that adds the most content not
+yet covered, until none adds any. These are shown first (at most
+``max_citations_per_source`` per source), then the best remaining by score up to
+``top_k``, all in score order (so ``top_k=1`` still returns the best citation by score).
 
 Status (decided on content tokens)
 ----------------------------------
@@ -1003,18 +1003,21 @@ class Pipeline:
 
         A claim often fuses facts stated in two or three source sentences, and the best
         citations by score are often near-copies of one sentence. So the evidence set is
-        chosen as a greedy set cover: repeatedly the pool pair covering the largest weight
-        (:func:`~citekit._content.coverage_weights`) of still uncovered content tokens
-        (ties: the better ranked), at most ``top_k`` pairs, stopping when none adds anything. Shown
-        are those pairs (at most ``max_citations_per_source`` per source), then the best
-        remaining by score up to ``top_k``; the status is judged on the evidence set and
-        the shown citations together.
+        chosen as a greedy set cover: the best citation by score, then repeatedly the pool
+        pair covering the largest weight (:func:`~citekit._content.coverage_weights`) of
+        still uncovered content tokens (ties: the better ranked), at most ``top_k`` pairs,
+        stopping when none adds anything. Shown are those pairs (at most
+        ``max_citations_per_source`` per source), then the best remaining by score up to
+        ``top_k``; the status is judged on the evidence set and the shown citations.
         """
         config = self.config
         passage_source = context.corpus.passage_source
-        selected: list[int] = []
-        candidates = list(pool)
+        # the best citation by score anchors the set (so citations[0] stays the best)
+        selected: list[int] = list(pool[:1])
+        candidates = list(pool[1:])
         union = np.zeros(weights.shape[0], dtype=bool)
+        if selected:
+            union |= coverage_of[selected[0]]
         # evidence is chosen for the content it adds (function words never justify it)
         content_weights = np.where(content, weights, 0.0)
         while candidates and len(selected) < config.top_k:
@@ -1022,7 +1025,7 @@ class Pipeline:
                 float(content_weights[coverage_of[pair] & ~union].sum()) for pair in candidates
             ]
             best = max(range(len(candidates)), key=lambda i: (gains[i], -i))
-            if gains[best] <= 0.0 and selected:
+            if gains[best] <= 0.0:
                 break
             selected.append(candidates.pop(best))
             union |= coverage_of[selected[-1]]

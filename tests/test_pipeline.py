@@ -735,8 +735,31 @@ def test_confidence_is_the_status_quantity():
         expected = (
             "unsupported"
             if not span.citations
-            else "supported"
-            if span.content_coverage >= config.supported_answer_coverage
-            else "partial"
+            else (
+                "supported"
+                if span.content_coverage >= config.supported_answer_coverage
+                else "partial"
+            )
         )
         assert span.status == expected
+
+
+def test_best_citation_by_score_comes_first_whatever_the_evidence_set():
+    source = (
+        "The bridge opened in 1932 to traffic. "
+        + FILLER
+        + " Its architect was Ada Lowe, and the bridge opened in 1932."
+    )
+    answer = "The bridge opened in 1932 to traffic; its architect was Ada Lowe."
+    full = align_citations(answer, [source])[0]
+    best = max(full.citations, key=lambda c: c.score)
+    assert full.citations[0] == best
+    assert [c.score for c in full.citations] == sorted(
+        (c.score for c in full.citations), reverse=True
+    )
+    single = align_citations(answer, [source], config=CitationConfig(top_k=1))[0]
+    assert len(single.citations) == 1
+    assert (single.citations[0].char_start, single.citations[0].char_end) == (
+        best.char_start,
+        best.char_end,
+    )
