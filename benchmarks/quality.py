@@ -15,6 +15,12 @@ Options: ``--eval-dir`` (default ``../shared/eval`` next to the repository),
 ``--peers-python`` (default ``/work/peers/bin/python``; peers are skipped when it is
 missing), ``--out`` (default ``benchmarks/results/quality.rst``).
 
+Records whose answer cites sources that are not in the data (ExpertQA: 79 of 251
+answers come with no passage at all, yet their claims are labelled against the web pages
+the answer cited) cannot be checked by any system: every system calls their claims
+unsupported. The table reports such a file twice, side by side for all systems: on all
+records, and on the records with at least one source (``<file>_with_sources``).
+
 Peer predictions are cached as JSON in ``benchmarks/results/peer_<peer>_<file>.json``
 (raw output of ``benchmarks/_peer_quality.py``); all metrics are written to
 ``benchmarks/results/quality.json``.
@@ -96,6 +102,9 @@ DATASETS = {
         "HotpotQA (Yang et al., 2018) dev-distractor, first 53 records, CC BY-SA 4.0",
     ),
 }
+
+# suffix of the figures computed on the records that come with at least one source
+WITH_SOURCES = "_with_sources"
 
 # the metrics shown per dataset (issue 7's headline metrics first)
 HEADLINE = {
@@ -286,6 +295,25 @@ def _trivial_predictions(records: list[EvalRecord]) -> list[list[SpanCitations]]
 # table
 
 
+def _has_source_text(record: EvalRecord) -> bool:
+    """Whether the record comes with some source text to check its answer against."""
+    return any(source.text.strip() for source in record.sources)
+
+
+def _subset_metrics(
+    records: list[EvalRecord],
+    predictions: list[list[SpanCitations]],
+    seconds: list[float] | None,
+    keep: list[int],
+) -> dict[str, float]:
+    """Metrics of the predictions for ``records[i]``, ``i`` in ``keep`` only."""
+    return score_predictions(
+        [records[i] for i in keep],
+        [predictions[i] for i in keep],
+        seconds=None if seconds is None else [seconds[i] for i in keep],
+    ).metrics
+
+
 def _rst_table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     rule = "  ".join("=" * w for w in widths)
@@ -301,15 +329,19 @@ def render(
 ) -> str:
     """The Quality section body: table, how it was measured, dataset citations."""
     rows = []
-    for stem, metric_names in HEADLINE.items():
-        if stem not in results:
-            continue
+    shown = [
+        (key, stem, metric_names)
+        for stem, metric_names in HEADLINE.items()
+        for key in (stem, stem + WITH_SOURCES)
+        if key in results
+    ]
+    for key, stem, metric_names in shown:
+        name = DATASETS.get(stem, (stem, ""))[0]
+        if key != stem:
+            name += ", answers with sources"
         for position, metric in enumerate(metric_names):
-            cells = [
-                DATASETS.get(stem, (stem, ""))[0] if position == 0 else "",
-                METRIC_NAMES.get(metric, metric),
-            ]
-            values = [results[stem].get(system, {}).get(metric) for system in systems]
+            cells = [name if position == 0 else "", METRIC_NAMES.get(metric, metric)]
+            values = [results[key].get(system, {}).get(metric) for system in systems]
             best = max((v for v in values if v is not None), default=None)
             for value in values:
                 if value is None:
@@ -317,7 +349,7 @@ def render(
                 else:
                     text = f"{value:.3f}"
                     cells.append(f"**{text}**" if value == best and len(systems) > 1 else text)
-            trivial = results[stem].get("trivial", {}).get(metric)
+            trivial = results[key].get("trivial", {}).get(metric)
             cells.append(
                 f"{trivial:.3f}" if trivial is not None and metric in TRIVIAL_METRICS else ""
             )
@@ -332,13 +364,15 @@ def render(
         f"{table}\n\nRegenerate with ``{command}`` (default configuration of every library; "
         "whole answer in, answer spans mapped to the annotated units by overlap; metric "
         "definitions in ``citekit.evaluate``). Best value in bold. The support score ranked by "
-        "AUROC is each library's own confidence (citekit: the share of the sentence's content "
-        "covered by its evidence; cite-right: the best citation's answer coverage). citeglow "
+        "AUROC is each library's own confidence (citekit: the weighted share of the sentence "
+        "covered by its evidence, the quantity its status is decided on; cite-right: the best citation's answer coverage). citeglow "
         "has no status: a sentence counts as supported when citeglow highlights something for "
         "it, and its score is the share of the sentence's words inside the highlights. Peers "
         "report no unsupported words; theirs are the words of a cited sentence absent from its "
         "evidence. *trivial* is a constant answer: every sentence supported with the same "
-        "score, every word unsupported.\n\n"
+        "score, every word unsupported. *answers with sources*: the same metrics on the "
+        "records that come with at least one source text; the others cite pages that are "
+        "not in the data, so every system calls their claims unsupported.\n\n"
         "Development splits of these human-annotated datasets (not redistributed here):\n\n"
         f"{cited}\n"
     )
@@ -373,15 +407,30 @@ def main(argv: list[str] | None = None) -> int:
             "citekit": score_predictions(records, predictions, seconds=seconds).metrics
         }
         print(f"{path.name}: citekit {time.perf_counter() - began:.1f} s", file=sys.stderr)
+        # records whose answer cites nothing that is in the data, if some others do
+        sourced = [i for i, record in enumerate(records) if _has_source_text(record)]
+        subset = 0 < len(sourced) < len(records)
+        if subset:
+            results[path.stem + WITH_SOURCES] = {
+                "citekit": _subset_metrics(records, predictions, seconds, sourced)
+            }
         results[path.stem]["trivial"] = score_predictions(
             records, _trivial_predictions(records)
         ).metrics
+        if subset:
+            results[path.stem + WITH_SOURCES]["trivial"] = _subset_metrics(
+                records, _trivial_predictions(records), None, sourced
+            )
         for peer in peers:
             raw = _peer_raw(peer, path, arguments.peers_python, arguments.refresh_peers)
             predictions, seconds = _peer_predictions(peer, raw, records)
             results[path.stem][peer] = score_predictions(
                 records, predictions, seconds=seconds
             ).metrics
+            if subset:
+                results[path.stem + WITH_SOURCES][peer] = _subset_metrics(
+                    records, predictions, seconds, sourced
+                )
 
     command = "python benchmarks/quality.py"
     if arguments.limit is not None:

@@ -7,6 +7,14 @@ no letter, digit or symbol such as an emoji: punctuation, and currency or percen
 (which only qualify the number beside them, the content token), are not content.
 Negations ("not", "no", "never") are content: they change what a sentence claims.
 
+Coverage weights (:func:`coverage_weights`): when the share of a sentence that its
+evidence covers is measured, a value (a token with a digit, or a number word) weighs
+:data:`VALUE_WEIGHT` = 2, another content word 1, and a function word
+:data:`FUNCTION_WORD_WEIGHT` = 1/4 (punctuation 0). A number cannot be paraphrased, so
+a value the evidence lacks is the clearest sign of an unsupported fact, while a content
+word the evidence lacks may be a paraphrase; a function word the evidence lacks ("all",
+"only", "I", "you") says a little about the claim too, but never enough to support it.
+
 Value conflicts: where the alignment of an answer sentence with its evidence leaves a
 number, percentage, amount or date of the answer facing a DIFFERENT one in the evidence
 (``grew 9%`` against ``grew 15%``), the pair is reported as a
@@ -29,6 +37,9 @@ __all__ = [
     "is_content_token",
     "content_mask",
     "fold_surface",
+    "coverage_weights",
+    "VALUE_WEIGHT",
+    "FUNCTION_WORD_WEIGHT",
     "citation_marker_mask",
     "value_key",
     "value_kind",
@@ -86,13 +97,54 @@ def is_content_token(surface: str) -> bool:
 
 
 _SUFFIXES = ("ing", "ed", "es", "s")
+_VOWELS = frozenset("aeiouy")
+# number words fold to their digits, so that "twelve-bar" covers "12 bar"
+_NUMBER_WORDS = {
+    word: str(number)
+    for number, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+_NUMBER_WORDS.update(
+    (word, str(10 * tens))
+    for tens, word in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)
+)
+
+
+def _stem(word: str) -> str:
+    """Remove a light inflection from a lower-case alphabetic word (see fold_surface)."""
+    for suffix in ("ies", "ied"):  # countries / country, studied / study
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
+            return word[: -len(suffix)] + "y"
+    stem = word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            stem = word[: -len(suffix)]
+            break
+    else:
+        if word.endswith("ed") and len(word) >= 4:  # used / use
+            return word[:-1]
+    if stem.endswith("e") and len(stem) >= 4:  # make / making, state / stated
+        return stem[:-1]
+    if (  # stopped / stop, planned / plan (but falls / fall, passes / pass)
+        stem is not word
+        and len(stem) >= 4
+        and stem[-1] == stem[-2]
+        and stem[-1] not in _VOWELS
+        and stem[-1] not in "lsz"
+    ):
+        return stem[:-1]
+    return stem
 
 
 @lru_cache(maxsize=1 << 16)
 def fold_surface(surface: str) -> str:
-    """A token's text folded for "same word" tests: NFKC, case-folded, and for
-    alphabetic words a possessive ('s) and a light inflectional suffix (-ing, -ed, -es,
-    -s) removed when at least three letters remain; values compare by :func:`value_key`
+    """A token's text folded for "same word" tests: NFKC, case-folded, a possessive
+    ('s) removed, number words as digits (``twelve`` = ``12``), and for alphabetic words
+    a light inflection removed: -ies/-ied become -y, then -ing, -ed, -es or -s go when at
+    least three letters remain, and a final e or a doubled final consonant is dropped
+    (``making`` = ``make``, ``stopped`` = ``stop``). Values compare by :func:`value_key`
     (``7th`` = ``7``).
 
     Used only to decide whether evidence covers an answer word (``grows`` / ``growing``,
@@ -103,6 +155,10 @@ def fold_surface(surface: str) -> str:
     >>> words = ["Analysts", "growing", "ended", "uses", "1990s", "ﬁnal", "Energy's"]
     >>> [fold_surface(w) for w in words]
     ['analyst', 'grow', 'end', 'use', '1990s', 'final', 'energy']
+    >>> [fold_surface(w) for w in ["countries", "country", "making", "make", "stopped", "used"]]
+    ['country', 'country', 'mak', 'mak', 'stop', 'use']
+    >>> fold_surface("Twelve"), fold_surface("falls")
+    ('12', 'fall')
     """
     if any(char.isdigit() for char in surface):
         return value_key(surface)
@@ -111,11 +167,53 @@ def fold_surface(surface: str) -> str:
         if folded.endswith(possessive) and len(folded) > 3:
             folded = folded[:-2]
             break
+    number = _NUMBER_WORDS.get(folded)
+    if number is not None:
+        return number
     if folded.isalpha():
-        for suffix in _SUFFIXES:
-            if folded.endswith(suffix) and len(folded) - len(suffix) >= 3:
-                return folded[: -len(suffix)]
+        return _stem(folded)
     return folded
+
+
+# weights of a token when the share of a sentence covered by evidence is measured
+VALUE_WEIGHT = 2.0
+FUNCTION_WORD_WEIGHT = 0.25
+
+
+def coverage_weights(folded: Any, content: np.ndarray) -> np.ndarray:
+    """Weight of each token in the covered share of a sentence (see the module doc).
+
+    Parameters
+    ----------
+    folded : sequence of str
+        The tokens' texts folded by :func:`fold_surface`.
+    content : ndarray of bool
+        Which tokens are content tokens.
+
+    Returns
+    -------
+    ndarray of float64
+        :data:`VALUE_WEIGHT` for content tokens holding a digit (numbers, dates, number
+        words), 1 for other content tokens, :data:`FUNCTION_WORD_WEIGHT` for other
+        tokens with a letter, 0 for punctuation.
+
+    Examples
+    --------
+    >>> folded = [fold_surface(w) for w in ["Revenue", "grew", "fifteen", "percent", "in", ","]]
+    >>> coverage_weights(folded, np.array([True, True, True, True, False, False])).tolist()
+    [1.0, 1.0, 2.0, 1.0, 0.25, 0.0]
+    """
+    return np.array(
+        [
+            (
+                (VALUE_WEIGHT if any(char.isdigit() for char in text) else 1.0)
+                if is_content
+                else (FUNCTION_WORD_WEIGHT if any(char.isalnum() for char in text) else 0.0)
+            )
+            for text, is_content in zip(folded, np.asarray(content).tolist())
+        ],
+        dtype=np.float64,
+    ).reshape(-1)
 
 
 # reference markers that generated answers carry: [1], [2, 3], [4-6], [^1], 【3†source】

@@ -15,8 +15,8 @@ unit then gets:
 status
     the common status of those spans, or ``"partial"`` when they disagree;
 support score
-    their overlap-weighted mean of :func:`citekit.metrics.span_confidence` (the share of
-    the span's content covered by its evidence, ``SpanCitations.content_coverage``, or,
+    their overlap-weighted mean of :func:`citekit.metrics.span_confidence` (the weighted
+    share of the span covered by its evidence, ``SpanCitations.content_coverage``, or,
     when a result does not carry it, the best citation's answer coverage; 0 without
     citations); this is the score ranked by AUROC;
 citations

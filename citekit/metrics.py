@@ -12,8 +12,9 @@ against it keeps working after changing the import to ``citekit``:
   describes a result in a few lines.
 
 Confidence of a span
-    ``SpanCitations.content_coverage`` — the share of the sentence's content tokens that
-    its conflict-free evidence covers, the quantity citekit decides the status on — and,
+    ``SpanCitations.content_coverage`` — the weighted share of the sentence that its
+    evidence covers (values count 2, other content words 1, function words 1/4; a
+    contradicted value counts as uncovered), the quantity citekit decides the status on — and,
     for results that do not carry it (built by hand or by other tools), the answer
     coverage of the best citation (``components["answer_coverage"]``). A span without
     citations has confidence 0. See :func:`span_confidence`.
@@ -200,8 +201,8 @@ def _citation_confidence(citation: Citation) -> float:
 def span_confidence(span_citations: SpanCitations) -> float:
     """Confidence that a span is supported, in ``[0, 1]``.
 
-    The span's ``content_coverage`` (share of its content tokens covered by conflict-free
-    evidence; what citekit's status is decided on) when the pipeline reported it, else
+    The span's ``content_coverage`` (weighted share of the span covered by its evidence;
+    what citekit's status is decided on) when the pipeline reported it, else
     the best citation's ``components["answer_coverage"]`` (share of the span's tokens the
     alignment matched), clipped to ``[0, 1]``. A span without citations has confidence 0.
 

@@ -5,7 +5,8 @@ support it::
 
     answer ─► segment ─► tokenize ─► per sentence: IdfIndex top-K (+ embedding) candidates
            ─► batched Smith-Waterman over (sentence, candidate) pairs of ALL sentences
-           ─► score components ─► weights ─► thresholds, per-source cap, tie-break, top_k
+           ─► score components ─► weights ─► thresholds, tie-break
+           ─► evidence set (greedy set cover), per-source cap, top_k
            ─► Citation (token span ─► original character offsets) ─► status
 
 Sources are prepared once in a :class:`~citekit.corpus.Corpus` and reused. Before
@@ -25,23 +26,42 @@ Scoring (per (sentence, passage) pair, as in the specification)
 - ``score`` = the weighted sum of :class:`~citekit.config.CitationWeights`.
 
 A pair becomes a citation when its alignment score reaches ``min_alignment_score``, it
-matches at least one CONTENT token, the share of the sentence's content tokens it
-matches in order (or that the passage contains, so reordered paraphrases are kept) reaches
-``min_answer_coverage``, and ``score >= min_final_score``. Citations are ranked by score
-(ties: see ``prefer_source_order``), duplicates dropped, at most
-``max_citations_per_source`` per source and ``top_k`` in all.
+matches at least one CONTENT token, it matches or contains (also as a light inflection)
+at least two distinct content words of the sentence (half of them, rounded up, if the
+sentence has fewer than four: one word in common is a coincidence, not evidence), the
+share of the sentence's content tokens it matches in order (or that the passage
+contains, so reordered paraphrases are kept) reaches ``min_answer_coverage``, and
+``score >= min_final_score``. Citations are ranked by score (ties: see
+``prefer_source_order``) and duplicates dropped.
+
+Evidence set and citations shown
+--------------------------------
+A claim often fuses facts stated in two or three source sentences, while the best
+citations by score are often near-copies of one sentence. So the evidence a sentence is
+judged on is chosen as a greedy set cover among its ``3 * top_k`` best citations: the
+best by score, then, at most ``top_k`` in all, each one that adds the most content not
+yet covered, until none adds any. These are shown first (at most
+``max_citations_per_source`` per source), then the best remaining by score up to
+``top_k``, all in score order (so ``top_k=1`` still returns the best citation by score).
 
 Status (decided on content tokens)
 ----------------------------------
 A token of the sentence is *covered* by a citation when the alignment matched it or its
 passage, or the passage next to it in the same source, contains it (also as a light
-inflection: ``grows``/``growing``), unless it is the answer side of a value conflict of
-that citation. A value that some evidence contradicts stays uncovered unless
-conflict-free evidence states it. The judged citations are the ``top_k`` best, whatever
-the per-source cap hides from ``citations``. ``content_coverage`` is the share of the
-sentence's content tokens covered. The sentence is ``supported`` when ``content_coverage >= supported_answer_coverage`` and no value is
-contradicted without being confirmed elsewhere, ``partial`` when it has citations but
-less coverage (or a contradicted value), and ``unsupported`` when it has none.
+inflection: ``grows``/``growing``, ``countries``/``country``, ``twelve``/``12``), unless it
+is the answer side of a value conflict of that citation. A value that some evidence
+contradicts stays uncovered unless conflict-free evidence states it. The judged
+citations are the evidence set and the citations shown, whatever the per-source cap
+hides. ``content_coverage`` is the weighted share of the sentence covered
+(:func:`~citekit._content.coverage_weights`): a value (number, date, amount) weighs 2, as
+it cannot be paraphrased and missing it is the surest sign of an unsupported fact, another
+content word 1, and a function word 1/4 (one the evidence lacks, such as "all", "only" or
+"I", says a little about the claim, but function words alone never support it). The
+sentence is ``supported`` when ``content_coverage >= supported_answer_coverage`` and no
+value is contradicted without being confirmed elsewhere, ``partial`` when it has
+citations but less coverage (or a contradicted value), and ``unsupported`` when it has
+none. ``content_coverage`` is also the span's confidence
+(:func:`citekit.metrics.span_confidence`), so ranking by confidence and the status agree.
 ``unsupported_spans`` are the character ranges of uncovered content tokens. A sentence
 with no content token at all (only stop words) is judged on all its tokens; reference
 markers such as ``[1]`` are ignored.
@@ -54,7 +74,13 @@ from typing import Any, Iterable, Mapping, NamedTuple, Protocol, Sequence, runti
 import numpy as np
 
 from citekit._bag import pair_bag_counts
-from citekit._content import citation_marker_mask, content_mask, find_conflicts, fold_surface
+from citekit._content import (
+    citation_marker_mask,
+    content_mask,
+    coverage_weights,
+    find_conflicts,
+    fold_surface,
+)
 from citekit._stages import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
 from citekit.config import CitationConfig
@@ -76,6 +102,12 @@ _FIRST_ROUND_PAIRS = 32
 _ALIGN_ALL_BELOW = 2048
 # passages on each side of a cited one (same source) whose words also count as covered
 _COVERAGE_NEIGHBOURS = 1
+# a citation must match or contain at least this many distinct content words of the
+# sentence (half of them if it has fewer than four): one shared word among many is a
+# coincidence, not evidence
+_MIN_CONTENT_TOKENS = 2
+# the evidence set of a sentence is chosen among this many best citations per top_k slot
+_EVIDENCE_POOL_PER_CITATION = 3
 
 
 @runtime_checkable
@@ -580,10 +612,22 @@ class Pipeline:
 
         # Which pairs can become citations at all, and the best score each could reach:
         # an alignment matches at most the query tokens the passage contains.
+        # (half of them, rounded up, for a sentence of fewer than four content words)
+        min_content = np.minimum(
+            _MIN_CONTENT_TOKENS, (bag.distinct_content_per_query[pair_query] + 1) // 2
+        )
         feasible = (bag.content_occurrences >= 1) & (
             (bag.content_occurrences / safe_content >= config.min_answer_coverage)
             | (passage_content_coverage >= config.min_answer_coverage)
         )
+        content_variants = bag.content_distinct.copy()
+        short = np.flatnonzero(feasible & (content_variants < min_content))
+        if short.size:
+            # the passage may hold the other content words as inflections ("expects")
+            content_variants[short] = _content_variant_counts(
+                corpus, answers, queries, first, pair_query[short], pair_passage[short]
+            )
+        feasible &= content_variants >= min_content
         scorer = self._scorer()
         embedding_only_possible = config.allow_embedding_only and self.embedder is not None
         bounded = type(scorer) is WeightedScorer and not embedding_only_possible
@@ -626,6 +670,7 @@ class Pipeline:
                 (rows.score >= config.min_alignment_score)
                 & (rows.target_end > rows.target_start)
                 & (content_matched >= 1)
+                & (np.maximum(content_matched, content_variants) >= min_content)
                 & (
                     (components["content_coverage"] >= config.min_answer_coverage)
                     | (passage_content_coverage >= config.min_answer_coverage)
@@ -756,9 +801,9 @@ class Pipeline:
         Each round is ONE aligner call over the pairs of every sentence still open. A
         sentence is closed when walking its accepted pairs whose score beats the best
         score any unaligned pair could reach (``score_bound``) already fills ``top_k``
-        citations and ``top_k`` judged pairs; the result is then exactly the result of
-        aligning every candidate. Without a bound (custom scorer, embedding-only
-        citations) every feasible pair is aligned in one call.
+        citations and the evidence pool (see :meth:`_choose`); the result is then
+        exactly the result of aligning every candidate. Without a bound (custom scorer,
+        embedding-only citations) every feasible pair is aligned in one call.
         """
         n_pairs = pair_query.shape[0]
         n_queries = query_offsets.shape[0] - 1
@@ -900,8 +945,8 @@ class Pipeline:
                 best_rest = score_bound[order[query_first[q] + next_rank]]
                 mine = ranked[ranked_bounds[q] : ranked_bounds[q + 1]]
                 safe = mine[final[mine] > best_rest]
-                chosen, judged = self._choose(safe, passage_source, char_start, char_end)
-                if len(chosen) >= top_k and len(judged) >= top_k:
+                chosen, pool = self._choose(safe, passage_source, char_start, char_end)
+                if len(chosen) >= top_k and len(pool) >= top_k * _EVIDENCE_POOL_PER_CITATION:
                     open_query[q] = False
                 else:
                     limit[q] *= 4
@@ -916,12 +961,13 @@ class Pipeline:
     ) -> tuple[list[int], list[int]]:
         """Walk ranked pairs, dropping duplicate evidence.
 
-        Returns the citations to report (at most ``max_citations_per_source`` per source,
-        ``top_k`` in all) and the pairs the status is judged on: the ``top_k`` best
-        whatever their source, so that a claim supported by three sentences of one
-        article is not judged on two of them because of the display cap.
+        Returns the best citations by score (at most ``max_citations_per_source`` per
+        source, ``top_k`` in all) and the evidence pool: the
+        ``_EVIDENCE_POOL_PER_CITATION * top_k`` best whatever their source, among which
+        :meth:`_span_citations` chooses the complementary evidence set of the sentence.
         """
         config = self.config
+        pool_size = config.top_k * _EVIDENCE_POOL_PER_CITATION
         chosen: list[int] = []
         judged: list[int] = []
         seen: set[tuple[int, int, int]] = set()
@@ -932,7 +978,7 @@ class Pipeline:
             if key in seen:
                 continue
             seen.add(key)
-            if len(judged) < config.top_k:
+            if len(judged) < pool_size:
                 judged.append(pair)
             if (
                 len(chosen) < config.top_k
@@ -940,9 +986,59 @@ class Pipeline:
             ):
                 per_source[source] = per_source.get(source, 0) + 1
                 chosen.append(pair)
-            if len(chosen) >= config.top_k and len(judged) >= config.top_k:
+            if len(chosen) >= config.top_k and len(judged) >= pool_size:
                 break
         return chosen, judged
+
+    def _evidence_set(
+        self,
+        pool: list[int],
+        by_score: list[int],
+        coverage_of: Mapping[int, np.ndarray],
+        weights: np.ndarray,
+        content: np.ndarray,
+        context: "_ChunkContext",
+    ) -> tuple[set[int], set[int]]:
+        """The citations shown for a sentence and the evidence its status is judged on.
+
+        A claim often fuses facts stated in two or three source sentences, and the best
+        citations by score are often near-copies of one sentence. So the evidence set is
+        chosen as a greedy set cover: the best citation by score, then repeatedly the pool
+        pair covering the largest weight (:func:`~citekit._content.coverage_weights`) of
+        still uncovered content tokens (ties: the better ranked), at most ``top_k`` pairs,
+        stopping when none adds anything. Shown are those pairs (at most
+        ``max_citations_per_source`` per source), then the best remaining by score up to
+        ``top_k``; the status is judged on the evidence set and the shown citations.
+        """
+        config = self.config
+        passage_source = context.corpus.passage_source
+        # the best citation by score anchors the set (so citations[0] stays the best)
+        selected: list[int] = list(pool[:1])
+        candidates = list(pool[1:])
+        union = np.zeros(weights.shape[0], dtype=bool)
+        if selected:
+            union |= coverage_of[selected[0]]
+        # evidence is chosen for the content it adds (function words never justify it)
+        content_weights = np.where(content, weights, 0.0)
+        while candidates and len(selected) < config.top_k:
+            gains = [
+                float(content_weights[coverage_of[pair] & ~union].sum()) for pair in candidates
+            ]
+            best = max(range(len(candidates)), key=lambda i: (gains[i], -i))
+            if gains[best] <= 0.0:
+                break
+            selected.append(candidates.pop(best))
+            union |= coverage_of[selected[-1]]
+        shown: list[int] = []
+        per_source: dict[int, int] = {}
+        for pair in [p for p in pool if p in selected] + by_score:
+            if len(shown) >= config.top_k:
+                break
+            source = int(passage_source[int(context.pair_passage[pair])])
+            if pair not in shown and per_source.get(source, 0) < config.max_citations_per_source:
+                per_source[source] = per_source.get(source, 0) + 1
+                shown.append(pair)
+        return set(shown), set(selected) | set(shown)
 
     def _span_citations(
         self,
@@ -954,7 +1050,7 @@ class Pipeline:
     ) -> SpanCitations:
         config = self.config
         corpus = context.corpus
-        reported, judged = chosen
+        by_score, pool = chosen
         lo, hi = int(context.query_offsets[q]), int(context.query_offsets[q + 1])
         n_tokens = hi - lo
         content = context.query_content[lo:hi]
@@ -963,19 +1059,43 @@ class Pipeline:
             fold_surface(answer[s:e]) for s, e in zip(answer_starts.tolist(), answer_ends.tolist())
         ]
         n_content_tokens = int(content.sum())
+        weights = coverage_weights(answer_folded, content)
         covered_any = np.zeros(n_tokens, dtype=bool)
         covered_clean = np.zeros(n_tokens, dtype=bool)
         disputed = np.zeros(n_tokens, dtype=bool)
         embedding_supported = False
+        # the best pairs first; which sentence tokens each covers: the aligned ones, and
+        # those its passage, or a neighbouring one of the same source (a claim often
+        # continues across adjacent sentences), holds elsewhere (reordering) or as a
+        # light inflection (see fold_surface)
+        ranked = list(dict.fromkeys(pool + by_score))
+        pairs = np.array(ranked, dtype=np.int64)
+        aligned = pairs[~context.embedding_only[pairs]]
+        covered_by = dict(
+            zip(
+                aligned.tolist(),
+                _passage_coverage(
+                    corpus, context.pair_passage[aligned], context.columns[lo:hi], answer_folded
+                ),
+            )
+        )
+        no_tokens = np.zeros(n_tokens, dtype=bool)
+        for pair, covered in covered_by.items():
+            block_lo = int(context.rows.block_offsets[pair])
+            block_hi = int(context.rows.block_offsets[pair + 1])
+            for query_pos, _, run in context.rows.blocks[block_lo:block_hi].tolist():
+                covered[query_pos : query_pos + run] = True
+        coverage_of = {pair: covered_by.get(pair, no_tokens) for pair in ranked}
+        shown, judged = self._evidence_set(pool, by_score, coverage_of, weights, content, context)
         citations = []
-        reported_set = set(reported)
-        for pair in list(dict.fromkeys(reported + judged)):
+        for pair in ranked:
+            if pair not in judged:
+                continue
             passage = int(context.pair_passage[pair])
             source = int(corpus.passage_source[passage])
             source_text = corpus.source_text(source)
             base = int(corpus.base_offsets[source])
-            start, end = int(context.char_start[pair]), int(context.char_end[pair])
-            covered = np.zeros(n_tokens, dtype=bool)
+            covered = coverage_of[pair].copy()
             conflicts: list[Any] = []
             blocks = np.zeros((0, 3), dtype=np.int64)
             if context.embedding_only[pair]:
@@ -988,36 +1108,8 @@ class Pipeline:
                 block_lo = int(context.rows.block_offsets[pair])
                 block_hi = int(context.rows.block_offsets[pair + 1])
                 blocks = context.rows.blocks[block_lo:block_hi]
-                for query_pos, _, run in blocks.tolist():
-                    covered[query_pos : query_pos + run] = True
-                # the passage, or a neighbouring one of the same source (a claim often
-                # continues across adjacent sentences), holding the token elsewhere
-                # (reordering) or a light morphological variant of it also covers it
                 token_lo = int(corpus.passage_token_start[passage])
                 token_hi = int(corpus.passage_token_end[passage])
-                near_lo, near_hi = token_lo, token_hi
-                for neighbour in range(
-                    passage - _COVERAGE_NEIGHBOURS, passage + _COVERAGE_NEIGHBOURS + 1
-                ):
-                    if (
-                        0 <= neighbour < corpus.n_passages
-                        and corpus.passage_source[neighbour] == source
-                    ):
-                        covered |= corpus.index.contains(
-                            np.full(n_tokens, neighbour, dtype=np.int64), context.columns[lo:hi]
-                        )
-                        near_lo = min(near_lo, int(corpus.passage_token_start[neighbour]))
-                        near_hi = max(near_hi, int(corpus.passage_token_end[neighbour]))
-                passage_folded = {
-                    fold_surface(source_text[s:e])
-                    for s, e in zip(
-                        corpus.token_starts[near_lo:near_hi].tolist(),
-                        corpus.token_ends[near_lo:near_hi].tolist(),
-                    )
-                }
-                covered |= np.fromiter(
-                    (f in passage_folded for f in answer_folded), dtype=bool, count=n_tokens
-                )
                 # a value facing another value only means something inside a real
                 # alignment: at least two content tokens matched around it
                 aligned_content = round(
@@ -1048,7 +1140,8 @@ class Pipeline:
             covered_any |= covered
             if not conflicts:
                 covered_clean |= covered
-            if pair in reported_set:
+            if pair in shown:
+                start, end = int(context.char_start[pair]), int(context.char_end[pair])
                 citations.append(
                     self._citation(
                         pair,
@@ -1069,8 +1162,7 @@ class Pipeline:
         # evidence states it too; such an unresolved value also rules out "supported"
         unresolved = disputed & ~covered_clean & content
         covered_final = covered_any & ~unresolved
-        n_content = int(content.sum())
-        coverage = float((covered_final & content).sum()) / max(n_content, 1)
+        coverage = float((weights * covered_final).sum()) / max(float(weights.sum()), 1e-12)
         if not citations:
             status = "unsupported"
         elif embedding_supported or (
@@ -1238,6 +1330,143 @@ def _bag_statistics(
             distinct_rows, weights=is_content, minlength=n_queries
         ),
     )
+
+
+class _FoldedVocabulary(NamedTuple):
+    """Index columns grouped by folded text: ``columns[offsets[c]:offsets[c + 1]]`` are
+    the columns whose token folds to the form of class ``c``."""
+
+    class_of: dict[str, int]
+    offsets: np.ndarray
+    columns: np.ndarray
+
+    def variants(self, form: str) -> np.ndarray:
+        found = self.class_of.get(form)
+        if found is None:
+            return self.columns[:0]
+        return self.columns[self.offsets[found] : self.offsets[found + 1]]
+
+
+def _folded_vocabulary(corpus: Corpus) -> _FoldedVocabulary:
+    """Which index columns of the corpus are inflections of one word
+    (:func:`~citekit._content.fold_surface`). Computed once per corpus."""
+    cached = getattr(corpus, "_folded_vocabulary", None)
+    if cached is not None:
+        return cached
+    columns = corpus.index.columns_of(corpus.token_ids)
+    unique, first = np.unique(columns, return_index=True)
+    keep = unique >= 0
+    unique, first = unique[keep], first[keep]
+    sources = np.searchsorted(corpus.source_token_offsets, first, side="right") - 1
+    texts = [corpus.source_text(source) for source in range(corpus.n_sources)]
+    forms = [
+        fold_surface(texts[source][start:end])
+        for source, start, end in zip(
+            sources.tolist(),
+            corpus.token_starts[first].tolist(),
+            corpus.token_ends[first].tolist(),
+        )
+    ]
+    # a hyphenated word ("twelve-bar") also holds each of its parts ("12", "bar")
+    parts = [
+        (column, fold_surface(part))
+        for column, form in zip(unique.tolist(), forms)
+        if "-" in form
+        for part in form.split("-")
+        if part
+    ]
+    forms += [form for _, form in parts]
+    owners = np.concatenate([unique, np.array([column for column, _ in parts], np.int64)])
+    class_of: dict[str, int] = {}
+    classes = np.array([class_of.setdefault(form, len(class_of)) for form in forms], np.int64)
+    order = np.argsort(classes, kind="stable")
+    offsets = np.zeros(len(class_of) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(classes, minlength=len(class_of)), out=offsets[1:])
+    folded = _FoldedVocabulary(class_of, offsets, owners[order])
+    corpus._folded_vocabulary = folded  # type: ignore[attr-defined]
+    return folded
+
+
+def _passage_coverage(
+    corpus: Corpus, passages: np.ndarray, columns: np.ndarray, folded: Sequence[str]
+) -> np.ndarray:
+    """``covered[i, t]``: whether passage ``passages[i]``, or a passage next to it in the
+    same source (``_COVERAGE_NEIGHBOURS``), holds token ``t`` of the sentence (index
+    column ``columns[t]``, folded text ``folded[t]``) or an inflection of it."""
+    n_tokens = columns.shape[0]
+    n_pairs = passages.shape[0]
+    if n_pairs == 0 or n_tokens == 0:
+        return np.zeros((n_pairs, n_tokens), dtype=bool)
+    vocabulary = _folded_vocabulary(corpus)
+    # every token's own column (if in the vocabulary) and its inflections' columns
+    token_parts = [np.flatnonzero(columns >= 0)]
+    variant_parts = [columns[token_parts[0]]]
+    for token, form in enumerate(folded):
+        found = vocabulary.variants(form)
+        if found.shape[0]:
+            token_parts.append(np.full(found.shape[0], token, dtype=np.int64))
+            variant_parts.append(found)
+    variant_token = np.concatenate(token_parts)
+    variants = np.concatenate(variant_parts)
+    offsets = np.arange(-_COVERAGE_NEIGHBOURS, _COVERAGE_NEIGHBOURS + 1, dtype=np.int64)
+    near = (passages[:, None] + offsets[None, :]).reshape(-1)
+    near_row = np.repeat(np.arange(n_pairs, dtype=np.int64), offsets.shape[0])
+    inside = (near >= 0) & (near < corpus.n_passages)
+    near, near_row = near[inside], near_row[inside]
+    same_source = corpus.passage_source[near] == corpus.passage_source[passages[near_row]]
+    near, near_row = near[same_source], near_row[same_source]
+    n_variants = variants.shape[0]
+    held = corpus.index.contains(np.repeat(near, n_variants), np.tile(variants, near.shape[0]))
+    cell = np.repeat(near_row, n_variants) * n_tokens + np.tile(variant_token, near.shape[0])
+    covered = np.bincount(cell[held], minlength=n_pairs * n_tokens) > 0
+    return covered.reshape(n_pairs, n_tokens)
+
+
+def _content_variant_counts(
+    corpus: Corpus,
+    answers: list[str],
+    queries: "_Queries",
+    first: int,
+    pair_query: np.ndarray,
+    pair_passage: np.ndarray,
+) -> np.ndarray:
+    """For each pair: how many distinct content words of the sentence (folded, see
+    :func:`~citekit._content.fold_surface`) its passage holds in some inflection."""
+    vocabulary = _folded_vocabulary(corpus)
+    form_offsets = [0]
+    variant_parts: list[np.ndarray] = []
+    variant_counts: list[int] = []
+    slot: dict[int, int] = {}
+    for q in np.unique(pair_query).tolist():
+        answer = answers[queries.answer_of[first + q]]
+        forms = {
+            fold_surface(answer[s:e])
+            for s, e, is_content in zip(
+                queries.start_parts[first + q].tolist(),
+                queries.end_parts[first + q].tolist(),
+                queries.content_parts[first + q].tolist(),
+            )
+            if is_content
+        }
+        slot[q] = len(form_offsets) - 1
+        for form in forms:
+            columns = vocabulary.variants(form)
+            variant_parts.append(columns)
+            variant_counts.append(columns.shape[0])
+        form_offsets.append(form_offsets[-1] + len(forms))
+    form_start = np.array(form_offsets[:-1], dtype=np.int64)
+    form_end = np.array(form_offsets[1:], dtype=np.int64)
+    counts = np.array(variant_counts, dtype=np.int64)
+    variant_offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=variant_offsets[1:])
+    variants = np.concatenate(variant_parts) if variant_parts else np.zeros(0, np.int64)
+    query_slot = np.array([slot[q] for q in pair_query.tolist()], dtype=np.int64)
+    # (pair, form) rows, then (pair, form, variant) rows
+    forms, pair_of_form = gather_ranges(form_start[query_slot], form_end[query_slot])
+    positions, form_row = gather_ranges(variant_offsets[forms], variant_offsets[forms + 1])
+    held = corpus.index.contains(pair_passage[pair_of_form[form_row]], variants[positions])
+    form_held = np.bincount(form_row, weights=held, minlength=forms.shape[0]) > 0
+    return np.bincount(pair_of_form, weights=form_held, minlength=pair_query.shape[0])
 
 
 def _evidence_chars(

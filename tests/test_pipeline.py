@@ -556,16 +556,18 @@ def segment_sentences_text(text):
 def test_content_coverage_is_the_status_quantity():
     answer = "Revenue grew 15% and the CEO resigned in protest."
     span = align_citations(answer, ["Revenue grew 15%. Profits were flat."])[0]
-    # content tokens: revenue grew 15 ceo resigned protest -> 3 of 6 covered
-    assert span.content_coverage == pytest.approx(3 / 6)
+    # weights: the value 15 counts 2, revenue grew ceo resigned protest 1 each, the
+    # function words and / the / in 1/4 each; covered: revenue grew 15 -> 4 of 7.75
+    assert span.content_coverage == pytest.approx(4 / 7.75)
     assert span.status == "partial"
     supported = align_citations("Revenue grew 15%.", ["Revenue grew 15%."])[0]
     assert supported.content_coverage == 1.0
     unsupported = align_citations("Penguins fly south.", ["Revenue grew 15%."])[0]
     assert unsupported.content_coverage == 0.0 and unsupported.status == "unsupported"
-    # the contradicted value lowers coverage by its share and rules out "supported"
+    # the contradicted value lowers coverage by its share (weight 2 of 4) and rules out
+    # "supported"
     conflicting = align_citations("Revenue grew 9%.", ["Revenue grew 15%."])[0]
-    assert conflicting.content_coverage == pytest.approx(2 / 3) and conflicting.status == "partial"
+    assert conflicting.content_coverage == pytest.approx(2 / 4) and conflicting.status == "partial"
     assert [("Revenue grew 9%."[s:e]) for s, e in conflicting.unsupported_spans] == ["9"]
 
 
@@ -632,3 +634,132 @@ def test_words_of_the_neighbouring_sentence_count_as_covered():
     assert span.unsupported_spans == ()  # "moat" is in the next sentence
     far = align_citations("Duke Otto built the castle in 1240 for tourists.", [source])[0]
     assert [far.answer_span.text[s:e] for s, e in far.unsupported_spans] == ["tourists"]
+
+
+# -- evidence set, minimum content, weighted coverage (issue 7, quality round 2) ----------
+
+FILLER = " ".join(f"Filler sentence number {n} talks about weather and tea." for n in range(6))
+
+
+def test_one_shared_word_is_not_a_citation():
+    source = "Officials said the new school would start classes after the summer break."
+    span = align_citations("Work will start in spring 2025.", [source])[0]
+    assert span.status == "unsupported" and span.citations == ()
+    assert span.content_coverage == 0.0
+    # two shared content words are evidence of part of the claim
+    partial = align_citations("The school will start in spring 2025.", [source])[0]
+    assert partial.status == "partial" and partial.citations
+
+
+def test_short_sentence_needs_half_of_its_content_words():
+    # two content words ("developed", "USA"): one in common is half of the claim
+    span = align_citations("It is developed in the USA.", ["It was developed in France."])[0]
+    assert span.status == "partial" and "developed" in span.citations[0].evidence
+
+
+def test_inflections_count_towards_the_two_content_words():
+    span = align_citations("Analysts expect growing exports.", ["Exports: analyst view."])[0]
+    assert span.citations, span
+
+
+def test_claim_fusing_sentences_far_apart_is_supported_by_both():
+    source = (
+        "The bridge opened in 1932 after four years of work. "
+        + FILLER
+        + " Its architect was Ada Lowe, a local engineer."
+    )
+    answer = "The bridge opened in 1932 and its architect was Ada Lowe."
+    span = align_citations(answer, [source])[0]
+    assert span.status == "supported", span
+    evidence = [c.evidence for c in span.citations]
+    assert any("1932" in e for e in evidence) and any("Ada Lowe" in e for e in evidence)
+    assert span.unsupported_spans == ()
+    check_offsets([span], {"0": source}, answer)
+
+
+def test_evidence_set_prefers_a_complementary_passage_to_a_near_copy():
+    # the two best citations by score restate the opening; the architect is elsewhere
+    source = (
+        "The bridge opened in 1932 to traffic. "
+        + FILLER
+        + " The bridge opened in 1932 to rail traffic. "
+        + FILLER
+        + " Its architect was Ada Lowe."
+    )
+    answer = "The bridge opened in 1932 to traffic; its architect was Ada Lowe."
+    config = CitationConfig(top_k=2)
+    span = align_citations(answer, [source], config=config)[0]
+    evidence = [c.evidence for c in span.citations]
+    assert len(evidence) == 2 and any("Ada Lowe" in e for e in evidence), evidence
+    assert span.status == "supported"
+
+
+def test_redundant_citations_still_fill_top_k():
+    # the evidence set is one passage; the other slots show corroborating evidence by score
+    sentence = "The river floods every spring."
+    spans = align_citations(sentence, [sentence, sentence, sentence])
+    assert [c.source_id for c in spans[0].citations] == ["0", "1", "2"]
+
+
+def test_a_missing_value_weighs_more_than_a_missing_word():
+    answer = "The plant employs 400 workers in Ohio."
+    missing_value = align_citations(answer, ["The plant employs workers in Ohio."])[0]
+    missing_word = align_citations(answer, ["The plant employs 400 people in Ohio."])[0]
+    # weights: plant employs workers ohio 1, the value 400 2, the / in 1/4 each
+    assert missing_value.content_coverage == pytest.approx(4.5 / 6.5)
+    assert missing_word.content_coverage == pytest.approx(5.5 / 6.5)
+
+
+def test_number_words_hyphenated_parts_and_plural_forms_cover():
+    span = align_citations(
+        "It is a 12 bar blues song played in many countries.",
+        ["Hound Dog is a twelve-bar blues song; it was played in every country."],
+    )[0]
+    flagged = [span.answer_span.text[s:e] for s, e in span.unsupported_spans]
+    assert flagged == ["many"]
+    assert span.status == "supported"
+
+
+def test_confidence_is_the_status_quantity():
+    from citekit.metrics import span_confidence
+
+    config = CitationConfig()
+    answers = [
+        "The plant employs 400 workers in Ohio.",
+        "The plant employs 400 workers and 30 robots in Ohio and Texas.",
+        "Penguins fly south.",
+    ]
+    for answer in answers:
+        span = align_citations(answer, ["The plant employs 400 workers in Ohio."])[0]
+        assert span_confidence(span) == pytest.approx(span.content_coverage)
+        expected = (
+            "unsupported"
+            if not span.citations
+            else (
+                "supported"
+                if span.content_coverage >= config.supported_answer_coverage
+                else "partial"
+            )
+        )
+        assert span.status == expected
+
+
+def test_best_citation_by_score_comes_first_whatever_the_evidence_set():
+    source = (
+        "The bridge opened in 1932 to traffic. "
+        + FILLER
+        + " Its architect was Ada Lowe, and the bridge opened in 1932."
+    )
+    answer = "The bridge opened in 1932 to traffic; its architect was Ada Lowe."
+    full = align_citations(answer, [source])[0]
+    best = max(full.citations, key=lambda c: c.score)
+    assert full.citations[0] == best
+    assert [c.score for c in full.citations] == sorted(
+        (c.score for c in full.citations), reverse=True
+    )
+    single = align_citations(answer, [source], config=CitationConfig(top_k=1))[0]
+    assert len(single.citations) == 1
+    assert (single.citations[0].char_start, single.citations[0].char_end) == (
+        best.char_start,
+        best.char_end,
+    )

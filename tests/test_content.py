@@ -1,0 +1,97 @@
+"""citekit._content: folding for coverage tests and coverage weights."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from citekit._content import (
+    FUNCTION_WORD_WEIGHT,
+    VALUE_WEIGHT,
+    content_mask,
+    coverage_weights,
+    fold_surface,
+)
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("countries", "country"),
+        ("varies", "vary"),
+        ("studied", "study"),
+        ("making", "make"),
+        ("stated", "state"),
+        ("stopped", "stop"),
+        ("planned", "plans"),
+        ("used", "use"),
+        ("pressed", "press"),
+        ("classes", "class"),
+        ("falls", "fall"),
+        ("Analysts", "analyst"),
+        ("Energy's", "energy"),
+        ("Twelve", "12"),
+        ("forty", "40"),
+        ("7th", "7"),
+    ],
+)
+def test_inflections_fold_together(a, b):
+    assert fold_surface(a) == fold_surface(b)
+
+
+@pytest.mark.parametrize(
+    "a, b", [("bus", "but"), ("press", "pres"), ("fall", "fail"), ("one", "once"), ("12", "13")]
+)
+def test_different_words_stay_apart(a, b):
+    assert fold_surface(a) != fold_surface(b)
+
+
+def test_short_words_keep_their_letters():
+    assert [fold_surface(w) for w in ["is", "as", "was", "red", "bed", "sing"]] == [
+        "is",
+        "as",
+        "was",
+        "red",
+        "bed",
+        "sing",
+    ]
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'-0123456789"))
+def test_fold_ignores_case(text):
+    assert fold_surface(text) == fold_surface(text.swapcase())
+
+
+@given(st.text(max_size=30))
+def test_fold_accepts_any_text(text):
+    assert isinstance(fold_surface(text), str)
+
+
+def test_coverage_weights_by_kind():
+    words = ["Revenue", "grew", "15", "fifteen", "in", "the", ",", "%", "2024"]
+    text = " ".join(words)
+    starts, ends, position = [], [], 0
+    for word in words:
+        starts.append(position)
+        ends.append(position + len(word))
+        position += len(word) + 1
+    content = content_mask(text, np.array(starts), np.array(ends))
+    weights = coverage_weights([fold_surface(w) for w in words], content)
+    assert weights.tolist() == [
+        1.0,
+        1.0,
+        VALUE_WEIGHT,
+        VALUE_WEIGHT,
+        FUNCTION_WORD_WEIGHT,
+        FUNCTION_WORD_WEIGHT,
+        0.0,
+        0.0,
+        VALUE_WEIGHT,
+    ]
+
+
+def test_coverage_weights_edge_cases():
+    assert coverage_weights([], np.zeros(0, dtype=bool)).shape == (0,)
+    assert coverage_weights(["émigré", "🎉"], np.array([True, True])).tolist() == [1.0, 1.0]
+    # a sentence judged on all its tokens (no content word) weighs its stop words fully
+    assert coverage_weights(["the", "of"], np.array([True, True])).tolist() == [1.0, 1.0]
