@@ -149,6 +149,38 @@ def test_benchmark_workload_documents_match_reference():
         spans_equal_reference(text, split_on_newlines=False)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a " * 50_000,
+        "." * 100_000,
+        " " * 3_000 + "x.",  # (the reference is quadratic here without line breaks)
+        "\n" * 100_000,
+        "\r\n \t" * 25_000,
+        " \n" * 50_000,
+        "Dr. " * 25_000,
+        "x" * 100_000 + ". Y",
+        "(" * 100_000 + "a. B",
+        "ΣΣΣ. " * 20_000,
+        "😀. " * 30_000,
+        "- a\n" * 25_000,
+    ],
+    ids=lambda text: repr(text[:8]),
+)
+@pytest.mark.parametrize("split_on_newlines", [True, False])
+def test_pathological_repetition_matches_reference(text, split_on_newlines):
+    spans_equal_reference(text, split_on_newlines=split_on_newlines)
+
+
+@pytest.mark.parametrize("split_on_newlines", [True, False])
+def test_long_blank_runs_are_linear(split_on_newlines):
+    # the regex reference takes about a minute on 100,000 spaces before a word in
+    # blank-line mode (each start position rescans the run); the kernel skips the run
+    text = " " * 1_000_000 + "Word. " + "\t " * 500_000 + "\n\n y"
+    spans = SentenceSegmenter(split_on_newlines=split_on_newlines).segment(text)
+    assert [text[start:end] for start, end in spans] == ["Word.", "y"]
+
+
 def test_huge_text_matches_reference():
     text = "Dr. Smith grew revenue 5.2% in the U.S. last year. 利益は増えた。\n- Next €3.\n" * 3000
     spans_equal_reference(text)
