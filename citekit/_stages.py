@@ -16,18 +16,32 @@ import numpy as np
 __all__ = ["segment_spans", "tokenizer_signature", "default_tokenizer", "default_segmenter"]
 
 
-def default_tokenizer() -> Any:
-    """citekit's :class:`~citekit.tokenizers.SimpleTokenizer` with the default configuration."""
-    from citekit.tokenizers import SimpleTokenizer
+_DEFAULTS: dict[str, Any] = {}
 
-    return SimpleTokenizer()
+
+def default_tokenizer() -> Any:
+    """citekit's :class:`~citekit.tokenizers.SimpleTokenizer` with the default configuration.
+
+    One shared instance: its lookup tables and id cache are built once, not in every
+    ``align_citations`` call (the tokenizer is immutable apart from those caches).
+    """
+    tokenizer = _DEFAULTS.get("tokenizer")
+    if tokenizer is None:
+        from citekit.tokenizers import SimpleTokenizer
+
+        tokenizer = _DEFAULTS["tokenizer"] = SimpleTokenizer()
+    return tokenizer
 
 
 def default_segmenter() -> Any:
-    """citekit's :class:`~citekit.segment.SentenceSegmenter` with the default options."""
-    from citekit.segment import SentenceSegmenter
+    """citekit's :class:`~citekit.segment.SentenceSegmenter` with the default options (one
+    shared instance, its abbreviation tables built once)."""
+    segmenter = _DEFAULTS.get("segmenter")
+    if segmenter is None:
+        from citekit.segment import SentenceSegmenter
 
-    return SentenceSegmenter()
+        segmenter = _DEFAULTS["segmenter"] = SentenceSegmenter()
+    return segmenter
 
 
 def _span_of(item: Any) -> tuple[int, int]:

@@ -1332,59 +1332,70 @@ def _bag_statistics(
     )
 
 
-class _FoldedVocabulary(NamedTuple):
-    """Index columns grouped by folded text: ``columns[offsets[c]:offsets[c + 1]]`` are
-    the columns whose token folds to the form of class ``c``."""
+class _SurfaceForms:
+    """Folded forms (:func:`~citekit._content.fold_surface`; a hyphenated word also each of
+    its parts, "twelve-bar" holds "12" and "bar") of a corpus' tokens, numbered, and the
+    forms each passage holds. Filled when first needed and kept on the corpus, so a call
+    folds only the words of the passages it looks at, never the whole vocabulary."""
 
-    class_of: dict[str, int]
-    offsets: np.ndarray
-    columns: np.ndarray
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self.number: dict[str, int] = {}
+        self.of_surface: dict[str, tuple[int, ...]] = {}
+        self.of_passage: dict[int, np.ndarray] = {}
 
-    def variants(self, form: str) -> np.ndarray:
-        found = self.class_of.get(form)
-        if found is None:
-            return self.columns[:0]
-        return self.columns[self.offsets[found] : self.offsets[found + 1]]
-
-
-def _folded_vocabulary(corpus: Corpus) -> _FoldedVocabulary:
-    """Which index columns of the corpus are inflections of one word
-    (:func:`~citekit._content.fold_surface`). Computed once per corpus."""
-    cached = getattr(corpus, "_folded_vocabulary", None)
-    if cached is not None:
+    @classmethod
+    def of(cls, corpus: Corpus) -> "_SurfaceForms":
+        cached = getattr(corpus, "_surface_forms", None)
+        if cached is None:
+            cached = cls(corpus)
+            corpus._surface_forms = cached  # type: ignore[attr-defined]
         return cached
-    columns = corpus.index.columns_of(corpus.token_ids)
-    unique, first = np.unique(columns, return_index=True)
-    keep = unique >= 0
-    unique, first = unique[keep], first[keep]
-    sources = np.searchsorted(corpus.source_token_offsets, first, side="right") - 1
-    texts = [corpus.source_text(source) for source in range(corpus.n_sources)]
-    forms = [
-        fold_surface(texts[source][start:end])
-        for source, start, end in zip(
-            sources.tolist(),
-            corpus.token_starts[first].tolist(),
-            corpus.token_ends[first].tolist(),
-        )
-    ]
-    # a hyphenated word ("twelve-bar") also holds each of its parts ("12", "bar")
-    parts = [
-        (column, fold_surface(part))
-        for column, form in zip(unique.tolist(), forms)
-        if "-" in form
-        for part in form.split("-")
-        if part
-    ]
-    forms += [form for _, form in parts]
-    owners = np.concatenate([unique, np.array([column for column, _ in parts], np.int64)])
-    class_of: dict[str, int] = {}
-    classes = np.array([class_of.setdefault(form, len(class_of)) for form in forms], np.int64)
-    order = np.argsort(classes, kind="stable")
-    offsets = np.zeros(len(class_of) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(classes, minlength=len(class_of)), out=offsets[1:])
-    folded = _FoldedVocabulary(class_of, offsets, owners[order])
-    corpus._folded_vocabulary = folded  # type: ignore[attr-defined]
-    return folded
+
+    def form(self, form: str) -> int:
+        """The number of a folded form."""
+        return self.number.setdefault(form, len(self.number))
+
+    def surface(self, surface: str) -> tuple[int, ...]:
+        """The form numbers a token's text stands for."""
+        found = self.of_surface.get(surface)
+        if found is None:
+            folded = fold_surface(surface)
+            forms = [folded]
+            if "-" in folded:
+                forms += [fold_surface(part) for part in folded.split("-") if part]
+            found = self.of_surface[surface] = tuple(dict.fromkeys(map(self.form, forms)))
+        return found
+
+    def passage(self, passage: int) -> np.ndarray:
+        """The distinct form numbers of a passage's tokens."""
+        found = self.of_passage.get(passage)
+        if found is None:
+            corpus = self.corpus
+            text = corpus.source_text(int(corpus.passage_source[passage]))
+            lo = int(corpus.passage_token_start[passage])
+            hi = int(corpus.passage_token_end[passage])
+            held: set[int] = set()
+            for start, end in zip(
+                corpus.token_starts[lo:hi].tolist(), corpus.token_ends[lo:hi].tolist()
+            ):
+                held.update(self.surface(text[start:end]))
+            found = self.of_passage[passage] = np.array(sorted(held), dtype=np.int64)
+        return found
+
+    def held(self, passages: np.ndarray, forms: np.ndarray) -> np.ndarray:
+        """``held[i]``: whether passage ``passages[i]`` holds a token of form ``forms[i]``."""
+        if passages.shape[0] == 0:
+            return np.zeros(0, dtype=bool)
+        unique = np.unique(passages)
+        parts = [self.passage(p) for p in unique.tolist()]
+        stride = len(self.number) + 1  # every form number is below it
+        sizes = np.fromiter((part.shape[0] for part in parts), np.int64, len(parts))
+        # (passage, form) keys: sorted, as the passages are and each passage's forms
+        keys = np.repeat(unique * stride, sizes) + np.concatenate(parts)
+        wanted = passages * stride + forms
+        found = np.minimum(np.searchsorted(keys, wanted), max(keys.shape[0] - 1, 0))
+        return (keys.shape[0] > 0) & (keys[found] == wanted)
 
 
 def _passage_coverage(
@@ -1397,17 +1408,8 @@ def _passage_coverage(
     n_pairs = passages.shape[0]
     if n_pairs == 0 or n_tokens == 0:
         return np.zeros((n_pairs, n_tokens), dtype=bool)
-    vocabulary = _folded_vocabulary(corpus)
-    # every token's own column (if in the vocabulary) and its inflections' columns
-    token_parts = [np.flatnonzero(columns >= 0)]
-    variant_parts = [columns[token_parts[0]]]
-    for token, form in enumerate(folded):
-        found = vocabulary.variants(form)
-        if found.shape[0]:
-            token_parts.append(np.full(found.shape[0], token, dtype=np.int64))
-            variant_parts.append(found)
-    variant_token = np.concatenate(token_parts)
-    variants = np.concatenate(variant_parts)
+    forms = _SurfaceForms.of(corpus)
+    token_forms = np.array([forms.form(form) for form in folded], dtype=np.int64)
     offsets = np.arange(-_COVERAGE_NEIGHBOURS, _COVERAGE_NEIGHBOURS + 1, dtype=np.int64)
     near = (passages[:, None] + offsets[None, :]).reshape(-1)
     near_row = np.repeat(np.arange(n_pairs, dtype=np.int64), offsets.shape[0])
@@ -1415,9 +1417,12 @@ def _passage_coverage(
     near, near_row = near[inside], near_row[inside]
     same_source = corpus.passage_source[near] == corpus.passage_source[passages[near_row]]
     near, near_row = near[same_source], near_row[same_source]
-    n_variants = variants.shape[0]
-    held = corpus.index.contains(np.repeat(near, n_variants), np.tile(variants, near.shape[0]))
-    cell = np.repeat(near_row, n_variants) * n_tokens + np.tile(variant_token, near.shape[0])
+    # every (neighbour, sentence token): the token's own id, or an inflection of it
+    cell_passage = np.repeat(near, n_tokens)
+    cell_token = np.tile(np.arange(n_tokens, dtype=np.int64), near.shape[0])
+    held = corpus.index.contains(cell_passage, columns[cell_token])
+    held |= forms.held(cell_passage, token_forms[cell_token])
+    cell = np.repeat(near_row, n_tokens) * n_tokens + cell_token
     covered = np.bincount(cell[held], minlength=n_pairs * n_tokens) > 0
     return covered.reshape(n_pairs, n_tokens)
 
@@ -1432,41 +1437,33 @@ def _content_variant_counts(
 ) -> np.ndarray:
     """For each pair: how many distinct content words of the sentence (folded, see
     :func:`~citekit._content.fold_surface`) its passage holds in some inflection."""
-    vocabulary = _folded_vocabulary(corpus)
-    form_offsets = [0]
-    variant_parts: list[np.ndarray] = []
-    variant_counts: list[int] = []
-    slot: dict[int, int] = {}
+    forms = _SurfaceForms.of(corpus)
+    sentence_forms: dict[int, np.ndarray] = {}
     for q in np.unique(pair_query).tolist():
         answer = answers[queries.answer_of[first + q]]
-        forms = {
-            fold_surface(answer[s:e])
-            for s, e, is_content in zip(
-                queries.start_parts[first + q].tolist(),
-                queries.end_parts[first + q].tolist(),
-                queries.content_parts[first + q].tolist(),
-            )
-            if is_content
-        }
-        slot[q] = len(form_offsets) - 1
-        for form in forms:
-            columns = vocabulary.variants(form)
-            variant_parts.append(columns)
-            variant_counts.append(columns.shape[0])
-        form_offsets.append(form_offsets[-1] + len(forms))
-    form_start = np.array(form_offsets[:-1], dtype=np.int64)
-    form_end = np.array(form_offsets[1:], dtype=np.int64)
-    counts = np.array(variant_counts, dtype=np.int64)
-    variant_offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-    np.cumsum(counts, out=variant_offsets[1:])
-    variants = np.concatenate(variant_parts) if variant_parts else np.zeros(0, np.int64)
-    query_slot = np.array([slot[q] for q in pair_query.tolist()], dtype=np.int64)
-    # (pair, form) rows, then (pair, form, variant) rows
-    forms, pair_of_form = gather_ranges(form_start[query_slot], form_end[query_slot])
-    positions, form_row = gather_ranges(variant_offsets[forms], variant_offsets[forms + 1])
-    held = corpus.index.contains(pair_passage[pair_of_form[form_row]], variants[positions])
-    form_held = np.bincount(form_row, weights=held, minlength=forms.shape[0]) > 0
-    return np.bincount(pair_of_form, weights=form_held, minlength=pair_query.shape[0])
+        sentence_forms[q] = np.array(
+            sorted(
+                {
+                    forms.form(fold_surface(answer[s:e]))
+                    for s, e, is_content in zip(
+                        queries.start_parts[first + q].tolist(),
+                        queries.end_parts[first + q].tolist(),
+                        queries.content_parts[first + q].tolist(),
+                    )
+                    if is_content
+                }
+            ),
+            dtype=np.int64,
+        )
+    counts = np.array([sentence_forms[q].shape[0] for q in pair_query.tolist()], dtype=np.int64)
+    pair_of = np.repeat(np.arange(pair_query.shape[0], dtype=np.int64), counts)
+    wanted = (
+        np.concatenate([sentence_forms[q] for q in pair_query.tolist()])
+        if pair_query.shape[0]
+        else np.zeros(0, dtype=np.int64)
+    )
+    held = forms.held(pair_passage[pair_of], wanted)
+    return np.bincount(pair_of, weights=held, minlength=pair_query.shape[0])
 
 
 def _evidence_chars(
