@@ -83,7 +83,8 @@ def multilingual_documents(n_docs: int, chars_per_doc: int = 7_400) -> list[str]
     for _ in range(n_docs):
         paragraphs, length = [], 0
         while length < chars_per_doc:
-            paragraph = " ".join(rng.choice(MULTILINGUAL_SENTENCES) for _ in range(rng.randint(3, 6)))
+            sentences = [rng.choice(MULTILINGUAL_SENTENCES) for _ in range(rng.randint(3, 6))]
+            paragraph = " ".join(sentences)
             paragraphs.append(paragraph)
             length += len(paragraph) + 2
         documents.append("\n\n".join(paragraphs))

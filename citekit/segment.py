@@ -209,7 +209,7 @@ class SentenceSegmenter:
 
     def _key_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The kernel's abbreviation tables, rebuilt if ``abbreviations`` was replaced."""
-        cached = self._key_table_cache
+        cached = getattr(self, "_key_table_cache", None)  # (absent if pickled before it)
         if cached is None or cached[0] is not self.abbreviations:
             from citekit._segment_kernel import abbreviation_tables
 

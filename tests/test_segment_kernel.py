@@ -267,7 +267,9 @@ def test_learning_a_text_learns_all_its_characters():
 
 
 def test_threads_learning_at_once_agree():
-    texts = [f"Wort{chr(0x4E00 + i)}{chr(0x1F600 + i)}. Ende {chr(0x0400 + i)}. x" for i in range(64)]
+    texts = [
+        f"Wort{chr(0x4E00 + i)}{chr(0x1F600 + i)}. Ende {chr(0x0400 + i)}. x" for i in range(64)
+    ]
     expected = [naive_segment(text) for text in texts]
     results: dict[int, list] = {}
 
@@ -275,11 +277,17 @@ def test_threads_learning_at_once_agree():
         segmenter = SentenceSegmenter()
         results[index] = [segmenter.segment(text) for text in texts]
 
-    threads = [threading.Thread(target=work, args=(index,)) for index in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    original = kernel._TABLE
+    kernel._TABLE = kernel._CharTable()  # every thread meets the same unknown characters
+    try:
+        threads = [threading.Thread(target=work, args=(index,)) for index in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        kernel._TABLE = original
+    assert len(results) == 4
     assert all(result == expected for result in results.values())
 
 
