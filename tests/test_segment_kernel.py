@@ -99,7 +99,10 @@ def test_lowered_abbreviation_keys_match_python(word, other, after):
 @pytest.mark.parametrize(
     "text",
     [
+        # the docstring examples of citekit.segment
         "Dr. Smith paid $5.2 million, i.e. a lot. Was it? Yes!",
+        "Costs fell 5.2% (approx. €3 million). Was it enough? 利益は増えた。",
+        "One. Two. Three.",
         "Intro:\n- first item\n2. second one\n\nHe said “Stop.” Then left.",
         "Revenue grew 5.2% in the U.S. last year. 利益は増えた。本当？ Yes.",
         "Summary:\n- first point\n* second point\n• third\n1. one.\n2) two\n(a) three\n"
