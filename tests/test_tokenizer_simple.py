@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
 import subprocess
@@ -245,7 +246,11 @@ def test_no_collisions_on_a_real_vocabulary():
 def naive_ascii_tokens(
     text: str, config: TokenizerConfig
 ) -> tuple[list[int], list[tuple[int, int]]]:
-    """Obviously correct (slow) statement of the kernel's token rules (ASCII and currency)."""
+    """Obviously correct (slow) statement of the kernel's token rules (ASCII and currency).
+
+    Characters other than ASCII and the currency symbols separate tokens (the kernel reads
+    the characters it cannot read as spaces).
+    """
     tokenizer = SimpleTokenizer(config)
     alnum = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
     digits = set("0123456789")
@@ -287,6 +292,12 @@ CONFIGS = st.builds(
 ASCII_TEXT = st.text(
     alphabet=st.sampled_from("aZ09 .,'-$%\n€£₿") | st.characters(max_codepoint=127)
 )
+# characters the kernel cannot read (BMP, beyond it, a lone surrogate) among its own
+KERNEL_TEXT = st.text(
+    alphabet=st.sampled_from("aZ09 .,'-$%€£₿éʼ東\U0001f600\ud800")
+    | st.characters(max_codepoint=127)
+)
+UNREADABLE = set("éʼ東\U0001f600\ud800")
 
 
 @given(ASCII_TEXT, CONFIGS)
@@ -297,11 +308,91 @@ def test_ascii_kernel_matches_naive_reference(text, config):
     assert result.token_ids.tolist() == expected_ids
 
 
+def kernel_run(tokenizer, units, scratch_tokens=None):
+    """The kernel called directly, with a scratch buffer of ``scratch_tokens`` tokens."""
+    from citekit.tokenizers._ascii_kernel import kernel_tokens
+
+    if scratch_tokens is None:
+        return tokenizer._kernel_tokens(units)
+    tables = simple_module._kernel_tables(tokenizer.config)
+    scratch = np.full(3 * scratch_tokens, -1, dtype=np.int64)
+    tokens, n_other = kernel_tokens(units, *tables, scratch)
+    n_tokens = tokens.shape[0] // 3
+    return tokens[:n_tokens], tokens[n_tokens : 2 * n_tokens], tokens[2 * n_tokens :], n_other
+
+
+def unit_arrays(text):
+    """``text`` as uint8 (if ASCII), uint16 (if in the BMP) and uint32 code units."""
+    code_points = [ord(char) for char in text]
+    dtypes = [np.uint32]
+    if all(c < 65536 for c in code_points):
+        dtypes.append(np.uint16)
+    if all(c < 128 for c in code_points):
+        dtypes.append(np.uint8)
+    return [np.array(code_points, dtype=dtype) for dtype in dtypes]
+
+
+@given(KERNEL_TEXT, CONFIGS, st.sampled_from([None, 0, 1, 3]))
+def test_kernel_matches_naive_reference_for_every_unit_type(text, config, scratch_tokens):
+    tokenizer = SimpleTokenizer(config)
+    expected_ids, expected_spans = naive_ascii_tokens(text, config)
+    for units in unit_arrays(text):
+        ids, starts, ends, n_other = kernel_run(tokenizer, units, scratch_tokens)
+        assert ids.tolist() == expected_ids
+        assert list(zip(starts.tolist(), ends.tolist())) == expected_spans
+        assert n_other == sum(char in UNREADABLE for char in text)
+
+
+def test_code_units_one_per_character():
+    for text, dtype in [
+        ("", np.uint8),
+        ("plain", np.uint8),
+        ("café ’", np.uint16),
+        ("a\ud800b\udfff", np.uint16),  # lone surrogates: one unit each
+        ("a😀b\ud83d", np.uint32),
+    ]:
+        units = simple_module._code_units(text)
+        assert units.dtype == dtype and not units.flags.writeable
+        assert units.tolist() == [ord(char) for char in text]
+
+
+@pytest.mark.parametrize(
+    "config", [TokenizerConfig(*flags) for flags in itertools.product([True, False], repeat=5)]
+)
+def test_kernel_plural_currency_words(config):
+    # the plural filter must let every plural through, in any case and next to symbols
+    words = [*simple_module._PLURAL_CURRENCY, "yens", "wons", "dongs", "dollar", "dollarss"]
+    text = " ".join(words + [word.upper() for word in words] + ["$dollars€", "euros."])
+    result = SimpleTokenizer(config).tokenize(text)
+    expected_ids, expected_spans = naive_ascii_tokens(text, config)
+    assert result.spans == expected_spans
+    assert result.token_ids.tolist() == expected_ids
+
+
 def test_ascii_kernel_grows_its_buffers():
-    text = "$" * 10_000 + " a" * 10_000
+    # more tokens than the per-thread scratch buffer holds
+    n_tokens = simple_module._SCRATCH_TOKENS + 1000
+    text = "$" * (n_tokens // 2) + " a" * (n_tokens - n_tokens // 2)
     result = TOKENIZER.tokenize(text)
-    assert len(result) == 20_000
+    assert len(result) == n_tokens
     check_spans(text, result)
+    ids, spans = naive_ascii_tokens(text[:5000], TOKENIZER.config)
+    assert result.token_ids[: len(ids)].tolist() == ids
+
+
+def test_tokenize_from_many_threads():
+    # each thread has its own kernel scratch buffer (the kernel releases the GIL)
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [
+        f"Revenue rose {n}% to ${n},{n:03d} in 20{n:02d}. " * (200 + 37 * n) for n in range(24)
+    ]
+    texts += ["Preis: €5 — café’s " * (100 + n) for n in range(8)]
+    expected = [(r.token_ids.tolist(), r.spans) for r in map(TOKENIZER.tokenize, texts)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for _ in range(3):
+            results = list(pool.map(TOKENIZER.tokenize, texts))
+            assert [(r.token_ids.tolist(), r.spans) for r in results] == expected
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,11 +1,19 @@
-"""numba kernel of :class:`~citekit.tokenizers.simple.SimpleTokenizer`'s ASCII path.
+"""numba kernel of :class:`~citekit.tokenizers.simple.SimpleTokenizer`'s fast path.
 
-One pass over the ASCII codes finds the tokens and hashes their keys (FNV-1a, as
+One pass over the text's code units finds the tokens and hashes their keys (FNV-1a, as
 :func:`~citekit.tokenizers.simple.token_id` does in Python), so no Python object is made
-per token. Imported only when the first ASCII text is tokenized, so that importing
-citekit (or the tokenizer module) does not import numba. The rules match the general
-path; ``tests/test_tokenizer_simple.py`` checks the kernel against a plain-Python
-reference and against the general path.
+per token. The kernel reads ASCII, and the non-ASCII characters that ``simple.py`` gives
+kernel codes (typographic punctuation read as its ASCII stand-in, currency symbols read as
+codes above 127); any other character separates tokens and is counted, so that the caller
+knows whether the text needs its general path. Imported only when the first text is
+tokenized, so that importing citekit (or the tokenizer module) does not import numba. The
+rules match the general path; ``tests/test_tokenizer_simple.py`` checks the kernel against
+a plain-Python reference and against the general path.
+
+Everything the kernel needs to know about a code unit is in one ``uint32`` entry of a
+65,536-entry table (:func:`unit_table`): its kernel code, its byte in a token key (the
+case-folded letter or digit, 0 for a character that is no letter or digit) and its
+character class. One load per character, no branch on the configuration in the loop.
 """
 
 from __future__ import annotations
@@ -13,116 +21,236 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
-from citekit.tokenizers.simple import _FNV_OFFSET, _FNV_PRIME, _ID_MASK
+from citekit.tokenizers.simple import _FNV_OFFSET, _FNV_PRIME, _ID_MASK, _OTHER_CODE
 
-__all__ = ["ascii_tokens"]
+__all__ = ["OTHER", "id_table", "kernel_tokens", "unit_table"]
 
 _OFFSET = np.uint64(_FNV_OFFSET)
 _PRIME = np.uint64(_FNV_PRIME)
 _MASK = np.uint64(_ID_MASK)
 
-_COMMA, _PERIOD, _APOSTROPHE, _HYPHEN = 44, 46, 39, 45
+# The kernel code of the characters the kernel cannot read (they separate tokens, and the
+# kernel counts them); the other codes in use are ASCII and the currency symbols from 128.
+OTHER = _OTHER_CODE
+
+# Character classes: bits of an entry's third byte.
+_WORD = 1  # ASCII letter or digit: part of a word or number
+_DIGIT = 2  # ASCII digit
+_SYMBOL = 4  # a token of its own ("$", "%", currency symbols)
+_DIGIT_JOINER = 8  # "." and ",": inside a token between two digits
+_WORD_JOINER = 16  # "'" and "-": inside a token between two letters or digits
+_THOUSANDS = 32  # "," when thousands separators are left out of keys
+_STARTS_TOKEN = _WORD | _SYMBOL
+_CLASS_SHIFT = 16
+_KEY_SHIFT = 8
+
+# Layout of the id table: symbol ids by kernel code, then the plural filter, then the
+# plural currency ids, then their singular ids.
+_PLURAL_FILTER = 256
+_PLURALS = 257
+
+
+def unit_table(
+    unit_codes: np.ndarray, symbol_ids: np.ndarray, casefold: bool, fold_numbers: bool
+) -> np.ndarray:
+    """The kernel's entry for each UTF-16 code unit (``uint32[65536]``).
+
+    Parameters
+    ----------
+    unit_codes : numpy.ndarray
+        ``uint8[65536]``: the kernel code of each code unit (:data:`OTHER` for the
+        characters the kernel cannot read).
+    symbol_ids : numpy.ndarray
+        ``int64[256]``: the id of the symbol token with each kernel code, 0 for the codes
+        of characters that are no symbol.
+    casefold : bool
+        Whether keys hold ASCII letters lower-cased.
+    fold_numbers : bool
+        Whether a thousands separator is left out of a number's key.
+
+    Returns
+    -------
+    numpy.ndarray
+        Entries ``code | key << 8 | class << 16``.
+
+    Examples
+    --------
+    >>> codes = np.full(65536, OTHER, dtype=np.uint8)
+    >>> codes[:128] = np.arange(128)
+    >>> table = unit_table(codes, np.zeros(256, np.int64), casefold=True, fold_numbers=True)
+    >>> entry = int(table[ord("A")])  # code "A", key byte "a", class _WORD
+    >>> chr(entry & 255), chr(entry >> 8 & 255), entry >> 16 == _WORD
+    ('A', 'a', True)
+    >>> int(table[ord("é")]) == OTHER  # no code, no key, no class
+    True
+    """
+    classes = np.zeros(256, dtype=np.uint32)
+    digits = np.frombuffer(b"0123456789", dtype=np.uint8)
+    letters = np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", np.uint8)
+    classes[letters] = _WORD
+    classes[digits] = _WORD | _DIGIT
+    classes[ord(".")] = _DIGIT_JOINER
+    classes[ord(",")] = _DIGIT_JOINER | (_THOUSANDS if fold_numbers else 0)
+    classes[ord("'")] = classes[ord("-")] = _WORD_JOINER
+    classes[symbol_ids != 0] = _SYMBOL
+    keys = np.zeros(256, dtype=np.uint32)
+    keys[letters] = letters
+    if casefold:
+        keys[letters[26:]] += 32
+    keys[digits] = digits
+    return (
+        unit_codes.astype(np.uint32)
+        | keys[unit_codes] << _KEY_SHIFT
+        | classes[unit_codes] << _CLASS_SHIFT
+    )
+
+
+def id_table(
+    symbol_ids: np.ndarray, plural_ids: np.ndarray, singular_ids: np.ndarray
+) -> np.ndarray:
+    """The kernel's ids: symbols, and plural currency words with their singulars' ids.
+
+    Parameters
+    ----------
+    symbol_ids : numpy.ndarray
+        ``int64[256]``: the id of the symbol with each kernel code (0 for other codes).
+    plural_ids, singular_ids : numpy.ndarray
+        A word whose id is ``plural_ids[k]`` gets ``singular_ids[k]`` instead.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64``: ``symbol_ids``, a 64-bit filter (bit ``id & 63`` set for each plural id,
+        so most words skip the comparison with every plural), ``plural_ids``,
+        ``singular_ids``.
+
+    Examples
+    --------
+    >>> table = id_table(np.zeros(256, np.int64), np.array([65, 66]), np.array([1, 2]))
+    >>> table.shape, int(table[256]) == (1 << 1 | 1 << 2), table[257:].tolist()
+    ((261,), True, [65, 66, 1, 2])
+    """
+    plural_filter = 0
+    for plural in plural_ids.tolist():
+        plural_filter |= 1 << (plural & 63)
+    if plural_filter >= 1 << 63:  # as the int64 with the same bits
+        plural_filter -= 1 << 64
+    return np.concatenate([symbol_ids, np.array([plural_filter]), plural_ids, singular_ids]).astype(
+        np.int64
+    )
 
 
 @jit
-def _is_digit(code: int) -> bool:
-    return 48 <= code <= 57
+def _entry(units: np.ndarray, position: int, table: np.ndarray) -> int:
+    unit = units[position]
+    # uint32 units hold whole code points; those above U+FFFF read as U+FFFF (not a
+    # character, so OTHER)
+    return table[unit if unit < 65536 else 65535]
 
 
 @jit
-def _is_alnum(code: int) -> bool:
-    return 48 <= code <= 57 or 97 <= code <= 122 or 65 <= code <= 90
+def _is_digit(units: np.ndarray, position: int, table: np.ndarray) -> bool:
+    return (_entry(units, position, table) >> _CLASS_SHIFT) & _DIGIT != 0
 
 
 @jit
-def _thousands_comma(codes: np.ndarray, position: int) -> bool:
+def _thousands_comma(units: np.ndarray, position: int, table: np.ndarray) -> bool:
     """The ``normalize.THOUSANDS_COMMA_RE`` rule: a comma before exactly three digits."""
-    n_codes = codes.shape[0]
-    if position + 3 >= n_codes:
+    n_units = units.shape[0]
+    if position + 3 >= n_units:
         return False
     for offset in range(1, 4):
-        if not _is_digit(codes[position + offset]):
+        if not _is_digit(units, position + offset, table):
             return False
-    return position + 4 >= n_codes or not _is_digit(codes[position + 4])
+    return position + 4 >= n_units or not _is_digit(units, position + 4, table)
 
 
 @jit
-def _grow(values: np.ndarray) -> np.ndarray:
-    larger = np.empty(2 * values.shape[0], dtype=values.dtype)
-    larger[: values.shape[0]] = values
-    return larger
+def kernel_tokens(
+    units: np.ndarray, table: np.ndarray, ids: np.ndarray, scratch: np.ndarray
+) -> tuple[np.ndarray, int]:
+    """Tokens of a text given as one code unit per character, and its unreadable characters.
 
+    ``units`` (``uint8``, ``uint16`` or ``uint32``) hold one character each; ``table`` is
+    :func:`unit_table`'s, ``ids`` :func:`id_table`'s. ``scratch`` (``int64``, any length,
+    reused across calls so that the per-call buffer needs no fresh memory) holds three
+    regions of ``len(scratch) // 3`` tokens while they are found; a larger buffer is
+    allocated when a text has more tokens.
 
-@jit
-def ascii_tokens(
-    codes: np.ndarray,
-    casefold: bool,
-    fold_numbers: bool,
-    symbol_ids: np.ndarray,
-    plural_ids: np.ndarray,
-    singular_ids: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Token ids, starts and ends of ASCII ``codes`` (uint8; codes above 127 are symbols).
-
-    ``symbol_ids[code]`` (256 entries) is the id of a one-character symbol token (``$``,
-    ``%``, and non-ASCII currency symbols, which the caller gives codes above 127) or 0;
-    a word whose id is ``plural_ids[k]`` gets ``singular_ids[k]`` instead.
+    Returns ``(tokens, n_other)``: ``tokens`` is ``int64[3 * n_tokens]`` (ids, starts,
+    ends), ``n_other`` the number of characters whose code is :data:`OTHER` (read as
+    spaces).
     """
-    n_codes = codes.shape[0]
-    capacity = n_codes // 4 + 16
-    ids = np.empty(capacity, dtype=np.int64)
-    starts = np.empty(capacity, dtype=np.int64)
-    ends = np.empty(capacity, dtype=np.int64)
+    n_units = units.shape[0]
+    n_plurals = (ids.shape[0] - _PLURALS) // 2
+    plural_filter = ids[_PLURAL_FILTER]
+    out = scratch
+    capacity = scratch.shape[0] // 3
     count = 0
+    n_other = 0
     position = 0
-    while position < n_codes:
-        code = codes[position]
-        if not _is_alnum(code) and symbol_ids[code] == 0:
+    while True:
+        entry = 0
+        while position < n_units:
+            entry = _entry(units, position, table)
+            if (entry >> _CLASS_SHIFT) & _STARTS_TOKEN:
+                break
+            if entry == OTHER:  # code OTHER, no key, no class
+                n_other += 1
             position += 1
-            continue
-        if count == ids.shape[0]:
-            ids, starts, ends = _grow(ids), _grow(starts), _grow(ends)
+        if position >= n_units:
+            break
+        if count == capacity:
+            larger_capacity = 2 * capacity + 16
+            larger = np.empty(3 * larger_capacity, dtype=np.int64)
+            for region in range(3):
+                larger[region * larger_capacity : region * larger_capacity + count] = out[
+                    region * capacity : region * capacity + count
+                ]
+            out, capacity = larger, larger_capacity
         start = position
-        if symbol_ids[code] != 0:  # a symbol is a token of its own
-            ids[count] = symbol_ids[code]
+        if (entry >> _CLASS_SHIFT) & _SYMBOL:  # a symbol is a token of its own
+            token = ids[entry & 255]
             position += 1
         else:
             value = _OFFSET
             while True:
-                code = codes[position]
-                if casefold and 65 <= code <= 90:
-                    code += 32
-                if not (code == _COMMA and fold_numbers and _thousands_comma(codes, position)):
-                    value = (value ^ np.uint64(code)) * _PRIME
-                position += 1
-                if position >= n_codes:
-                    break
-                code = codes[position]
-                if _is_alnum(code):
-                    continue
+                # the letters and digits of a run
+                while position < n_units:
+                    key = (_entry(units, position, table) >> _KEY_SHIFT) & 255
+                    if key == 0:
+                        break
+                    value = (value ^ np.uint64(key)) * _PRIME
+                    position += 1
                 # a joiner stays inside between two digits ('.', ',') or between two
-                # letters or digits ("'", '-')
-                if position + 1 < n_codes:
-                    before, after = codes[position - 1], codes[position + 1]
-                    if (
-                        (code == _PERIOD or code == _COMMA)
-                        and _is_digit(before)
-                        and _is_digit(after)
-                    ):
-                        continue
-                    if (
-                        (code == _APOSTROPHE or code == _HYPHEN)
-                        and _is_alnum(before)
-                        and _is_alnum(after)
-                    ):
-                        continue
-                break
+                # letters or digits ("'", '-'); the character before it is one (the run)
+                if position + 1 >= n_units:
+                    break
+                entry = _entry(units, position, table)
+                joiner = entry >> _CLASS_SHIFT
+                after = _entry(units, position + 1, table) >> _CLASS_SHIFT
+                if joiner & _DIGIT_JOINER:
+                    if not (after & _DIGIT and _is_digit(units, position - 1, table)):
+                        break
+                    if not (joiner & _THOUSANDS and _thousands_comma(units, position, table)):
+                        value = (value ^ np.uint64(entry & 255)) * _PRIME
+                elif joiner & _WORD_JOINER and after & _WORD:
+                    value = (value ^ np.uint64(entry & 255)) * _PRIME
+                else:
+                    break
+                position += 1
             token = np.int64(value & _MASK)
-            for index in range(plural_ids.shape[0]):
-                if token == plural_ids[index]:
-                    token = singular_ids[index]
-            ids[count] = token
-        starts[count] = start
-        ends[count] = position
+            if (plural_filter >> (token & 63)) & 1:
+                for index in range(n_plurals):
+                    if token == ids[_PLURALS + index]:
+                        token = ids[_PLURALS + n_plurals + index]
+        out[count] = token
+        out[capacity + count] = start
+        out[2 * capacity + count] = position
         count += 1
-    return ids[:count].copy(), starts[:count].copy(), ends[:count].copy()
+    tokens = np.empty(3 * count, dtype=np.int64)
+    for region in range(3):
+        tokens[region * count : (region + 1) * count] = out[
+            region * capacity : region * capacity + count
+        ]
+    return tokens, n_other

@@ -32,7 +32,9 @@ are typographic quotes, apostrophes, dashes and spaces (replaced one for one by 
 characters with the same effect on tokens) and currency symbols (tokens of their own,
 like ``$``), goes through a numba kernel that finds tokens and hashes their keys in one
 pass; ASCII is NFKC-invariant and lower-casing keeps its length, so no offset map is
-needed. Other text goes through the general path:
+needed. The kernel reads the text as one code unit per character (its ASCII bytes, else
+UTF-16 when every character is in the Basic Multilingual Plane, else UTF-32) and counts
+the characters it cannot read, so the same pass tells whether the text needs more. Other text goes through the general path:
 :func:`citekit.normalize.normalize_text`, a token pattern on the normalized text, and the
 map back; spans are then widened to whole grapheme clusters of the original text (when
 normalization moved a cluster boundary, as NFKC does to Thai ``ำ``) and overlapping
@@ -67,6 +69,7 @@ on the whole text.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any
@@ -242,10 +245,44 @@ _KERNEL_SYMBOLS = [symbol for symbol in CURRENCY_WORDS if not symbol.isascii()]
 _KERNEL_CODES = {char: ord(ascii) for char, ascii in _TYPOGRAPHIC_TO_ASCII.items()} | {
     symbol: 128 + index for index, symbol in enumerate(_KERNEL_SYMBOLS)
 }
-_KERNEL_CODE_POINTS = np.array(sorted(map(ord, _KERNEL_CODES)), dtype=np.uint32)
-_KERNEL_CODE_VALUES = np.array(
-    [_KERNEL_CODES[chr(c)] for c in _KERNEL_CODE_POINTS.tolist()], dtype=np.uint8
-)
+# The kernel code of the characters the kernel cannot read (defined here, as the kernel
+# module imports numba): they separate tokens there, and the pieces of the text around
+# them take the general path.
+_OTHER_CODE = 255
+
+
+@lru_cache(maxsize=1)
+def _unit_codes() -> np.ndarray:
+    """The kernel code of each UTF-16 code unit (``uint8[65536]``; ``_OTHER_CODE`` if none)."""
+    codes = np.full(65536, _OTHER_CODE, dtype=np.uint8)
+    codes[:128] = np.arange(128, dtype=np.uint8)
+    for char, code in _KERNEL_CODES.items():
+        codes[ord(char)] = code
+    return codes
+
+
+def _code_units(text: str) -> np.ndarray:
+    """``text`` as one unsigned integer per character, its code point (read-only array).
+
+    ASCII text as ``uint8``, text in the Basic Multilingual Plane as ``uint16`` (UTF-16,
+    one unit per character), other text as ``uint32``: the kernel's three signatures.
+    """
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    # UTF-16 is the cheapest encoding of a non-ASCII str; a character beyond the BMP
+    # (a surrogate pair) makes it longer than two bytes per character
+    encoded = text.encode("utf-16-le", "surrogatepass")
+    if len(encoded) == 2 * len(text):
+        return np.frombuffer(encoded, dtype=np.uint16)
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+# One kernel scratch buffer per thread (the kernel releases the GIL) for the tokens of a
+# text while they are found, so that a text of up to this many tokens needs no fresh
+# memory but its result (first-touch page faults cost as much as a tenth of the kernel's
+# time). 3 x 8 bytes per token; pages are only resident once used.
+_SCRATCH_TOKENS = 1 << 15
+_scratch = threading.local()
 
 
 # Above this share of the text in general-path pieces, the whole text takes the general path.
@@ -258,40 +295,19 @@ def _joins_previous(char: str) -> bool:
     return _attaches(char) or _regexes()[1][0].match(char) is not None
 
 
-def _fast_codes(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Code points of non-ASCII ``text``, its kernel codes, and where its other characters are.
-
-    In the kernel codes, typographic English is replaced by its ASCII stand-ins, currency
-    symbols by their codes above 127, and the other non-ASCII characters (their positions
-    are returned, ascending) by spaces.
-    """
-    code_points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    high = (code_points > 127).nonzero()[0]
-    found = np.searchsorted(_KERNEL_CODE_POINTS, code_points[high])
-    found[found == _KERNEL_CODE_POINTS.size] = 0
-    known = _KERNEL_CODE_POINTS[found] == code_points[high]
-    codes = code_points.astype(np.uint8)
-    codes[high[known]] = _KERNEL_CODE_VALUES[found[known]]
-    others = high[~known]
-    codes[others] = 32
-    codes.flags.writeable = False  # like frombuffer's: one compiled kernel signature
-    return code_points, codes, others
-
-
-def _general_pieces(
-    text: str, code_points: np.ndarray, codes: np.ndarray, others: np.ndarray
-) -> np.ndarray | None:
+def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     """``(start, end)`` rows of the pieces that need the general path (see the module doc).
 
-    ``code_points``, ``codes`` and ``others`` are :func:`_fast_codes`'s. None when the
-    pieces would cover more than ``_GENERAL_SHARE`` of the text.
+    ``code_points`` are :func:`_code_units`'s. None when the pieces would cover more than
+    ``_GENERAL_SHARE`` of the text.
     """
     n_chars = len(text)
+    high = np.flatnonzero(code_points > 127)
+    others = high[_unit_codes()[np.minimum(code_points[high], 65535)] == _OTHER_CODE]
     # candidates: after ASCII whitespace (not after a typographic space: without NFKC,
     # a no-break space is no space to the symbol padding)
-    previous = codes[:-1]  # uint8: wraps below 9
-    cuts = np.flatnonzero((previous == 32) | (previous - np.uint8(9) < 5))
-    cuts = cuts[code_points[cuts] < 128] + 1
+    previous = code_points[:-1]
+    cuts = np.flatnonzero((previous == 32) | ((previous >= 9) & (previous <= 13))) + 1
     not_cut = (code_points[cuts - 1] == 13) & (code_points[cuts] == 10)  # CR LF
     # a non-ASCII character right after the whitespace may join it
     check = np.flatnonzero(code_points[cuts] > 127)
@@ -419,8 +435,8 @@ class SimpleTokenizer:
         self._normalizer_config = config.normalizer_config()
         # surface form (as found in the normalized text) -> id, so each is hashed once
         self._id_cache: dict[str, int] = {}
-        # symbol and plural-currency ids for the ASCII kernel, made on first use
-        self._ascii_tables: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        # the kernel's tables for this config (_kernel_tables), looked up on first use
+        self._kernel_tables: tuple[np.ndarray, np.ndarray] | None = None
 
     def __repr__(self) -> str:
         return f"SimpleTokenizer(config={self.config!r})"
@@ -513,19 +529,17 @@ class SimpleTokenizer:
         ['state-of-the-art', 'company’s']
         """
         check_str(text, "text")
-        if text.isascii():
-            codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-            return TokenizedText(text, *self._kernel_tokens(codes))
-        # English with typographic punctuation whose characters have the same effect on
-        # tokens as ASCII stand-ins, one character for one: the kernel path; with other
-        # characters, the general path for the pieces around them (module docstring)
-        code_points, codes, others = _fast_codes(text)
-        if others.size == 0:
-            return TokenizedText(text, *self._kernel_tokens(codes))
-        pieces = _general_pieces(text, code_points, codes, others)
+        # ASCII, and English with typographic punctuation whose characters have the same
+        # effect on tokens as ASCII stand-ins, one character for one: the kernel alone;
+        # with other characters, the general path for the pieces around them (module doc)
+        code_points = _code_units(text)
+        ids, starts, ends, n_other = self._kernel_tokens(code_points)
+        if n_other == 0:
+            return TokenizedText(text, ids, starts, ends)
+        pieces = _general_pieces(text, code_points)
         if pieces is None:
             return self._tokenize_unicode(text)
-        return self._tokenize_hybrid(text, codes, pieces)
+        return self._tokenize_hybrid(text, ids, starts, ends, pieces)
 
     def token_ids(self, text: str) -> np.ndarray:
         """Only the ids of :meth:`tokenize` (``int64`` array).
@@ -539,22 +553,32 @@ class SimpleTokenizer:
         return self.tokenize(text).token_ids
 
     # ------------------------------------------------------------------------------------
-    def _kernel_tokens(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Ids, starts and ends of the kernel path on ASCII ``codes`` (uint8, read-only)."""
-        if self._ascii_tables is None:
-            self._ascii_tables = self._make_ascii_tables()
-        from citekit.tokenizers._ascii_kernel import ascii_tokens  # imports numba
+    def _kernel_tokens(
+        self, code_points: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Ids, starts and ends of the kernel's tokens, and how many characters it cannot read.
 
-        return ascii_tokens(
-            codes,
-            self.config.casefold,
-            self.config.normalize_numbers,
-            *self._ascii_tables,
-        )
+        ``code_points`` are :func:`_code_units`'s; the characters the kernel cannot read
+        separate tokens.
+        """
+        from citekit.tokenizers._ascii_kernel import kernel_tokens  # imports numba
 
-    def _tokenize_hybrid(self, text: str, codes: np.ndarray, pieces: np.ndarray) -> TokenizedText:
-        """Kernel tokens outside ``pieces``, general-path tokens inside them."""
-        ids, starts, ends = self._kernel_tokens(codes)
+        if self._kernel_tables is None:
+            self._kernel_tables = _kernel_tables(self.config)
+        scratch = getattr(_scratch, "tokens", None)
+        if scratch is None:
+            scratch = _scratch.tokens = np.empty(3 * _SCRATCH_TOKENS, dtype=np.int64)
+        tokens, n_other = kernel_tokens(code_points, *self._kernel_tables, scratch)
+        n_tokens = tokens.shape[0] // 3
+        return tokens[:n_tokens], tokens[n_tokens : 2 * n_tokens], tokens[2 * n_tokens :], n_other
+
+    def _tokenize_hybrid(
+        self, text: str, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, pieces: np.ndarray
+    ) -> TokenizedText:
+        """Kernel tokens outside ``pieces``, general-path tokens inside them.
+
+        ``ids``, ``starts`` and ``ends`` are the kernel's tokens of the whole text.
+        """
         piece_starts, piece_ends = pieces[:, 0], pieces[:, 1]
         piece = np.searchsorted(piece_starts, starts, side="right") - 1
         inside = (piece >= 0) & (starts < piece_ends[np.maximum(piece, 0)])
@@ -594,7 +618,7 @@ class SimpleTokenizer:
         return TokenizedText(text, *merged)
 
     def _make_ascii_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Ids the kernel cannot hash itself: symbols, and plural currency words."""
+        """Ids the kernel cannot hash itself: symbols (by kernel code), plural currency words."""
         symbol_ids = np.zeros(256, dtype=np.int64)
         for symbol in ["$", "%", *_KERNEL_SYMBOLS]:
             code = _KERNEL_CODES.get(symbol, ord(symbol))
@@ -633,6 +657,21 @@ class SimpleTokenizer:
             ]
         ids = self._ids(surfaces)
         return TokenizedText(text, ids, orig_starts, orig_ends)
+
+
+@lru_cache(maxsize=None)  # one entry per config used (32 at most)
+def _kernel_tables(config: TokenizerConfig) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's code unit table and id table for ``config`` (read-only, shared)."""
+    from citekit.tokenizers._ascii_kernel import id_table, unit_table
+
+    symbol_ids, plural_ids, singular_ids = SimpleTokenizer(config)._make_ascii_tables()
+    tables = (
+        unit_table(_unit_codes(), symbol_ids, config.casefold, config.normalize_numbers),
+        id_table(symbol_ids, plural_ids, singular_ids),
+    )
+    for table in tables:
+        table.flags.writeable = False
+    return tables
 
 
 # spans in bounds, non-empty, ordered (tests/test_tokenizer_simple.py, hypothesis)
