@@ -1332,67 +1332,114 @@ def _bag_statistics(
     )
 
 
-class _SurfaceForms:
-    """Folded forms (:func:`~citekit._content.fold_surface`; a hyphenated word also each of
-    its parts, "twelve-bar" holds "12" and "bar") of a corpus' tokens, numbered, and the
-    forms each passage holds. Filled when first needed and kept on the corpus, so a call
-    folds only the words of the passages it looks at, never the whole vocabulary."""
+class _FormTable:
+    """Folded forms (:func:`~citekit._content.fold_surface`) of token texts, numbered; a
+    hyphenated word also stands for each of its parts ("twelve-bar" holds "12" and "bar").
+    Shared by every corpus of the process: folding is a pure function of the text and
+    words repeat across corpora (a new table replaces a full one; calls under way keep
+    theirs)."""
 
-    def __init__(self, corpus: Corpus) -> None:
-        self.corpus = corpus
+    limit = 1 << 20
+
+    def __init__(self) -> None:
         self.number: dict[str, int] = {}
-        self.of_surface: dict[str, tuple[int, ...]] = {}
-        self.of_passage: dict[int, np.ndarray] = {}
-
-    @classmethod
-    def of(cls, corpus: Corpus) -> "_SurfaceForms":
-        cached = getattr(corpus, "_surface_forms", None)
-        if cached is None:
-            cached = cls(corpus)
-            corpus._surface_forms = cached  # type: ignore[attr-defined]
-        return cached
+        # text -> its form's number, or -1 - number when the text has parts
+        self.of_surface: dict[str, int] = {}
+        self.parts: dict[str, tuple[int, ...]] = {}
 
     def form(self, form: str) -> int:
         """The number of a folded form."""
         return self.number.setdefault(form, len(self.number))
 
-    def surface(self, surface: str) -> tuple[int, ...]:
-        """The form numbers a token's text stands for."""
+    def surface(self, surface: str) -> int:
+        """The code of a token's text (:attr:`of_surface`), learning it if new."""
         found = self.of_surface.get(surface)
         if found is None:
             folded = fold_surface(surface)
-            forms = [folded]
+            found = self.form(folded)
             if "-" in folded:
-                forms += [fold_surface(part) for part in folded.split("-") if part]
-            found = self.of_surface[surface] = tuple(dict.fromkeys(map(self.form, forms)))
+                parts = {self.form(fold_surface(part)) for part in folded.split("-") if part}
+                parts.discard(found)
+                if parts:
+                    self.parts[surface] = tuple(sorted(parts))
+                    found = -1 - found
+            self.of_surface[surface] = found
         return found
 
-    def passage(self, passage: int) -> np.ndarray:
-        """The distinct form numbers of a passage's tokens."""
-        found = self.of_passage.get(passage)
-        if found is None:
-            corpus = self.corpus
-            text = corpus.source_text(int(corpus.passage_source[passage]))
-            lo = int(corpus.passage_token_start[passage])
-            hi = int(corpus.passage_token_end[passage])
-            held: set[int] = set()
-            for start, end in zip(
-                corpus.token_starts[lo:hi].tolist(), corpus.token_ends[lo:hi].tolist()
-            ):
-                held.update(self.surface(text[start:end]))
-            found = self.of_passage[passage] = np.array(sorted(held), dtype=np.int64)
-        return found
+
+_FORM_TABLE = [_FormTable()]
+
+
+class _SurfaceForms:
+    """The form numbers (:class:`_FormTable`) each passage of a corpus holds, found when
+    first needed and kept on the corpus: a call folds only the words of the passages it
+    looks at, never the whole vocabulary."""
+
+    def __init__(self, corpus: Corpus, table: _FormTable) -> None:
+        self.corpus = corpus
+        self.table = table
+        self.form = table.form
+        self.of_passage: dict[int, np.ndarray] = {}
+
+    @classmethod
+    def of(cls, corpus: Corpus) -> "_SurfaceForms":
+        table = _FORM_TABLE[0]
+        if len(table.of_surface) > _FormTable.limit:
+            table = _FORM_TABLE[0] = _FormTable()
+        cached = getattr(corpus, "_surface_forms", None)
+        if cached is None or cached.table is not table:
+            cached = cls(corpus, table)
+            corpus._surface_forms = cached  # type: ignore[attr-defined]
+        return cached
+
+    def _learn(self, passages: list[int]) -> None:
+        """Store the form numbers of the tokens of each of ``passages``."""
+        corpus = self.corpus
+        chosen = np.array(passages, dtype=np.int64)
+        positions, row = gather_ranges(
+            corpus.passage_token_start[chosen], corpus.passage_token_end[chosen]
+        )
+        sources = corpus.passage_source[chosen]
+        texts = {source: corpus.source_text(source) for source in set(sources.tolist())}
+        row_text = [texts[source] for source in sources.tolist()]
+        # one comprehension over all their tokens: a slice and a lookup per token
+        surfaces = [
+            row_text[r][start:end]
+            for r, start, end in zip(
+                row.tolist(),
+                corpus.token_starts[positions].tolist(),
+                corpus.token_ends[positions].tolist(),
+            )
+        ]
+        get, learn = self.table.of_surface.get, self.table.surface
+        codes = np.array([get(surface) or learn(surface) for surface in surfaces], np.int64)
+        # ("or": a code 0 is looked up twice, harmlessly)
+        with_parts = np.flatnonzero(codes < 0)
+        forms = np.where(codes < 0, -1 - codes, codes)
+        if with_parts.size:
+            extra = [self.table.parts[surfaces[i]] for i in with_parts.tolist()]
+            extra_row = np.repeat(row[with_parts], [len(numbers) for numbers in extra])
+            extra_forms = np.array([n for numbers in extra for n in numbers], dtype=np.int64)
+            order = np.argsort(np.concatenate([row, extra_row]), kind="stable")
+            row = np.concatenate([row, extra_row])[order]
+            forms = np.concatenate([forms, extra_forms])[order]
+        bounds = np.searchsorted(row, np.arange(chosen.shape[0] + 1))
+        for number, passage in enumerate(passages):
+            self.of_passage[passage] = forms[bounds[number] : bounds[number + 1]]
 
     def held(self, passages: np.ndarray, forms: np.ndarray) -> np.ndarray:
         """``held[i]``: whether passage ``passages[i]`` holds a token of form ``forms[i]``."""
         if passages.shape[0] == 0:
             return np.zeros(0, dtype=bool)
-        unique = np.unique(passages)
-        parts = [self.passage(p) for p in unique.tolist()]
-        stride = len(self.number) + 1  # every form number is below it
+        unique = np.unique(passages).tolist()
+        missing = [passage for passage in unique if passage not in self.of_passage]
+        if missing:
+            self._learn(missing)
+        parts = [self.of_passage[passage] for passage in unique]
+        stride = len(self.table.number) + 1  # every form number is below it
         sizes = np.fromiter((part.shape[0] for part in parts), np.int64, len(parts))
-        # (passage, form) keys: sorted, as the passages are and each passage's forms
-        keys = np.repeat(unique * stride, sizes) + np.concatenate(parts)
+        keys = np.repeat(np.array(unique, dtype=np.int64) * stride, sizes) + np.concatenate(parts)
+        keys.sort()
         wanted = passages * stride + forms
         found = np.minimum(np.searchsorted(keys, wanted), max(keys.shape[0] - 1, 0))
         return (keys.shape[0] > 0) & (keys[found] == wanted)
