@@ -118,18 +118,19 @@ def warmup() -> None:
     """Compile (or load from numba's on-disk cache) every kernel now.
 
     Kernels compile lazily on first use; call this once at start-up to move that cost
-    out of the first real call. It runs the alignment, retrieval, tokenizer and
-    highlighting kernels on tiny inputs.
+    out of the first real call. It runs the alignment, retrieval, index, segmentation,
+    tokenizer and highlighting kernels on tiny inputs.
 
     Examples
     --------
     >>> import citekit
     >>> citekit.warmup()
     """
-    from citekit import _bag, highlight, kernels
+    from citekit import _bag, _segment_kernel, highlight, kernels
     from citekit.pipeline import align_citations
 
     kernels.warmup()
     _bag.warmup()
+    _segment_kernel.warmup()
     highlight.warmup()
     align_citations("Revenue grew 15% to $1,200.", ["Revenue grew 15% to $1,200 in 2024."])
