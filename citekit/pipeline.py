@@ -737,14 +737,35 @@ class Pipeline:
             query_content=query_content,
             columns=columns,
         )
+        passage_source = corpus.passage_source[pair_passage]
+        chosen_all = [
+            self._choose(order[bounds[q] : bounds[q + 1]], passage_source, char_start, char_end)
+            for q in range(n_queries)
+        ]
+        # the tokens each candidate citation covers, for every sentence in one batch
+        query_folded = [
+            fold_surface(answers[queries.answer_of[first + q]][s:e])
+            for q, s, e in zip(
+                np.repeat(np.arange(n_queries), query_lengths).tolist(),
+                query_starts.tolist(),
+                query_ends.tolist(),
+            )
+        ]
+        judged_pairs = [list(dict.fromkeys(pool + by_score)) for by_score, pool in chosen_all]
+        coverage_pairs = np.array([p for pairs in judged_pairs for p in pairs], dtype=np.int64)
+        coverage_pairs = coverage_pairs[~embedding_only[coverage_pairs]]
+        coverage = _passage_coverage(
+            corpus,
+            pair_passage[coverage_pairs],
+            pair_query[coverage_pairs],
+            query_offsets,
+            columns,
+            query_folded,
+        )
+        coverage_of = dict(zip(coverage_pairs.tolist(), coverage))
         out = []
         for q in range(n_queries):
-            chosen = self._choose(
-                order[bounds[q] : bounds[q + 1]],
-                corpus.passage_source[pair_passage],
-                char_start,
-                char_end,
-            )
+            chosen = chosen_all[q]
             global_q = first + q
             answer = answers[queries.answer_of[global_q]]
             span_start, span_end = queries.spans[global_q]
@@ -755,7 +776,18 @@ class Pipeline:
                 kind="sentence",
                 sentence_index=queries.sentence_index[global_q],
             )
-            out.append(self._span_citations(answer, answer_span, q, chosen, context))
+            lo, hi = int(query_offsets[q]), int(query_offsets[q + 1])
+            out.append(
+                self._span_citations(
+                    answer,
+                    answer_span,
+                    q,
+                    chosen,
+                    context,
+                    query_folded[lo:hi],
+                    {pair: coverage_of[pair] for pair in judged_pairs[q] if pair in coverage_of},
+                )
+            )
         return out
 
     def _rank(
@@ -1047,6 +1079,8 @@ class Pipeline:
         q: int,
         chosen: tuple[list[int], list[int]],
         context: "_ChunkContext",
+        answer_folded: list[str],
+        passage_covered: dict[int, np.ndarray],
     ) -> SpanCitations:
         config = self.config
         corpus = context.corpus
@@ -1055,9 +1089,6 @@ class Pipeline:
         n_tokens = hi - lo
         content = context.query_content[lo:hi]
         answer_starts, answer_ends = context.query_starts[lo:hi], context.query_ends[lo:hi]
-        answer_folded = [
-            fold_surface(answer[s:e]) for s, e in zip(answer_starts.tolist(), answer_ends.tolist())
-        ]
         n_content_tokens = int(content.sum())
         weights = coverage_weights(answer_folded, content)
         covered_any = np.zeros(n_tokens, dtype=bool)
@@ -1069,16 +1100,7 @@ class Pipeline:
         # continues across adjacent sentences), holds elsewhere (reordering) or as a
         # light inflection (see fold_surface)
         ranked = list(dict.fromkeys(pool + by_score))
-        pairs = np.array(ranked, dtype=np.int64)
-        aligned = pairs[~context.embedding_only[pairs]]
-        covered_by = dict(
-            zip(
-                aligned.tolist(),
-                _passage_coverage(
-                    corpus, context.pair_passage[aligned], context.columns[lo:hi], answer_folded
-                ),
-            )
-        )
+        covered_by = passage_covered
         no_tokens = np.zeros(n_tokens, dtype=bool)
         for pair, covered in covered_by.items():
             block_lo = int(context.rows.block_offsets[pair])
@@ -1446,32 +1468,44 @@ class _SurfaceForms:
 
 
 def _passage_coverage(
-    corpus: Corpus, passages: np.ndarray, columns: np.ndarray, folded: Sequence[str]
-) -> np.ndarray:
-    """``covered[i, t]``: whether passage ``passages[i]``, or a passage next to it in the
-    same source (``_COVERAGE_NEIGHBOURS``), holds token ``t`` of the sentence (index
-    column ``columns[t]``, folded text ``folded[t]``) or an inflection of it."""
-    n_tokens = columns.shape[0]
+    corpus: Corpus,
+    passages: np.ndarray,
+    pair_query: np.ndarray,
+    query_offsets: np.ndarray,
+    columns: np.ndarray,
+    folded: Sequence[str],
+) -> list[np.ndarray]:
+    """For each pair ``i`` (passage ``passages[i]``, sentence ``pair_query[i]``), which
+    tokens of the sentence the passage, or a passage next to it in the same source
+    (``_COVERAGE_NEIGHBOURS``), holds: the token itself (index column ``columns[t]``) or
+    an inflection of it (folded text ``folded[t]``). Sentence ``q``'s tokens are
+    ``query_offsets[q]:query_offsets[q + 1]`` of ``columns`` and ``folded``."""
     n_pairs = passages.shape[0]
-    if n_pairs == 0 or n_tokens == 0:
-        return np.zeros((n_pairs, n_tokens), dtype=bool)
-    forms = _SurfaceForms.of(corpus)
-    token_forms = np.array([forms.form(form) for form in folded], dtype=np.int64)
-    offsets = np.arange(-_COVERAGE_NEIGHBOURS, _COVERAGE_NEIGHBOURS + 1, dtype=np.int64)
-    near = (passages[:, None] + offsets[None, :]).reshape(-1)
-    near_row = np.repeat(np.arange(n_pairs, dtype=np.int64), offsets.shape[0])
-    inside = (near >= 0) & (near < corpus.n_passages)
-    near, near_row = near[inside], near_row[inside]
-    same_source = corpus.passage_source[near] == corpus.passage_source[passages[near_row]]
-    near, near_row = near[same_source], near_row[same_source]
-    # every (neighbour, sentence token): the token's own id, or an inflection of it
-    cell_passage = np.repeat(near, n_tokens)
-    cell_token = np.tile(np.arange(n_tokens, dtype=np.int64), near.shape[0])
-    held = corpus.index.contains(cell_passage, columns[cell_token])
-    held |= forms.held(cell_passage, token_forms[cell_token])
-    cell = np.repeat(near_row, n_tokens) * n_tokens + cell_token
-    covered = np.bincount(cell[held], minlength=n_pairs * n_tokens) > 0
-    return covered.reshape(n_pairs, n_tokens)
+    lengths = query_offsets[pair_query + 1] - query_offsets[pair_query]
+    pair_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
+    np.cumsum(lengths, out=pair_offsets[1:])
+    covered = np.zeros(int(pair_offsets[-1]), dtype=bool)
+    if covered.shape[0]:
+        forms = _SurfaceForms.of(corpus)
+        token_forms = np.array([forms.form(form) for form in folded], dtype=np.int64)
+        offsets = np.arange(-_COVERAGE_NEIGHBOURS, _COVERAGE_NEIGHBOURS + 1, dtype=np.int64)
+        near = (passages[:, None] + offsets[None, :]).reshape(-1)
+        near_pair = np.repeat(np.arange(n_pairs, dtype=np.int64), offsets.shape[0])
+        inside = (near >= 0) & (near < corpus.n_passages)
+        near, near_pair = near[inside], near_pair[inside]
+        same_source = corpus.passage_source[near] == corpus.passage_source[passages[near_pair]]
+        near, near_pair = near[same_source], near_pair[same_source]
+        # every (neighbour, sentence token): the token's own id, or an inflection of it
+        query = pair_query[near_pair]
+        tokens, cell_near = gather_ranges(query_offsets[query], query_offsets[query + 1])
+        cell_passage = near[cell_near]
+        held = corpus.index.contains(cell_passage, columns[tokens])
+        held |= forms.held(cell_passage, token_forms[tokens])
+        # cell -> position of (pair, token) in ``covered``
+        cell_pair = near_pair[cell_near]
+        position = pair_offsets[cell_pair] + tokens - query_offsets[pair_query[cell_pair]]
+        covered[position[held]] = True
+    return np.split(covered, pair_offsets[1:-1]) if n_pairs else []
 
 
 def _content_variant_counts(
