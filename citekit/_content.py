@@ -440,9 +440,14 @@ def find_conflicts(
     >>> [(c.kind, c.answer_text, c.evidence_text) for c in found]
     [('percent', '9%', '15%')]
     """
-    block_list = [tuple(int(v) for v in block) for block in blocks if int(block[2]) > 0]
+    block_list = [block for block in np.asarray(blocks, dtype=np.int64).tolist() if block[2] > 0]
     if not block_list:
         return []
+    # Python ints once (indexing numpy arrays per token is slow)
+    answer_starts = np.asarray(answer_starts).tolist()
+    answer_ends = np.asarray(answer_ends).tolist()
+    source_starts = np.asarray(source_starts).tolist()
+    source_ends = np.asarray(source_ends).tolist()
     n_answer, n_source = answer_ids.shape[0], source_ids.shape[0]
     regions: list[tuple[int, int, int, int]] = []
     first_q, first_t, _ = block_list[0]

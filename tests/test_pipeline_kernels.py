@@ -106,7 +106,8 @@ def _generated(seed):
 
     def sentence():
         return (
-            f"{rng.choice(subjects)} {rng.choice(places)} {rng.choice(verbs)} {rng.randint(1, 30)}% "
+            f"{rng.choice(subjects)} {rng.choice(places)} {rng.choice(verbs)} "
+            f"{rng.randint(1, 30)}% "
             f"to ${rng.randint(1, 9)}.{rng.randint(0, 9)} million in {rng.randint(2018, 2024)}."
         )
 
