@@ -87,7 +87,14 @@ from citekit.config import CitationConfig
 from citekit.corpus import Corpus, embed_texts
 from citekit.index import gather_ranges
 from citekit.kernels import PairAlignments
-from citekit.results import AlignmentResult, AnswerSpan, Citation, EvidenceSpan, SpanCitations
+from citekit.results import (
+    AlignmentResult,
+    AnswerSpan,
+    Citation,
+    EvidenceSpan,
+    SpanCitations,
+    _unchecked,
+)
 from citekit.tokenizers.base import tokenize_checked
 
 __all__ = ["Pipeline", "Embedder", "Scorer", "WeightedScorer", "align_citations"]
@@ -769,7 +776,8 @@ class Pipeline:
             global_q = first + q
             answer = answers[queries.answer_of[global_q]]
             span_start, span_end = queries.spans[global_q]
-            answer_span = AnswerSpan(
+            answer_span = _unchecked(
+                AnswerSpan,
                 text=answer[span_start:span_end],
                 char_start=span_start,
                 char_end=span_end,
@@ -1197,7 +1205,8 @@ class Pipeline:
         if embedding_supported:
             uncovered[:] = False
         unsupported = _token_runs(uncovered, answer_starts, answer_ends, ~content)
-        return SpanCitations(
+        return _unchecked(
+            SpanCitations,
             answer_span=answer_span,
             citations=tuple(citations),
             status=status,
@@ -1225,7 +1234,7 @@ class Pipeline:
         components["passage_char_start"] = float(base + int(corpus.passage_char_start[passage]))
         components["passage_char_end"] = float(base + int(corpus.passage_char_end[passage]))
         if context.embedding_only[pair]:
-            spans = [EvidenceSpan(base + start, base + end, source_text[start:end])]
+            spans = [_evidence_span(base + start, base + end, source_text[start:end])]
             answer_start, answer_end = answer_span.char_start, answer_span.char_end
             components["embedding_only"] = 1.0
         else:
@@ -1237,7 +1246,8 @@ class Pipeline:
             answer_end = int(context.query_ends[lo + q_end])
         components["num_evidence_spans"] = float(len(spans))
         components["evidence_chars_total"] = float(sum(s.char_end - s.char_start for s in spans))
-        return Citation(
+        return _unchecked(
+            Citation,
             score=float(context.final[pair]),
             source_id=corpus.source_ids[source],
             source_index=int(corpus.source_indices[source]),
@@ -1264,7 +1274,7 @@ class Pipeline:
     ) -> list[EvidenceSpan]:
         """One span per matched block (merged by gap), or the whole aligned range."""
         config = self.config
-        whole = [EvidenceSpan(base + start, base + end, source_text[start:end])]
+        whole = [_evidence_span(base + start, base + end, source_text[start:end])]
         if not config.multi_span_evidence or blocks.shape[0] < 2:
             return whole
         ranges: list[list[int]] = []
@@ -1278,7 +1288,7 @@ class Pipeline:
                 ranges.append([block_start, block_end])
         if len(ranges) > config.multi_span_max_spans:
             return whole
-        return [EvidenceSpan(base + s, base + e, source_text[s:e]) for s, e in ranges]
+        return [_evidence_span(base + s, base + e, source_text[s:e]) for s, e in ranges]
 
 
 class _ChunkContext(NamedTuple):
@@ -1566,6 +1576,10 @@ def _evidence_chars(
     char_start = np.where(embedding_only, corpus.passage_char_start[pair_passage], aligned_start)
     char_end = np.where(embedding_only, corpus.passage_char_end[pair_passage], aligned_end)
     return char_start, char_end
+
+
+def _evidence_span(char_start: int, char_end: int, evidence: str) -> EvidenceSpan:
+    return _unchecked(EvidenceSpan, char_start=char_start, char_end=char_end, evidence=evidence)
 
 
 def _token_runs(

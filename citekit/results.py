@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = [
@@ -86,6 +86,32 @@ def _freeze_tuple(obj: Any, name: str, item_type: type | None = None) -> None:
             converted.append(item)
         items = tuple(converted)
     object.__setattr__(obj, name, items)
+
+
+_FIELDS_OF: dict[type, tuple[tuple[str, Any, Any], ...]] = {}
+
+
+def _unchecked(cls: type, **values: Any) -> Any:
+    """A frozen record built from values already in the form ``__post_init__`` would leave
+    them in (exact types, tuples, a fresh dict), without running its checks: the
+    pipeline's own records, thousands per call. Omitted fields take their defaults."""
+    record_fields = _FIELDS_OF.get(cls)
+    if record_fields is None:
+        record_fields = _FIELDS_OF[cls] = tuple(
+            (f.name, f.default, f.default_factory) for f in fields(cls)
+        )
+    record = object.__new__(cls)
+    for name, default, factory in record_fields:
+        if name in values:
+            value = values[name]
+        elif default is not MISSING:
+            value = default
+        elif factory is not MISSING:
+            value = factory()
+        else:
+            raise TypeError(f"{cls.__name__}: missing field {name!r}")
+        object.__setattr__(record, name, value)
+    return record
 
 
 class _Record:

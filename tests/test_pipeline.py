@@ -763,3 +763,31 @@ def test_best_citation_by_score_comes_first_whatever_the_evidence_set():
         best.char_start,
         best.char_end,
     )
+
+
+def test_pipeline_records_pass_their_own_checks():
+    # the pipeline builds its records without re-running their checks: every record must
+    # equal the same record built (and checked) the public way
+    from dataclasses import fields
+
+    from citekit.results import AnswerSpan, Citation, EvidenceSpan, SpanCitations
+
+    def rebuilt(record):
+        return type(record)(**{f.name: getattr(record, f.name) for f in fields(record)})
+
+    sources = [
+        "Revenue grew 15% to $2.4 million in 2024. The board met in Paris.",
+        "Costs fell 3% while revenue grew 9% in 2024, the report said.",
+    ]
+    answer = "Revenue grew 9% to $2.1 million in 2024. The board met in Lyon. Nothing else."
+    config = CitationConfig(multi_span_evidence=True, top_k=3)
+    result = align_citations(answer, sources, config=config)
+    assert {span.status for span in result} >= {"partial", "unsupported"}
+    for span in result:
+        assert type(span) is SpanCitations and rebuilt(span) == span
+        assert type(span.answer_span) is AnswerSpan
+        assert rebuilt(span.answer_span) == span.answer_span
+        for citation in span.citations:
+            assert type(citation) is Citation and rebuilt(citation) == citation
+            for evidence in citation.evidence_spans:
+                assert type(evidence) is EvidenceSpan and rebuilt(evidence) == evidence
