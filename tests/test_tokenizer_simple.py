@@ -310,13 +310,11 @@ def test_ascii_kernel_matches_naive_reference(text, config):
 
 def kernel_run(tokenizer, units, scratch_tokens=None):
     """The kernel called directly, with a scratch buffer of ``scratch_tokens`` tokens."""
-    from citekit.tokenizers._ascii_kernel import kernel_tokens
-
     if scratch_tokens is None:
         return tokenizer._kernel_tokens(units)
-    tables = simple_module._kernel_tables(tokenizer.config)
+    kernel_tokens, table, kernel_ids = simple_module._kernel(tokenizer.config)
     scratch = np.full(3 * scratch_tokens, -1, dtype=np.int64)
-    tokens, n_other = kernel_tokens(units, *tables, scratch)
+    tokens, n_other = kernel_tokens(units, table, kernel_ids, scratch)
     n_tokens = tokens.shape[0] // 3
     return tokens[:n_tokens], tokens[n_tokens : 2 * n_tokens], tokens[2 * n_tokens :], n_other
 

@@ -23,7 +23,7 @@ import numpy as np
 from citekit._jit import jit
 from citekit.tokenizers.simple import _FNV_OFFSET, _FNV_PRIME, _ID_MASK, _OTHER_CODE
 
-__all__ = ["OTHER", "id_table", "kernel_tokens", "unit_table"]
+__all__ = ["OTHER", "id_table", "kernel_tokens", "unit_table", "warmup"]
 
 _OFFSET = np.uint64(_FNV_OFFSET)
 _PRIME = np.uint64(_FNV_PRIME)
@@ -254,3 +254,21 @@ def kernel_tokens(
             region * capacity : region * capacity + count
         ]
     return tokens, n_other
+
+
+def warmup() -> None:
+    """Compile (or load from numba's on-disk cache) the kernel for all three unit types.
+
+    ASCII text reaches the kernel as ``uint8``, other text in the Basic Multilingual
+    Plane as ``uint16``, text with characters beyond it as ``uint32``: one compiled
+    signature each.
+
+    Examples
+    --------
+    >>> warmup()
+    """
+    from citekit.tokenizers.simple import SimpleTokenizer, _code_units
+
+    tokenizer = SimpleTokenizer()
+    for text in ("a", "a\u2019", "a\U0001f600"):
+        tokenizer._kernel_tokens(_code_units(text))

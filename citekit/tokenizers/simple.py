@@ -34,11 +34,11 @@ like ``$``), goes through a numba kernel that finds tokens and hashes their keys
 pass; ASCII is NFKC-invariant and lower-casing keeps its length, so no offset map is
 needed. The kernel reads the text as one code unit per character (its ASCII bytes, else
 UTF-16 when every character is in the Basic Multilingual Plane, else UTF-32) and counts
-the characters it cannot read, so the same pass tells whether the text needs more. Other text goes through the general path:
-:func:`citekit.normalize.normalize_text`, a token pattern on the normalized text, and the
-map back; spans are then widened to whole grapheme clusters of the original text (when
-normalization moved a cluster boundary, as NFKC does to Thai ``ำ``) and overlapping
-tokens merged.
+the characters it cannot read, so the same pass tells whether the text needs more.
+Other text goes through the general path: :func:`citekit.normalize.normalize_text`, a
+token pattern on the normalized text, and the map back; spans are then widened to whole
+grapheme clusters of the original text (when normalization moved a cluster boundary, as
+NFKC does to Thai ``ำ``) and overlapping tokens merged.
 
 Mixed text (English with a few ``é``, ``東`` or emoji) is cut so that only the stretches
 around the characters the kernel cannot read take the general path, with the same result
@@ -435,8 +435,8 @@ class SimpleTokenizer:
         self._normalizer_config = config.normalizer_config()
         # surface form (as found in the normalized text) -> id, so each is hashed once
         self._id_cache: dict[str, int] = {}
-        # the kernel's tables for this config (_kernel_tables), looked up on first use
-        self._kernel_tables: tuple[np.ndarray, np.ndarray] | None = None
+        # the kernel and its tables for this config (_kernel), looked up on first use
+        self._kernel: tuple[Any, np.ndarray, np.ndarray] | None = None
 
     def __repr__(self) -> str:
         return f"SimpleTokenizer(config={self.config!r})"
@@ -561,14 +561,13 @@ class SimpleTokenizer:
         ``code_points`` are :func:`_code_units`'s; the characters the kernel cannot read
         separate tokens.
         """
-        from citekit.tokenizers._ascii_kernel import kernel_tokens  # imports numba
-
-        if self._kernel_tables is None:
-            self._kernel_tables = _kernel_tables(self.config)
+        if self._kernel is None:
+            self._kernel = _kernel(self.config)
+        kernel_tokens, table, ids = self._kernel
         scratch = getattr(_scratch, "tokens", None)
         if scratch is None:
             scratch = _scratch.tokens = np.empty(3 * _SCRATCH_TOKENS, dtype=np.int64)
-        tokens, n_other = kernel_tokens(code_points, *self._kernel_tables, scratch)
+        tokens, n_other = kernel_tokens(code_points, table, ids, scratch)
         n_tokens = tokens.shape[0] // 3
         return tokens[:n_tokens], tokens[n_tokens : 2 * n_tokens], tokens[2 * n_tokens :], n_other
 
@@ -660,18 +659,19 @@ class SimpleTokenizer:
 
 
 @lru_cache(maxsize=None)  # one entry per config used (32 at most)
-def _kernel_tables(config: TokenizerConfig) -> tuple[np.ndarray, np.ndarray]:
-    """The kernel's code unit table and id table for ``config`` (read-only, shared)."""
-    from citekit.tokenizers._ascii_kernel import id_table, unit_table
+def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray]:
+    """The kernel function, its code unit table and its id table for ``config``.
+
+    The tables are read-only and shared by every tokenizer with this config; importing
+    the kernel imports numba.
+    """
+    from citekit.tokenizers._ascii_kernel import id_table, kernel_tokens, unit_table
 
     symbol_ids, plural_ids, singular_ids = SimpleTokenizer(config)._make_ascii_tables()
-    tables = (
-        unit_table(_unit_codes(), symbol_ids, config.casefold, config.normalize_numbers),
-        id_table(symbol_ids, plural_ids, singular_ids),
-    )
-    for table in tables:
-        table.flags.writeable = False
-    return tables
+    table = unit_table(_unit_codes(), symbol_ids, config.casefold, config.normalize_numbers)
+    ids = id_table(symbol_ids, plural_ids, singular_ids)
+    table.flags.writeable = ids.flags.writeable = False
+    return kernel_tokens, table, ids
 
 
 # spans in bounds, non-empty, ordered (tests/test_tokenizer_simple.py, hypothesis)
