@@ -314,9 +314,7 @@ def kernel_run(tokenizer, units, scratch_tokens=None):
         return tokenizer._kernel_tokens(units)
     kernel_tokens, table, kernel_ids = simple_module._kernel(tokenizer.config)
     scratch = np.full(3 * scratch_tokens, -1, dtype=np.int64)
-    tokens, n_other = kernel_tokens(units, table, kernel_ids, scratch)
-    n_tokens = tokens.shape[0] // 3
-    return tokens[:n_tokens], tokens[n_tokens : 2 * n_tokens], tokens[2 * n_tokens :], n_other
+    return kernel_tokens(units, table, kernel_ids, scratch)
 
 
 def unit_arrays(text):
@@ -376,6 +374,24 @@ def test_ascii_kernel_grows_its_buffers():
     check_spans(text, result)
     ids, spans = naive_ascii_tokens(text[:5000], TOKENIZER.config)
     assert result.token_ids[: len(ids)].tolist() == ids
+    # without scratch: room for a token per 4 characters, then doubled twice
+    text = "$" * 200 + " a" * 100
+    ids, starts, ends, n_other = kernel_run(TOKENIZER, simple_module._code_units(text), 0)
+    expected_ids, expected_spans = naive_ascii_tokens(text, TOKENIZER.config)
+    assert ids.tolist() == expected_ids and len(expected_ids) == 300
+    assert list(zip(starts.tolist(), ends.tolist())) == expected_spans
+
+
+def test_results_never_share_the_scratch_buffer():
+    # a text that fills most of the per-thread scratch buffer gets a copy of it
+    n_tokens = simple_module._SCRATCH_TOKENS * 3 // 4
+    first = TOKENIZER.tokenize("a " * n_tokens)
+    assert not np.shares_memory(first.token_ids, simple_module._scratch.tokens)
+    kept = first.token_ids.copy(), first.starts.copy(), first.ends.copy()
+    TOKENIZER.tokenize("b$ " * n_tokens)
+    assert all(
+        np.array_equal(a, b) for a, b in zip(kept, (first.token_ids, first.starts, first.ends))
+    )
 
 
 def test_tokenize_from_many_threads():

@@ -168,18 +168,18 @@ def _thousands_comma(units: np.ndarray, position: int, table: np.ndarray) -> boo
 @jit
 def kernel_tokens(
     units: np.ndarray, table: np.ndarray, ids: np.ndarray, scratch: np.ndarray
-) -> tuple[np.ndarray, int]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Tokens of a text given as one code unit per character, and its unreadable characters.
 
     ``units`` (``uint8``, ``uint16`` or ``uint32``) hold one character each; ``table`` is
     :func:`unit_table`'s, ``ids`` :func:`id_table`'s. ``scratch`` (``int64``, any length,
     reused across calls so that the per-call buffer needs no fresh memory) holds three
     regions of ``len(scratch) // 3`` tokens while they are found; a larger buffer is
-    allocated when a text has more tokens.
+    allocated when a text has more tokens (one token per four characters, then doubled
+    as needed).
 
-    Returns ``(tokens, n_other)``: ``tokens`` is ``int64[3 * n_tokens]`` (ids, starts,
-    ends), ``n_other`` the number of characters whose code is :data:`OTHER` (read as
-    spaces).
+    Returns ``(ids, starts, ends, n_other)``: three ``int64`` arrays (views of one buffer)
+    and the number of characters whose code is :data:`OTHER` (read as spaces).
     """
     n_units = units.shape[0]
     n_plurals = (ids.shape[0] - _PLURALS) // 2
@@ -201,7 +201,8 @@ def kernel_tokens(
         if position >= n_units:
             break
         if count == capacity:
-            larger_capacity = 2 * capacity + 16
+            # a long text: room for a token per 4 characters at once, then doubling
+            larger_capacity = max(2 * capacity + 16, n_units // 4 + 16)
             larger = np.empty(3 * larger_capacity, dtype=np.int64)
             for region in range(3):
                 larger[region * larger_capacity : region * larger_capacity + count] = out[
@@ -248,12 +249,22 @@ def kernel_tokens(
         out[capacity + count] = start
         out[2 * capacity + count] = position
         count += 1
-    tokens = np.empty(3 * count, dtype=np.int64)
-    for region in range(3):
-        tokens[region * count : (region + 1) * count] = out[
-            region * capacity : region * capacity + count
-        ]
-    return tokens, n_other
+    if out is not scratch and 2 * count >= capacity:
+        # a buffer of this call, at least half full: its regions are the result (a copy
+        # would add its size to the peak memory of a long text)
+        tokens, stride = out, capacity
+    else:
+        tokens, stride = np.empty(3 * count, dtype=np.int64), count
+        for region in range(3):
+            tokens[region * count : (region + 1) * count] = out[
+                region * capacity : region * capacity + count
+            ]
+    return (
+        tokens[:count],
+        tokens[stride : stride + count],
+        tokens[2 * stride : 2 * stride + count],
+        n_other,
+    )
 
 
 def warmup() -> None:

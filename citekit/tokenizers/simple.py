@@ -567,9 +567,7 @@ class SimpleTokenizer:
         scratch = getattr(_scratch, "tokens", None)
         if scratch is None:
             scratch = _scratch.tokens = np.empty(3 * _SCRATCH_TOKENS, dtype=np.int64)
-        tokens, n_other = kernel_tokens(code_points, table, ids, scratch)
-        n_tokens = tokens.shape[0] // 3
-        return tokens[:n_tokens], tokens[n_tokens : 2 * n_tokens], tokens[2 * n_tokens :], n_other
+        return kernel_tokens(code_points, table, ids, scratch)
 
     def _tokenize_hybrid(
         self, text: str, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, pieces: np.ndarray
