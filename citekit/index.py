@@ -171,7 +171,7 @@ class IdfIndex:
     """
 
     def __init__(self, vocabulary: Any, indptr: Any, indices: Any) -> None:
-        from citekit._bag import range_rows
+        from citekit._bag import rows_and_postings
 
         vocabulary = _as_int64_1d(vocabulary, "vocabulary")
         indptr = _as_int64_1d(indptr, "indptr")
@@ -185,16 +185,22 @@ class IdfIndex:
         if indices.size and (indices.min() < 0 or indices.max() >= n_terms):
             raise ValueError(f"indices must be column numbers in [0, {n_terms})")
         # rows as given may be unsorted or repeat a column: keep each column once, sorted
-        self._set_rows(vocabulary, *range_rows(indices, indptr[:-1], indptr[1:], n_terms))
+        self._set_rows(
+            vocabulary, *rows_and_postings(indices, indptr[:-1], indptr[1:], n_terms)
+        )
 
-    def _set_rows(self, vocabulary: np.ndarray, indptr: np.ndarray, indices: np.ndarray) -> None:
-        """Install canonical rows (sorted, distinct columns) and derive the rest."""
-        from citekit._bag import transpose_rows
-
+    def _set_rows(
+        self,
+        vocabulary: np.ndarray,
+        rows: tuple[np.ndarray, np.ndarray],
+        postings: tuple[np.ndarray, np.ndarray],
+    ) -> None:
+        """Install canonical rows (sorted, distinct columns), their transpose (the inverted
+        index: term -> passages containing it, ascending) and derive the rest."""
         self.vocabulary = vocabulary
-        self._rows = (indptr, indices)
-        # the inverted index: term -> passages containing it (ascending)
-        self._postings_int64 = transpose_rows(indptr, indices, vocabulary.shape[0])
+        self._rows = rows
+        self._postings_int64 = postings
+        indptr = rows[0]
         n_passages = indptr.shape[0] - 1
         self.document_frequency = np.diff(self._postings_int64[0])
         self.idf = np.log((n_passages + 1.0) / (self.document_frequency + 1.0)) + 1.0
@@ -285,11 +291,13 @@ class IdfIndex:
         starts = _as_int64_1d(passage_starts, "passage_starts")
         ends = _as_int64_1d(passage_ends, "passage_ends")
         _check_ranges(starts, ends, ids.shape[0], "IdfIndex.build")
-        from citekit._bag import factorize, range_rows
+        from citekit._bag import factorize, rows_and_postings
 
         vocabulary, columns = factorize(ids)
         index = cls.__new__(cls)
-        index._set_rows(vocabulary, *range_rows(columns, starts, ends, vocabulary.shape[0]))
+        index._set_rows(
+            vocabulary, *rows_and_postings(columns, starts, ends, vocabulary.shape[0])
+        )
         return index
 
     @classmethod

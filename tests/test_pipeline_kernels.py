@@ -280,7 +280,7 @@ def test_top_candidates_needs_rows_for_non_ranking_terms():
     data=st.data(),
 )
 def test_range_rows_and_transpose_match_reference(columns, data):
-    from citekit._bag import range_rows, transpose_rows
+    from citekit._bag import range_rows, rows_and_postings, transpose_rows
 
     n = len(columns)
     ranges = data.draw(
@@ -296,6 +296,9 @@ def test_range_rows_and_transpose_match_reference(columns, data):
     transposed = [[p for p, r in enumerate(expected) if c in r] for c in range(10)]
     assert t_indptr.tolist() == np.cumsum([0] + [len(r) for r in transposed]).tolist()
     assert t_indices.tolist() == [p for r in transposed for p in r]
+    rows, postings = rows_and_postings(np.array(columns, dtype=np.int64), starts, ends, 10)
+    assert [a.tolist() for a in rows] == [indptr.tolist(), indices.tolist()]
+    assert [a.tolist() for a in postings] == [t_indptr.tolist(), t_indices.tolist()]
 
 
 def test_index_constructor_canonicalizes_rows():
