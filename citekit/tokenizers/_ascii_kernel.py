@@ -44,10 +44,10 @@ _STARTS_TOKEN = _WORD | _SYMBOL
 _CLASS_SHIFT = 16
 _KEY_SHIFT = 8
 
-# Layout of the id table: symbol ids by kernel code, then the plural filter, then the
-# plural currency ids, then their singular ids.
+# Layout of the id table: symbol ids by kernel code, then the two words of the plural
+# filter, then the plural currency ids, then their singular ids.
 _PLURAL_FILTER = 256
-_PLURALS = 257
+_PLURALS = 258
 
 
 def unit_table(
@@ -120,24 +120,24 @@ def id_table(
     Returns
     -------
     numpy.ndarray
-        ``int64``: ``symbol_ids``, a 64-bit filter (bit ``id & 63`` set for each plural id,
-        so most words skip the comparison with every plural), ``plural_ids``,
-        ``singular_ids``.
+        ``int64``: ``symbol_ids``, a filter of two 64-bit words (bit ``id & 63`` of the
+        first and bit ``id >> 6 & 63`` of the second set for each plural id, so that all
+        but about one word in forty skip the comparison with every plural),
+        ``plural_ids``, ``singular_ids``.
 
     Examples
     --------
-    >>> table = id_table(np.zeros(256, np.int64), np.array([65, 66]), np.array([1, 2]))
-    >>> table.shape, int(table[256]) == (1 << 1 | 1 << 2), table[257:].tolist()
-    ((261,), True, [65, 66, 1, 2])
+    >>> table = id_table(np.zeros(256, np.int64), np.array([65, 130]), np.array([1, 2]))
+    >>> table[256:258].tolist(), table[258:].tolist()  # 65 = 1 * 64 + 1, 130 = 2 * 64 + 2
+    ([6, 6], [65, 130, 1, 2])
     """
-    plural_filter = 0
+    plural_filter = [0, 0]
     for plural in plural_ids.tolist():
-        plural_filter |= 1 << (plural & 63)
-    if plural_filter >= 1 << 63:  # as the int64 with the same bits
-        plural_filter -= 1 << 64
-    return np.concatenate([symbol_ids, np.array([plural_filter]), plural_ids, singular_ids]).astype(
-        np.int64
-    )
+        plural_filter[0] |= 1 << (plural & 63)
+        plural_filter[1] |= 1 << (plural >> 6 & 63)
+    # as the int64 with the same bits
+    words = [word - (1 << 64) if word >= 1 << 63 else word for word in plural_filter]
+    return np.concatenate([symbol_ids, np.array(words), plural_ids, singular_ids]).astype(np.int64)
 
 
 @jit
@@ -183,7 +183,7 @@ def kernel_tokens(
     """
     n_units = units.shape[0]
     n_plurals = (ids.shape[0] - _PLURALS) // 2
-    plural_filter = ids[_PLURAL_FILTER]
+    plural_filter, plural_filter_high = ids[_PLURAL_FILTER], ids[_PLURAL_FILTER + 1]
     out = scratch
     capacity = scratch.shape[0] // 3
     count = 0
@@ -241,7 +241,7 @@ def kernel_tokens(
                     break
                 position += 1
             token = np.int64(value & _MASK)
-            if (plural_filter >> (token & 63)) & 1:
+            if (plural_filter >> (token & 63)) & (plural_filter_high >> (token >> 6 & 63)) & 1:
                 for index in range(n_plurals):
                     if token == ids[_PLURALS + index]:
                         token = ids[_PLURALS + n_plurals + index]
