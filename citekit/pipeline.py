@@ -1471,10 +1471,12 @@ class _SurfaceForms:
         stride = len(self.table.number) + 1  # every form number is below it
         sizes = np.fromiter((part.shape[0] for part in parts), np.int64, len(parts))
         keys = np.repeat(np.array(unique, dtype=np.int64) * stride, sizes) + np.concatenate(parts)
+        if keys.shape[0] == 0:  # passages without tokens
+            return np.zeros(passages.shape[0], dtype=bool)
         keys.sort()
         wanted = passages * stride + forms
-        found = np.minimum(np.searchsorted(keys, wanted), max(keys.shape[0] - 1, 0))
-        return (keys.shape[0] > 0) & (keys[found] == wanted)
+        found = np.minimum(np.searchsorted(keys, wanted), keys.shape[0] - 1)
+        return keys[found] == wanted
 
 
 def _passage_coverage(

@@ -791,3 +791,17 @@ def test_pipeline_records_pass_their_own_checks():
             assert type(citation) is Citation and rebuilt(citation) == citation
             for evidence in citation.evidence_spans:
                 assert type(evidence) is EvidenceSpan and rebuilt(evidence) == evidence
+
+
+def test_inflection_lookup_on_passages_without_tokens():
+    from citekit.pipeline import _SurfaceForms
+
+    corpus = Pipeline().prepare(["...", "Revenue grows."])
+    empty = [p for p in range(corpus.n_passages) if corpus.passage_token_start[p]
+             == corpus.passage_token_end[p]]
+    assert empty  # the "..." sentence holds no token
+    forms = _SurfaceForms.of(corpus)
+    grow = forms.form("grow")
+    assert forms.held(np.array(empty), np.array([grow] * len(empty))).tolist() == [False]
+    full = np.array([corpus.n_passages - 1])
+    assert forms.held(full, np.array([grow])).tolist() == [True]  # "grows" folds to "grow"
