@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -266,6 +266,19 @@ def _is_value(surface: str) -> bool:
     return any(char.isdigit() for char in surface) or folded in _MONTHS
 
 
+def value_mask(text: str, starts: Any, ends: Any) -> np.ndarray:
+    """Which tokens ``text[starts[i]:ends[i]]`` are values: a digit, or a month name.
+
+    Examples
+    --------
+    >>> text = "Sales grew 9% in May 2020, may rise"
+    >>> value_mask(text, [0, 11, 17, 21, 31], [5, 12, 20, 25, 34]).tolist()
+    [False, True, True, True, False]
+    """
+    spans = zip(np.asarray(starts).tolist(), np.asarray(ends).tolist())
+    return np.fromiter((_is_value(text[s:e]) for s, e in spans), dtype=bool, count=len(starts))
+
+
 def _neighbour_text(text: str, start: int, end: int, width: int = 12) -> tuple[str, str]:
     return text[max(0, start - width) : start].casefold(), text[end : end + width].casefold()
 
@@ -402,6 +415,7 @@ def find_conflicts(
     source_ends: np.ndarray,
     blocks: Any,
     source_offset: int = 0,
+    answer_values: Sequence[bool] | None = None,
 ) -> list[Conflict]:
     """Values of the answer that face a different value at the aligned evidence position.
 
@@ -419,6 +433,9 @@ def find_conflicts(
         Matched blocks of the alignment, positions relative to the two token arrays.
     source_offset : int
         Added to evidence offsets (a chunk's ``doc_char_start``).
+    answer_values : sequence of bool, optional
+        Which answer tokens are values (:func:`value_mask`), when the caller already knows
+        (one sentence is checked against many passages).
 
     Returns
     -------
@@ -458,22 +475,22 @@ def find_conflicts(
     end_q, end_t = last_q + last_len, last_t + last_len
     regions.append((end_q, min(n_answer, end_q + 1), end_t, min(n_source, end_t + 1)))
 
+    if answer_values is None:
+        answer_values = value_mask(answer_text, answer_starts, answer_ends).tolist()
     conflicts: list[Conflict] = []
     seen: set[tuple[int, int]] = set()
     for q_lo, q_hi, t_lo, t_hi in regions:
         if q_lo >= q_hi or t_lo >= t_hi:
             continue
-        answer_values = [
-            i
-            for i in range(q_lo, q_hi)
-            if _is_value(answer_text[int(answer_starts[i]) : int(answer_ends[i])])
-        ]
+        region_values = [i for i in range(q_lo, q_hi) if answer_values[i]]
+        if not region_values:
+            continue
         source_values = [
             j
             for j in range(t_lo, t_hi)
             if _is_value(source_text[int(source_starts[j]) : int(source_ends[j])])
         ]
-        for i, j in zip(answer_values, source_values):
+        for i, j in zip(region_values, source_values):
             if answer_ids[i] == source_ids[j] or (i, j) in seen:
                 continue
             answer_value = answer_text[int(answer_starts[i]) : int(answer_ends[i])]

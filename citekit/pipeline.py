@@ -80,6 +80,7 @@ from citekit._content import (
     coverage_weights,
     find_conflicts,
     fold_surface,
+    value_mask,
 )
 from citekit._stages import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
@@ -1109,6 +1110,7 @@ class Pipeline:
         # light inflection (see fold_surface)
         ranked = list(dict.fromkeys(pool + by_score))
         covered_by = passage_covered
+        answer_values = value_mask(answer, answer_starts, answer_ends).tolist()
         no_tokens = np.zeros(n_tokens, dtype=bool)
         for pair, covered in covered_by.items():
             block_lo = int(context.rows.block_offsets[pair])
@@ -1159,6 +1161,7 @@ class Pipeline:
                         corpus.token_ends[token_lo:token_hi],
                         blocks,
                         source_offset=base,
+                        answer_values=answer_values,
                     )
                 )
                 for conflict in conflicts:

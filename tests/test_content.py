@@ -95,3 +95,30 @@ def test_coverage_weights_edge_cases():
     assert coverage_weights(["émigré", "🎉"], np.array([True, True])).tolist() == [1.0, 1.0]
     # a sentence judged on all its tokens (no content word) weighs its stop words fully
     assert coverage_weights(["the", "of"], np.array([True, True])).tolist() == [1.0, 1.0]
+
+
+def test_find_conflicts_with_known_value_mask_is_the_same():
+    from citekit._content import find_conflicts, value_mask
+    from citekit.tokenizers import SimpleTokenizer
+
+    tokenizer = SimpleTokenizer()
+    answer = "Sales grew 9% to $2.1 million in March 2020, said Dr. Lee."
+    source = "Sales grew 15% to $2.4 million in May 2020, said Dr. Lee."
+    a, s = tokenizer.tokenize(answer), tokenizer.tokenize(source)
+    blocks = [(0, 0, 2), (3, 3, 2), (7, 7, 1), (9, 9, 4)]
+    plain = find_conflicts(
+        answer, a.token_ids, a.starts, a.ends, source, s.token_ids, s.starts, s.ends, blocks
+    )
+    assert {c.kind for c in plain} >= {"percent", "currency"}
+    mask = value_mask(answer, a.starts, a.ends)
+    assert mask.sum() >= 4
+    given_mask = find_conflicts(
+        answer, a.token_ids, a.starts, a.ends, source, s.token_ids, s.starts, s.ends, blocks,
+        answer_values=mask.tolist(),
+    )
+    assert given_mask == plain
+    # no value in the answer: nothing to contradict
+    assert find_conflicts(
+        answer, a.token_ids, a.starts, a.ends, source, s.token_ids, s.starts, s.ends, blocks,
+        answer_values=[False] * len(a),
+    ) == []
