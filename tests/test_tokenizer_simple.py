@@ -325,7 +325,10 @@ def unit_arrays(text):
         dtypes.append(np.uint16)
     if all(c < 128 for c in code_points):
         dtypes.append(np.uint8)
-    return [np.array(code_points, dtype=dtype) for dtype in dtypes]
+    arrays = [np.array(code_points, dtype=dtype) for dtype in dtypes]
+    for array in arrays:
+        array.flags.writeable = False  # as _code_units gives them: the same compiled kernels
+    return arrays
 
 
 @given(KERNEL_TEXT, CONFIGS, st.sampled_from([None, 0, 1, 3]))
