@@ -128,9 +128,11 @@ def warmup() -> None:
     """
     from citekit import _bag, _segment_kernel, highlight, kernels
     from citekit.pipeline import align_citations
+    from citekit.tokenizers import _ascii_kernel
 
     kernels.warmup()
     _bag.warmup()
     _segment_kernel.warmup()
+    _ascii_kernel.warmup()
     highlight.warmup()
     align_citations("Revenue grew 15% to $1,200.", ["Revenue grew 15% to $1,200 in 2024."])

@@ -465,8 +465,10 @@ def top_candidates(
 
 
 @jit
-def _first_seen_codes(values, codes):
-    """Code of each value = order of its first appearance; returns the distinct values."""
+def _first_seen_codes(values, codes, firsts):
+    """Code of each value = order of its first appearance; returns the distinct values.
+    ``firsts[code]`` (room for one entry per value) gets the position of that first
+    appearance."""
     # start small (the table stays in cache for typical vocabularies) and grow
     capacity = 1 << 12
     table_keys = np.empty(capacity, dtype=np.int64)
@@ -498,6 +500,7 @@ def _first_seen_codes(values, codes):
                 table_keys[slot] = value
                 table_codes[slot] = n_distinct
                 distinct[n_distinct] = value
+                firsts[n_distinct] = i
                 codes[i] = n_distinct
                 n_distinct += 1
                 break
@@ -508,11 +511,13 @@ def _first_seen_codes(values, codes):
     return distinct[:n_distinct]
 
 
-def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def factorize(values: np.ndarray, *, return_first: bool = False) -> tuple[np.ndarray, ...]:
     """Sorted distinct values and the position of each value among them.
 
     Equal to ``np.unique(values, return_inverse=True)``, computed with a hash table in
-    one pass (several times faster for millions of token ids).
+    one pass (several times faster for millions of token ids). With ``return_first``,
+    also the position in ``values`` where each distinct value first appears (as
+    ``np.unique``'s ``return_index``).
 
     Examples
     --------
@@ -520,15 +525,21 @@ def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> vocabulary, columns = factorize(np.array([30, 10, 30, -5], dtype=np.int64))
     >>> vocabulary.tolist(), columns.tolist()
     ([-5, 10, 30], [2, 1, 2, 0])
+    >>> factorize(np.array([30, 10, 30, -5]), return_first=True)[2].tolist()
+    [3, 1, 0]
     """
     values = np.ascontiguousarray(values, dtype=np.int64)
     if values.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int64)
+        return (empty, empty, empty) if return_first else (empty, empty)
     codes = np.empty(values.shape[0], dtype=np.int64)
-    distinct = _first_seen_codes(values, codes)
+    firsts = np.empty(values.shape[0], dtype=np.int64)
+    distinct = _first_seen_codes(values, codes, firsts)
     order = np.argsort(distinct, kind="stable")
     rank = np.empty(order.shape[0], dtype=np.int64)
     rank[order] = np.arange(order.shape[0], dtype=np.int64)
+    if return_first:
+        return distinct[order], rank[codes], firsts[: distinct.shape[0]][order]
     return distinct[order], rank[codes]
 
 

@@ -189,6 +189,10 @@ class IdfIndex:
             vocabulary, *rows_and_postings(indices, indptr[:-1], indptr[1:], n_terms)
         )
 
+    #: For an index made by :meth:`build`: where each column's token first occurs in the
+    #: ``token_ids`` it was built from (None otherwise).
+    first_positions: np.ndarray | None = None
+
     def _set_rows(
         self,
         vocabulary: np.ndarray,
@@ -293,11 +297,12 @@ class IdfIndex:
         _check_ranges(starts, ends, ids.shape[0], "IdfIndex.build")
         from citekit._bag import factorize, rows_and_postings
 
-        vocabulary, columns = factorize(ids)
+        vocabulary, columns, first = factorize(ids, return_first=True)
         index = cls.__new__(cls)
         index._set_rows(
             vocabulary, *rows_and_postings(columns, starts, ends, vocabulary.shape[0])
         )
+        index.first_positions = first
         return index
 
     @classmethod

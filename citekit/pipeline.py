@@ -1408,13 +1408,20 @@ _FORM_TABLE = [_FormTable()]
 class _SurfaceForms:
     """The form numbers (:class:`_FormTable`) each passage of a corpus holds, found when
     first needed and kept on the corpus: a call folds only the words of the passages it
-    looks at, never the whole vocabulary."""
+    looks at, never the whole vocabulary. A word (index column) is folded once per
+    corpus, from the text of its first occurrence."""
+
+    _UNKNOWN = np.iinfo(np.int64).min
 
     def __init__(self, corpus: Corpus, table: _FormTable) -> None:
         self.corpus = corpus
         self.table = table
         self.form = table.form
         self.of_passage: dict[int, np.ndarray] = {}
+        # each column's code in the table (negative: has parts), or _UNKNOWN
+        self.column_code = np.full(corpus.index.n_terms, self._UNKNOWN, dtype=np.int64)
+        self.column_parts: dict[int, tuple[int, ...]] = {}
+        self._first_positions: np.ndarray | None = None
 
     @classmethod
     def of(cls, corpus: Corpus) -> "_SurfaceForms":
@@ -1427,32 +1434,57 @@ class _SurfaceForms:
             corpus._surface_forms = cached  # type: ignore[attr-defined]
         return cached
 
-    def _learn(self, passages: list[int]) -> None:
-        """Store the form numbers of the tokens of each of ``passages``."""
+    def first_positions(self) -> np.ndarray:
+        """Where each index column's token first occurs in the corpus."""
+        if self._first_positions is None:
+            index = self.corpus.index
+            first = index.first_positions
+            if first is None or first.shape[0] != index.n_terms:  # e.g. a loaded corpus
+                from citekit._bag import factorize
+
+                vocabulary, _, first = factorize(self.corpus.token_ids, return_first=True)
+                if not np.array_equal(vocabulary, index.vocabulary):
+                    raise ValueError("the corpus index does not match its tokens")
+            self._first_positions = first
+        return self._first_positions
+
+    def _learn_columns(self, columns: np.ndarray) -> None:
+        """Fold the words of ``columns`` (distinct, not known yet)."""
         corpus = self.corpus
-        chosen = np.array(passages, dtype=np.int64)
-        positions, row = gather_ranges(
-            corpus.passage_token_start[chosen], corpus.passage_token_end[chosen]
-        )
-        sources = corpus.passage_source[chosen]
-        texts = {source: corpus.source_text(source) for source in set(sources.tolist())}
-        row_text = [texts[source] for source in sources.tolist()]
-        # one comprehension over all their tokens: a slice and a lookup per token
+        first = self.first_positions()[columns]
+        sources = np.searchsorted(corpus.source_token_offsets, first, side="right") - 1
+        texts = [corpus.source_text(source) for source in range(corpus.n_sources)]
         surfaces = [
-            row_text[r][start:end]
-            for r, start, end in zip(
-                row.tolist(),
-                corpus.token_starts[positions].tolist(),
-                corpus.token_ends[positions].tolist(),
+            texts[source][start:end]
+            for source, start, end in zip(
+                sources.tolist(),
+                corpus.token_starts[first].tolist(),
+                corpus.token_ends[first].tolist(),
             )
         ]
         get, learn = self.table.of_surface.get, self.table.surface
-        codes = np.array([get(surface) or learn(surface) for surface in surfaces], np.int64)
+        codes = [get(surface) or learn(surface) for surface in surfaces]
         # ("or": a code 0 is looked up twice, harmlessly)
-        with_parts = np.flatnonzero(codes < 0)
+        self.column_code[columns] = codes
+        for column, code, surface in zip(columns.tolist(), codes, surfaces):
+            if code < 0:
+                self.column_parts[column] = self.table.parts[surface]
+
+    def _learn(self, passages: list[int]) -> None:
+        """Store the form numbers of the words of each of ``passages``."""
+        indptr, indices = self.corpus.index.rows
+        chosen = np.array(passages, dtype=np.int64)
+        positions, row = gather_ranges(indptr[chosen], indptr[chosen + 1])
+        columns = indices[positions]
+        codes = self.column_code[columns]
+        unknown = codes == self._UNKNOWN
+        if unknown.any():
+            self._learn_columns(np.unique(columns[unknown]))
+            codes = self.column_code[columns]
         forms = np.where(codes < 0, -1 - codes, codes)
+        with_parts = np.flatnonzero(codes < 0)
         if with_parts.size:
-            extra = [self.table.parts[surfaces[i]] for i in with_parts.tolist()]
+            extra = [self.column_parts[column] for column in columns[with_parts].tolist()]
             extra_row = np.repeat(row[with_parts], [len(numbers) for numbers in extra])
             extra_forms = np.array([n for numbers in extra for n in numbers], dtype=np.int64)
             order = np.argsort(np.concatenate([row, extra_row]), kind="stable")

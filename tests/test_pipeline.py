@@ -805,3 +805,18 @@ def test_inflection_lookup_on_passages_without_tokens():
     assert forms.held(np.array(empty), np.array([grow] * len(empty))).tolist() == [False]
     full = np.array([corpus.n_passages - 1])
     assert forms.held(full, np.array([grow])).tolist() == [True]  # "grows" folds to "grow"
+
+
+def test_word_forms_of_a_loaded_corpus_match_the_built_one(tmp_path):
+    from citekit.pipeline import _SurfaceForms
+
+    built = Pipeline().prepare(["Revenue grows fast. Analysts expected growth.", "It grew."])
+    built.save(tmp_path / "corpus")
+    loaded = Corpus.load(tmp_path / "corpus")
+    assert loaded.index.first_positions is None  # not saved: found again from the tokens
+    np.testing.assert_array_equal(
+        _SurfaceForms.of(loaded).first_positions(), built.index.first_positions
+    )
+    answer = "Revenue grew as analysts expect."
+    pipe = Pipeline()
+    assert results_to_json(pipe.align(answer, loaded)) == results_to_json(pipe.align(answer, built))

@@ -171,6 +171,8 @@ def test_factorize_matches_numpy_unique(values):
     expected_vocabulary, expected_columns = np.unique(array, return_inverse=True)
     np.testing.assert_array_equal(vocabulary, expected_vocabulary)
     np.testing.assert_array_equal(columns, expected_columns.reshape(-1))
+    _, _, first = factorize(array, return_first=True)
+    np.testing.assert_array_equal(first, np.unique(array, return_index=True)[1])
 
 
 def test_factorize_grows_its_table():
