@@ -138,6 +138,16 @@ def _stem(word: str) -> str:
     return stem
 
 
+def _has_digit(text: str) -> bool:
+    """``any(char.isdigit() for char in text)``, without the loop for plain words."""
+    return not text.isalpha() and any(char.isdigit() for char in text)
+
+
+def _has_alnum(text: str) -> bool:
+    """``any(char.isalnum() for char in text)``, without the loop for plain words."""
+    return text.isalnum() or any(char.isalnum() for char in text)
+
+
 @lru_cache(maxsize=1 << 16)
 def fold_surface(surface: str) -> str:
     """A token's text folded for "same word" tests: NFKC, case-folded, a possessive
@@ -160,7 +170,7 @@ def fold_surface(surface: str) -> str:
     >>> fold_surface("Twelve"), fold_surface("falls")
     ('12', 'fall')
     """
-    if any(char.isdigit() for char in surface):
+    if _has_digit(surface):
         return value_key(surface)
     folded = unicodedata.normalize("NFKC", surface).casefold()
     for possessive in ("'s", "\u2019s"):
@@ -206,9 +216,9 @@ def coverage_weights(folded: Any, content: np.ndarray) -> np.ndarray:
     return np.array(
         [
             (
-                (VALUE_WEIGHT if any(char.isdigit() for char in text) else 1.0)
+                (VALUE_WEIGHT if _has_digit(text) else 1.0)
                 if is_content
-                else (FUNCTION_WORD_WEIGHT if any(char.isalnum() for char in text) else 0.0)
+                else (FUNCTION_WORD_WEIGHT if _has_alnum(text) else 0.0)
             )
             for text, is_content in zip(folded, np.asarray(content).tolist())
         ],
@@ -263,7 +273,7 @@ def _is_value(surface: str) -> bool:
     folded = surface.casefold()
     if folded == "may":  # the month, not the verb
         return surface == "May"
-    return any(char.isdigit() for char in surface) or folded in _MONTHS
+    return _has_digit(surface) or folded in _MONTHS
 
 
 def value_mask(text: str, starts: Any, ends: Any) -> np.ndarray:

@@ -122,3 +122,11 @@ def test_find_conflicts_with_known_value_mask_is_the_same():
         answer, a.token_ids, a.starts, a.ends, source, s.token_ids, s.starts, s.ends, blocks,
         answer_values=[False] * len(a),
     ) == []
+
+
+@given(st.text(max_size=12))
+def test_digit_and_alnum_shortcuts_equal_their_definitions(text):
+    from citekit._content import _has_alnum, _has_digit
+
+    assert _has_digit(text) == any(char.isdigit() for char in text)
+    assert _has_alnum(text) == any(char.isalnum() for char in text)
