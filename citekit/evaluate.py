@@ -84,7 +84,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from citekit._validation import check_bool, check_int, check_str
-from citekit.results import STATUSES, AnswerSpan, Citation, SourceDocument, SpanCitations
+from citekit.results import STATUSES, Citation, SourceDocument, SpanCitations
 
 __all__ = [
     "GoldEvidence",

@@ -207,7 +207,6 @@ class SourceHighlights:
         }
 
 
-
 def find_answer_highlights(
     answer: str,
     chunk_text: str,

@@ -35,7 +35,8 @@ SOURCES = [
 
 ANSWER = (
     "Northwind Energy's fourth-quarter revenue rose 15% to $2.4 billion. "
-    "Its operating margin improved to 18.5 percent, and the company had 12400 employees at year end. "
+    "Its operating margin improved to 18.5 percent, and the company had 12400 employees "
+    "at year end. "
     "The board approved a dividend of $0.45 per share. "
     "A new solar plant in Lisbon will cost €310 million. "
     "The CEO plans to retire next spring."

@@ -281,8 +281,13 @@ def test_spans_sorted_disjoint_in_bounds(answer, chunk, options, keep):
 
 
 @settings(max_examples=150)
-@given(data=st.data(), lines=st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n")),
-                                       min_size=1, max_size=6), options=OPTION_SETS)
+@given(
+    data=st.data(),
+    lines=st.lists(
+        st.text(alphabet=st.characters(blacklist_characters="\r\n")), min_size=1, max_size=6
+    ),
+    options=OPTION_SETS,
+)
 def test_exact_copy_of_a_line_is_highlighted(data, lines, options):
     index = data.draw(st.integers(0, len(lines) - 1))
     line = lines[index]

@@ -50,15 +50,19 @@ def check_offsets(result, sources_by_id, answer):
 EXACT_COPY_CASES = {
     "english": "The museum opened in 1932 and holds 4,500 paintings. Its director resigned in May. "
     "Ticket prices rose by $5 to $25 per visit.",
-    "german": "Die Straße wurde 2019 für 1,2 Millionen Euro saniert. Der Bürgermeister war zufrieden. "
+    "german": "Die Straße wurde 2019 für 1,2 Millionen Euro saniert. "
+    "Der Bürgermeister war zufrieden. "
     "Die Arbeiten dauerten drei Monate.",
     "french": "Le musée a ouvert ses portes en 1932. Il possède 4 500 tableaux célèbres. "
     "Le prix du billet a augmenté de 5 €.",
     "chinese": "北京是中国的首都。这座城市有三千多年的历史。故宫每年接待大量游客。",
     "japanese": "東京は日本の首都です。人口は約千四百万人です。桜の季節には多くの観光客が訪れます。",
-    "hindi": "भारत की राजधानी नई दिल्ली है। यह शहर यमुना नदी के किनारे बसा है। यहाँ कई ऐतिहासिक इमारतें हैं।",
-    "arabic": "القاهرة هي عاصمة مصر. يعيش فيها أكثر من عشرين مليون نسمة. يمر نهر النيل عبر المدينة.",
-    "russian": "Москва является столицей России. Население города превышает двенадцать миллионов человек. "
+    "hindi": "भारत की राजधानी नई दिल्ली है। यह शहर यमुना नदी के किनारे बसा है। "
+    "यहाँ कई ऐतिहासिक इमारतें हैं।",
+    "arabic": "القاهرة هي عاصمة مصر. يعيش فيها أكثر من عشرين مليون نسمة. "
+    "يمر نهر النيل عبر المدينة.",
+    "russian": "Москва является столицей России. "
+    "Население города превышает двенадцать миллионов человек. "
     "Через город протекает Москва-река.",
     "emoji": "The launch party was a hit 🎉🚀. Everyone loved the cake 🍰 and the music 🎶. "
     "Tickets sold out in 3 hours ⏱️.",
@@ -343,7 +347,10 @@ def test_multi_span_evidence():
 
 
 def test_windows_of_two_sentences():
-    source = "The dam was finished in 1936. It produces 4 billion kilowatt-hours a year. Tours are daily."
+    source = (
+        "The dam was finished in 1936. It produces 4 billion kilowatt-hours a year. "
+        "Tours are daily."
+    )
     config = CitationConfig(window_size_sentences=2, window_stride_sentences=1)
     answer = "The dam was finished in 1936. It produces 4 billion kilowatt-hours a year."
     pipe = Pipeline(config)
@@ -535,7 +542,8 @@ def test_determinism_runs_threads_and_saved_corpus(tmp_path):
     script = (
         "import json,sys; from citekit.corpus import Corpus; from citekit.pipeline import Pipeline;"
         "from citekit.results import results_to_json;"
-        "c=Corpus.load(sys.argv[1]); print(results_to_json(Pipeline().align(sys.argv[2], c), sort_keys=True))"
+        "c=Corpus.load(sys.argv[1]); "
+        "print(results_to_json(Pipeline().align(sys.argv[2], c), sort_keys=True))"
     )
     env = dict(os.environ, PYTHONHASHSEED="12345")
     out = subprocess.run(
@@ -586,7 +594,10 @@ def test_status_is_judged_on_top_k_evidence_beyond_the_per_source_cap():
         "Its walls are 12 meters thick. "
         "The moat was drained in 1802."
     )
-    answer = "Built in 1240 by the duke, the castle has 12-meter-thick walls and its moat was drained in 1802."
+    answer = (
+        "Built in 1240 by the duke, the castle has 12-meter-thick walls "
+        "and its moat was drained in 1802."
+    )
     capped = CitationConfig(max_citations_per_source=1)
     span = align_citations(answer, [source], config=capped)[0]
     assert len(span.citations) == 1
