@@ -320,8 +320,8 @@ class Pipeline:
             return self.tokenizer
         if corpus is not None and corpus.tokenizer is not None:
             return corpus.tokenizer
-        self.tokenizer = default_tokenizer()
-        return self.tokenizer
+        # (not stored: a later corpus may carry its own tokenizer)
+        return default_tokenizer()
 
     def _answer_segmenter(self) -> Any:
         if self.answer_segmenter is None:
@@ -1110,7 +1110,7 @@ class Pipeline:
         # light inflection (see fold_surface)
         ranked = list(dict.fromkeys(pool + by_score))
         covered_by = passage_covered
-        answer_values = value_mask(answer, answer_starts, answer_ends).tolist()
+        answer_values: list[bool] | None = None  # which tokens are values, when needed
         no_tokens = np.zeros(n_tokens, dtype=bool)
         for pair, covered in covered_by.items():
             block_lo = int(context.rows.block_offsets[pair])
@@ -1147,6 +1147,8 @@ class Pipeline:
                 aligned_content = round(
                     context.components["content_coverage"][pair] * max(n_content_tokens, 1)
                 )
+                if aligned_content >= 2 and answer_values is None:
+                    answer_values = value_mask(answer, answer_starts, answer_ends).tolist()
                 conflicts = (
                     []
                     if aligned_content < 2
@@ -1698,12 +1700,22 @@ def align_citations(
     >>> c.evidence, sources[0][c.char_start:c.char_end] == c.evidence
     ('Revenue grew 15% in Q4', True)
     """
-    pipeline = Pipeline(
-        config,
-        tokenizer=tokenizer,
-        answer_segmenter=answer_segmenter,
-        source_segmenter=source_segmenter,
-        aligner=aligner,
-        embedder=embedder,
-    )
+    stages = (config, tokenizer, answer_segmenter, source_segmenter, aligner, embedder)
+    if all(stage is None for stage in stages):
+        # the default pipeline holds no per-call state: build it once
+        pipeline = _DEFAULT_PIPELINE[0]
+        if pipeline is None:
+            pipeline = _DEFAULT_PIPELINE[0] = Pipeline()
+    else:
+        pipeline = Pipeline(
+            config,
+            tokenizer=tokenizer,
+            answer_segmenter=answer_segmenter,
+            source_segmenter=source_segmenter,
+            aligner=aligner,
+            embedder=embedder,
+        )
     return pipeline.align(answer, sources)
+
+
+_DEFAULT_PIPELINE: list[Pipeline | None] = [None]

@@ -831,3 +831,16 @@ def test_word_forms_of_a_loaded_corpus_match_the_built_one(tmp_path):
     answer = "Revenue grew as analysts expect."
     pipe = Pipeline()
     assert results_to_json(pipe.align(answer, loaded)) == results_to_json(pipe.align(answer, built))
+
+
+def test_one_call_form_reuses_no_state_between_calls():
+    # align_citations without stages shares one default pipeline: a corpus built with
+    # another tokenizer must still be aligned with that corpus's tokenizer
+    from citekit.tokenizers import SimpleTokenizer, TokenizerConfig
+
+    assert align_citations("Revenue grew.", ["Revenue grew."])[0].status == "supported"
+    other = SimpleTokenizer(TokenizerConfig(casefold=False))
+    corpus = Pipeline(tokenizer=other).prepare(["Revenue grew 5%."])
+    result = align_citations("Revenue grew 5%.", corpus)
+    assert result[0].status == "supported"
+    assert align_citations("Revenue grew.", ["Revenue grew."])[0].status == "supported"
