@@ -32,6 +32,21 @@ __all__ = [
 
 
 @jit
+def _row_holds(row_pointers, row_columns, row, column):
+    """Whether the sorted CSR row ``row`` holds ``column`` (binary search)."""
+    lo = row_pointers[row]
+    row_hi = row_pointers[row + 1]
+    hi = row_hi
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if row_columns[mid] < column:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < row_hi and row_columns[lo] == column
+
+
+@jit
 def _pair_bag_counts_kernel(
     row_pointers,
     row_columns,
@@ -48,24 +63,12 @@ def _pair_bag_counts_kernel(
     for pair in range(pair_query.shape[0]):
         query = pair_query[pair]
         passage = pair_passage[pair]
-        row_lo = row_pointers[passage]
-        row_hi = row_pointers[passage + 1]
         total_all = 0
         total_content = 0
         distinct_content = 0
         for term in range(term_offsets[query], term_offsets[query + 1]):
             column = term_columns[term]
-            if column < 0:
-                continue
-            lo = row_lo
-            hi = row_hi
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if row_columns[mid] < column:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            if lo < row_hi and row_columns[lo] == column:
+            if column >= 0 and _row_holds(row_pointers, row_columns, passage, column):
                 total_all += term_counts[term]
                 if term_is_content[term]:
                     total_content += term_counts[term]
@@ -142,18 +145,8 @@ def pair_bag_counts(
 def _row_contains_kernel(row_pointers, row_columns, passages, columns, out):
     for i in range(passages.shape[0]):
         column = columns[i]
-        if column < 0:
-            continue
-        row_hi = row_pointers[passages[i] + 1]
-        lo = row_pointers[passages[i]]
-        hi = row_hi
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if row_columns[mid] < column:
-                lo = mid + 1
-            else:
-                hi = mid
-        out[i] = lo < row_hi and row_columns[lo] == column
+        if column >= 0:
+            out[i] = _row_holds(row_pointers, row_columns, passages[i], column)
 
 
 def row_contains(
@@ -196,21 +189,6 @@ def warmup() -> None:
     top_candidates(two, one, 1, one, np.ones(1), two, 1)
     factorize(one)
     transpose_rows(*range_rows(one, one, one, 1), 1)
-
-
-@jit
-def _row_holds(row_pointers, row_columns, row, column):
-    """Whether the sorted CSR row ``row`` holds ``column`` (binary search)."""
-    lo = row_pointers[row]
-    row_hi = row_pointers[row + 1]
-    hi = row_hi
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if row_columns[mid] < column:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < row_hi and row_columns[lo] == column
 
 
 @jit
