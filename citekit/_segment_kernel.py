@@ -297,17 +297,24 @@ def warmup() -> None:
 
 
 @jit
+def _lower_bound(sorted_values, value):
+    """The first position of ``sorted_values`` not below ``value`` (binary search)."""
+    lo, hi = 0, sorted_values.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if sorted_values[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@jit
 def _looked_up(code, astral_codes, astral_info, missing):
     """The entry of a code point above the BMP, or 0 and ``missing[0]`` counted up when it
     is not learned yet."""
     if code >= _BMP:
-        lo, hi = 0, astral_codes.shape[0]
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if astral_codes[mid] < code:
-                lo = mid + 1
-            else:
-                hi = mid
+        lo = _lower_bound(astral_codes, code)
         if lo < astral_codes.shape[0] and astral_codes[lo] == code:
             return astral_info[lo]
     missing[0] += 1
@@ -535,13 +542,7 @@ def _abbreviation_kind(
     value = np.uint64(_FNV_OFFSET)
     for index in range(length):
         value = (value ^ np.uint64(lowered[index])) * np.uint64(_FNV_PRIME)
-    lo, hi = 0, key_hashes.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if key_hashes[mid] < value:
-            lo = mid + 1
-        else:
-            hi = mid
+    lo = _lower_bound(key_hashes, value)
     while lo < key_hashes.shape[0] and key_hashes[lo] == value:
         key_start, key_end = key_bounds[lo, 0], key_bounds[lo, 1]
         if key_end - key_start == length:
