@@ -1061,15 +1061,18 @@ class Pipeline:
             union |= coverage_of[selected[0]]
         # evidence is chosen for the content it adds (function words never justify it)
         content_weights = np.where(content, weights, 0.0)
-        while candidates and len(selected) < config.top_k:
-            gains = [
-                float(content_weights[coverage_of[pair] & ~union].sum()) for pair in candidates
-            ]
-            best = max(range(len(candidates)), key=lambda i: (gains[i], -i))
-            if gains[best] <= 0.0:
-                break
-            selected.append(candidates.pop(best))
-            union |= coverage_of[selected[-1]]
+        if candidates and len(selected) < config.top_k:
+            covers = np.array([coverage_of[pair] for pair in candidates], dtype=bool)
+            alive = list(range(len(candidates)))
+            while alive and len(selected) < config.top_k:
+                # (sums of weights 1 and 2: exact, so ties are real ties)
+                gains = (covers[alive] & ~union) @ content_weights
+                best = int(np.argmax(gains))  # the first best: the better ranked
+                if gains[best] <= 0.0:
+                    break
+                chosen = alive.pop(best)
+                selected.append(candidates[chosen])
+                union |= covers[chosen]
         shown: list[int] = []
         per_source: dict[int, int] = {}
         for pair in [p for p in pool if p in selected] + by_score:
