@@ -1499,11 +1499,14 @@ class _SurfaceForms:
         for number, passage in enumerate(passages):
             self.of_passage[passage] = forms[bounds[number] : bounds[number + 1]]
 
-    def held(self, passages: np.ndarray, forms: np.ndarray) -> np.ndarray:
-        """``held[i]``: whether passage ``passages[i]`` holds a token of form ``forms[i]``."""
+    def held(
+        self, passages: np.ndarray, forms: np.ndarray, distinct: np.ndarray | None = None
+    ) -> np.ndarray:
+        """``held[i]``: whether passage ``passages[i]`` holds a token of form ``forms[i]``
+        (``distinct``: the distinct passages, when the caller knows them)."""
         if passages.shape[0] == 0:
             return np.zeros(0, dtype=bool)
-        unique = np.unique(passages).tolist()
+        unique = (np.unique(passages) if distinct is None else distinct).tolist()
         missing = [passage for passage in unique if passage not in self.of_passage]
         if missing:
             self._learn(missing)
@@ -1552,7 +1555,7 @@ def _passage_coverage(
         tokens, cell_near = gather_ranges(query_offsets[query], query_offsets[query + 1])
         cell_passage = near[cell_near]
         held = corpus.index.contains(cell_passage, columns[tokens])
-        held |= forms.held(cell_passage, token_forms[tokens])
+        held |= forms.held(cell_passage, token_forms[tokens], np.unique(near))
         # cell -> position of (pair, token) in ``covered``
         cell_pair = near_pair[cell_near]
         position = pair_offsets[cell_pair] + tokens - query_offsets[pair_query[cell_pair]]
