@@ -336,6 +336,12 @@ class Corpus:
     def __len__(self) -> int:
         return self.n_sources
 
+    def __getstate__(self) -> dict[str, Any]:
+        # caches filled while aligning (word forms of passages) are rebuilt where needed
+        state = dict(self.__dict__)
+        state.pop("_surface_forms", None)
+        return state
+
     def __repr__(self) -> str:
         return (
             f"Corpus({self.n_sources} sources, {self.n_passages} passages, "

@@ -196,3 +196,19 @@ def test_window_rows_equal_per_source_windows(counts, size, stride):
             expected.append([source, base + first, base + last])
         base += n
     assert rows.reshape(-1, 3).tolist() == expected
+
+
+def test_pickled_corpus_leaves_alignment_caches_behind():
+    import pickle
+
+    from citekit.pipeline import Pipeline
+    from citekit.results import results_to_json
+
+    pipe = Pipeline()
+    corpus = pipe.prepare(["Revenue grows fast. Costs fell.", "Analysts expected growth."])
+    answer = "Revenue grew as analysts expected."
+    before = results_to_json(pipe.align(answer, corpus))
+    assert hasattr(corpus, "_surface_forms")
+    copy = pickle.loads(pickle.dumps(corpus))
+    assert not hasattr(copy, "_surface_forms")
+    assert results_to_json(pipe.align(answer, copy)) == before
