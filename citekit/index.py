@@ -214,34 +214,29 @@ class IdfIndex:
     def matrix(self) -> Any:
         """The binary passages x vocabulary matrix (``scipy.sparse.csr_matrix``, built on
         first use)."""
-        matrix = self.__dict__.get("_matrix")
-        if matrix is None:
-            import scipy.sparse as sp
-
-            indptr, indices = self._rows
-            matrix = sp.csr_matrix(
-                (np.ones(indices.shape[0], dtype=np.float64), indices, indptr),
-                shape=(self.n_passages, self.n_terms),
-            )
-            matrix.has_sorted_indices = True
-            self.__dict__["_matrix"] = matrix
-        return matrix
+        return self._cached_csr("_matrix", self._rows, (self.n_passages, self.n_terms))
 
     @property
     def _postings(self) -> Any:
         """The inverted index as a ``scipy.sparse.csr_matrix`` (built on first use)."""
-        postings = self.__dict__.get("_postings_matrix")
-        if postings is None:
+        return self._cached_csr(
+            "_postings_matrix", self._postings_int64, (self.n_terms, self.n_passages)
+        )
+
+    def _cached_csr(
+        self, name: str, structure: tuple[np.ndarray, np.ndarray], shape: tuple[int, int]
+    ) -> Any:
+        """A binary CSR matrix of ``(indptr, indices)`` (rows sorted), built once."""
+        matrix = self.__dict__.get(name)
+        if matrix is None:
             import scipy.sparse as sp
 
-            indptr, indices = self._postings_int64
-            postings = sp.csr_matrix(
-                (np.ones(indices.shape[0], dtype=np.float64), indices, indptr),
-                shape=(self.n_terms, self.n_passages),
-            )
-            postings.has_sorted_indices = True
-            self.__dict__["_postings_matrix"] = postings
-        return postings
+            indptr, indices = structure
+            data = np.ones(indices.shape[0], dtype=np.float64)
+            matrix = sp.csr_matrix((data, indices, indptr), shape=shape)
+            matrix.has_sorted_indices = True
+            self.__dict__[name] = matrix
+        return matrix
 
     @property
     def _scratch(self) -> Any:
