@@ -9,8 +9,10 @@ searches each distinct query column in the passage's sorted CSR row of the
 independent of the corpus size.
 
 :func:`top_candidates` finds each sentence's best passages for :meth:`IdfIndex.top_k
-<citekit.index.IdfIndex.top_k>` in one pass over the posting lists of its terms, and
-:func:`factorize` maps token ids to vocabulary columns when the index is built.
+<citekit.index.IdfIndex.top_k>` in one pass over the posting lists of its terms (and adds
+the weights of the terms that do not rank with one binary search per kept passage).
+:func:`factorize` maps token ids to vocabulary columns when the index is built, and
+:func:`rows_and_postings` builds the index's sorted rows and their transpose.
 """
 
 from __future__ import annotations
