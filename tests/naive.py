@@ -256,3 +256,53 @@ def _naive_append_trimmed(text: str, start: int, end: int, spans: list) -> None:
         end -= 1
     if start < end:
         spans.append((start, end))
+
+
+# =======================================================================================
+# Retrieval and index kernels (references of citekit._bag)
+# =======================================================================================
+
+
+def naive_pair_bag_counts(passage_sets, query_terms, pairs):
+    """query_terms[q] = list of (column, count, is_content); passage_sets[p] = set of columns."""
+    out = ([], [], [])
+    for q, p in pairs:
+        total = content = distinct = 0
+        for column, count, is_content in query_terms[q]:
+            if column >= 0 and column in passage_sets[p]:
+                total += count
+                if is_content:
+                    content += count
+                    distinct += 1
+        out[0].append(total)
+        out[1].append(content)
+        out[2].append(distinct)
+    return out
+
+
+def naive_top_candidates(passage_sets, queries, k):
+    """queries[q] = list of (column, weight, ranks); passage_sets[p] = set of columns.
+
+    The k passages with the largest sum of RANKING weights (ties: lower passage), each
+    with that sum and the sum over every term."""
+    out = []
+    for terms in queries:
+        rank = {}
+        for p, columns in enumerate(passage_sets):
+            value = sum(w for c, w, r in terms if r and c in columns)
+            if value > 0:
+                rank[p] = value
+        best = sorted(rank, key=lambda p: (-rank[p], p))[:k]
+        full = [sum(w for c, w, _ in terms if c in passage_sets[p]) for p in best]
+        out.append((best, [rank[p] for p in best], full))
+    return out
+
+
+def naive_range_rows(columns, starts, ends):
+    """Row ``p``: the distinct values of ``columns[starts[p]:ends[p]]``, sorted."""
+    return [sorted(set(columns[a:b])) for a, b in zip(starts, ends)]
+
+
+def naive_transpose(rows, n_columns):
+    """Column ``c``: the rows holding ``c``, ascending."""
+    return [[p for p, row in enumerate(rows) if c in row] for c in range(n_columns)]

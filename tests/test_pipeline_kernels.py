@@ -13,23 +13,12 @@ from citekit.config import CitationConfig
 from citekit.index import IdfIndex
 from citekit.pipeline import Pipeline, WeightedScorer
 from citekit.results import results_to_json
-
-
-def naive_pair_bag_counts(passage_sets, query_terms, pairs):
-    """query_terms[q] = list of (column, count, is_content); passage_sets[p] = set of columns."""
-    out = ([], [], [])
-    for q, p in pairs:
-        total = content = distinct = 0
-        for column, count, is_content in query_terms[q]:
-            if column >= 0 and column in passage_sets[p]:
-                total += count
-                if is_content:
-                    content += count
-                    distinct += 1
-        out[0].append(total)
-        out[1].append(content)
-        out[2].append(distinct)
-    return out
+from naive import (
+    naive_pair_bag_counts,
+    naive_range_rows,
+    naive_top_candidates,
+    naive_transpose,
+)
 
 
 passages_strategy = st.lists(st.lists(st.integers(0, 15), max_size=10), min_size=1, max_size=8)
@@ -184,24 +173,6 @@ def test_factorize_grows_its_table():
     np.testing.assert_array_equal(columns, expected_columns.reshape(-1))
 
 
-def naive_top_candidates(passage_sets, queries, k):
-    """queries[q] = list of (column, weight, ranks); passage_sets[p] = set of columns.
-
-    The k passages with the largest sum of RANKING weights (ties: lower passage), each
-    with that sum and the sum over every term."""
-    out = []
-    for terms in queries:
-        rank = {}
-        for p, columns in enumerate(passage_sets):
-            value = sum(w for c, w, r in terms if r and c in columns)
-            if value > 0:
-                rank[p] = value
-        best = sorted(rank, key=lambda p: (-rank[p], p))[:k]
-        full = [sum(w for c, w, _ in terms if c in passage_sets[p]) for p in best]
-        out.append((best, [rank[p] for p in best], full))
-    return out
-
-
 @settings(max_examples=150, deadline=None)
 @given(
     n_passages=st.integers(1, 300),
@@ -291,11 +262,11 @@ def test_range_rows_and_transpose_match_reference(columns, data):
     starts = np.array([min(a, b) for a, b in ranges], dtype=np.int64)
     ends = np.array([max(a, b) for a, b in ranges], dtype=np.int64)
     indptr, indices = range_rows(np.array(columns, dtype=np.int64), starts, ends, 10)
-    expected = [sorted(set(columns[a:b])) for a, b in zip(starts.tolist(), ends.tolist())]
+    expected = naive_range_rows(columns, starts.tolist(), ends.tolist())
     assert indptr.tolist() == np.cumsum([0] + [len(r) for r in expected]).tolist()
     assert indices.tolist() == [c for r in expected for c in r]
     t_indptr, t_indices = transpose_rows(indptr, indices, 10)
-    transposed = [[p for p, r in enumerate(expected) if c in r] for c in range(10)]
+    transposed = naive_transpose(expected, 10)
     assert t_indptr.tolist() == np.cumsum([0] + [len(r) for r in transposed]).tolist()
     assert t_indices.tolist() == [p for r in transposed for p in r]
     rows, postings = rows_and_postings(np.array(columns, dtype=np.int64), starts, ends, 10)
