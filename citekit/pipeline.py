@@ -1379,7 +1379,7 @@ class _FormTable:
     words repeat across corpora (a new table replaces a full one; calls under way keep
     theirs)."""
 
-    limit = 1 << 20
+    limit = 1 << 18  # texts; ~40 MB at most
 
     def __init__(self) -> None:
         self.number: dict[str, int] = {}
