@@ -844,3 +844,18 @@ def test_one_call_form_reuses_no_state_between_calls():
     result = align_citations("Revenue grew 5%.", corpus)
     assert result[0].status == "supported"
     assert align_citations("Revenue grew.", ["Revenue grew."])[0].status == "supported"
+
+
+def test_a_full_word_form_table_is_replaced_without_changing_results(monkeypatch):
+    from citekit import pipeline as pipeline_module
+
+    sources = ["Revenue grows fast in Europe. Costs fell 3%.", "Analysts expected growth."]
+    answers = ["Revenue grew in Europe.", "Analysts expect costs to fall 3%."]
+    expected = [results_to_json(align_citations(a, sources)) for a in answers]
+    monkeypatch.setattr(pipeline_module._FormTable, "limit", 3)
+    first = pipeline_module._FORM_TABLE[0]
+    pipe = Pipeline()
+    corpus = pipe.prepare(sources)
+    for _ in range(2):
+        assert [results_to_json(pipe.align(a, corpus)) for a in answers] == expected
+    assert pipeline_module._FORM_TABLE[0] is not first  # it was replaced on the way
