@@ -154,4 +154,7 @@ def tokenizer_signature(tokenizer: Any) -> str:
     config = getattr(tokenizer, "config", None)
     if config is not None:
         signature += f"({config!r})"
+    scheme = getattr(tokenizer, "id_scheme", None)
+    if scheme is not None:  # how ids are made (a saved corpus must match it)
+        signature += f"[ids: {scheme}]"
     return signature

@@ -212,3 +212,19 @@ def test_pickled_corpus_leaves_alignment_caches_behind():
     copy = pickle.loads(pickle.dumps(corpus))
     assert not hasattr(copy, "_surface_forms")
     assert results_to_json(pipe.align(answer, copy)) == before
+
+
+def test_a_corpus_saved_under_another_id_scheme_is_refused(tmp_path):
+    from citekit.pipeline import Pipeline
+
+    corpus = Pipeline().prepare(["Revenue grew 5%."])
+    assert "[ids: fnv1a-64]" in corpus.tokenizer_signature
+    corpus.save(tmp_path / "corpus")
+    meta_path = next(p for p in (tmp_path / "corpus").iterdir() if p.suffix == ".json")
+    meta = json.loads(meta_path.read_text())
+    # as a corpus saved before the id scheme was recorded (or under another one) looks
+    meta["tokenizer_signature"] = meta["tokenizer_signature"].replace("[ids: fnv1a-64]", "")
+    meta_path.write_text(json.dumps(meta))
+    old = Corpus.load(tmp_path / "corpus")
+    with pytest.raises(ValueError, match="tokenizer does not match"):
+        Pipeline().align("Revenue grew 5%.", old)

@@ -426,6 +426,10 @@ class SimpleTokenizer:
     (True, [(0, 7)])
     """
 
+    #: How ids are made from token keys; part of the signature a prepared corpus records,
+    #: so that a corpus saved under another scheme is refused, not silently misaligned.
+    id_scheme = "fnv1a-64"
+
     def __init__(self, config: TokenizerConfig | None = None) -> None:
         if config is None:
             config = TokenizerConfig()
