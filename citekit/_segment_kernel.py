@@ -322,6 +322,15 @@ def _looked_up(code, astral_codes, astral_info, missing):
 
 
 @jit
+def _info(code, bmp, astral_codes, astral_info, missing):
+    """A code point's table entry (the BMP table, else :func:`_looked_up`)."""
+    info = bmp[code] if code < _BMP else _UNKNOWN
+    if info & _UNKNOWN:
+        info = _looked_up(code, astral_codes, astral_info, missing)
+    return info
+
+
+@jit
 def _blank_lines_end(codes, position):
     """End of ``(?:[ \\t]*(?:\\r\\n|[\\n\\r\\u2029])){2,}`` matched at ``position``, or -1.
 
@@ -423,10 +432,7 @@ def _roman_marker_end(codes, start, block_end, one, five, ten):
 
 @jit
 def _is_decimal(code, bmp, astral_codes, astral_info, missing):
-    info = bmp[code] if code < _BMP else _UNKNOWN
-    if info & _UNKNOWN:
-        info = _looked_up(code, astral_codes, astral_info, missing)
-    return (info & _DECIMAL) != 0
+    return (_info(code, bmp, astral_codes, astral_info, missing) & _DECIMAL) != 0
 
 
 @jit
@@ -482,34 +488,26 @@ def _list_marker_end(codes, start, end, bmp, astral_codes, astral_info, missing)
 
 
 @jit
-def _sigma_context_info(code, bmp, astral_codes, astral_info, missing):
-    info = bmp[code] if code < _BMP else _UNKNOWN
-    if info & _UNKNOWN:
-        info = _looked_up(code, astral_codes, astral_info, missing)
-    return info
-
-
-@jit
 def _is_final_sigma(codes, start, end, index, bmp, astral_codes, astral_info, missing):
     """Whether ``str.lower`` of ``codes[start:end]`` makes the sigma at ``index`` final."""
     cursor = index - 1
     while cursor >= start and (
-        _sigma_context_info(codes[cursor], bmp, astral_codes, astral_info, missing)
+        _info(codes[cursor], bmp, astral_codes, astral_info, missing)
         & _CASE_IGNORABLE
     ):
         cursor -= 1
     final = cursor >= start and (
-        _sigma_context_info(codes[cursor], bmp, astral_codes, astral_info, missing) & _CASED
+        _info(codes[cursor], bmp, astral_codes, astral_info, missing) & _CASED
     ) != 0
     if final and index < end - 1:
         cursor = index + 1
         while cursor < end and (
-            _sigma_context_info(codes[cursor], bmp, astral_codes, astral_info, missing)
+            _info(codes[cursor], bmp, astral_codes, astral_info, missing)
             & _CASE_IGNORABLE
         ):
             cursor += 1
         final = cursor == end or (
-            _sigma_context_info(codes[cursor], bmp, astral_codes, astral_info, missing) & _CASED
+            _info(codes[cursor], bmp, astral_codes, astral_info, missing) & _CASED
         ) == 0
     return final
 
