@@ -24,7 +24,6 @@ from citekit._jit import jit
 __all__ = [
     "factorize",
     "pair_bag_counts",
-    "range_rows",
     "row_contains",
     "rows_and_postings",
     "top_candidates",
@@ -190,7 +189,7 @@ def warmup() -> None:
     row_contains(two, one, one, one)
     top_candidates(two, one, 1, one, np.ones(1), two, 1)
     factorize(one)
-    transpose_rows(*range_rows(one, one, one, 1), 1)
+    rows_and_postings(one, one, one, 1)
 
 
 @jit
@@ -587,23 +586,6 @@ def rows_and_postings(
     )
     postings = transpose_rows(indptr, unsorted, n_terms)
     return transpose_rows(*postings, starts.shape[0]), postings
-
-
-def range_rows(
-    columns: np.ndarray, starts: np.ndarray, ends: np.ndarray, n_terms: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Binary CSR rows ``(indptr, indices)``: row ``p`` holds the distinct values of
-    ``columns[starts[p]:ends[p]]`` (all in ``[0, n_terms)``), sorted. Ranges may overlap.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
-    >>> indptr, indices = range_rows(i64(2, 0, 2, 1), i64(0, 1), i64(3, 4), 3)
-    >>> indptr.tolist(), indices.tolist()
-    ([0, 2, 5], [0, 2, 0, 1, 2])
-    """
-    return rows_and_postings(columns, starts, ends, n_terms)[0]
 
 
 def transpose_rows(
