@@ -1411,10 +1411,10 @@ _FORM_TABLE = [_FormTable()]
 
 
 class _SurfaceForms:
-    """The form numbers (:class:`_FormTable`) each passage of a corpus holds, found when
-    first needed and kept on the corpus: a call folds only the words of the passages it
-    looks at, never the whole vocabulary. A word (index column) is folded once per
-    corpus, from the text of its first occurrence."""
+    """The form numbers (:class:`_FormTable`) of the words of a corpus, found when first
+    needed and kept on the corpus: a call folds only the words of the passages it looks
+    at, never the whole vocabulary. A word (index column) is folded once per corpus, from
+    the text of its first occurrence."""
 
     _UNKNOWN = np.iinfo(np.int64).min
 
@@ -1422,10 +1422,16 @@ class _SurfaceForms:
         self.corpus = corpus
         self.table = table
         self.form = table.form
-        self.of_passage: dict[int, np.ndarray] = {}
+        n_terms = corpus.index.n_terms
         # each column's code in the table (negative: has parts), or _UNKNOWN
-        self.column_code = np.full(corpus.index.n_terms, self._UNKNOWN, dtype=np.int64)
-        self.column_parts: dict[int, tuple[int, ...]] = {}
+        self.column_code = np.full(n_terms, self._UNKNOWN, dtype=np.int64)
+        # each column's form, and its part forms: part_forms[part_start:+part_count]
+        self.column_form = np.full(n_terms, -1, dtype=np.int64)
+        self.part_start = np.zeros(n_terms, dtype=np.int64)
+        self.part_count = np.zeros(n_terms, dtype=np.int64)
+        self.part_forms = np.zeros(0, dtype=np.int64)
+        # passages whose every word has its form
+        self.known = np.zeros(corpus.n_passages, dtype=bool)
         self._first_positions: np.ndarray | None = None
 
     @classmethod
@@ -1468,58 +1474,63 @@ class _SurfaceForms:
             )
         ]
         get, learn = self.table.of_surface.get, self.table.surface
-        codes = [get(surface) or learn(surface) for surface in surfaces]
-        # ("or": a code 0 is looked up twice, harmlessly)
+        codes = np.array(
+            [get(surface) or learn(surface) for surface in surfaces], dtype=np.int64
+        )  # ("or": a code 0 is looked up twice, harmlessly)
         self.column_code[columns] = codes
-        for column, code, surface in zip(columns.tolist(), codes, surfaces):
-            if code < 0:
-                self.column_parts[column] = self.table.parts[surface]
-
-    def _learn(self, passages: list[int]) -> None:
-        """Store the form numbers of the words of each of ``passages``."""
-        indptr, indices = self.corpus.index.rows
-        chosen = np.array(passages, dtype=np.int64)
-        positions, row = gather_ranges(indptr[chosen], indptr[chosen + 1])
-        columns = indices[positions]
-        codes = self.column_code[columns]
-        unknown = codes == self._UNKNOWN
-        if unknown.any():
-            self._learn_columns(np.unique(columns[unknown]))
-            codes = self.column_code[columns]
-        forms = np.where(codes < 0, -1 - codes, codes)
+        self.column_form[columns] = np.where(codes < 0, -1 - codes, codes)
         with_parts = np.flatnonzero(codes < 0)
         if with_parts.size:
-            extra = [self.column_parts[column] for column in columns[with_parts].tolist()]
-            extra_row = np.repeat(row[with_parts], [len(numbers) for numbers in extra])
-            extra_forms = np.array([n for numbers in extra for n in numbers], dtype=np.int64)
-            order = np.argsort(np.concatenate([row, extra_row]), kind="stable")
-            row = np.concatenate([row, extra_row])[order]
-            forms = np.concatenate([forms, extra_forms])[order]
-        bounds = np.searchsorted(row, np.arange(chosen.shape[0] + 1))
-        for number, passage in enumerate(passages):
-            self.of_passage[passage] = forms[bounds[number] : bounds[number + 1]]
+            parts = [self.table.parts[surfaces[i]] for i in with_parts.tolist()]
+            counts = np.array([len(numbers) for numbers in parts], dtype=np.int64)
+            self.part_count[columns[with_parts]] = counts
+            self.part_start[columns[with_parts]] = (
+                self.part_forms.shape[0] + np.cumsum(counts) - counts
+            )
+            self.part_forms = np.concatenate(
+                [self.part_forms, np.array([n for numbers in parts for n in numbers], np.int64)]
+            )
+
+    def _learn(self, passages: np.ndarray) -> None:
+        """Make sure every word of ``passages`` (distinct) has its form."""
+        fresh = passages[~self.known[passages]]
+        if fresh.size == 0:
+            return
+        indptr, indices = self.corpus.index.rows
+        positions, _ = gather_ranges(indptr[fresh], indptr[fresh + 1])
+        columns = indices[positions]
+        unknown = columns[self.column_code[columns] == self._UNKNOWN]
+        if unknown.size:
+            self._learn_columns(np.unique(unknown))
+        self.known[fresh] = True
 
     def held(
-        self, passages: np.ndarray, forms: np.ndarray, distinct: np.ndarray | None = None
+        self,
+        passages: np.ndarray,
+        forms: np.ndarray,
+        distinct: np.ndarray | None = None,
+        columns: np.ndarray | None = None,
     ) -> np.ndarray:
-        """``held[i]``: whether passage ``passages[i]`` holds a token of form ``forms[i]``
+        """``held[i]``: whether passage ``passages[i]`` holds a token of form ``forms[i]``,
+        or (``columns``, when given) the index column ``columns[i]`` itself
         (``distinct``: the distinct passages, when the caller knows them)."""
+        from citekit._forms_kernel import rows_hold
+
         if passages.shape[0] == 0:
             return np.zeros(0, dtype=bool)
-        unique = (np.unique(passages) if distinct is None else distinct).tolist()
-        missing = [passage for passage in unique if passage not in self.of_passage]
-        if missing:
-            self._learn(missing)
-        parts = [self.of_passage[passage] for passage in unique]
-        stride = len(self.table.number) + 1  # every form number is below it
-        sizes = np.fromiter((part.shape[0] for part in parts), np.int64, len(parts))
-        keys = np.repeat(np.array(unique, dtype=np.int64) * stride, sizes) + np.concatenate(parts)
-        if keys.shape[0] == 0:  # passages without tokens
-            return np.zeros(passages.shape[0], dtype=bool)
-        keys.sort()
-        wanted = passages * stride + forms
-        found = np.minimum(np.searchsorted(keys, wanted), keys.shape[0] - 1)
-        return keys[found] == wanted
+        self._learn(np.unique(passages) if distinct is None else distinct)
+        indptr, indices = self.corpus.index.rows
+        return rows_hold(
+            indptr,
+            indices,
+            self.column_form,
+            self.part_start,
+            self.part_count,
+            self.part_forms,
+            passages,
+            np.full(passages.shape[0], -1, dtype=np.int64) if columns is None else columns,
+            forms,
+        )
 
 
 def _passage_coverage(
@@ -1554,8 +1565,7 @@ def _passage_coverage(
         query = pair_query[near_pair]
         tokens, cell_near = gather_ranges(query_offsets[query], query_offsets[query + 1])
         cell_passage = near[cell_near]
-        held = corpus.index.contains(cell_passage, columns[tokens])
-        held |= forms.held(cell_passage, token_forms[tokens], np.unique(near))
+        held = forms.held(cell_passage, token_forms[tokens], np.unique(near), columns[tokens])
         # cell -> position of (pair, token) in ``covered``
         cell_pair = near_pair[cell_near]
         position = pair_offsets[cell_pair] + tokens - query_offsets[pair_query[cell_pair]]

@@ -259,6 +259,21 @@ def _naive_append_trimmed(text: str, start: int, end: int, spans: list) -> None:
 
 
 # =======================================================================================
+# Inflection lookup (reference of citekit._forms_kernel)
+# =======================================================================================
+
+
+def naive_rows_hold(rows, word_forms, cells):
+    """rows[p] = list of columns; word_forms[c] = set of forms of column c (its own and
+    its parts'); cells = (passage, column, form): does the passage hold that column or a
+    word with that form."""
+    return [
+        any(c == column or form in word_forms[c] for c in rows[passage])
+        for passage, column, form in cells
+    ]
+
+
+# =======================================================================================
 # Retrieval and index kernels (references of citekit._bag)
 # =======================================================================================
 
