@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from citekit.results import Conflict
+from citekit.results import Conflict, _unchecked
 
 __all__ = [
     "STOP_WORDS",
@@ -470,11 +470,6 @@ def find_conflicts(
     block_list = [block for block in np.asarray(blocks, dtype=np.int64).tolist() if block[2] > 0]
     if not block_list:
         return []
-    # Python ints once (indexing numpy arrays per token is slow)
-    answer_starts = np.asarray(answer_starts).tolist()
-    answer_ends = np.asarray(answer_ends).tolist()
-    source_starts = np.asarray(source_starts).tolist()
-    source_ends = np.asarray(source_ends).tolist()
     n_answer, n_source = answer_ids.shape[0], source_ids.shape[0]
     regions: list[tuple[int, int, int, int]] = []
     first_q, first_t, _ = block_list[0]
@@ -487,18 +482,27 @@ def find_conflicts(
 
     if answer_values is None:
         answer_values = value_mask(answer_text, answer_starts, answer_ends).tolist()
+    # most alignments have no value of the answer in a gap: nothing else to look at
+    regions = [
+        region
+        for region in regions
+        if region[0] < region[1]
+        and region[2] < region[3]
+        and any(answer_values[region[0] : region[1]])
+    ]
+    if not regions:
+        return []
+    # Python ints once (indexing numpy arrays per token is slow)
+    answer_starts = np.asarray(answer_starts).tolist()
+    answer_ends = np.asarray(answer_ends).tolist()
     conflicts: list[Conflict] = []
     seen: set[tuple[int, int]] = set()
     for q_lo, q_hi, t_lo, t_hi in regions:
-        if q_lo >= q_hi or t_lo >= t_hi:
-            continue
         region_values = [i for i in range(q_lo, q_hi) if answer_values[i]]
-        if not region_values:
-            continue
+        starts = np.asarray(source_starts[t_lo:t_hi]).tolist()
+        ends = np.asarray(source_ends[t_lo:t_hi]).tolist()
         source_values = [
-            j
-            for j in range(t_lo, t_hi)
-            if _is_value(source_text[int(source_starts[j]) : int(source_ends[j])])
+            t_lo + k for k, (a, b) in enumerate(zip(starts, ends)) if _is_value(source_text[a:b])
         ]
         for i, j in zip(region_values, source_values):
             if answer_ids[i] == source_ids[j] or (i, j) in seen:
@@ -521,7 +525,8 @@ def find_conflicts(
             a_start, a_end = _value_span(answer_text, int(answer_starts[i]), int(answer_ends[i]))
             s_start, s_end = _value_span(source_text, int(source_starts[j]), int(source_ends[j]))
             conflicts.append(
-                Conflict(
+                _unchecked(  # every field is a str or a Python int, the range is ordered
+                    Conflict,
                     kind=value_kind(answer_text, int(answer_starts[i]), int(answer_ends[i])),
                     answer_text=answer_text[a_start:a_end],
                     answer_char_start=a_start,

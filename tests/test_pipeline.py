@@ -781,7 +781,7 @@ def test_pipeline_records_pass_their_own_checks():
     # equal the same record built (and checked) the public way
     from dataclasses import fields
 
-    from citekit.results import AnswerSpan, Citation, EvidenceSpan, SpanCitations
+    from citekit.results import AnswerSpan, Citation, Conflict, EvidenceSpan, SpanCitations
 
     def rebuilt(record):
         return type(record)(**{f.name: getattr(record, f.name) for f in fields(record)})
@@ -802,6 +802,10 @@ def test_pipeline_records_pass_their_own_checks():
             assert type(citation) is Citation and rebuilt(citation) == citation
             for evidence in citation.evidence_spans:
                 assert type(evidence) is EvidenceSpan and rebuilt(evidence) == evidence
+            for conflict in citation.conflicts:
+                assert type(conflict) is Conflict and rebuilt(conflict) == conflict
+                assert {type(getattr(conflict, f.name)) for f in fields(conflict)} <= {int, str}
+    assert any(citation.conflicts for span in result for citation in span.citations)
 
 
 def test_inflection_lookup_on_passages_without_tokens():
