@@ -299,7 +299,8 @@ class Corpus:
             "passage_sentence_start": first_sentence - sentence_base[passage_source],
             "passage_sentence_end": last_sentence - sentence_base[passage_source],
         }
-        index = IdfIndex.build(arrays["token_ids"], token_start, token_end)
+        # (int64 arrays; every window's token range lies inside the token array)
+        index = IdfIndex._build(arrays["token_ids"], token_start, token_end)
         corpus = cls(
             records,
             arrays,

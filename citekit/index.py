@@ -290,6 +290,11 @@ class IdfIndex:
         starts = _as_int64_1d(passage_starts, "passage_starts")
         ends = _as_int64_1d(passage_ends, "passage_ends")
         _check_ranges(starts, ends, ids.shape[0], "IdfIndex.build")
+        return cls._build(ids, starts, ends)
+
+    @classmethod
+    def _build(cls, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> "IdfIndex":
+        """:meth:`build` from int64 arrays already checked (a corpus's own ranges)."""
         from citekit._bag import factorize, rows_and_postings
 
         vocabulary, columns, first = factorize(ids, return_first=True)

@@ -1580,7 +1580,8 @@ def _passage_coverage(
         cell_pair = near_pair[cell_near]
         position = pair_offsets[cell_pair] + tokens - query_offsets[pair_query[cell_pair]]
         covered[position[held]] = True
-    return np.split(covered, pair_offsets[1:-1]) if n_pairs else []
+    bounds = pair_offsets.tolist()
+    return [covered[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
 def _content_variant_counts(
