@@ -57,19 +57,33 @@ def _pair_bag_counts_kernel(
     term_is_content,
     pair_query,
     pair_passage,
+    slot_of_column,
     out_all,
     out_content,
     out_distinct,
 ):
+    # The current query's terms are marked in ``slot_of_column`` (term + 1, 0 = none), so
+    # a pair costs one look-up per word of the passage instead of a binary search per
+    # query term; marks change only when the query does (pairs come grouped by query).
+    query = -1
     for pair in range(pair_query.shape[0]):
-        query = pair_query[pair]
+        if pair_query[pair] != query:
+            if query >= 0:
+                for term in range(term_offsets[query], term_offsets[query + 1]):
+                    if term_columns[term] >= 0:
+                        slot_of_column[term_columns[term]] = 0
+            query = pair_query[pair]
+            for term in range(term_offsets[query], term_offsets[query + 1]):
+                if term_columns[term] >= 0:
+                    slot_of_column[term_columns[term]] = term + 1
         passage = pair_passage[pair]
         total_all = 0
         total_content = 0
         distinct_content = 0
-        for term in range(term_offsets[query], term_offsets[query + 1]):
-            column = term_columns[term]
-            if column >= 0 and _row_holds(row_pointers, row_columns, passage, column):
+        for entry in range(row_pointers[passage], row_pointers[passage + 1]):
+            slot = slot_of_column[row_columns[entry]]
+            if slot > 0:
+                term = slot - 1
                 total_all += term_counts[term]
                 if term_is_content[term]:
                     total_content += term_counts[term]
@@ -77,6 +91,10 @@ def _pair_bag_counts_kernel(
         out_all[pair] = total_all
         out_content[pair] = total_content
         out_distinct[pair] = distinct_content
+    if query >= 0:
+        for term in range(term_offsets[query], term_offsets[query + 1]):
+            if term_columns[term] >= 0:
+                slot_of_column[term_columns[term]] = 0
 
 
 def pair_bag_counts(
@@ -88,6 +106,7 @@ def pair_bag_counts(
     term_is_content: np.ndarray,
     pair_query: np.ndarray,
     pair_passage: np.ndarray,
+    n_columns: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pair: query token occurrences in the passage (all, content) and distinct
     content tokens in the passage.
@@ -105,7 +124,9 @@ def pair_bag_counts(
     term_is_content : ndarray of bool
         Whether each distinct token is a content token.
     pair_query, pair_passage : ndarray of int64
-        The pairs.
+        The pairs (fastest grouped by query).
+    n_columns : int, optional
+        Number of vocabulary columns (default: found from the columns given).
 
     Returns
     -------
@@ -126,15 +147,23 @@ def pair_bag_counts(
     out_content = np.zeros(n_pairs, dtype=np.int64)
     out_distinct = np.zeros(n_pairs, dtype=np.int64)
     if n_pairs:
+        row_columns = np.ascontiguousarray(row_columns, dtype=np.int64)
+        term_columns = np.ascontiguousarray(term_columns, dtype=np.int64)
+        if n_columns is None:
+            n_columns = 1 + max(
+                int(row_columns.max()) if row_columns.size else -1,
+                int(term_columns.max()) if term_columns.size else -1,
+            )
         _pair_bag_counts_kernel(
             np.ascontiguousarray(row_pointers, dtype=np.int64),
-            np.ascontiguousarray(row_columns, dtype=np.int64),
-            np.ascontiguousarray(term_columns, dtype=np.int64),
+            row_columns,
+            term_columns,
             np.ascontiguousarray(term_offsets, dtype=np.int64),
             np.ascontiguousarray(term_counts, dtype=np.int64),
             np.ascontiguousarray(term_is_content, dtype=np.bool_),
             np.ascontiguousarray(pair_query, dtype=np.int64),
             np.ascontiguousarray(pair_passage, dtype=np.int64),
+            np.zeros(max(int(n_columns), 1), dtype=np.int64),
             out_all,
             out_content,
             out_distinct,

@@ -1371,6 +1371,7 @@ def _bag_statistics(
         is_content,
         pair_query,
         pair_passage,
+        corpus.index.n_terms,
     )
     return _BagStatistics(
         all_occurrences=all_occurrences.astype(np.float64),
