@@ -60,6 +60,10 @@ def test_pair_bag_counts_matches_reference(passages, data):
     expected = naive_pair_bag_counts(passage_sets, queries, pairs)
     for got_array, expected_list in zip(got, expected):
         assert got_array.tolist() == expected_list
+    # the column count given (as the pipeline does) rather than found
+    again = pair_bag_counts(pointers, row_columns, columns, term_offsets, counts, content, pq, pp,
+                            max(n_terms, 1))
+    assert [a.tolist() for a in again] == [a.tolist() for a in got]
 
 
 @settings(max_examples=150)
