@@ -117,6 +117,13 @@ def _stem(word: str) -> str:
     for suffix in ("ies", "ied"):  # countries / country, studied / study
         if word.endswith(suffix) and len(word) - len(suffix) >= 2:
             return word[: -len(suffix)] + "y"
+    # -eed is the root's, not a past tense: need / needs / needed all fold to "need"
+    # (and "seed", "feed" stay apart from "see", "fee")
+    if word.endswith("eed"):
+        return word
+    # a vowel and a consonant before -ing: the verb lost its final e (using / use)
+    if len(word) == 5 and word.endswith("ing") and word[0] in _VOWELS and word[1] not in _VOWELS:
+        return word[:2] + "e"
     stem = word
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
@@ -154,8 +161,9 @@ def fold_surface(surface: str) -> str:
     ('s) removed, number words as digits (``twelve`` = ``12``), and for alphabetic words
     a light inflection removed: -ies/-ied become -y, then -ing, -ed, -es or -s go when at
     least three letters remain, and a final e or a doubled final consonant is dropped
-    (``making`` = ``make``, ``stopped`` = ``stop``). Values compare by :func:`value_key`
-    (``7th`` = ``7``).
+    (``making`` = ``make``, ``stopped`` = ``stop``); a final -eed is kept (``needed`` =
+    ``need``, ``seed`` is not ``see``), and -ing after a vowel and a consonant restores
+    the e (``using`` = ``use``). Values compare by :func:`value_key` (``7th`` = ``7``).
 
     Used only to decide whether evidence covers an answer word (``grows`` / ``growing``,
     ``analysts`` / ``analyst``); alignment and the index use the tokenizer's ids.
@@ -169,6 +177,8 @@ def fold_surface(surface: str) -> str:
     ['country', 'country', 'mak', 'mak', 'stop', 'use']
     >>> fold_surface("Twelve"), fold_surface("falls")
     ('12', 'fall')
+    >>> [fold_surface(w) for w in ["need", "needed", "using", "used"]]
+    ['need', 'need', 'use', 'use']
     """
     if _has_digit(surface):
         return value_key(surface)

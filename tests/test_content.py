@@ -33,6 +33,13 @@ from citekit._content import (
         ("Twelve", "12"),
         ("forty", "40"),
         ("7th", "7"),
+        ("need", "needed"),
+        ("needs", "need"),
+        ("speeding", "speed"),
+        ("exceeded", "exceeds"),
+        ("using", "use"),
+        ("using", "used"),
+        ("aging", "age"),
     ],
 )
 def test_inflections_fold_together(a, b):
@@ -40,7 +47,18 @@ def test_inflections_fold_together(a, b):
 
 
 @pytest.mark.parametrize(
-    "a, b", [("bus", "but"), ("press", "pres"), ("fall", "fail"), ("one", "once"), ("12", "13")]
+    "a, b",
+    [
+        ("bus", "but"),
+        ("press", "pres"),
+        ("fall", "fail"),
+        ("one", "once"),
+        ("12", "13"),
+        ("seed", "see"),
+        ("feed", "fee"),
+        ("thing", "the"),
+        ("bring", "bre"),
+    ],
 )
 def test_different_words_stay_apart(a, b):
     assert fold_surface(a) != fold_surface(b)
