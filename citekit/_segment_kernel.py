@@ -87,6 +87,9 @@ _SENTENCE_FINAL = 2
 
 _PERIOD, _RIGHT_PARENTHESIS, _LEFT_PARENTHESIS = 46, 41, 40
 _SPACE_CHAR, _TAB, _LINE_FEED, _CARRIAGE_RETURN, _PARAGRAPH_SEPARATOR = 32, 9, 10, 13, 0x2029
+# reference markers after a terminator ("grew.[1] Then"): [ ^ 0-9 , ; - en-dash ]
+_OPEN_SQUARE, _CLOSE_SQUARE, _CARET, _ZERO, _NINE = 91, 93, 94, 48, 57
+_COMMA, _SEMICOLON, _HYPHEN, _EN_DASH = 44, 59, 45, 0x2013
 
 
 def _rule_bits(code: int) -> int:
@@ -621,6 +624,41 @@ def _period_ends_sentence(
 
 
 @jit
+def _digits_end(codes, position, limit):
+    """End of the 1 to 4 ASCII digits at ``position`` (an optional ``^`` before them), or
+    -1."""
+    if position < limit and codes[position] == _CARET:
+        position += 1
+    start = position
+    while position < limit and position - start < 4 and _ZERO <= codes[position] <= _NINE:
+        position += 1
+    return position if position > start else -1
+
+
+@jit
+def _reference_marker_end(codes, start, limit):
+    """End of the reference marker (``[1]``, ``[^2]``, ``[2, 3]``, ``[4-6]``) opening at
+    ``start``, or -1: digits separated by ``,``, ``;``, ``-`` or ``\u2013`` with spaces
+    or tabs around them, then ``]``."""
+    position = _digits_end(codes, start + 1, limit)
+    while position >= 0:
+        while position < limit and (codes[position] == _SPACE_CHAR or codes[position] == _TAB):
+            position += 1
+        if position >= limit:
+            return -1
+        code = codes[position]
+        if code == _CLOSE_SQUARE:
+            return position + 1
+        if code != _COMMA and code != _SEMICOLON and code != _HYPHEN and code != _EN_DASH:
+            return -1
+        position += 1
+        while position < limit and (codes[position] == _SPACE_CHAR or codes[position] == _TAB):
+            position += 1
+        position = _digits_end(codes, position, limit)
+    return -1
+
+
+@jit
 def _grown(spans):
     larger = np.empty((2 * spans.shape[0], 2), dtype=np.int64)
     larger[: spans.shape[0]] = spans
@@ -686,9 +724,15 @@ def _segment(
                     position += 1
                 while position < limit:
                     code = codes[position]
-                    if code >= _BMP or not bmp[code] & _CLOSER:
+                    if code < _BMP and bmp[code] & _CLOSER:
+                        position += 1
+                    elif code == _OPEN_SQUARE:
+                        marker_end = _reference_marker_end(codes, position, limit)
+                        if marker_end < 0:
+                            break
+                        position = marker_end
+                    else:
                         break
-                    position += 1
                 run_end = position
                 next_info = np.int64(0)  # entry of the character after the whitespace
                 has_next = False

@@ -11,7 +11,8 @@ one):
 - ``.``, ``?``, ``!`` and ``…`` end a sentence when followed by whitespace or the end of the
   text; ``。！？``, Devanagari ``।`` / ``॥``, Arabic ``؟`` and Urdu ``۔`` end one anywhere
   (those scripts do not put spaces after them). Runs (``?!``, ``...``) stay together and
-  closing quotes and brackets that follow (``."``, ``.)``, ``。」``) belong to the sentence;
+  closing quotes and brackets that follow (``."``, ``.)``, ``。」``) belong to the sentence,
+  as do reference markers written right after it (``grew.[1]``, ``.[2, 3]``, ``.[^4]``);
 - none of those is a boundary when the next word starts in lower case (``approx. five``,
   ``"Really?" she asked``); a ``.`` is not one after a known abbreviation (``Dr.``,
   ``e.g.``), a dotted acronym (``U.S.``) or a single capital initial (``J. K.``), and

@@ -168,7 +168,9 @@ _NAIVE_UNSPACED_TERMINATOR = re.compile("[" + _NAIVE_UNSPACED_TERMINATORS + "]")
 _NAIVE_ALL = "[" + re.escape(_NAIVE_SPACED_TERMINATORS + _NAIVE_UNSPACED_TERMINATORS) + "]"
 _NAIVE_SPACED = "[" + re.escape(_NAIVE_SPACED_TERMINATORS) + "]"
 _NAIVE_UNSPACED = "[" + re.escape(_NAIVE_UNSPACED_TERMINATORS) + "]"
-_NAIVE_CLOSER_RUN = "[" + re.escape(_NAIVE_CLOSERS) + "]*"
+# closers, and reference markers ([1], [^2], [2, 3], [4-6]) right after the terminator
+_NAIVE_MARKER = r"\[\^?[0-9]{1,4}(?:[ \t]*[,;\u2013-][ \t]*\^?[0-9]{1,4})*[ \t]*\]"
+_NAIVE_CLOSER_RUN = "(?:[" + re.escape(_NAIVE_CLOSERS) + "]|" + _NAIVE_MARKER + ")*"
 # group 1: terminators and the closers after them; group 2: the whitespace that follows.
 # Only runs that can end a sentence: with an unspaced terminator, or followed by whitespace
 # or the end of the block.

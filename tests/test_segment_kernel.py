@@ -35,6 +35,9 @@ RULE_PIECES = [
     "J", "K", "x", "A", "word", "Word", "five", "Next", "5.2", "1,200", "3", "€", "$",
     "é", "É", "straße", "İ", "İnc", "Σ", "ΟΔΟΣ", "σ", "ς", "Ά", "\u0301", "ʰ", "·",
     "利益", "本当", "नमस्ते", "هل", "😀", "𝐀", "\ud800", "\x00", "_", "²", "½", "五",
+    # reference markers and their near misses
+    "[1]", "[^2]", "[2, 3]", "[4-6]", "[7\u20138]", "[1;2]", "[ 1]", "[1 ]", "[12345]",
+    "[1,", "[^]", "[a]", "^", "1", ",", ";", "-", "\u2013", "[1]\n[2]", "[1,\t2]",
 ]
 
 rule_text = st.lists(
@@ -125,6 +128,10 @@ def test_lowered_abbreviation_keys_match_python(word, other, after):
         ".",
         "...",
         "a.",
+        # a reference marker right after the terminator belongs to the sentence
+        "It grew.[1] Then it fell.[2, 3] More[4]. End.[5]",
+        "Fig.[1] shows x. Done.[ 1] Next. Val.[12345] Next. 東京。[1]次 Q?[^2] A![3-4]\" B",
+        "Up 5%.[1][2] Down.[1]x Left.[1]\nRight.[2\n] Mid.[1,\t 2 ] End.[1;] Last.[",
     ],
 )
 @pytest.mark.parametrize("split_on_newlines", [True, False])
@@ -430,3 +437,16 @@ def test_segment_sentences_uses_kernel_results():
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_reference_markers_after_a_terminator_stay_with_their_sentence():
+    text = "Revenue grew.[1] Costs fell 3%.[2, 3] Profit rose.[^4]\" It ended.[5-6]"
+    assert [text[a:b] for a, b in segment_sentences(text)] == [
+        "Revenue grew.[1]",
+        "Costs fell 3%.[2, 3]",
+        'Profit rose.[^4]"',
+        "It ended.[5-6]",
+    ]
+    # not a marker: letters, a space after the bracket, a line break inside
+    for text in ["It grew.[a] Then", "It grew.[ 1] Then", "It grew.[1\n] Then"]:
+        assert len(segment_sentences(text)) == (2 if "\n" in text else 1)
