@@ -1056,29 +1056,19 @@ class Pipeline:
         # the best citation by score anchors the set (so citations[0] stays the best)
         selected: list[int] = list(pool[:1])
         candidates = list(pool[1:])
+        union = np.zeros(weights.shape[0], dtype=bool)
+        if selected:
+            union |= coverage_of[selected[0]]
+        # evidence is chosen for the content it adds (function words never justify it)
+        content_weights = np.where(content, weights, 0.0)
         if candidates and len(selected) < config.top_k:
-            # token sets as integer bit masks; evidence is chosen for the content it adds
-            # (function words never justify it), each content token counting its weight
-            def bits(mask: np.ndarray) -> int:
-                return int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")
-
-            content_weights = np.where(content, weights, 0.0)
-            groups = [
-                (float(weight), bits(content_weights == weight))
-                for weight in np.unique(content_weights[content_weights > 0]).tolist()
-            ]
-            union = bits(coverage_of[selected[0]])
-            covers = [bits(coverage_of[pair]) for pair in candidates]
+            covers = np.array([coverage_of[pair] for pair in candidates], dtype=bool)
             alive = list(range(len(candidates)))
             while alive and len(selected) < config.top_k:
                 # (sums of weights 1 and 2: exact, so ties are real ties)
-                best, best_gain = -1, 0.0
-                for position, number in enumerate(alive):
-                    new = covers[number] & ~union
-                    gain = sum(weight * (new & group).bit_count() for weight, group in groups)
-                    if gain > best_gain:  # the first best: the better ranked
-                        best, best_gain = position, gain
-                if best < 0:
+                gains = (covers[alive] & ~union) @ content_weights
+                best = int(np.argmax(gains))  # the first best: the better ranked
+                if gains[best] <= 0.0:
                     break
                 chosen = alive.pop(best)
                 selected.append(candidates[chosen])
