@@ -193,64 +193,178 @@ def warmup() -> None:
 
 
 @jit
-def _best_k(hits, values, n, k, buckets, out_passages, out_scores, n_out):
-    """Write the ``k`` best of ``hits[:n]`` (scores ``values[:n]``, all > 0) to the outputs
-    at ``n_out``, best first, equal scores by lower passage; returns how many.
+def _bucket(value, low, scale, top_bucket):
+    """Histogram bucket of ``value``: monotone non-decreasing in ``value``, in
+    ``[0, top_bucket]`` (clamped before the integer conversion, so never overflows)."""
+    position = (value - low) * scale
+    if position >= top_bucket:
+        return top_bucket
+    if not position > 0.0:
+        return 0
+    return int(position)
 
-    A histogram of the scores finds the bucket holding the k-th best, so only that
-    bucket and the ones above it (about ``k`` entries) are partitioned and sorted,
-    not every passage the query touched.
+
+@jit
+def _kth_largest(passages, n, scores, k, low, high, buckets, values):
+    """The ``k``-th largest of ``scores[passages[:n]]`` (``1 <= k <= n``), all of which
+    lie in ``[low, high]``.
+
+    A histogram over ``[low, high]`` finds the bucket holding the k-th largest; only that
+    bucket and the ones above it (about ``k`` entries) are partitioned.
     """
-    if n > k and k > 0:
-        low = values[0]
-        high = values[0]
-        for i in range(1, n):
+    top_bucket = buckets.shape[0] - 1
+    scale = top_bucket / (high - low) if high > low else 0.0
+    buckets[:] = 0
+    for i in range(n):
+        buckets[_bucket(scores[passages[i]], low, scale, top_bucket)] += 1
+    # the bucket function is monotone: everything below the cut scores less than
+    # everything from the cut up, which holds at least k entries
+    cut = top_bucket
+    above = buckets[cut]
+    while above < k:
+        cut -= 1
+        above += buckets[cut]
+    n_kept = 0
+    for i in range(n):
+        value = scores[passages[i]]
+        if _bucket(value, low, scale, top_bucket) >= cut:
+            values[n_kept] = value
+            n_kept += 1
+    return np.partition(values[:n_kept], n_kept - k)[n_kept - k]
+
+
+@jit
+def _emit_best(hits, values, n, k, out_passages, out_scores, n_out):
+    """Write the ``k`` best of ``hits[:n]`` (distinct passages, exact scores ``values[:n]``)
+    at ``n_out``: larger score first, equal scores by lower passage. Returns how many.
+
+    When more than ``k`` entries remain, every entry above the k-th best score stays and,
+    of those tied with it, the lowest passages fill the rest, so only ``k`` entries are
+    sorted however many ties there are.
+    """
+    if n > k:
+        threshold = np.partition(values[:n], n - k)[n - k]
+        n_above = 0
+        n_tied = 0
+        for i in range(n):
+            if values[i] > threshold:
+                n_above += 1
+            elif values[i] == threshold:
+                n_tied += 1
+        tied = np.empty(n_tied, dtype=np.int64)
+        n_tied = 0
+        for i in range(n):
+            if values[i] == threshold:
+                tied[n_tied] = hits[i]
+                n_tied += 1
+        need = k - n_above
+        last_tied = np.partition(tied, need - 1)[need - 1]
+        n_kept = 0
+        for i in range(n):
             value = values[i]
-            if value < low:
-                low = value
-            elif value > high:
-                high = value
-        if high > low:
-            n_buckets = buckets.shape[0]
-            scale = (n_buckets - 1) / (high - low)
-            buckets[:] = 0
-            top_bucket = n_buckets - 1
-            for i in range(n):
-                buckets[min(int((values[i] - low) * scale), top_bucket)] += 1
-            # the bucket function is monotone in the score: everything below the bucket
-            # of the k-th best scores less than everything from that bucket up
-            cut = top_bucket
-            above = buckets[cut]
-            while above < k:
-                cut -= 1
-                above += buckets[cut]
-            n_keep = 0
-            for i in range(n):
-                if min(int((values[i] - low) * scale), top_bucket) >= cut:
-                    hits[n_keep] = hits[i]
-                    values[n_keep] = values[i]
-                    n_keep += 1
-            n = n_keep
-        if n > k:
-            # every passage tied with the k-th best stays, so ties break exactly
-            threshold = np.partition(values[:n], n - k)[n - k]
-            n_keep = 0
-            for i in range(n):
-                if values[i] >= threshold:
-                    hits[n_keep] = hits[i]
-                    values[n_keep] = values[i]
-                    n_keep += 1
-            n = n_keep
-    # best first, equal scores by lower passage: stable sort by passage, then score
-    by_passage = np.argsort(hits[:n], kind="mergesort")
+            if value > threshold or (value == threshold and hits[i] <= last_tied):
+                hits[n_kept] = hits[i]
+                values[n_kept] = value
+                n_kept += 1
+        n = n_kept
+    # best first, equal scores by lower passage (passages are distinct: any sort by
+    # passage is the same, then a stable sort by score)
+    by_passage = np.argsort(hits[:n])
     kept_hits = hits[:n][by_passage]
     kept_values = values[:n][by_passage]
     by_score = np.argsort(-kept_values, kind="mergesort")
-    take = min(k, n)
-    for i in range(take):
+    for i in range(n):
         out_passages[n_out + i] = kept_hits[by_score[i]]
         out_scores[n_out + i] = kept_values[by_score[i]]
-    return take
+    return n
+
+
+@jit
+def _add_new(posting_passages, lo, hi, weight, scores, touched, n_touched):
+    """Add ``weight`` to the passages of postings ``lo:hi``, listing each passage when
+    first touched (branch-free: ``touched`` has room for one entry past the corpus)."""
+    for entry in range(lo, hi):
+        passage = posting_passages[entry]
+        score = scores[passage]
+        touched[n_touched] = passage
+        n_touched += score == 0.0
+        scores[passage] = score + weight
+    return n_touched
+
+
+@jit
+def _add_all(posting_passages, lo, hi, weight, scores):
+    """Add ``weight`` to the passages of postings ``lo:hi`` without looking."""
+    for entry in range(lo, hi):
+        scores[posting_passages[entry]] += weight
+
+
+@jit
+def _add_to_kept(posting_passages, lo, hi, weight, scores):
+    """Add ``weight`` to the passages of postings ``lo:hi`` that are still candidates
+    (nonzero score); the others stay zero. Branch-free: adding 0.0 changes no score."""
+    for entry in range(lo, hi):
+        passage = posting_passages[entry]
+        score = scores[passage]
+        scores[passage] = score + (weight if score != 0.0 else 0.0)
+
+
+@jit
+def _list_touched(scores, touched):
+    """Every passage with a nonzero score, ascending, into ``touched``; returns how many."""
+    n_touched = 0
+    for passage in range(scores.shape[0]):
+        touched[n_touched] = passage
+        n_touched += scores[passage] != 0.0
+    return n_touched
+
+
+@jit
+def _keep_reachable(touched, n_touched, scores, rest, up, bar):
+    """Keep the passages of ``touched[:n_touched]`` whose score plus ``rest``, times the
+    rounding margin ``up``, reaches ``bar``; the others are reset to zero and removed.
+    Returns how many stay."""
+    n_kept = 0
+    for i in range(n_touched):
+        passage = touched[i]
+        if (scores[passage] + rest) * up >= bar:
+            touched[n_kept] = passage
+            n_kept += 1
+        else:
+            scores[passage] = 0.0
+    return n_kept
+
+
+@jit
+def _kth_at_least(touched, n_touched, scores, k, floor, values):
+    """The ``k``-th largest of ``scores[touched[:n_touched]]``, given that at least ``k``
+    of them are ``>= floor`` (only those are partitioned)."""
+    n_values = 0
+    for i in range(n_touched):
+        value = scores[touched[i]]
+        if value >= floor:
+            values[n_values] = value
+            n_values += 1
+    return np.partition(values[:n_values], n_values - k)[n_values - k]
+
+
+@jit
+def _row_terms(row_pointers, row_columns, passage, by_column, term_columns, held):
+    """Set ``held[t]`` for every term ``t`` of ``by_column`` (term indices sorted by
+    column) that the sorted CSR row ``passage`` holds: one merge of the two lists."""
+    entry = row_pointers[passage]
+    row_end = row_pointers[passage + 1]
+    for i in range(by_column.shape[0]):
+        term = by_column[i]
+        column = term_columns[term]
+        while entry < row_end and row_columns[entry] < column:
+            entry += 1
+        held[term] = entry < row_end and row_columns[entry] == column
+
+
+# Queries with fewer ranking terms are walked in query order without pruning: there is
+# nothing to skip.
+_MIN_PRUNED_TERMS = 3
 
 
 @jit
@@ -264,6 +378,10 @@ def _top_candidates_kernel(
     term_ranks,
     term_offsets,
     k,
+    prune,
+    walk,
+    check_cost,
+    search_cost,
     scores,
     touched,
     hits,
@@ -276,58 +394,193 @@ def _top_candidates_kernel(
 ):
     n_out = 0
     n_passages = scores.shape[0]
+    have_rows = row_pointers.shape[0] == n_passages + 1
     for query in range(term_offsets.shape[0] - 1):
+        first = term_offsets[query]
+        last = term_offsets[query + 1]
+        n_terms = 0
+        n_found = 0
         n_entries = 0
-        for term in range(term_offsets[query], term_offsets[query + 1]):
+        for term in range(first, last):
             column = term_columns[term]
-            if column >= 0 and term_ranks[term]:
-                n_entries += posting_pointers[column + 1] - posting_pointers[column]
-        # Long posting lists touch much of the corpus: add without looking, then find the
-        # touched passages in one sequential scan. Short ones: note each passage when first
-        # touched, branch-free (``touched`` has room for one entry past the corpus).
-        scan = 2 * n_entries > n_passages
+            if column >= 0:
+                n_found += 1
+                if term_ranks[term]:
+                    n_terms += 1
+                    n_entries += posting_pointers[column + 1] - posting_pointers[column]
+        if n_terms == 0 or k <= 0:
+            out_offsets[query + 1] = n_out
+            continue
+        # the ranking terms found in the corpus (query order: the order of every rank
+        # score's additions), and every found term by column (to merge with a row)
+        terms = np.empty(n_terms, dtype=np.int64)
+        found = np.empty(n_found, dtype=np.int64)
+        n_terms = 0
+        n_found = 0
+        for term in range(first, last):
+            if term_columns[term] >= 0:
+                found[n_found] = term
+                n_found += 1
+                if term_ranks[term]:
+                    terms[n_terms] = term
+                    n_terms += 1
+        by_column = found[np.argsort(term_columns[found], kind="mergesort")]
+        # Pruning walks the terms from the heaviest down (MaxScore order): the scores it
+        # accumulates are sums in another order than the query's, so the passages that
+        # can be among the k best are scored again, in query order, from their rows.
+        pruning = prune and have_rows and n_entries > k and n_terms >= _MIN_PRUNED_TERMS
+        order = terms.copy()
+        if pruning:
+            # heaviest first; equal weights: shorter list first, then query order
+            keys = np.empty(n_terms)
+            lengths = np.empty(n_terms, dtype=np.int64)
+            for i in range(n_terms):
+                column = term_columns[terms[i]]
+                lengths[i] = posting_pointers[column + 1] - posting_pointers[column]
+                keys[i] = -term_weights[terms[i]]
+            by_length = np.argsort(lengths, kind="mergesort")
+            by_weight = by_length[np.argsort(keys[by_length], kind="mergesort")]
+            order = terms[by_weight]
+        # rest[j]: summed weight of the terms from the j-th walked on
+        rest = np.zeros(n_terms + 1)
+        for j in range(n_terms - 1, -1, -1):
+            rest[j] = term_weights[order[j]] + rest[j + 1]
+        # Rounding: a sum of at most n_terms positive weights, in any order, lies within
+        # a relative n_terms * 2**-53 of the exact sum; upper bounds times ``up`` compared
+        # with lower bounds times ``down`` can only keep more passages, never fewer.
+        margin = (n_terms + 2) * 2.0**-50
+        up = 1.0 + margin
+        down = 1.0 - margin
+        # Long lists touch much of the corpus: add without looking, then list the touched
+        # passages in one sequential scan; short ones: list each passage when touched.
+        scan = walk == 1 or (walk < 0 and not pruning and 2 * n_entries > n_passages)
+        listed = not scan
         n_touched = 0
-        for term in range(term_offsets[query], term_offsets[query + 1]):
+        admitting = True
+        theta = 0.0
+        walked = 0
+        for j in range(n_terms):
+            term = order[j]
             column = term_columns[term]
-            if column < 0 or not term_ranks[term]:
-                continue
             weight = term_weights[term]
-            if scan:
-                for entry in range(posting_pointers[column], posting_pointers[column + 1]):
-                    scores[posting_passages[entry]] += weight
+            lo = posting_pointers[column]
+            hi = posting_pointers[column + 1]
+            if (
+                pruning
+                and admitting
+                and j > 0
+                and n_entries - walked > check_cost * (n_touched if listed else walked)
+                and (rest[0] - rest[j]) * down > rest[j] * up
+            ):
+                # Can the lists left lift a passage not touched yet to the k-th best
+                # score? Not once k passages already score more than their summed
+                # weight: stop admitting passages.
+                if not listed:
+                    n_touched = _list_touched(scores, touched)
+                    listed = True
+                if n_touched >= k:
+                    bound = rest[j] * up
+                    n_above = 0
+                    for i in range(n_touched):
+                        value = scores[touched[i]]
+                        if value * down > bound:
+                            values[n_above] = value
+                            n_above += 1
+                    if n_above >= k:
+                        theta = np.partition(values[:n_above], n_above - k)[n_above - k]
+                        admitting = False
+                        n_touched = _keep_reachable(
+                            touched, n_touched, scores, rest[j], up, theta * down
+                        )
+            if admitting:
+                if listed:
+                    n_touched = _add_new(posting_passages, lo, hi, weight, scores, touched, n_touched)
+                else:
+                    _add_all(posting_passages, lo, hi, weight, scores)
             else:
-                for entry in range(posting_pointers[column], posting_pointers[column + 1]):
-                    passage = posting_passages[entry]
-                    score = scores[passage]
-                    touched[n_touched] = passage
-                    n_touched += score == 0.0
-                    scores[passage] = score + weight
-        if scan:
-            for passage in range(n_passages):
-                touched[n_touched] = passage
-                n_touched += scores[passage] != 0.0
-        if n_touched > 0 and k > 0:
-            for i in range(n_touched):
-                hits[i] = touched[i]
-                values[i] = scores[touched[i]]
-            take = _best_k(
-                hits, values, n_touched, k, buckets, out_passages, out_rank_scores, n_out
-            )
-            # the full score adds the weights of the terms that do not rank
+                # only the passages still in the running gain: one binary search per
+                # passage, or one walk of the list, whichever costs less
+                if n_touched * search_cost < hi - lo:
+                    for i in range(n_touched):
+                        passage = touched[i]
+                        if _row_holds(row_pointers, row_columns, passage, column):
+                            scores[passage] += weight
+                else:
+                    _add_to_kept(posting_passages, lo, hi, weight, scores)
+                next_length = 0
+                if j + 1 < n_terms:
+                    next_column = term_columns[order[j + 1]]
+                    next_length = posting_pointers[next_column + 1] - posting_pointers[next_column]
+                if (
+                    j + 1 < n_terms
+                    and n_touched > k
+                    and next_length > search_cost * k
+                    and next_length > n_touched
+                ):
+                    # the k-th best can only have risen, and less weight is left to add:
+                    # drop the passages that can no longer reach it, so that the next
+                    # (long) list may be searched for the few left instead of walked
+                    theta = _kth_at_least(touched, n_touched, scores, k, theta, values)
+                    n_touched = _keep_reachable(
+                        touched, n_touched, scores, rest[j + 1], up, theta * down
+                    )
+            walked += hi - lo
+        if not listed:
+            n_touched = _list_touched(scores, touched)
+        # the passages that can be among the k best
+        bar = 0.0
+        if n_touched > k:
+            if pruning and not admitting:
+                theta = _kth_at_least(touched, n_touched, scores, k, theta, values)
+            else:
+                lightest = term_weights[terms[0]]
+                for i in range(1, n_terms):
+                    lightest = min(lightest, term_weights[terms[i]])
+                theta = _kth_largest(
+                    touched, n_touched, scores, k, lightest * down, rest[0] * up, buckets, values
+                )
+            bar = theta * down if pruning else theta
+        n_hits = 0
+        for i in range(n_touched):
+            passage = touched[i]
+            score = scores[passage]
+            if (score * up if pruning else score) >= bar:
+                hits[n_hits] = passage
+                values[n_hits] = score
+                n_hits += 1
+            scores[passage] = 0.0
+        held = np.zeros(last - first, dtype=np.bool_)
+        local_by_column = by_column - first
+        local_columns = term_columns[first:last]
+        reordered = False
+        for i in range(n_terms):
+            reordered |= order[i] != terms[i]
+        if reordered:
+            # their rank scores in query order
+            for i in range(n_hits):
+                _row_terms(
+                    row_pointers, row_columns, hits[i], local_by_column, local_columns, held
+                )
+                total = 0.0
+                for term in terms:
+                    if held[term - first]:
+                        total += term_weights[term]
+                values[i] = total
+        take = _emit_best(hits, values, n_hits, k, out_passages, out_rank_scores, n_out)
+        # the full score adds the weights of the terms that do not rank
+        if n_found > n_terms:
             for i in range(n_out, n_out + take):
+                _row_terms(
+                    row_pointers, row_columns, out_passages[i], local_by_column, local_columns, held
+                )
                 total = out_rank_scores[i]
-                for term in range(term_offsets[query], term_offsets[query + 1]):
-                    column = term_columns[term]
-                    if (
-                        column >= 0
-                        and not term_ranks[term]
-                        and _row_holds(row_pointers, row_columns, out_passages[i], column)
-                    ):
+                for term in range(first, last):
+                    if held[term - first] and not term_ranks[term]:
                         total += term_weights[term]
                 out_scores[i] = total
-            n_out += take
-        for i in range(n_touched):
-            scores[touched[i]] = 0.0
+        else:
+            out_scores[n_out:n_out + take] = out_rank_scores[n_out:n_out + take]
+        n_out += take
         out_offsets[query + 1] = n_out
 
 
@@ -355,6 +608,10 @@ class _Scratch:
 
 
 _N_BUCKETS = 1024
+# how the posting lists of the admitted terms are walked: chosen by list lengths, first
+# touch listed (only the touched passages are visited afterwards), or added blind and the
+# touched passages found by one scan of the corpus
+_WALKS = {"auto": -1, "listed": 0, "scan": 1}
 
 
 def top_candidates(
@@ -369,6 +626,10 @@ def top_candidates(
     term_ranks: np.ndarray | None = None,
     rows: tuple[np.ndarray, np.ndarray] | None = None,
     scratch: _Scratch | None = None,
+    prune: bool = True,
+    walk: str = "auto",
+    check_cost: float = 2.0,
+    search_cost: float = 16.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The ``k`` passages with the largest summed term weight for every query.
 
@@ -394,6 +655,8 @@ def top_candidates(
     >>> offsets.tolist(), passages.tolist(), scores.tolist()
     ([0, 2], [2, 0], [3.0, 1.0])
     """
+    if walk not in _WALKS:
+        raise ValueError(f"walk must be one of {sorted(_WALKS)}, got {walk!r}")
     n_queries = term_offsets.shape[0] - 1
     out_offsets = np.zeros(n_queries + 1, dtype=np.int64)
     capacity = n_queries * max(0, min(k, n_passages))
@@ -426,6 +689,10 @@ def top_candidates(
                 ranks,
                 np.ascontiguousarray(term_offsets, dtype=np.int64),
                 int(k),
+                bool(prune),
+                _WALKS[walk],
+                float(check_cost),
+                float(search_cost),
                 scores,
                 touched,
                 hits,
