@@ -49,10 +49,18 @@ def retrieval_cases(draw):
     rng = np.random.default_rng(seed)
     n_passages = draw(st.integers(1, 60))
     n_columns = draw(st.integers(1, 10))
-    density = draw(st.sampled_from([0.05, 0.3, 0.6, 0.95]))
-    passage_sets = [
-        {c for c in range(n_columns) if rng.random() < density} for _ in range(n_passages)
-    ]
+    density = draw(st.sampled_from([0.05, 0.3, 0.6, 0.95, None]))
+    if density is None:
+        # subsets of every size: passages holding only light terms can outscore those
+        # holding one heavy term, which is what an early stop of admission would miss
+        passage_sets = [
+            set(rng.choice(n_columns, size=int(rng.integers(0, n_columns + 1)), replace=False))
+            for _ in range(n_passages)
+        ]
+    else:
+        passage_sets = [
+            {c for c in range(n_columns) if rng.random() < density} for _ in range(n_passages)
+        ]
     pool = WEIGHT_POOLS[draw(st.sampled_from(sorted(WEIGHT_POOLS)))]
     all_rank = draw(st.booleans())
     queries = []
@@ -122,6 +130,41 @@ def test_ties_at_the_kth_score_keep_the_lowest_passages():
         )
         assert out_offsets.tolist() == [0, 12]
         assert passages.tolist() == [40, 41, 42, 43, 44] + list(range(7))
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_passages_holding_only_light_terms_are_not_lost(k):
+    # after the two heaviest terms the best score is 4 (no passage holds both) and the
+    # three light terms left weigh 6 together: admission must go on, and passage 2
+    # (holding two light terms only) is the best
+    sets = [{0}, {1}, {2, 3}, {4}]
+    queries = [[(0, 4.0, True), (1, 3.0, True), (2, 3.0, True), (3, 3.0, True), (4, 0.5, True)]]
+    index, columns, weights, ranks, offsets = _arrays(sets, queries)
+    for prune, walk, check_cost, search_cost in PATHS:
+        out_offsets, passages, rank_scores, _ = top_candidates(
+            *index.postings, len(sets), columns, weights, offsets, k,
+            term_ranks=ranks, rows=index.rows, prune=prune, walk=walk,
+            check_cost=check_cost, search_cost=search_cost,
+        )
+        assert passages.tolist() == [2, 0][:k]
+        assert rank_scores.tolist() == [6.0, 4.0][:k]
+
+
+def test_sums_equal_in_query_order_tie_however_the_walk_rounded_them():
+    # in query order 0.2 + 0.1 + 0.7 == 0.3 + 0.7 == 1.0; heaviest first, 0.7 + 0.2 + 0.1
+    # rounds to 0.9999999999999999: the walk's sums must not decide the tie (passage 0,
+    # the lower, wins it)
+    sets = [{1, 3, 4}, {0, 4}, {2}]
+    queries = [[(0, 0.3, True), (1, 0.2, True), (2, 0.45, True), (3, 0.1, True), (4, 0.7, True)]]
+    index, columns, weights, ranks, offsets = _arrays(sets, queries)
+    for prune, walk, check_cost, search_cost in PATHS:
+        _, passages, rank_scores, _ = top_candidates(
+            *index.postings, len(sets), columns, weights, offsets, 1,
+            term_ranks=ranks, rows=index.rows, prune=prune, walk=walk,
+            check_cost=check_cost, search_cost=search_cost,
+        )
+        assert passages.tolist() == [0]
+        assert rank_scores.tolist() == [1.0]
 
 
 def test_light_long_lists_are_not_needed_to_find_the_best():
