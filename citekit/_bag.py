@@ -9,8 +9,9 @@ searches each distinct query column in the passage's sorted CSR row of the
 independent of the corpus size.
 
 :func:`top_candidates` finds each sentence's best passages for :meth:`IdfIndex.top_k
-<citekit.index.IdfIndex.top_k>` in one pass over the posting lists of its terms (and adds
-the weights of the terms that do not rank with one binary search per kept passage).
+<citekit.index.IdfIndex.top_k>` from the posting lists of its terms, heaviest first,
+skipping (MaxScore-style) what cannot reach the k best, and scores the passages kept from
+their rows in query order, so the result is bit for bit that of walking every list.
 :func:`factorize` maps token ids to vocabulary columns when the index is built, and
 :func:`rows_and_postings` builds the index's sorted rows and their transpose.
 """
@@ -494,7 +495,9 @@ def _top_candidates_kernel(
                         )
             if admitting:
                 if listed:
-                    n_touched = _add_new(posting_passages, lo, hi, weight, scores, touched, n_touched)
+                    n_touched = _add_new(
+                        posting_passages, lo, hi, weight, scores, touched, n_touched
+                    )
                 else:
                     _add_all(posting_passages, lo, hi, weight, scores)
             else:
@@ -633,11 +636,57 @@ def top_candidates(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The ``k`` passages with the largest summed term weight for every query.
 
-    Walks the posting lists of each query's ranking terms once, accumulating into a
-    dense scratch array (reset after each query), and keeps the best ``k`` (ties: lower
-    passage first). Weights must be positive. Terms whose ``term_ranks`` flag is False
-    do not find or rank passages; their weights are added to the full score of the
-    passages kept (a binary search in each kept passage's CSR row, ``rows``).
+    A passage's rank score is the sum of the weights of the query's ranking terms it
+    holds, added in query order; the best ``k`` are kept (equal scores: lower passage
+    first; weights must be positive). Terms whose ``term_ranks`` flag is False do not
+    find or rank passages; their weights are added to the full score of the passages
+    kept (found in each kept passage's CSR row, ``rows``).
+
+    The posting lists are accumulated into a dense scratch array (reset after each
+    query). With ``prune`` (and ``rows``), a query of three or more ranking terms is
+    walked heaviest term first (MaxScore order): once ``k`` passages score more than
+    the summed weight of the lists left, no passage outside them can reach the k-th
+    best, so the rest of the lists only update the passages still in the running (by a
+    binary search in their rows, or a walk of the list, whichever costs less), and the
+    passages that can no longer reach the k-th best are dropped as it rises. The kept
+    passages are then scored again in query order, so that ``offsets``, ``passages``
+    and both score arrays are bit for bit those of walking every list in query order;
+    every comparison on the walk's differently rounded sums carries a margin that can
+    only keep more passages.
+
+    Parameters
+    ----------
+    posting_pointers, posting_passages : ndarray of int64
+        The index's postings (CSR, passages ascending within each column).
+    n_passages : int
+        Number of passages.
+    term_columns, term_weights : ndarray
+        Column (``-1``: in no passage) and positive weight of every query term.
+    term_offsets : ndarray of int64
+        Query ``q`` owns terms ``term_offsets[q]:term_offsets[q + 1]``.
+    k : int
+        Passages per query.
+    term_ranks : ndarray of bool, optional
+        Whether each term ranks (default: all).
+    rows : tuple of two int64 arrays, optional
+        The index's CSR rows (columns sorted); needed when some terms do not rank and
+        for pruning.
+    scratch : _Scratch, optional
+        Scratch arrays to reuse across calls.
+    prune : bool
+        Whether to prune; never changes the result.
+    walk : {"auto", "listed", "scan"}
+        How the lists that admit passages are walked: each passage listed when first
+        touched, or weights added blind and the touched passages found by one scan of
+        the corpus (cheaper when the lists cover much of it); ``"auto"`` scans when the
+        lists' entries exceed half the corpus and nothing is pruned. Never changes the
+        result.
+    check_cost, search_cost : float
+        The cost model of pruning, in posting entries walked: a stop check (one pass
+        over the touched passages) is tried when the lists left are ``check_cost``
+        times longer than that pass; a list is searched in the candidates' rows instead
+        of walked when it is ``search_cost`` times longer than the candidates. Never
+        change the result (tests force every path with them).
 
     Returns
     -------
