@@ -154,8 +154,14 @@ def test_sums_equal_in_query_order_tie_however_the_walk_rounded_them():
     # in query order 0.2 + 0.1 + 0.7 == 0.3 + 0.7 == 1.0; heaviest first, 0.7 + 0.2 + 0.1
     # rounds to 0.9999999999999999: the walk's sums must not decide the tie (passage 0,
     # the lower, wins it)
-    sets = [{1, 3, 4}, {0, 4}, {2}]
     queries = [[(0, 0.3, True), (1, 0.2, True), (2, 0.45, True), (3, 0.1, True), (4, 0.7, True)]]
+    # alone, and behind a dozen passages scoring exactly 1.0 (so that the guessed floor
+    # of the best lands on the k-th best itself)
+    for sets in ([{1, 3, 4}, {0, 4}, {2}], [{1, 3, 4}] + [{0, 4}] * 12 + [{2}]):
+        _assert_lowest_wins(sets, queries)
+
+
+def _assert_lowest_wins(sets, queries):
     index, columns, weights, ranks, offsets = _arrays(sets, queries)
     for prune, walk, check_cost, search_cost in PATHS:
         _, passages, rank_scores, _ = top_candidates(
