@@ -217,7 +217,7 @@ def test_workload_corpus_matches_the_walk_everything_algorithm(monkeypatch):
     from citekit.pipeline import Pipeline
 
     workload = _workload()
-    documents = workload.make_documents(150, seed=3)
+    documents = workload.make_documents(300, seed=3)
     pipe = Pipeline()
     corpus = pipe.prepare(documents)
     calls = []
