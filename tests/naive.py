@@ -323,3 +323,49 @@ def naive_range_rows(columns, starts, ends):
 def naive_transpose(rows, n_columns):
     """Column ``c``: the rows holding ``c``, ascending."""
     return [[p for p, row in enumerate(rows) if c in row] for c in range(n_columns)]
+
+
+def naive_top_candidates_in_order(
+    posting_pointers, posting_passages, rows, n_passages, term_columns, term_weights,
+    term_ranks, term_offsets, k,
+):
+    """The algorithm of ``citekit._bag.top_candidates`` before pruning, step by step, to
+    compare its arrays bit for bit.
+
+    A passage's rank score is its ranking terms' weights added one at a time, in query
+    order, to 0.0 (every posting list walked in full); its full score adds, in query
+    order, the weights of the non-ranking terms its row holds. The ``k`` best by larger
+    rank score, then lower passage. Returns ``(offsets, passages, rank_scores, scores)``.
+    """
+    import numpy as np
+
+    row_pointers, row_columns = rows
+    offsets, passages, rank_scores, scores = [0], [], [], []
+    for query in range(len(term_offsets) - 1):
+        terms = range(term_offsets[query], term_offsets[query + 1])
+        totals = np.zeros(n_passages)
+        for term in terms:
+            column = term_columns[term]
+            if column >= 0 and term_ranks[term]:
+                lo, hi = posting_pointers[column], posting_pointers[column + 1]
+                # a posting list names each passage once: one rounded addition each
+                totals[posting_passages[lo:hi]] += term_weights[term]
+        touched = np.flatnonzero(totals)
+        best = touched[np.lexsort((touched, -totals[touched]))][: max(k, 0)]
+        for passage in best.tolist():
+            row = set(row_columns[row_pointers[passage] : row_pointers[passage + 1]].tolist())
+            full = totals[passage]
+            for term in terms:
+                column = term_columns[term]
+                if column >= 0 and not term_ranks[term] and column in row:
+                    full += term_weights[term]
+            passages.append(passage)
+            rank_scores.append(totals[passage])
+            scores.append(full)
+        offsets.append(len(passages))
+    return (
+        np.array(offsets, dtype=np.int64),
+        np.array(passages, dtype=np.int64),
+        np.array(rank_scores, dtype=np.float64),
+        np.array(scores, dtype=np.float64),
+    )
