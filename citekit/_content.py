@@ -424,6 +424,24 @@ def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _answer_value(
+    text: str, start: int, end: int
+) -> tuple[str | None, str, int, int, str]:
+    """What :func:`find_conflicts` needs of an answer value: its key (None when it is part
+    of a range), class, span and kind."""
+    surface = text[start:end]
+    if _RANGE.search(surface) or _in_range(text, start, end):
+        return None, "", start, end, ""
+    a_start, a_end = _value_span(text, start, end)
+    return (
+        value_key(surface),
+        value_class(text, start, end),
+        a_start,
+        a_end,
+        value_kind(text, start, end),
+    )
+
+
 def find_conflicts(
     answer_text: str,
     answer_ids: np.ndarray,
@@ -436,6 +454,7 @@ def find_conflicts(
     blocks: Any,
     source_offset: int = 0,
     answer_values: Sequence[bool] | None = None,
+    answer_cache: dict[int, Any] | None = None,
 ) -> list[Conflict]:
     """Values of the answer that face a different value at the aligned evidence position.
 
@@ -456,6 +475,9 @@ def find_conflicts(
     answer_values : sequence of bool, optional
         Which answer tokens are values (:func:`value_mask`), when the caller already knows
         (one sentence is checked against many passages).
+    answer_cache : dict, optional
+        Filled with what is learnt about the answer's values; pass the same dict for every
+        passage a sentence is checked against (keys are positions in ``answer_ids``).
 
     Returns
     -------
@@ -517,27 +539,29 @@ def find_conflicts(
         for i, j in zip(region_values, source_values):
             if answer_ids[i] == source_ids[j] or (i, j) in seen:
                 continue
-            answer_value = answer_text[int(answer_starts[i]) : int(answer_ends[i])]
-            source_value = source_text[int(source_starts[j]) : int(source_ends[j])]
-            if value_key(answer_value) == value_key(source_value):
+            answer = None if answer_cache is None else answer_cache.get(i)
+            if answer is None:
+                answer = _answer_value(answer_text, int(answer_starts[i]), int(answer_ends[i]))
+                if answer_cache is not None:
+                    answer_cache[i] = answer
+            key, answer_class, a_start, a_end, kind = answer
+            if key is None:  # part of a range
+                continue
+            source_start, source_end = int(source_starts[j]), int(source_ends[j])
+            source_value = source_text[source_start:source_end]
+            if key == value_key(source_value):
                 continue
             # a range ("2018-2019", "80 to 85") is not one value to contradict
-            if _RANGE.search(answer_value) or _RANGE.search(source_value):
+            if _RANGE.search(source_value) or _in_range(source_text, source_start, source_end):
                 continue
-            if _in_range(answer_text, int(answer_starts[i]), int(answer_ends[i])) or _in_range(
-                source_text, int(source_starts[j]), int(source_ends[j])
-            ):
-                continue
-            answer_class = value_class(answer_text, int(answer_starts[i]), int(answer_ends[i]))
-            if answer_class != value_class(source_text, int(source_starts[j]), int(source_ends[j])):
+            if answer_class != value_class(source_text, source_start, source_end):
                 continue
             seen.add((i, j))
-            a_start, a_end = _value_span(answer_text, int(answer_starts[i]), int(answer_ends[i]))
-            s_start, s_end = _value_span(source_text, int(source_starts[j]), int(source_ends[j]))
+            s_start, s_end = _value_span(source_text, source_start, source_end)
             conflicts.append(
                 _unchecked(  # every field is a str or a Python int, the range is ordered
                     Conflict,
-                    kind=value_kind(answer_text, int(answer_starts[i]), int(answer_ends[i])),
+                    kind=kind,
                     answer_text=answer_text[a_start:a_end],
                     answer_char_start=a_start,
                     answer_char_end=a_end,

@@ -1114,6 +1114,7 @@ class Pipeline:
         ranked = list(dict.fromkeys(pool + by_score))
         covered_by = passage_covered
         answer_values: list[bool] | None = None  # which tokens are values, when needed
+        answer_cache: dict[int, Any] = {}  # what find_conflicts learns about them
         no_tokens = np.zeros(n_tokens, dtype=bool)
         for pair, covered in covered_by.items():
             block_lo = int(context.rows.block_offsets[pair])
@@ -1167,6 +1168,7 @@ class Pipeline:
                         blocks,
                         source_offset=base,
                         answer_values=answer_values,
+                        answer_cache=answer_cache,
                     )
                 )
                 for conflict in conflicts:
