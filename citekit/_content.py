@@ -225,15 +225,19 @@ def coverage_weights(folded: Any, content: np.ndarray) -> np.ndarray:
     """
     return np.array(
         [
-            (
-                (VALUE_WEIGHT if _has_digit(text) else 1.0)
-                if is_content
-                else (FUNCTION_WORD_WEIGHT if _has_alnum(text) else 0.0)
-            )
+            _token_weight(text, is_content)
             for text, is_content in zip(folded, np.asarray(content).tolist())
         ],
         dtype=np.float64,
     ).reshape(-1)
+
+
+@lru_cache(maxsize=1 << 16)
+def _token_weight(folded: str, is_content: bool) -> float:
+    """One token's weight in :func:`coverage_weights` (tokens repeat: cached)."""
+    if is_content:
+        return VALUE_WEIGHT if _has_digit(folded) else 1.0
+    return FUNCTION_WORD_WEIGHT if _has_alnum(folded) else 0.0
 
 
 # reference markers that generated answers carry: [1], [2, 3], [4-6], [^1], 【3†source】
@@ -279,6 +283,7 @@ def content_mask(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     )
 
 
+@lru_cache(maxsize=1 << 16)
 def _is_value(surface: str) -> bool:
     folded = surface.casefold()
     if folded == "may":  # the month, not the verb
