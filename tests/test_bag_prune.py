@@ -3,8 +3,6 @@ the walk-everything algorithm it replaced (``naive_top_candidates_in_order``) an
 candidates the definition gives (``naive_top_candidates``), on every path of the kernel:
 pruned or not, both walks, forced stop checks, binary searches or list walks."""
 
-import importlib.util
-import os
 
 import numpy as np
 import pytest
@@ -201,22 +199,11 @@ def test_bad_walk_is_refused():
                        walk="sideways")
 
 
-def _workload():
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(os.path.dirname(here), "benchmarks", "workload.py")
-    spec = importlib.util.spec_from_file_location("citekit_test_workload_bag", path)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_workload_corpus_matches_the_walk_everything_algorithm(monkeypatch):
+def test_workload_corpus_matches_the_walk_everything_algorithm(monkeypatch, workload):
     # the pipeline's own retrieval calls on a benchmark corpus (IDF weights, content
     # words ranking, k = max_candidates_lexical), recorded and replayed on every path
     from citekit.pipeline import Pipeline
 
-    workload = _workload()
     documents = workload.make_documents(300, seed=3)
     pipe = Pipeline()
     corpus = pipe.prepare(documents)

@@ -3,8 +3,6 @@ character table against Python's own ``str`` methods, and the array API."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
 import sys
 import threading
@@ -140,18 +138,7 @@ def test_known_cases_match_reference(text, split_on_newlines):
         spans_equal_reference(text, abbreviations, (), split_on_newlines)
 
 
-def _workload():
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(os.path.dirname(here), "benchmarks", "workload.py")
-    spec = importlib.util.spec_from_file_location("citekit_test_workload", path)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_benchmark_workload_documents_match_reference():
-    workload = _workload()
+def test_benchmark_workload_documents_match_reference(workload):
     documents = workload.make_documents(200, seed=2)
     answers = [workload.make_answer(documents, seed=seed)["answer"] for seed in range(20)]
     for text in [document["text"] for document in documents] + answers:
