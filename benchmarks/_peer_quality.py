@@ -39,10 +39,10 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # standard library's
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 
-import json
-import re
-import time
-from typing import Any
+import json  # noqa: E402
+import re  # noqa: E402
+import time  # noqa: E402
+from typing import Any  # noqa: E402
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 

@@ -101,7 +101,9 @@ for size in ("100", "1000"):
     repeats = data["repeats_e2e_" + size]
     times = []
     for item in answers[:repeats]:
-        t0 = time.perf_counter(); align_citations(item["answer"], sources); times.append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        align_citations(item["answer"], sources)
+        times.append((time.perf_counter() - t0) * 1000)
     out["e2e_" + size] = statistics.median(times)
     corpus = PreparedCitationCorpus.from_sources(sources)
     per_sentence = []
@@ -112,7 +114,9 @@ for size in ("100", "1000"):
 times = []
 for item in data["rag"]:
     sources = docs(item["documents"])
-    t0 = time.perf_counter(); align_citations(item["answer"], sources); times.append((time.perf_counter() - t0) * 1000)
+    t0 = time.perf_counter()
+    align_citations(item["answer"], sources)
+    times.append((time.perf_counter() - t0) * 1000)
 out["rag"] = statistics.median(times)
 print(json.dumps(out))
 """
@@ -256,11 +260,13 @@ def main(argv: list[str] | None = None) -> int:
         ("corpus resident memory, 1,000 docs (MB)", "corpus_resident_mb"),
     ]
     print(
-        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}"
     )
     chars = sum(len(d["text"]) for d in data["docs1000"])
     print(
-        f"# 1,000 docs = {chars / 1e6:.1f} M characters; {len(data['answers1000'])} answers of 5 sentences; "
+        f"# 1,000 docs = {chars / 1e6:.1f} M characters; "
+        f"{len(data['answers1000'])} answers of 5 sentences; "
         f"{len(data['rag'])} RAG calls"
     )
     print(f"{'measure':44s} {'citekit':>10s} {'cite-right':>11s} {'ratio':>8s}")
@@ -268,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         mine, theirs = ours.get(key), peer.get(key)
         ratio = f"{theirs / mine:7.1f}x" if mine and theirs else "n/a"
         print(
-            f"{label:44s} {mine:10.2f} {theirs if theirs is not None else float('nan'):11.2f} {ratio:>8s}"
+            f"{label:44s} {mine:10.2f} "
+            f"{theirs if theirs is not None else float('nan'):11.2f} {ratio:>8s}"
         )
     growth = ours["prepared_1000"] / ours["prepared_100"]
     print(f"citekit per-sentence growth 100 -> 1,000 docs: {growth:.2f}x")

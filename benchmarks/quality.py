@@ -51,13 +51,13 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 sys.path.insert(0, os.path.dirname(_HERE))  # the repository's citekit
 
-import argparse
-import json
-import re
-import subprocess
-import time
-from pathlib import Path
-from typing import Any
+import argparse  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -365,7 +365,8 @@ def render(
         "whole answer in, answer spans mapped to the annotated units by overlap; metric "
         "definitions in ``citekit.evaluate``). Best value in bold. The support score ranked by "
         "AUROC is each library's own confidence (citekit: the weighted share of the sentence "
-        "covered by its evidence, the quantity its status is decided on; cite-right: the best citation's answer coverage). citeglow "
+        "covered by its evidence, the quantity its status is decided on; cite-right: the best "
+        "citation's answer coverage). citeglow "
         "has no status: a sentence counts as supported when citeglow highlights something for "
         "it, and its score is the share of the sentence's words inside the highlights. Peers "
         "report no unsupported words; theirs are the words of a cited sentence absent from its "

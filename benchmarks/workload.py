@@ -129,7 +129,10 @@ def _sentence(rng: random.Random) -> str:
     verb = rng.choice(_VERBS_UP if up else _VERBS_DOWN)
     template = rng.randrange(5)
     if template == 0:
-        return f"{when}, {subject} at {org} in {place} {verb} {rng.randint(1, 40)}% {rng.choice(_REASONS)}."
+        return (
+            f"{when}, {subject} at {org} in {place} {verb} {rng.randint(1, 40)}% "
+            f"{rng.choice(_REASONS)}."
+        )
     if template == 1:
         amount = f"${_number(rng)} million" if rng.random() < 0.5 else f"€{rng.randint(10, 990)}"
         return f"{org} reported that {subject} {verb} to {amount} {rng.choice(_REASONS)}."
@@ -140,7 +143,8 @@ def _sentence(rng: random.Random) -> str:
         )
     if template == 3:
         return (
-            f"According to the annual report, {org} spent ${_number(rng)} on a {rng.choice(['two', 'three', 'five'])}-year "
+            f"According to the annual report, {org} spent ${_number(rng)} on a "
+            f"{rng.choice(['two', 'three', 'five'])}-year "
             f"programme in {place}, and {subject} {verb} {rng.randint(1, 25)}.{rng.randint(0, 9)}%."
         )
     return rng.choice(_EXTRAS)
@@ -159,7 +163,8 @@ _WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
 def _invented(rng: random.Random) -> str:
     """A claim no generated document makes (its words are not in the documents' vocabulary)."""
     return (
-        f"The mayor of {rng.choice(_PLACES)} unveiled a {rng.choice(['small', 'bold', 'quiet'])} museum "
+        f"The mayor of {rng.choice(_PLACES)} unveiled a "
+        f"{rng.choice(['small', 'bold', 'quiet'])} museum "
         f"about {rng.choice(_INVENTED_TOPICS)} on {rng.choice(_WEEKDAYS)}, attracting "
         f"{rng.randint(2, 90)}0 visitors."
     )
