@@ -3,10 +3,10 @@
 For every (sentence, passage) pair the pipeline needs, before aligning, how many of the
 sentence's tokens the passage contains (all tokens and content tokens, counted with
 their multiplicity in the sentence) and how many DISTINCT content tokens. These bound
-what an alignment can achieve, so hopeless pairs are never aligned. The kernel binary-
-searches each distinct query column in the passage's sorted CSR row of the
-:class:`~citekit.index.IdfIndex`: cost per pair is ``distinct tokens x log(row length)``,
-independent of the corpus size.
+what an alignment can achieve, so hopeless pairs are never aligned. The kernel marks the
+sentence's columns in a per-column slot array once per sentence and scans the passage's
+CSR row of the :class:`~citekit.index.IdfIndex`: cost per pair is one look-up per word of
+the passage, independent of the corpus size.
 
 :func:`top_candidates` finds each sentence's best passages for :meth:`IdfIndex.top_k
 <citekit.index.IdfIndex.top_k>` by walking the posting lists of its terms and partitioning
