@@ -4,16 +4,19 @@ One pass over the text's code units finds the tokens and hashes their keys (FNV-
 :func:`~citekit.tokenizers.simple.token_id` does in Python), so no Python object is made
 per token. The kernel reads ASCII, and the non-ASCII characters that ``simple.py`` gives
 kernel codes (typographic punctuation read as its ASCII stand-in, currency symbols read as
-codes above 127); any other character separates tokens and is counted, so that the caller
-knows whether the text needs its general path. Imported only when the first text is
-tokenized, so that importing citekit (or the tokenizer module) does not import numba. The
-rules match the general path; ``tests/test_tokenizer_simple.py`` checks the kernel against
-a plain-Python reference and against the general path.
+codes above 127, and about a thousand Latin, Greek and Cyrillic letters whose fold is
+context-free: ``é``, ``ß``, ``œ``, ``ж``); any other character separates tokens and is
+counted, so that the caller knows whether the text needs its general path. Imported only
+when the first text is tokenized, so that importing citekit (or the tokenizer module) does
+not import numba. The rules match the general path; ``tests/test_tokenizer_simple.py``
+checks the kernel against a plain-Python reference and against the general path.
 
-Everything the kernel needs to know about a code unit is in one ``uint32`` entry of a
-65,536-entry table (:func:`unit_table`): its kernel code, its byte in a token key (the
-case-folded letter or digit, 0 for a character that is no letter or digit) and its
-character class. One load per character, no branch on the configuration in the loop.
+Everything the kernel needs to know about a code unit is in one ``int64`` entry of a
+65,536-entry table (:func:`unit_table`): its kernel code, its character class and what it
+adds to a token's key, as up to five UTF-8 bytes (the case-folded ASCII letter or digit;
+for ``É`` with case-folding the two bytes of ``é``, for ``ß`` ``ss``; 0 for a character
+that is no letter or digit). One load per character, no branch on the configuration in the
+loop.
 """
 
 from __future__ import annotations
@@ -33,16 +36,19 @@ _MASK = np.uint64(_ID_MASK)
 # kernel counts them); the other codes in use are ASCII and the currency symbols from 128.
 OTHER = _OTHER_CODE
 
-# Character classes: bits of an entry's third byte.
-_WORD = 1  # ASCII letter or digit: part of a word or number
+# Character classes: bits of an entry's second byte.
+_WORD = 1  # letter or ASCII digit: part of a word or number
 _DIGIT = 2  # ASCII digit
 _SYMBOL = 4  # a token of its own ("$", "%", currency symbols)
 _DIGIT_JOINER = 8  # "." and ",": inside a token between two digits
 _WORD_JOINER = 16  # "'" and "-": inside a token between two letters or digits
 _THOUSANDS = 32  # "," when thousands separators are left out of keys
 _STARTS_TOKEN = _WORD | _SYMBOL
-_CLASS_SHIFT = 16
-_KEY_SHIFT = 8
+_CLASS_SHIFT = 8
+_KEY_SHIFT = 16
+# A key of up to 5 UTF-8 bytes fits above the code and class of an int64 entry, below its
+# sign bit (no UTF-8 byte is 0, so the key's length is where its bytes end).
+MAX_KEY_BYTES = 5
 
 # Layout of the id table: symbol ids by kernel code, then the two words of the plural
 # filter, then the plural currency ids, then their singular ids.
@@ -51,9 +57,13 @@ _PLURALS = 258
 
 
 def unit_table(
-    unit_codes: np.ndarray, symbol_ids: np.ndarray, casefold: bool, fold_numbers: bool
+    unit_codes: np.ndarray,
+    symbol_ids: np.ndarray,
+    casefold: bool,
+    fold_numbers: bool,
+    letter_keys: dict[int, bytes],
 ) -> np.ndarray:
-    """The kernel's entry for each UTF-16 code unit (``uint32[65536]``).
+    """The kernel's entry for each UTF-16 code unit (``int64[65536]``).
 
     Parameters
     ----------
@@ -67,24 +77,35 @@ def unit_table(
         Whether keys hold ASCII letters lower-cased.
     fold_numbers : bool
         Whether a thousands separator is left out of a number's key.
+    letter_keys : dict of int to bytes
+        The non-ASCII letters the kernel reads, by code unit: the UTF-8 bytes they add to
+        a token's key (1 to :data:`MAX_KEY_BYTES`).
 
     Returns
     -------
     numpy.ndarray
-        Entries ``code | key << 8 | class << 16``.
+        Entries ``code | class << 8 | key << 16``, the key's first byte lowest; ASCII
+        letters and digits have a one-byte key, characters that are no letter or digit
+        the key 0.
 
     Examples
     --------
     >>> codes = np.full(65536, OTHER, dtype=np.uint8)
     >>> codes[:128] = np.arange(128)
-    >>> table = unit_table(codes, np.zeros(256, np.int64), casefold=True, fold_numbers=True)
-    >>> entry = int(table[ord("A")])  # code "A", key byte "a", class _WORD
-    >>> chr(entry & 255), chr(entry >> 8 & 255), entry >> 16 == _WORD
-    ('A', 'a', True)
-    >>> int(table[ord("é")]) == OTHER  # no code, no key, no class
+    >>> codes[ord("ß")] = 254
+    >>> table = unit_table(
+    ...     codes, np.zeros(256, np.int64), casefold=True, fold_numbers=True,
+    ...     letter_keys={ord("ß"): b"ss"},
+    ... )
+    >>> entry = int(table[ord("A")])  # code "A", class _WORD, key byte "a"
+    >>> chr(entry & 255), entry >> 8 & 255 == _WORD, chr(entry >> 16)
+    ('A', True, 'a')
+    >>> (int(table[ord("ß")]) >> 16).to_bytes(2, "little")
+    b'ss'
+    >>> int(table[ord("é")]) == OTHER  # not given: no code, no key, no class
     True
     """
-    classes = np.zeros(256, dtype=np.uint32)
+    classes = np.zeros(256, dtype=np.int64)
     digits = np.frombuffer(b"0123456789", dtype=np.uint8)
     letters = np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", np.uint8)
     classes[letters] = _WORD
@@ -93,16 +114,25 @@ def unit_table(
     classes[ord(",")] = _DIGIT_JOINER | (_THOUSANDS if fold_numbers else 0)
     classes[ord("'")] = classes[ord("-")] = _WORD_JOINER
     classes[symbol_ids != 0] = _SYMBOL
-    keys = np.zeros(256, dtype=np.uint32)
+    keys = np.zeros(256, dtype=np.int64)
     keys[letters] = letters
     if casefold:
         keys[letters[26:]] += 32
     keys[digits] = digits
-    return (
-        unit_codes.astype(np.uint32)
-        | keys[unit_codes] << _KEY_SHIFT
+    table = (
+        unit_codes.astype(np.int64)
         | classes[unit_codes] << _CLASS_SHIFT
+        | keys[unit_codes] << _KEY_SHIFT
     )
+    for unit, key in letter_keys.items():
+        if not 0 < len(key) <= MAX_KEY_BYTES or 0 in key:
+            raise ValueError(f"letter_keys: the key of {unit} must be 1 to 5 non-zero bytes")
+        table[unit] = (
+            int(unit_codes[unit])
+            | _WORD << _CLASS_SHIFT
+            | int.from_bytes(key, "little") << _KEY_SHIFT
+        )
+    return table
 
 
 def id_table(
@@ -216,20 +246,31 @@ def kernel_tokens(
         else:
             value = _OFFSET
             while True:
-                # the letters and digits of a run
+                # the letters and digits of a run, hashed by their first key byte; keys
+                # with more bytes (non-ASCII letters) are rare, so a run holding any is
+                # hashed again, whole, instead of testing every character's key length
+                run_start, run_value, long_keys = position, value, 0
                 while position < n_units:
-                    key = (_entry(units, position, table) >> _KEY_SHIFT) & 255
+                    key = _entry(units, position, table) >> _KEY_SHIFT
                     if key == 0:
                         break
-                    value = (value ^ np.uint64(key)) * _PRIME
+                    value = (value ^ np.uint64(key & 255)) * _PRIME
+                    long_keys |= key
                     position += 1
+                if long_keys > 255:
+                    value = run_value
+                    for index in range(run_start, position):
+                        key = _entry(units, index, table) >> _KEY_SHIFT
+                        while key != 0:
+                            value = (value ^ np.uint64(key & 255)) * _PRIME
+                            key >>= 8
                 # a joiner stays inside between two digits ('.', ',') or between two
                 # letters or digits ("'", '-'); the character before it is one (the run)
                 if position + 1 >= n_units:
                     break
                 entry = _entry(units, position, table)
-                joiner = entry >> _CLASS_SHIFT
-                after = _entry(units, position + 1, table) >> _CLASS_SHIFT
+                joiner = (entry >> _CLASS_SHIFT) & 255
+                after = (_entry(units, position + 1, table) >> _CLASS_SHIFT) & 255
                 if joiner & _DIGIT_JOINER:
                     if not (after & _DIGIT and _is_digit(units, position - 1, table)):
                         break

@@ -27,22 +27,28 @@ tokenized before. FNV-1a is not cryptographic (keys crafted to collide can be fo
 for natural tokens a collision is about as likely as two random 63-bit numbers being
 equal; the tests check a 30,000-word vocabulary and 400,000 generated keys.
 
-Spans index the text AS PASSED. ASCII text, and English whose only non-ASCII characters
-are typographic quotes, apostrophes, dashes and spaces (replaced one for one by ASCII
-characters with the same effect on tokens) and currency symbols (tokens of their own,
-like ``$``), goes through a numba kernel that finds tokens and hashes their keys in one
-pass; ASCII is NFKC-invariant and lower-casing keeps its length, so no offset map is
-needed. The kernel reads the text as one code unit per character (its ASCII bytes, else
-UTF-16 when every character is in the Basic Multilingual Plane, else UTF-32) and counts
-the characters it cannot read, so the same pass tells whether the text needs more.
+Spans index the text AS PASSED. Text whose characters are ASCII, typographic quotes,
+apostrophes, dashes and spaces (replaced one for one by ASCII characters with the same
+effect on tokens), currency symbols (tokens of their own, like ``$``) and the common
+precomposed Latin, Greek and Cyrillic letters (``é``, ``ß``, ``œ``, ``ø``, ``ж``:
+:func:`_kernel_letters`) goes through a numba kernel that finds tokens and hashes their
+keys in one pass. No offset map is needed: each of those characters is a normalization
+unit and a grapheme cluster of its own, its fold (NFKC, case-folding) depends on no
+neighbour, and the general path maps all of its fold (``ß`` -> ``ss``, ``Ĳ`` -> ``ij``)
+back to it, so a token's span is that of its characters and its key the concatenation of
+their folds, which the kernel's table holds as UTF-8 bytes. The kernel reads the text as
+one code unit per character (its ASCII bytes, else UTF-16 when every character is in the
+Basic Multilingual Plane, else UTF-32) and counts the characters it cannot read, so the
+same pass tells whether the text needs more.
 Other text goes through the general path: :func:`citekit.normalize.normalize_text`, a
 token pattern on the normalized text, and the map back; spans are then widened to whole
 grapheme clusters of the original text (when normalization moved a cluster boundary, as
 NFKC does to Thai ``ำ``) and overlapping tokens merged.
 
-Mixed text (English with a few ``é``, ``東`` or emoji) is cut so that only the stretches
-around the characters the kernel cannot read take the general path, with the same result
-as the general path on the whole text. A *cut point* is a position ``p`` such that
+Mixed text (a few ``東``, emoji, combining marks or ``ŀ`` among kernel text) is cut so
+that only the stretches around the characters the kernel cannot read take the general
+path, with the same result as the general path on the whole text. A *cut point* is a
+position ``p`` such that
 
 - ``text[p - 1]`` is ASCII whitespace (space, tab, line feed, carriage return, form
   feed, vertical tab), but not a carriage return before a line feed at ``p`` (one
@@ -82,6 +88,7 @@ from citekit.normalize import (
     THOUSANDS_COMMA_RE,
     NormalizerConfig,
     _attaches,
+    _fold_string,
     normalize_text,
     symbol_word,
 )
@@ -134,15 +141,20 @@ _JOINS_NEXT = (
 
 
 @lru_cache(maxsize=1)
-def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any]:
-    """Token pattern, the two suspect finders, grapheme cluster, Prepend (compiled lazily)."""
-    import regex  # only needed for non-ASCII text
+def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any, Any]:
+    """Token pattern, the two suspect finders, grapheme cluster, Prepend, no-space scripts.
+
+    Compiled lazily (the ``regex`` module is only needed for non-ASCII text and to build
+    the kernel's table).
+    """
+    import regex
 
     return (
         regex.compile(_TOKEN_PATTERN, regex.VERSION1),
         (regex.compile(_JOINS_PREVIOUS), regex.compile(_JOINS_NEXT)),
         regex.compile(r"\X"),
         regex.compile(r"\p{Grapheme_Cluster_Break=Prepend}"),
+        regex.compile(rf"[{_NO_SPACE_SCRIPTS}]"),
     )
 
 
@@ -249,6 +261,72 @@ _KERNEL_CODES = {char: ord(ascii) for char, ascii in _TYPOGRAPHIC_TO_ASCII.items
 # module imports numba): they separate tokens there, and the pieces of the text around
 # them take the general path.
 _OTHER_CODE = 255
+# The kernel code of the non-ASCII letters it reads (_kernel_letters); their entries in
+# the kernel's table carry the UTF-8 bytes of their key.
+_LETTER_CODE = 254
+# Where the kernel looks for letters it can read: Latin-1 Supplement letters, Latin
+# Extended-A and -B, Greek, Cyrillic, Latin Extended Additional (Vietnamese).
+_LETTER_CANDIDATES = (
+    (0x00AA, 0x00AA),
+    (0x00B5, 0x00B5),
+    (0x00BA, 0x00BA),
+    (0x00C0, 0x024F),
+    (0x0370, 0x03FF),
+    (0x0400, 0x04FF),
+    (0x1E00, 0x1EFF),
+)
+# A letter's key bytes share a 64-bit table entry with its code and class (_ascii_kernel).
+_MAX_LETTER_KEY_BYTES = 5
+
+
+def _letter_key(char: str, nfkc: bool, casefold: bool, numbers: bool) -> str:
+    """What ``char`` alone contributes to a token's key: its fold, with ``ʼ`` read as ``'``."""
+    return _fold_string(char, nfkc, casefold, numbers).translate(_KEY_TRANSLATION)
+
+
+@lru_cache(maxsize=1)
+def _kernel_letters() -> tuple[str, ...]:
+    """The non-ASCII letters the kernel reads, in code point order.
+
+    A candidate letter is read if, alone, it is a normalization unit and a grapheme
+    cluster of its own whatever its neighbours are (no combining class, no composition
+    with the character before it, no cluster extension either way), and if under every
+    switch setting its fold (NFKC, case-folding, script digits, as the general path
+    computes it for a unit of one character) is one or more letters, possibly with
+    combining marks after the first, none of a script tokenized per character, whose key
+    fits in ``_MAX_LETTER_KEY_BYTES`` UTF-8 bytes. Then the general path reads the
+    letter's whole fold inside the word around it, maps it back to the letter alone, and
+    the token's key is the concatenation of its characters' keys: what the kernel
+    computes. ``ß`` (``ss``), ``Ĳ`` (``IJ`` under NFKC), ``ŉ`` (``ʼn``), ``µ`` (Greek
+    ``μ``) and ``ſ`` (``s``) are read; ``ŀ`` is not (NFKC gives ``l·``, which ends a word).
+    """
+    import unicodedata
+
+    joins_previous, joins_next = _regexes()[1]
+    no_space_script = _regexes()[4]
+    settings = [(n, c, d) for n in (True, False) for c in (True, False) for d in (True, False)]
+    letters = []
+    for first, last in _LETTER_CANDIDATES:
+        for code_point in range(first, last + 1):
+            char = chr(code_point)
+            if not unicodedata.category(char).startswith("L"):
+                continue
+            if _attaches(char) or joins_previous.match(char) or joins_next.match(char):
+                continue
+            for nfkc, casefold, numbers in settings:
+                folded = _fold_string(char, nfkc, casefold, numbers)
+                if (
+                    not folded
+                    or not unicodedata.category(folded[0]).startswith("L")
+                    or any(unicodedata.category(c)[0] not in "LM" for c in folded)
+                    or no_space_script.search(folded)
+                    or len(_letter_key(char, nfkc, casefold, numbers).encode("utf-8"))
+                    > _MAX_LETTER_KEY_BYTES
+                ):
+                    break
+            else:
+                letters.append(char)
+    return tuple(letters)
 
 
 @lru_cache(maxsize=1)
@@ -258,6 +336,7 @@ def _unit_codes() -> np.ndarray:
     codes[:128] = np.arange(128, dtype=np.uint8)
     for char, code in _KERNEL_CODES.items():
         codes[ord(char)] = code
+    codes[[ord(letter) for letter in _kernel_letters()]] = _LETTER_CODE
     return codes
 
 
@@ -670,7 +749,15 @@ def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray]:
     from citekit.tokenizers._ascii_kernel import id_table, kernel_tokens, unit_table
 
     symbol_ids, plural_ids, singular_ids = SimpleTokenizer(config)._make_ascii_tables()
-    table = unit_table(_unit_codes(), symbol_ids, config.casefold, config.normalize_numbers)
+    letter_keys = {
+        ord(letter): _letter_key(
+            letter, config.nfkc, config.casefold, config.normalize_numbers
+        ).encode("utf-8")
+        for letter in _kernel_letters()
+    }
+    table = unit_table(
+        _unit_codes(), symbol_ids, config.casefold, config.normalize_numbers, letter_keys
+    )
     ids = id_table(symbol_ids, plural_ids, singular_ids)
     table.flags.writeable = ids.flags.writeable = False
     return kernel_tokens, table, ids
