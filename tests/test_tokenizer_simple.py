@@ -387,6 +387,16 @@ def test_kernel_letters():
     assert {chr(unit) for unit in np.flatnonzero(codes == simple_module._LETTER_CODE)} == letters
 
 
+@pytest.mark.parametrize("key", [b"", b"abcdef", b"a\x00"])
+def test_unit_table_refuses_keys_it_cannot_hold(key):
+    from citekit.tokenizers._ascii_kernel import unit_table
+
+    with pytest.raises(ValueError, match="letter_keys"):
+        unit_table(
+            simple_module._unit_codes(), np.zeros(256, np.int64), True, True, {0xE9: key}
+        )
+
+
 ALL_CONFIGS = [TokenizerConfig(*flags) for flags in itertools.product([True, False], repeat=5)]
 # a letter in the places where token rules could treat it differently from an ASCII letter
 LETTER_CONTEXTS = [

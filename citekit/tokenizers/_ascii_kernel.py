@@ -24,7 +24,13 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
-from citekit.tokenizers.simple import _FNV_OFFSET, _FNV_PRIME, _ID_MASK, _OTHER_CODE
+from citekit.tokenizers.simple import (
+    _FNV_OFFSET,
+    _FNV_PRIME,
+    _ID_MASK,
+    _MAX_LETTER_KEY_BYTES,
+    _OTHER_CODE,
+)
 
 __all__ = ["OTHER", "id_table", "kernel_tokens", "unit_table", "warmup"]
 
@@ -48,7 +54,7 @@ _CLASS_SHIFT = 8
 _KEY_SHIFT = 16
 # A key of up to 5 UTF-8 bytes fits above the code and class of an int64 entry, below its
 # sign bit (no UTF-8 byte is 0, so the key's length is where its bytes end).
-MAX_KEY_BYTES = 5
+MAX_KEY_BYTES = _MAX_LETTER_KEY_BYTES
 
 # Layout of the id table: symbol ids by kernel code, then the two words of the plural
 # filter, then the plural currency ids, then their singular ids.
@@ -126,7 +132,10 @@ def unit_table(
     )
     for unit, key in letter_keys.items():
         if not 0 < len(key) <= MAX_KEY_BYTES or 0 in key:
-            raise ValueError(f"letter_keys: the key of {unit} must be 1 to 5 non-zero bytes")
+            raise ValueError(
+                f"letter_keys: the key of unit {unit} must be 1 to {MAX_KEY_BYTES} non-zero"
+                f" bytes, got {key!r}"
+            )
         table[unit] = (
             int(unit_codes[unit])
             | _WORD << _CLASS_SHIFT

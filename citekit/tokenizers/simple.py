@@ -275,7 +275,8 @@ _LETTER_CANDIDATES = (
     (0x0400, 0x04FF),
     (0x1E00, 0x1EFF),
 )
-# A letter's key bytes share a 64-bit table entry with its code and class (_ascii_kernel).
+# A letter's key bytes share a 64-bit table entry with its code and class (defined here,
+# as the kernel module imports numba).
 _MAX_LETTER_KEY_BYTES = 5
 
 
