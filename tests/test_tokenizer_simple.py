@@ -314,10 +314,10 @@ ASCII_TEXT = st.text(
 # non-ASCII letters the kernel reads: Latin-1, Latin Extended-A and -B, letters whose
 # fold has several characters or leaves their script, Greek, Cyrillic, Vietnamese
 LATIN_LETTERS = [chr(code_point) for code_point in range(0x00C0, 0x0250)]
-SPECIAL_LETTERS = "ßſµªºĲĳŉİıǅǄǰœŒæøÆØÐþ" + "ΣσςΆάϐϴЖжЁёẞẖẚệỗ"
+SPECIAL_LETTERS = "ßſµªºĲĳŉİıǅǄǰœŒæøÆØÐþ" + "ΣσςΐΰΆάϐϴЖжЁёẞẖẚệỗ"
 # characters the kernel cannot read (BMP, beyond it, a lone surrogate, a combining mark, a
 # letter whose NFKC form holds punctuation) among its own
-UNREADABLE = set("ŀΐʼ東\u0301\U0001f600\ud800")
+UNREADABLE = set("ŀͺʼ東\u0301\U0001f600\ud800")
 KERNEL_TEXT = st.text(
     alphabet=st.sampled_from("aZ09 .,'-$%€£₿" + "".join(sorted(UNREADABLE)))
     | st.sampled_from(SPECIAL_LETTERS)
@@ -338,9 +338,9 @@ def kernel_run(tokenizer, units, scratch_tokens=None):
     """The kernel called directly, with a scratch buffer of ``scratch_tokens`` tokens."""
     if scratch_tokens is None:
         return tokenizer._kernel_tokens(units)
-    kernel_tokens, table, kernel_ids = simple_module._kernel(tokenizer.config)
+    kernel_tokens, table, kernel_ids, letter_keys = simple_module._kernel(tokenizer.config)
     scratch = np.full(3 * scratch_tokens, -1, dtype=np.int64)
-    return kernel_tokens(units, table, kernel_ids, scratch)
+    return kernel_tokens(units, table, kernel_ids, letter_keys, scratch)
 
 
 def unit_arrays(text):
@@ -380,21 +380,21 @@ def test_kernel_letters():
     }
     assert latin - letters == {"Ŀ", "ŀ"}
     assert set(SPECIAL_LETTERS) <= letters
-    # folds too long for a table entry without NFKC (υ, diaeresis and acute: 6 bytes)
-    assert "ΐ" not in letters and "ΰ" not in letters
+    # Greek: all but ͺ (NFKC: a space and a combining mark)
+    greek = {chr(cp) for cp in range(0x0370, 0x0400) if unicodedata.category(chr(cp))[0] == "L"}
+    assert greek - letters == {"ͺ"}
     assert len(letters) > 1000
     codes = simple_module._unit_codes()
     assert {chr(unit) for unit in np.flatnonzero(codes == simple_module._LETTER_CODE)} == letters
 
 
-@pytest.mark.parametrize("key", [b"", b"abcdef", b"a\x00"])
-def test_unit_table_refuses_keys_it_cannot_hold(key):
-    from citekit.tokenizers._ascii_kernel import unit_table
+@pytest.mark.parametrize("key", [b"", b"abcdefgh", b"a\x00"])
+def test_letter_key_table_refuses_keys_it_cannot_hold(key):
+    from citekit.tokenizers._ascii_kernel import letter_key_table
 
     with pytest.raises(ValueError, match="letter_keys"):
-        unit_table(
-            simple_module._unit_codes(), np.zeros(256, np.int64), True, True, {0xE9: key}
-        )
+        letter_key_table({0xE9: key})
+    assert letter_key_table({0xE9: b"abcdefg"})[0xE9] == int.from_bytes(b"abcdefg", "little")
 
 
 ALL_CONFIGS = [TokenizerConfig(*flags) for flags in itertools.product([True, False], repeat=5)]
@@ -856,7 +856,7 @@ def test_hybrid_path_on_huge_mixed_text():
 ACCENTED_TEXT = st.text(
     alphabet=st.sampled_from(LATIN_LETTERS)
     | st.sampled_from(SPECIAL_LETTERS)
-    | st.sampled_from(" \n\r-'.,5%$€’—\u0301\u0308\u0327ﬁﬀﬃŀΐ①ａ")
+    | st.sampled_from(" \n\r-'.,5%$€’—\u0301\u0308\u0327ﬁﬀﬃŀͺ①ａ")
     | st.characters(max_codepoint=0x24F)
     | st.characters(),
     max_size=40,

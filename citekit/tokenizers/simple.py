@@ -36,7 +36,7 @@ keys in one pass. No offset map is needed: each of those characters is a normali
 unit and a grapheme cluster of its own, its fold (NFKC, case-folding) depends on no
 neighbour, and the general path maps all of its fold (``ß`` -> ``ss``, ``Ĳ`` -> ``ij``)
 back to it, so a token's span is that of its characters and its key the concatenation of
-their folds, which the kernel's table holds as UTF-8 bytes. The kernel reads the text as
+their folds, which the kernel's letter key table holds as UTF-8 bytes. The kernel reads the text as
 one code unit per character (its ASCII bytes, else UTF-16 when every character is in the
 Basic Multilingual Plane, else UTF-32) and counts the characters it cannot read, so the
 same pass tells whether the text needs more.
@@ -261,8 +261,8 @@ _KERNEL_CODES = {char: ord(ascii) for char, ascii in _TYPOGRAPHIC_TO_ASCII.items
 # module imports numba): they separate tokens there, and the pieces of the text around
 # them take the general path.
 _OTHER_CODE = 255
-# The kernel code of the non-ASCII letters it reads (_kernel_letters); their entries in
-# the kernel's table carry the UTF-8 bytes of their key.
+# The kernel code of the non-ASCII letters it reads (_kernel_letters); the kernel's letter
+# key table holds the UTF-8 bytes of their keys.
 _LETTER_CODE = 254
 # Where the kernel looks for letters it can read: Latin-1 Supplement letters, Latin
 # Extended-A and -B, Greek, Cyrillic, Latin Extended Additional (Vietnamese).
@@ -275,9 +275,9 @@ _LETTER_CANDIDATES = (
     (0x0400, 0x04FF),
     (0x1E00, 0x1EFF),
 )
-# A letter's key bytes share a 64-bit table entry with its code and class (defined here,
-# as the kernel module imports numba).
-_MAX_LETTER_KEY_BYTES = 5
+# The most UTF-8 bytes a letter's key may have: they fit in an int64 of the kernel's letter
+# key table (defined here, as the kernel module imports numba).
+_MAX_LETTER_KEY_BYTES = 7
 
 
 def _letter_key(char: str, nfkc: bool, casefold: bool, numbers: bool) -> str:
@@ -520,7 +520,7 @@ class SimpleTokenizer:
         # surface form (as found in the normalized text) -> id, so each is hashed once
         self._id_cache: dict[str, int] = {}
         # the kernel and its tables for this config (_kernel), looked up on first use
-        self._kernel: tuple[Any, np.ndarray, np.ndarray] | None = None
+        self._kernel: tuple[Any, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def __repr__(self) -> str:
         return f"SimpleTokenizer(config={self.config!r})"
@@ -647,11 +647,11 @@ class SimpleTokenizer:
         """
         if self._kernel is None:
             self._kernel = _kernel(self.config)
-        kernel_tokens, table, ids = self._kernel
+        kernel_tokens, table, ids, letter_keys = self._kernel
         scratch = getattr(_scratch, "tokens", None)
         if scratch is None:
             scratch = _scratch.tokens = np.empty(3 * _SCRATCH_TOKENS, dtype=np.int64)
-        return kernel_tokens(code_points, table, ids, scratch)
+        return kernel_tokens(code_points, table, ids, letter_keys, scratch)
 
     def _tokenize_hybrid(
         self, text: str, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, pieces: np.ndarray
@@ -741,13 +741,18 @@ class SimpleTokenizer:
 
 
 @lru_cache(maxsize=None)  # one entry per config used (32 at most)
-def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray]:
-    """The kernel function, its code unit table and its id table for ``config``.
+def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel function, its code unit, id and letter key tables for ``config``.
 
     The tables are read-only and shared by every tokenizer with this config; importing
     the kernel imports numba.
     """
-    from citekit.tokenizers._ascii_kernel import id_table, kernel_tokens, unit_table
+    from citekit.tokenizers._ascii_kernel import (
+        id_table,
+        kernel_tokens,
+        letter_key_table,
+        unit_table,
+    )
 
     symbol_ids, plural_ids, singular_ids = SimpleTokenizer(config)._make_ascii_tables()
     letter_keys = {
@@ -756,12 +761,11 @@ def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray]:
         ).encode("utf-8")
         for letter in _kernel_letters()
     }
-    table = unit_table(
-        _unit_codes(), symbol_ids, config.casefold, config.normalize_numbers, letter_keys
-    )
+    table = unit_table(_unit_codes(), symbol_ids, config.casefold, config.normalize_numbers)
     ids = id_table(symbol_ids, plural_ids, singular_ids)
-    table.flags.writeable = ids.flags.writeable = False
-    return kernel_tokens, table, ids
+    keys = letter_key_table(letter_keys)
+    table.flags.writeable = ids.flags.writeable = keys.flags.writeable = False
+    return kernel_tokens, table, ids, keys
 
 
 # spans in bounds, non-empty, ordered (tests/test_tokenizer_simple.py, hypothesis)
