@@ -15,14 +15,15 @@ the same text every run):
   (non-ASCII, but replaced one for one by ASCII stand-ins, so still the kernel path);
 - ``english-few-unicode``: the ASCII prose with a few ``€`` amounts (``€310``,
   ``1,200€``), accented words (``café``, ``naïve``) and em dashes, about one such word
-  per sentence: citekit's hybrid path (the kernel for most of the text, the general path
-  for the words around those characters);
+  per sentence (all read by citekit's kernel since it reads precomposed letters; before,
+  the words around them took the general path);
 - ``european``: French, German, Spanish, Portuguese, Italian and Nordic prose (one
   language per document) from word lists rich in accented letters (``é``, ``ü``, ``ß``,
   ``ñ``, ``ç``, ``ø``, ``œ``, ``ã``), with typographic apostrophes and guillemets,
-  decimal commas, ``€`` amounts and percentages;
+  decimal commas, ``€`` amounts and percentages (read by citekit's kernel alone);
 - ``mixed``: documents mixing English, accented Latin, Cyrillic, Arabic, Devanagari,
-  Chinese, Japanese, Thai and emoji.
+  Chinese, Japanese, Thai and emoji: citekit's hybrid path (the kernel for the text it
+  reads, the general path for the words around the other characters).
 
 Measured, each on every document of a corpus (one core, nothing in parallel):
 
@@ -32,7 +33,7 @@ Measured, each on every document of a corpus (one core, nothing in parallel):
 - ``citekit normalize_text``: the offset-mapped normalization alone;
 - ``citekit general path only``: ``SimpleTokenizer._tokenize_unicode``, the general path
   on the whole document, which is what ``tokenize`` did for any document with a
-  character other than ASCII or typographic English before the hybrid path (same output);
+  character the kernel cannot read before the hybrid path (same output);
 - ``re.finditer baseline``: ``[m.span() for m in re.finditer(r"\\w+", doc)]``: no
   normalization, no ids; the floor for any regex tokenizer in Python;
 - ``cite-right SimpleTokenizer``: ``cite_right.text.tokenizer.SimpleTokenizer().tokenize``
