@@ -6,7 +6,7 @@ Usage::
     python benchmarks/tokenize.py --mb 8 --repeats 7
     python benchmarks/tokenize.py --peer-python ""     # skip cite-right
 
-Three generated corpora of ~2 KB documents (a realistic source size; the same seed gives
+Generated corpora of ~2 KB documents (a realistic source size; the same seed gives
 the same text every run):
 
 - ``english``: ASCII English prose with numbers, percentages, currency, hyphenated words,
@@ -15,10 +15,15 @@ the same text every run):
   (non-ASCII, but replaced one for one by ASCII stand-ins, so still the kernel path);
 - ``english-few-unicode``: the ASCII prose with a few ``€`` amounts (``€310``,
   ``1,200€``), accented words (``café``, ``naïve``) and em dashes, about one such word
-  per sentence: citekit's hybrid path (the kernel for most of the text, the general path
-  for the words around those characters);
+  per sentence (all read by citekit's kernel since it reads precomposed letters; before,
+  the words around them took the general path);
+- ``european``: French, German, Spanish, Portuguese, Italian and Nordic prose (one
+  language per document) from word lists rich in accented letters (``é``, ``ü``, ``ß``,
+  ``ñ``, ``ç``, ``ø``, ``œ``, ``ã``), with typographic apostrophes and guillemets,
+  decimal commas, ``€`` amounts and percentages (read by citekit's kernel alone);
 - ``mixed``: documents mixing English, accented Latin, Cyrillic, Arabic, Devanagari,
-  Chinese, Japanese, Thai and emoji.
+  Chinese, Japanese, Thai and emoji: citekit's hybrid path (the kernel for the text it
+  reads, the general path for the words around the other characters).
 
 Measured, each on every document of a corpus (one core, nothing in parallel):
 
@@ -28,7 +33,7 @@ Measured, each on every document of a corpus (one core, nothing in parallel):
 - ``citekit normalize_text``: the offset-mapped normalization alone;
 - ``citekit general path only``: ``SimpleTokenizer._tokenize_unicode``, the general path
   on the whole document, which is what ``tokenize`` did for any document with a
-  character other than ASCII or typographic English before the hybrid path (same output);
+  character the kernel cannot read before the hybrid path (same output);
 - ``re.finditer baseline``: ``[m.span() for m in re.finditer(r"\\w+", doc)]``: no
   normalization, no ids; the floor for any regex tokenizer in Python;
 - ``cite-right SimpleTokenizer``: ``cite_right.text.tokenizer.SimpleTokenizer().tokenize``
@@ -141,6 +146,65 @@ def few_unicode_document(rng: random.Random) -> str:
     return ". ".join(sentences)
 
 
+EUROPEAN_WORDS = {
+    "french": """
+le la les des une été très à où déjà après être société année résultats économie
+prévisions croissance hausse baisse marché élevé réseau stratégie évolution dépenses
+intérêt privé général sécurité santé étude données recherche françaises côté même
+cœur œuvre manœuvre garçon reçu français leçon façon naïve noël hôpital forêt château
+""",
+    "german": """
+der die das und für über größer Straße Maße schön Ergebnis Erwartungen übertraf Umsatz
+Wachstum Bevölkerung Gebäude Größe Prüfung Lösung müssen können Käufer Märkte Ökonomie
+Österreich Zürich Geschäftsjahr Grundstück Öffentlichkeit Verhältnis Bürger ähnlich
+außerdem Fußball weiß heißt Schlüssel Qualität Gemüse Bäcker Mühle täglich""",
+    "spanish": """
+el la los las año años niño español también más según económico política crecimiento
+mañana compañía información inversión población razón señal pequeño después además
+análisis países públicos acción región situación últimos producción educación sí aún
+""",
+    "portuguese": """
+o a os as não são também então ação informação população situação coração irmã
+mãe pão avó será está através já órgão país países econômico público crescimento
+negócios previsões últimos ninguém também português organização""",
+    "italian": """
+il lo la gli le è più però perché città università qualità attività società già può
+così caffè virtù metà lunedì sarà crescita economia mercato ricerca risultati dati
+""",
+    "nordic": """
+og i på er til av med for både også år årets økonomi økning kjøpt små større første
+nærmere søndag Ærø Ålesund Malmö Göteborg Tromsø försäljning tillväxt förväntningar
+kunder företag påverkan hälsa øst søster færre København""",
+}
+
+
+def european_document(rng: random.Random) -> str:
+    """Prose in one European language: accented words, ’ and « », decimal commas, €."""
+    words_of_language = EUROPEAN_WORDS[rng.choice(sorted(EUROPEAN_WORDS))].split()
+    sentences = []
+    size = 0
+    while size < 2000:
+        words = [rng.choice(words_of_language) for _ in range(rng.randint(8, 24))]
+        roll = rng.random()
+        if roll < 0.2:
+            words.insert(rng.randrange(len(words)), f"{rng.randint(1, 99)},{rng.randint(0, 9)} %")
+        elif roll < 0.35:
+            amount = f"{rng.randint(1, 999)} {rng.randint(100, 999)} €"
+            words.insert(rng.randrange(len(words)), amount)
+        elif roll < 0.45:
+            words.insert(rng.randrange(len(words)), f"« {rng.choice(words_of_language)} »")
+        if rng.random() < 0.3:
+            index = rng.randrange(len(words))
+            words[index] = rng.choice(["l’", "d’", "qu’", "dell’"]) + words[index]
+        if rng.random() < 0.3:
+            words.insert(rng.randrange(1, len(words)), words.pop() + ",")
+        sentence = " ".join(words)
+        sentence = sentence[0].upper() + sentence[1:] + rng.choice([".", ".", ".", "?", "!"])
+        sentences.append(sentence)
+        size += len(sentence) + 1
+    return " ".join(sentences)
+
+
 def mixed_document(rng: random.Random) -> str:
     parts = []
     size = 0
@@ -163,6 +227,8 @@ def make_corpus(kind: str, megabytes: float, seed: int = 0) -> list[str]:
             document = mixed_document(rng)
         elif kind == "english-few-unicode":
             document = few_unicode_document(rng)
+        elif kind == "european":
+            document = european_document(rng)
         else:
             document = english_document(rng, typographic=kind == "english-typographic")
         documents.append(document)
@@ -215,7 +281,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--peer-python", default="/work/peers/bin/python")
     parser.add_argument(
-        "--corpora", default="english,english-typographic,english-few-unicode,mixed"
+        "--corpora", default="english,english-typographic,english-few-unicode,european,mixed"
     )
     args = parser.parse_args()
 

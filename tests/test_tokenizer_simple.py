@@ -7,6 +7,7 @@ import os
 import pickle
 import subprocess
 import sys
+import unicodedata
 
 import numpy as np
 import pytest
@@ -243,16 +244,29 @@ def test_no_collisions_on_a_real_vocabulary():
 # the ASCII kernel against a plain-Python reference
 
 
+def naive_letter_fold(char: str, config: TokenizerConfig) -> str:
+    """What a letter the kernel reads becomes in the normalized text (stated on its own)."""
+    if config.nfkc:
+        char = unicodedata.normalize("NFKC", char)
+    if config.casefold:
+        char = char.casefold()
+        if config.nfkc:
+            char = unicodedata.normalize("NFKC", char)
+    return char
+
+
 def naive_ascii_tokens(
     text: str, config: TokenizerConfig
 ) -> tuple[list[int], list[tuple[int, int]]]:
-    """Obviously correct (slow) statement of the kernel's token rules (ASCII and currency).
+    """Obviously correct (slow) statement of the kernel's token rules.
 
-    Characters other than ASCII and the currency symbols separate tokens (the kernel reads
-    the characters it cannot read as spaces).
+    The kernel reads ASCII, the currency symbols and the letters of ``_kernel_letters``;
+    other characters separate tokens (the kernel reads the characters it cannot read as
+    spaces). A token's key is its characters' folds, joined.
     """
     tokenizer = SimpleTokenizer(config)
-    alnum = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    letters = set(simple_module._kernel_letters())
+    alnum = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") | letters
     digits = set("0123456789")
 
     def inside(i: int) -> bool:
@@ -281,7 +295,12 @@ def naive_ascii_tokens(
         else:
             i += 1
     for start, end in spans:
-        surface = text[start:end].lower() if config.casefold else text[start:end]
+        surface = "".join(
+            naive_letter_fold(char, config)
+            if char in letters
+            else (char.lower() if config.casefold else char)
+            for char in text[start:end]
+        )
         token_ids.append(token_id(tokenizer.token_key(surface)))
     return token_ids, spans
 
@@ -292,12 +311,20 @@ CONFIGS = st.builds(
 ASCII_TEXT = st.text(
     alphabet=st.sampled_from("aZ09 .,'-$%\n€£₿") | st.characters(max_codepoint=127)
 )
-# characters the kernel cannot read (BMP, beyond it, a lone surrogate) among its own
+# non-ASCII letters the kernel reads: Latin-1, Latin Extended-A and -B, letters whose
+# fold has several characters or leaves their script, Greek, Cyrillic, Vietnamese
+LATIN_LETTERS = [chr(code_point) for code_point in range(0x00C0, 0x0250)]
+SPECIAL_LETTERS = "ßſµªºĲĳŉİıǅǄǰœŒæøÆØÐþ" + "ΣσςΐΰΆάϐϴЖжЁёẞẖẚệỗ"
+KERNEL_LETTERS = simple_module._kernel_letters()
+# characters the kernel cannot read (BMP, beyond it, a lone surrogate, a combining mark, a
+# letter whose NFKC form holds punctuation) among its own
+UNREADABLE = set("ŀͺʼ東\u0301\U0001f600\ud800")
 KERNEL_TEXT = st.text(
-    alphabet=st.sampled_from("aZ09 .,'-$%€£₿éʼ東\U0001f600\ud800")
+    alphabet=st.sampled_from("aZ09 .,'-$%€£₿" + "".join(sorted(UNREADABLE)))
+    | st.sampled_from(SPECIAL_LETTERS)
+    | st.sampled_from(LATIN_LETTERS)
     | st.characters(max_codepoint=127)
 )
-UNREADABLE = set("éʼ東\U0001f600\ud800")
 
 
 @given(ASCII_TEXT, CONFIGS)
@@ -312,9 +339,9 @@ def kernel_run(tokenizer, units, scratch_tokens=None):
     """The kernel called directly, with a scratch buffer of ``scratch_tokens`` tokens."""
     if scratch_tokens is None:
         return tokenizer._kernel_tokens(units)
-    kernel_tokens, table, kernel_ids = simple_module._kernel(tokenizer.config)
+    kernel_tokens, table, kernel_ids, letter_keys = simple_module._kernel(tokenizer.config)
     scratch = np.full(3 * scratch_tokens, -1, dtype=np.int64)
-    return kernel_tokens(units, table, kernel_ids, scratch)
+    return kernel_tokens(units, table, kernel_ids, letter_keys, scratch)
 
 
 def unit_arrays(text):
@@ -340,6 +367,89 @@ def test_kernel_matches_naive_reference_for_every_unit_type(text, config, scratc
         assert ids.tolist() == expected_ids
         assert list(zip(starts.tolist(), ends.tolist())) == expected_spans
         assert n_other == sum(char in UNREADABLE for char in text)
+
+
+def test_kernel_letters():
+    letters = set(simple_module._kernel_letters())
+    assert all(unicodedata.category(letter).startswith("L") for letter in letters)
+    # every letter of Latin-1 Supplement and Latin Extended-A and -B but Ŀ and ŀ (NFKC
+    # gives "l·": punctuation inside the fold ends a word)
+    latin = {
+        char
+        for char in "ªµº" + "".join(LATIN_LETTERS)
+        if unicodedata.category(char).startswith("L")
+    }
+    assert latin - letters == {"Ŀ", "ŀ"}
+    assert set(SPECIAL_LETTERS) <= letters
+    # Greek: all but ͺ (NFKC: a space and a combining mark)
+    greek = {chr(cp) for cp in range(0x0370, 0x0400) if unicodedata.category(chr(cp))[0] == "L"}
+    assert greek - letters == {"ͺ"}
+    assert len(letters) > 1000
+    codes = simple_module._unit_codes()
+    assert {chr(unit) for unit in np.flatnonzero(codes == simple_module._LETTER_CODE)} == letters
+
+
+@pytest.mark.parametrize("key", [b"", b"abcdefgh", b"a\x00"])
+def test_letter_key_table_refuses_keys_it_cannot_hold(key):
+    from citekit.tokenizers._ascii_kernel import letter_key_table
+
+    with pytest.raises(ValueError, match="letter_keys"):
+        letter_key_table({0xE9: key})
+    assert letter_key_table({0xE9: b"abcdefg"})[0xE9] == int.from_bytes(b"abcdefg", "little")
+
+
+ALL_CONFIGS = [TokenizerConfig(*flags) for flags in itertools.product([True, False], repeat=5)]
+# a letter in the places where token rules could treat it differently from an ASCII letter
+LETTER_CONTEXTS = [
+    "{c}",
+    "a{c}b",
+    "{c}{c}",
+    "5{c}",
+    "{c}5",
+    "{c}'s",
+    "x-{c}",
+    "{c}’x",
+    "€{c}",
+    "{c}.5",
+    "1,{c}",
+    "{c}$",
+    "{c}dollars",
+    "{c}%",
+    "“{c}”",
+]
+
+
+def assert_kernel_matches_general_path(tokenizer: SimpleTokenizer, text: str) -> None:
+    """The kernel alone reads ``text`` and gives the general path's tokens."""
+    ids, starts, ends, n_other = tokenizer._kernel_tokens(simple_module._code_units(text))
+    assert n_other == 0
+    general = tokenizer._tokenize_unicode(text)
+    assert ids.tolist() == general.token_ids.tolist()
+    assert starts.tolist() == general.starts.tolist()
+    assert ends.tolist() == general.ends.tolist()
+
+
+@pytest.mark.parametrize("config", ALL_CONFIGS)
+def test_every_kernel_letter_matches_general_path(config):
+    tokenizer = SimpleTokenizer(config)
+    letters = simple_module._kernel_letters()
+    for letter in letters:
+        assert_kernel_matches_general_path(tokenizer, letter)
+    for context in LETTER_CONTEXTS:
+        assert_kernel_matches_general_path(
+            tokenizer, " ".join(context.format(c=letter) for letter in letters)
+        )
+
+
+def test_every_pair_of_kernel_letters_matches_general_path():
+    # a fold is context-free: no letter's fold composes with or changes the next one's
+    # (NFKC could only compose a letter with the next one: so the config with NFKC)
+    tokenizer = SimpleTokenizer()
+    letters = simple_module._kernel_letters()
+    for first in letters:
+        assert_kernel_matches_general_path(
+            tokenizer, " ".join(first + second for second in letters)
+        )
 
 
 def test_code_units_one_per_character():
@@ -579,6 +689,18 @@ MIXED_PARTS = st.sampled_from(
         "$1,200.",
         "café",
         "naïve",
+        "Straße",
+        "ĲSSEL",
+        "Œuvre",
+        "ŉ",
+        "µm",
+        "İstanbul",
+        "ſ",
+        "Ǆ",
+        "ŀ",
+        "ΐ",
+        "ΟΔΟΣ",
+        "Выручка",
         "e\u0301",
         "\u0301",
         "\u0327x",
@@ -672,11 +794,11 @@ def test_hybrid_path_sends_only_pieces_to_general_path(always_hybrid, monkeypatc
         return general(self, text)
 
     monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
-    text = "Revenue rose to €310 in 2023, a\u0301 la café\r\nend: 東京 \u0301x ok."
+    text = "Revenue rose to €310 in 2023, a\u0301 la cafe\u0301\r\nend: 東京 \u0301x ok."
     result = TOKENIZER.tokenize(text)
     # one call: the pieces around the characters the kernel cannot read, joined by spaces
-    # (currency symbols it reads itself)
-    assert seen == ["a\u0301  café\r\n 東京 \u0301x "]
+    # (currency symbols and precomposed letters it reads itself)
+    assert seen == ["a\u0301  cafe\u0301\r\n 東京 \u0301x "]
     assert result.tokens == [
         "Revenue",
         "rose",
@@ -687,7 +809,7 @@ def test_hybrid_path_sends_only_pieces_to_general_path(always_hybrid, monkeypatc
         "2023",
         "a\u0301",
         "la",
-        "café",
+        "cafe\u0301",
         "end",
         "東",
         "京",
@@ -706,14 +828,19 @@ def test_hybrid_path_gives_up_on_dense_text(monkeypatch):
 
     monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
     filler = "plain ascii words " * 10
-    text = filler + "café and crème\r" + filler + "\n\u0301x"
-    assert TOKENIZER.tokenize(text).tokens.count("café") == 1
+    # decomposed accents (as macOS file names have them): combining marks
+    cafe, creme = "cafe\u0301", "cre\u0300me"
+    text = filler + cafe + " and " + creme + "\r" + filler + "\n\u0301x"
+    assert TOKENIZER.tokenize(text).tokens.count(cafe) == 1
     # a joint after a carriage return is no CR LF: a space comes between
-    assert seen == ["café  crème\r \n\u0301x"]
+    assert seen == [cafe + "  " + creme + "\r \n\u0301x"]
     seen.clear()
-    dense = "café crème brûlée " * 5
+    dense = f"{cafe} {creme} bru\u0302le\u0301e " * 5
     TOKENIZER.tokenize(dense)
     assert seen == [dense]  # mostly pieces for the general path: the whole text at once
+    seen.clear()
+    TOKENIZER.tokenize("café crème brûlée " * 5)
+    assert seen == []  # precomposed letters: the kernel reads them
 
 
 def test_hybrid_path_on_huge_mixed_text():
@@ -723,3 +850,78 @@ def test_hybrid_path_on_huge_mixed_text():
     general = TOKENIZER._tokenize_unicode(text)
     assert result.token_ids.tolist() == general.token_ids.tolist()
     assert result.spans == general.spans
+
+
+# accented Latin drawn often: all of U+00C0-U+024F, the special letters, what the kernel
+# cannot read next to them (combining marks, ligatures, ŀ), and the token rules' ASCII
+ACCENTED_TEXT = st.text(
+    alphabet=st.sampled_from(LATIN_LETTERS)
+    | st.sampled_from(SPECIAL_LETTERS)
+    | st.sampled_from(" \n\r-'.,5%$€’—\u0301\u0308\u0327ﬁﬀﬃŀͺ①ａ")
+    | st.characters(max_codepoint=0x24F)
+    | st.characters(),
+    max_size=40,
+)
+ACCENTED_WORDS = st.lists(
+    st.tuples(
+        st.text(
+            alphabet=st.sampled_from(LATIN_LETTERS)
+            | st.sampled_from(SPECIAL_LETTERS)
+            | st.sampled_from("aZ9'-\u0301ﬁŀ"),
+            min_size=1,
+            max_size=8,
+        ),
+        MIXED_SEPARATORS,
+    ),
+    max_size=20,
+).map(lambda pairs: "".join(word + separator for word, separator in pairs))
+
+
+@settings(max_examples=300)
+@given(ACCENTED_TEXT | ACCENTED_WORDS | MIXED_TEXT, CONFIGS)
+def test_accented_text_matches_general_path_for_every_config(text, config):
+    tokenizer = SimpleTokenizer(config)
+    assert_matches_general_path(tokenizer, text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
+        assert_matches_general_path(tokenizer, text)
+
+
+# text the kernel reads alone: its letters, ASCII and typographic punctuation
+KERNEL_WORDS = st.lists(
+    st.tuples(
+        st.text(
+            alphabet=st.sampled_from(sorted(set(LATIN_LETTERS) & set(KERNEL_LETTERS)))
+            | st.sampled_from(KERNEL_LETTERS)
+            | st.sampled_from(SPECIAL_LETTERS)
+            | st.sampled_from("aZ9'-’"),
+            min_size=1,
+            max_size=8,
+        ),
+        st.sampled_from([" ", "\n", "\r\n", "\t", "\u00a0", "-", ".", ",", " — ", "’", "«"])
+        | st.sampled_from(["€", "$", "%", "5,200", "1.5", "''", "--"]),
+    ),
+    max_size=20,
+).map(lambda pairs: "".join(word + separator for word, separator in pairs))
+
+
+@given(KERNEL_WORDS, CONFIGS)
+def test_accented_words_without_marks_take_the_kernel_alone(text, config):
+    assert_kernel_matches_general_path(SimpleTokenizer(config), text)
+
+
+def test_european_text():
+    text = (
+        "Die Straße in Zürich kostete 1.200 € — «très cher», sagte Œdipe; "
+        "ĲSSELMEER, São Paulo, Ærø, Łódź, İzmir, naïve café’s déjà-vu"
+    )
+    result = TOKENIZER.tokenize(text)
+    assert result.tokens[:5] == ["Die", "Straße", "in", "Zürich", "kostete"]
+    assert ids("STRASSE") == ids("Straße") == ids("strasse")
+    assert ids("ĲSSELMEER") == ids("ijsselmeer") and ids("Œdipe") == ids("œdipe")
+    assert ids("café’s") == ids("CAFÉ's")
+    cased = SimpleTokenizer(TokenizerConfig(casefold=False))
+    assert ids("Straße", cased) != ids("strasse", cased)
+    assert ids("ĲSSEL", cased) == ids("IJSSEL", cased)  # NFKC, no case-folding
+    assert_kernel_matches_general_path(TOKENIZER, text)
+    assert_kernel_matches_general_path(cased, text)

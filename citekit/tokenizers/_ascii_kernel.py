@@ -4,16 +4,20 @@ One pass over the text's code units finds the tokens and hashes their keys (FNV-
 :func:`~citekit.tokenizers.simple.token_id` does in Python), so no Python object is made
 per token. The kernel reads ASCII, and the non-ASCII characters that ``simple.py`` gives
 kernel codes (typographic punctuation read as its ASCII stand-in, currency symbols read as
-codes above 127); any other character separates tokens and is counted, so that the caller
-knows whether the text needs its general path. Imported only when the first text is
-tokenized, so that importing citekit (or the tokenizer module) does not import numba. The
-rules match the general path; ``tests/test_tokenizer_simple.py`` checks the kernel against
-a plain-Python reference and against the general path.
+codes above 127, and about a thousand Latin, Greek and Cyrillic letters whose fold is
+context-free: ``é``, ``ß``, ``œ``, ``ж``); any other character separates tokens and is
+counted, so that the caller knows whether the text needs its general path. Imported only
+when the first text is tokenized, so that importing citekit (or the tokenizer module) does
+not import numba. The rules match the general path; ``tests/test_tokenizer_simple.py``
+checks the kernel against a plain-Python reference and against the general path.
 
 Everything the kernel needs to know about a code unit is in one ``uint32`` entry of a
 65,536-entry table (:func:`unit_table`): its kernel code, its byte in a token key (the
-case-folded letter or digit, 0 for a character that is no letter or digit) and its
-character class. One load per character, no branch on the configuration in the loop.
+case-folded ASCII letter or digit, 0 for any other character) and its character class. One
+load per character, no branch on the configuration in the loop. A non-ASCII letter's key
+has several bytes (with case-folding the two UTF-8 bytes of ``é`` for ``É``, ``ss`` for
+``ß``): they are in a second table (:func:`letter_key_table`), read when the letter ends a
+run of ASCII letters, so that ASCII text costs what it did before the kernel read them.
 """
 
 from __future__ import annotations
@@ -21,28 +25,49 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
-from citekit.tokenizers.simple import _FNV_OFFSET, _FNV_PRIME, _ID_MASK, _OTHER_CODE
+from citekit.tokenizers.simple import (
+    _FNV_OFFSET,
+    _FNV_PRIME,
+    _ID_MASK,
+    _LETTER_CODE,
+    _MAX_LETTER_KEY_BYTES,
+    _OTHER_CODE,
+)
 
-__all__ = ["OTHER", "id_table", "kernel_tokens", "unit_table", "warmup"]
+__all__ = [
+    "LETTER",
+    "OTHER",
+    "id_table",
+    "kernel_tokens",
+    "letter_key_table",
+    "unit_table",
+    "warmup",
+]
 
 _OFFSET = np.uint64(_FNV_OFFSET)
 _PRIME = np.uint64(_FNV_PRIME)
 _MASK = np.uint64(_ID_MASK)
 
 # The kernel code of the characters the kernel cannot read (they separate tokens, and the
-# kernel counts them); the other codes in use are ASCII and the currency symbols from 128.
+# kernel counts them), and that of the non-ASCII letters it reads; the other codes in use
+# are ASCII and the currency symbols from 128.
 OTHER = _OTHER_CODE
+LETTER = _LETTER_CODE
 
 # Character classes: bits of an entry's third byte.
-_WORD = 1  # ASCII letter or digit: part of a word or number
+_WORD = 1  # letter or ASCII digit: part of a word or number
 _DIGIT = 2  # ASCII digit
 _SYMBOL = 4  # a token of its own ("$", "%", currency symbols)
 _DIGIT_JOINER = 8  # "." and ",": inside a token between two digits
 _WORD_JOINER = 16  # "'" and "-": inside a token between two letters or digits
 _THOUSANDS = 32  # "," when thousands separators are left out of keys
+_LETTER = 64  # a non-ASCII letter: its key is in the letter key table
 _STARTS_TOKEN = _WORD | _SYMBOL
 _CLASS_SHIFT = 16
 _KEY_SHIFT = 8
+# A letter's key bytes fit in the low 7 bytes of an int64, below its sign bit (no UTF-8
+# byte is 0, so the key's length is where its bytes end).
+MAX_KEY_BYTES = _MAX_LETTER_KEY_BYTES
 
 # Layout of the id table: symbol ids by kernel code, then the two words of the plural
 # filter, then the plural currency ids, then their singular ids.
@@ -59,7 +84,8 @@ def unit_table(
     ----------
     unit_codes : numpy.ndarray
         ``uint8[65536]``: the kernel code of each code unit (:data:`OTHER` for the
-        characters the kernel cannot read).
+        characters the kernel cannot read, :data:`LETTER` for the non-ASCII letters it
+        reads).
     symbol_ids : numpy.ndarray
         ``int64[256]``: the id of the symbol token with each kernel code, 0 for the codes
         of characters that are no symbol.
@@ -71,16 +97,21 @@ def unit_table(
     Returns
     -------
     numpy.ndarray
-        Entries ``code | key << 8 | class << 16``.
+        Entries ``code | key << 8 | class << 16``: ``key`` is the byte an ASCII letter or
+        digit adds to a token's key, 0 for other characters (non-ASCII letters have class
+        ``_WORD | _LETTER`` and their key in :func:`letter_key_table`'s table).
 
     Examples
     --------
     >>> codes = np.full(65536, OTHER, dtype=np.uint8)
     >>> codes[:128] = np.arange(128)
+    >>> codes[ord("ß")] = LETTER
     >>> table = unit_table(codes, np.zeros(256, np.int64), casefold=True, fold_numbers=True)
     >>> entry = int(table[ord("A")])  # code "A", key byte "a", class _WORD
     >>> chr(entry & 255), chr(entry >> 8 & 255), entry >> 16 == _WORD
     ('A', 'a', True)
+    >>> int(table[ord("ß")]) >> 8 == (_WORD | _LETTER) << 8  # no key byte
+    True
     >>> int(table[ord("é")]) == OTHER  # no code, no key, no class
     True
     """
@@ -93,6 +124,7 @@ def unit_table(
     classes[ord(",")] = _DIGIT_JOINER | (_THOUSANDS if fold_numbers else 0)
     classes[ord("'")] = classes[ord("-")] = _WORD_JOINER
     classes[symbol_ids != 0] = _SYMBOL
+    classes[LETTER] = _WORD | _LETTER
     keys = np.zeros(256, dtype=np.uint32)
     keys[letters] = letters
     if casefold:
@@ -103,6 +135,42 @@ def unit_table(
         | keys[unit_codes] << _KEY_SHIFT
         | classes[unit_codes] << _CLASS_SHIFT
     )
+
+
+def letter_key_table(letter_keys: dict[int, bytes]) -> np.ndarray:
+    """The key bytes of the non-ASCII letters the kernel reads, by code unit.
+
+    Parameters
+    ----------
+    letter_keys : dict of int to bytes
+        Code unit -> the UTF-8 bytes that letter adds to a token's key (1 to
+        :data:`MAX_KEY_BYTES`, none of them 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64[65536]``: the key bytes, the first one lowest; 0 for other code units.
+
+    Raises
+    ------
+    ValueError
+        If a key is empty, too long or holds a 0 byte.
+
+    Examples
+    --------
+    >>> keys = letter_key_table({ord("ß"): b"ss", ord("É"): "é".encode()})
+    >>> int(keys[ord("ß")]).to_bytes(2, "little"), int(keys[ord("É")]) == 0xA9C3
+    (b'ss', True)
+    """
+    table = np.zeros(65536, dtype=np.int64)
+    for unit, key in letter_keys.items():
+        if not 0 < len(key) <= MAX_KEY_BYTES or 0 in key:
+            raise ValueError(
+                f"letter_keys: the key of unit {unit} must be 1 to {MAX_KEY_BYTES} non-zero"
+                f" bytes, got {key!r}"
+            )
+        table[unit] = int.from_bytes(key, "little")
+    return table
 
 
 def id_table(
@@ -167,16 +235,20 @@ def _thousands_comma(units: np.ndarray, position: int, table: np.ndarray) -> boo
 
 @jit
 def kernel_tokens(
-    units: np.ndarray, table: np.ndarray, ids: np.ndarray, scratch: np.ndarray
+    units: np.ndarray,
+    table: np.ndarray,
+    ids: np.ndarray,
+    letter_keys: np.ndarray,
+    scratch: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Tokens of a text given as one code unit per character, and its unreadable characters.
 
     ``units`` (``uint8``, ``uint16`` or ``uint32``) hold one character each; ``table`` is
-    :func:`unit_table`'s, ``ids`` :func:`id_table`'s. ``scratch`` (``int64``, any length,
-    reused across calls so that the per-call buffer needs no fresh memory) holds three
-    regions of ``len(scratch) // 3`` tokens while they are found; a larger buffer is
-    allocated when a text has more tokens (one token per four characters, then doubled
-    as needed).
+    :func:`unit_table`'s, ``ids`` :func:`id_table`'s, ``letter_keys``
+    :func:`letter_key_table`'s. ``scratch`` (``int64``, any length, reused across calls so
+    that the per-call buffer needs no fresh memory) holds three regions of
+    ``len(scratch) // 3`` tokens while they are found; a larger buffer is allocated when a
+    text has more tokens (one token per four characters, then doubled as needed).
 
     Returns ``(ids, starts, ends, n_other)``: three ``int64`` arrays (views of one buffer)
     and the number of characters whose code is :data:`OTHER` (read as spaces).
@@ -216,13 +288,24 @@ def kernel_tokens(
         else:
             value = _OFFSET
             while True:
-                # the letters and digits of a run
+                # the ASCII letters and digits of a run
                 while position < n_units:
                     key = (_entry(units, position, table) >> _KEY_SHIFT) & 255
                     if key == 0:
                         break
                     value = (value ^ np.uint64(key)) * _PRIME
                     position += 1
+                # a non-ASCII letter (key byte 0, so that the loop above tests nothing
+                # more per ASCII character) adds its key's bytes and continues the run
+                if position < n_units:
+                    entry = _entry(units, position, table)
+                    if (entry >> _CLASS_SHIFT) & _LETTER:
+                        key = letter_keys[units[position]]
+                        while key != 0:
+                            value = (value ^ np.uint64(key & 255)) * _PRIME
+                            key >>= 8
+                        position += 1
+                        continue
                 # a joiner stays inside between two digits ('.', ',') or between two
                 # letters or digits ("'", '-'); the character before it is one (the run)
                 if position + 1 >= n_units:

@@ -27,22 +27,28 @@ tokenized before. FNV-1a is not cryptographic (keys crafted to collide can be fo
 for natural tokens a collision is about as likely as two random 63-bit numbers being
 equal; the tests check a 30,000-word vocabulary and 400,000 generated keys.
 
-Spans index the text AS PASSED. ASCII text, and English whose only non-ASCII characters
-are typographic quotes, apostrophes, dashes and spaces (replaced one for one by ASCII
-characters with the same effect on tokens) and currency symbols (tokens of their own,
-like ``$``), goes through a numba kernel that finds tokens and hashes their keys in one
-pass; ASCII is NFKC-invariant and lower-casing keeps its length, so no offset map is
-needed. The kernel reads the text as one code unit per character (its ASCII bytes, else
-UTF-16 when every character is in the Basic Multilingual Plane, else UTF-32) and counts
-the characters it cannot read, so the same pass tells whether the text needs more.
+Spans index the text AS PASSED. Text whose characters are ASCII, typographic quotes,
+apostrophes, dashes and spaces (replaced one for one by ASCII characters with the same
+effect on tokens), currency symbols (tokens of their own, like ``$``) and the common
+precomposed Latin, Greek and Cyrillic letters (``é``, ``ß``, ``œ``, ``ø``, ``ж``:
+:func:`_kernel_letters`) goes through a numba kernel that finds tokens and hashes their
+keys in one pass. No offset map is needed: each of those characters is a normalization
+unit and a grapheme cluster of its own, its fold (NFKC, case-folding) depends on no
+neighbour, and the general path maps all of its fold (``ß`` -> ``ss``, ``Ĳ`` -> ``ij``)
+back to it, so a token's span is that of its characters and its key the concatenation of
+their folds, which the kernel's letter key table holds as UTF-8 bytes. The kernel reads the text as
+one code unit per character (its ASCII bytes, else UTF-16 when every character is in the
+Basic Multilingual Plane, else UTF-32) and counts the characters it cannot read, so the
+same pass tells whether the text needs more.
 Other text goes through the general path: :func:`citekit.normalize.normalize_text`, a
 token pattern on the normalized text, and the map back; spans are then widened to whole
 grapheme clusters of the original text (when normalization moved a cluster boundary, as
 NFKC does to Thai ``ำ``) and overlapping tokens merged.
 
-Mixed text (English with a few ``é``, ``東`` or emoji) is cut so that only the stretches
-around the characters the kernel cannot read take the general path, with the same result
-as the general path on the whole text. A *cut point* is a position ``p`` such that
+Mixed text (a few ``東``, emoji, combining marks or ``ŀ`` among kernel text) is cut so
+that only the stretches around the characters the kernel cannot read take the general
+path, with the same result as the general path on the whole text. A *cut point* is a
+position ``p`` such that
 
 - ``text[p - 1]`` is ASCII whitespace (space, tab, line feed, carriage return, form
   feed, vertical tab), but not a carriage return before a line feed at ``p`` (one
@@ -82,6 +88,7 @@ from citekit.normalize import (
     THOUSANDS_COMMA_RE,
     NormalizerConfig,
     _attaches,
+    _fold_string,
     normalize_text,
     symbol_word,
 )
@@ -134,15 +141,20 @@ _JOINS_NEXT = (
 
 
 @lru_cache(maxsize=1)
-def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any]:
-    """Token pattern, the two suspect finders, grapheme cluster, Prepend (compiled lazily)."""
-    import regex  # only needed for non-ASCII text
+def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any, Any]:
+    """Token pattern, the two suspect finders, grapheme cluster, Prepend, no-space scripts.
+
+    Compiled lazily (the ``regex`` module is only needed for non-ASCII text and to build
+    the kernel's table).
+    """
+    import regex
 
     return (
         regex.compile(_TOKEN_PATTERN, regex.VERSION1),
         (regex.compile(_JOINS_PREVIOUS), regex.compile(_JOINS_NEXT)),
         regex.compile(r"\X"),
         regex.compile(r"\p{Grapheme_Cluster_Break=Prepend}"),
+        regex.compile(rf"[{_NO_SPACE_SCRIPTS}]"),
     )
 
 
@@ -249,6 +261,73 @@ _KERNEL_CODES = {char: ord(ascii) for char, ascii in _TYPOGRAPHIC_TO_ASCII.items
 # module imports numba): they separate tokens there, and the pieces of the text around
 # them take the general path.
 _OTHER_CODE = 255
+# The kernel code of the non-ASCII letters it reads (_kernel_letters); the kernel's letter
+# key table holds the UTF-8 bytes of their keys.
+_LETTER_CODE = 254
+# Where the kernel looks for letters it can read: Latin-1 Supplement letters, Latin
+# Extended-A and -B, Greek, Cyrillic, Latin Extended Additional (Vietnamese).
+_LETTER_CANDIDATES = (
+    (0x00AA, 0x00AA),
+    (0x00B5, 0x00B5),
+    (0x00BA, 0x00BA),
+    (0x00C0, 0x024F),
+    (0x0370, 0x03FF),
+    (0x0400, 0x04FF),
+    (0x1E00, 0x1EFF),
+)
+# The most UTF-8 bytes a letter's key may have: they fit in an int64 of the kernel's letter
+# key table (defined here, as the kernel module imports numba).
+_MAX_LETTER_KEY_BYTES = 7
+
+
+def _letter_key(char: str, nfkc: bool, casefold: bool, numbers: bool) -> str:
+    """What ``char`` alone contributes to a token's key: its fold, with ``ʼ`` read as ``'``."""
+    return _fold_string(char, nfkc, casefold, numbers).translate(_KEY_TRANSLATION)
+
+
+@lru_cache(maxsize=1)
+def _kernel_letters() -> tuple[str, ...]:
+    """The non-ASCII letters the kernel reads, in code point order.
+
+    A candidate letter is read if, alone, it is a normalization unit and a grapheme
+    cluster of its own whatever its neighbours are (no combining class, no composition
+    with the character before it, no cluster extension either way), and if under every
+    switch setting its fold (NFKC, case-folding, script digits, as the general path
+    computes it for a unit of one character) is one or more letters, possibly with
+    combining marks after the first, none of a script tokenized per character, whose key
+    fits in ``_MAX_LETTER_KEY_BYTES`` UTF-8 bytes. Then the general path reads the
+    letter's whole fold inside the word around it, maps it back to the letter alone, and
+    the token's key is the concatenation of its characters' keys: what the kernel
+    computes. ``ß`` (``ss``), ``Ĳ`` (``IJ`` under NFKC), ``ŉ`` (``ʼn``), ``µ`` (Greek
+    ``μ``) and ``ſ`` (``s``) are read; ``ŀ`` is not (NFKC gives ``l·``, which ends a word).
+    """
+    import unicodedata
+
+    joins_previous, joins_next = _regexes()[1]
+    no_space_script = _regexes()[4]
+    settings = [(n, c, d) for n in (True, False) for c in (True, False) for d in (True, False)]
+    letters = []
+    for first, last in _LETTER_CANDIDATES:
+        for code_point in range(first, last + 1):
+            char = chr(code_point)
+            if not unicodedata.category(char).startswith("L"):
+                continue
+            if _attaches(char) or joins_previous.match(char) or joins_next.match(char):
+                continue
+            for nfkc, casefold, numbers in settings:
+                folded = _fold_string(char, nfkc, casefold, numbers)
+                if (
+                    not folded
+                    or not unicodedata.category(folded[0]).startswith("L")
+                    or any(unicodedata.category(c)[0] not in "LM" for c in folded)
+                    or no_space_script.search(folded)
+                    or len(_letter_key(char, nfkc, casefold, numbers).encode("utf-8"))
+                    > _MAX_LETTER_KEY_BYTES
+                ):
+                    break
+            else:
+                letters.append(char)
+    return tuple(letters)
 
 
 @lru_cache(maxsize=1)
@@ -258,6 +337,7 @@ def _unit_codes() -> np.ndarray:
     codes[:128] = np.arange(128, dtype=np.uint8)
     for char, code in _KERNEL_CODES.items():
         codes[ord(char)] = code
+    codes[[ord(letter) for letter in _kernel_letters()]] = _LETTER_CODE
     return codes
 
 
@@ -440,7 +520,7 @@ class SimpleTokenizer:
         # surface form (as found in the normalized text) -> id, so each is hashed once
         self._id_cache: dict[str, int] = {}
         # the kernel and its tables for this config (_kernel), looked up on first use
-        self._kernel: tuple[Any, np.ndarray, np.ndarray] | None = None
+        self._kernel: tuple[Any, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def __repr__(self) -> str:
         return f"SimpleTokenizer(config={self.config!r})"
@@ -567,11 +647,11 @@ class SimpleTokenizer:
         """
         if self._kernel is None:
             self._kernel = _kernel(self.config)
-        kernel_tokens, table, ids = self._kernel
+        kernel_tokens, table, ids, letter_keys = self._kernel
         scratch = getattr(_scratch, "tokens", None)
         if scratch is None:
             scratch = _scratch.tokens = np.empty(3 * _SCRATCH_TOKENS, dtype=np.int64)
-        return kernel_tokens(code_points, table, ids, scratch)
+        return kernel_tokens(code_points, table, ids, letter_keys, scratch)
 
     def _tokenize_hybrid(
         self, text: str, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, pieces: np.ndarray
@@ -661,19 +741,31 @@ class SimpleTokenizer:
 
 
 @lru_cache(maxsize=None)  # one entry per config used (32 at most)
-def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray]:
-    """The kernel function, its code unit table and its id table for ``config``.
+def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel function, its code unit, id and letter key tables for ``config``.
 
     The tables are read-only and shared by every tokenizer with this config; importing
     the kernel imports numba.
     """
-    from citekit.tokenizers._ascii_kernel import id_table, kernel_tokens, unit_table
+    from citekit.tokenizers._ascii_kernel import (
+        id_table,
+        kernel_tokens,
+        letter_key_table,
+        unit_table,
+    )
 
     symbol_ids, plural_ids, singular_ids = SimpleTokenizer(config)._make_ascii_tables()
+    letter_keys = {
+        ord(letter): _letter_key(
+            letter, config.nfkc, config.casefold, config.normalize_numbers
+        ).encode("utf-8")
+        for letter in _kernel_letters()
+    }
     table = unit_table(_unit_codes(), symbol_ids, config.casefold, config.normalize_numbers)
     ids = id_table(symbol_ids, plural_ids, singular_ids)
-    table.flags.writeable = ids.flags.writeable = False
-    return kernel_tokens, table, ids
+    keys = letter_key_table(letter_keys)
+    table.flags.writeable = ids.flags.writeable = keys.flags.writeable = False
+    return kernel_tokens, table, ids, keys
 
 
 # spans in bounds, non-empty, ordered (tests/test_tokenizer_simple.py, hypothesis)
