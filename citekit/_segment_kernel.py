@@ -659,6 +659,23 @@ def _reference_marker_end(codes, start, limit):
 
 
 @jit
+def _markers_and_closers_end(codes, position, limit, bmp):
+    """Past the reference markers and closers, in any order, from ``position``."""
+    while position < limit:
+        code = codes[position]
+        if code < _BMP and bmp[code] & _CLOSER:
+            position += 1
+        elif code == _OPEN_SQUARE:
+            marker_end = _reference_marker_end(codes, position, limit)
+            if marker_end < 0:
+                break
+            position = marker_end
+        else:
+            break
+    return position
+
+
+@jit
 def _grown(spans):
     larger = np.empty((2 * spans.shape[0], 2), dtype=np.int64)
     larger[: spans.shape[0]] = spans
@@ -724,15 +741,11 @@ def _segment(
                     position += 1
                 while position < limit:
                     code = codes[position]
-                    if code < _BMP and bmp[code] & _CLOSER:
-                        position += 1
-                    elif code == _OPEN_SQUARE:
-                        marker_end = _reference_marker_end(codes, position, limit)
-                        if marker_end < 0:
-                            break
-                        position = marker_end
-                    else:
+                    if code >= _BMP or not bmp[code] & _CLOSER:
                         break
+                    position += 1
+                if position < limit and codes[position] == _OPEN_SQUARE:
+                    position = _markers_and_closers_end(codes, position, limit, bmp)
                 run_end = position
                 next_info = np.int64(0)  # entry of the character after the whitespace
                 has_next = False
