@@ -1385,14 +1385,21 @@ class _FormTable:
     limit = 1 << 18  # texts; ~40 MB at most
 
     def __init__(self) -> None:
+        import threading
+
         self.number: dict[str, int] = {}
         # text -> its form's number, or -1 - number when the text has parts
         self.of_surface: dict[str, int] = {}
         self.parts: dict[str, tuple[int, ...]] = {}
+        self._lock = threading.Lock()  # numbering a new form (calls may run in threads)
 
     def form(self, form: str) -> int:
         """The number of a folded form."""
-        return self.number.setdefault(form, len(self.number))
+        number = self.number.get(form)
+        if number is None:
+            with self._lock:
+                number = self.number.setdefault(form, len(self.number))
+        return number
 
     def surface(self, surface: str) -> int:
         """The code of a token's text (:attr:`of_surface`), learning it if new."""
@@ -1436,6 +1443,11 @@ class _SurfaceForms:
         # passages whose every word has its form
         self.known = np.zeros(corpus.n_passages, dtype=bool)
         self._first_positions: np.ndarray | None = None
+        # learning appends to part_forms: one thread at a time (words once learnt never
+        # change, so readers need no lock)
+        import threading
+
+        self._lock = threading.Lock()
 
     @classmethod
     def of(cls, corpus: Corpus) -> "_SurfaceForms":
@@ -1496,6 +1508,12 @@ class _SurfaceForms:
 
     def _learn(self, passages: np.ndarray) -> None:
         """Make sure every word of ``passages`` (distinct) has its form."""
+        if self.known[passages].all():
+            return
+        with self._lock:
+            self._learn_locked(passages)
+
+    def _learn_locked(self, passages: np.ndarray) -> None:
         fresh = passages[~self.known[passages]]
         if fresh.size == 0:
             return
@@ -1529,7 +1547,7 @@ class _SurfaceForms:
             self.column_form,
             self.part_start,
             self.part_count,
-            self.part_forms,
+            self.part_forms,  # (read after learning: holds the parts of every word asked)
             passages,
             np.full(passages.shape[0], -1, dtype=np.int64) if columns is None else columns,
             forms,

@@ -863,3 +863,31 @@ def test_a_full_word_form_table_is_replaced_without_changing_results(monkeypatch
     for _ in range(2):
         assert [results_to_json(pipe.align(a, corpus)) for a in answers] == expected
     assert pipeline_module._FORM_TABLE[0] is not first  # it was replaced on the way
+
+
+def test_threads_aligning_on_one_fresh_corpus_agree_with_one_thread(workload):
+    # words' forms are learnt lazily on the corpus: threads learning at once must not
+    # mix up what they learn (a lock guards learning; results equal the serial ones)
+    import threading
+
+    from citekit.results import results_to_json
+
+    documents = workload.make_documents(20, seed=5)
+    answers = [workload.make_answer(documents, seed=seed)["answer"] for seed in range(8)]
+    pipe = Pipeline()
+    expected = [results_to_json(pipe.align(a, pipe.prepare(documents))) for a in answers]
+    for _ in range(3):
+        corpus = pipe.prepare(documents)
+        got = [None] * len(answers)
+        start = threading.Barrier(len(answers))
+
+        def run(number):
+            start.wait()
+            got[number] = results_to_json(pipe.align(answers[number], corpus))
+
+        threads = [threading.Thread(target=run, args=(n,)) for n in range(len(answers))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert got == expected
