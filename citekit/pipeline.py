@@ -760,20 +760,14 @@ class Pipeline:
             )
         ]
         judged_pairs = [list(dict.fromkeys(pool + by_score)) for by_score, pool in chosen_all]
-        coverage_pairs = np.array([p for pairs in judged_pairs for p in pairs], dtype=np.int64)
-        coverage_pairs = coverage_pairs[~embedding_only[coverage_pairs]]
-        coverage = _passage_coverage(
-            corpus,
-            pair_passage[coverage_pairs],
-            pair_query[coverage_pairs],
-            query_offsets,
-            columns,
-            query_folded,
+        covers, cover_offsets = _candidate_coverage(
+            corpus, rows, judged_pairs, pair_query, pair_passage, embedding_only,
+            query_offsets, columns, query_folded,
         )
-        coverage_of = dict(zip(coverage_pairs.tolist(), coverage))
+        component_names = list(components)
+        component_rows = np.column_stack([components[name] for name in component_names])
         out = []
         for q in range(n_queries):
-            chosen = chosen_all[q]
             global_q = first + q
             answer = answers[queries.answer_of[global_q]]
             span_start, span_end = queries.spans[global_q]
@@ -791,10 +785,14 @@ class Pipeline:
                     answer,
                     answer_span,
                     q,
-                    chosen,
+                    chosen_all[q],
+                    judged_pairs[q],
+                    covers[cover_offsets[q] : cover_offsets[q + 1]].reshape(
+                        len(judged_pairs[q]), hi - lo
+                    ),
                     context,
                     query_folded[lo:hi],
-                    {pair: coverage_of[pair] for pair in judged_pairs[q] if pair in coverage_of},
+                    (component_names, component_rows),
                 )
             )
         return out
@@ -1035,7 +1033,7 @@ class Pipeline:
         self,
         pool: list[int],
         by_score: list[int],
-        coverage_of: Mapping[int, np.ndarray],
+        covers: np.ndarray,
         weights: np.ndarray,
         content: np.ndarray,
         context: "_ChunkContext",
@@ -1050,6 +1048,7 @@ class Pipeline:
         stopping when none adds anything. Shown are those pairs (at most
         ``max_citations_per_source`` per source), then the best remaining by score up to
         ``top_k``; the status is judged on the evidence set and the shown citations.
+        ``covers[i]`` holds the sentence tokens the ``i``-th pair of ``pool`` covers.
         """
         config = self.config
         passage_source = context.corpus.passage_source
@@ -1058,21 +1057,21 @@ class Pipeline:
         candidates = list(pool[1:])
         union = np.zeros(weights.shape[0], dtype=bool)
         if selected:
-            union |= coverage_of[selected[0]]
+            union |= covers[0]
         # evidence is chosen for the content it adds (function words never justify it)
         content_weights = np.where(content, weights, 0.0)
         if candidates and len(selected) < config.top_k:
-            covers = np.array([coverage_of[pair] for pair in candidates], dtype=bool)
+            candidate_covers = covers[1 : len(pool)]
             alive = list(range(len(candidates)))
             while alive and len(selected) < config.top_k:
                 # (sums of weights 1 and 2: exact, so ties are real ties)
-                gains = (covers[alive] & ~union) @ content_weights
+                gains = (candidate_covers[alive] & ~union) @ content_weights
                 best = int(np.argmax(gains))  # the first best: the better ranked
                 if gains[best] <= 0.0:
                     break
                 chosen = alive.pop(best)
                 selected.append(candidates[chosen])
-                union |= covers[chosen]
+                union |= candidate_covers[chosen]
         shown: list[int] = []
         per_source: dict[int, int] = {}
         for pair in [p for p in pool if p in selected] + by_score:
@@ -1090,10 +1089,15 @@ class Pipeline:
         answer_span: AnswerSpan,
         q: int,
         chosen: tuple[list[int], list[int]],
+        ranked: list[int],
+        covers: np.ndarray,
         context: "_ChunkContext",
         answer_folded: list[str],
-        passage_covered: dict[int, np.ndarray],
+        components: tuple[list[str], np.ndarray],
     ) -> SpanCitations:
+        """The citations and status of sentence ``q``: ``ranked`` are the pairs judged
+        (the evidence pool, then the best by score), ``covers[i]`` the sentence tokens
+        ``ranked[i]`` covers (:func:`_candidate_coverage`)."""
         config = self.config
         corpus = context.corpus
         by_score, pool = chosen
@@ -1107,31 +1111,18 @@ class Pipeline:
         covered_clean = np.zeros(n_tokens, dtype=bool)
         disputed = np.zeros(n_tokens, dtype=bool)
         embedding_supported = False
-        # the best pairs first; which sentence tokens each covers: the aligned ones, and
-        # those its passage, or a neighbouring one of the same source (a claim often
-        # continues across adjacent sentences), holds elsewhere (reordering) or as a
-        # light inflection (see fold_surface)
-        ranked = list(dict.fromkeys(pool + by_score))
-        covered_by = passage_covered
         answer_values: list[bool] | None = None  # which tokens are values, when needed
         answer_cache: dict[int, Any] = {}  # what find_conflicts learns about them
-        no_tokens = np.zeros(n_tokens, dtype=bool)
-        for pair, covered in covered_by.items():
-            block_lo = int(context.rows.block_offsets[pair])
-            block_hi = int(context.rows.block_offsets[pair + 1])
-            for query_pos, _, run in context.rows.blocks[block_lo:block_hi].tolist():
-                covered[query_pos : query_pos + run] = True
-        coverage_of = {pair: covered_by.get(pair, no_tokens) for pair in ranked}
-        shown, judged = self._evidence_set(pool, by_score, coverage_of, weights, content, context)
+        shown, judged = self._evidence_set(pool, by_score, covers, weights, content, context)
         citations = []
-        for pair in ranked:
+        for row, pair in enumerate(ranked):
             if pair not in judged:
                 continue
             passage = int(context.pair_passage[pair])
             source = int(corpus.passage_source[passage])
             source_text = corpus.source_text(source)
             base = int(corpus.base_offsets[source])
-            covered = coverage_of[pair].copy()
+            covered = covers[row].copy()
             conflicts: list[Any] = []
             blocks = np.zeros((0, 3), dtype=np.int64)
             if context.embedding_only[pair]:
@@ -1196,6 +1187,7 @@ class Pipeline:
                         answer_span,
                         lo,
                         context,
+                        components,
                     )
                 )
         # a value some evidence contradicts counts as covered only if conflict-free
@@ -1238,9 +1230,11 @@ class Pipeline:
         answer_span: AnswerSpan,
         lo: int,
         context: "_ChunkContext",
+        component_rows: tuple[list[str], np.ndarray],
     ) -> Citation:
         corpus = context.corpus
-        components = {name: float(values[pair]) for name, values in context.components.items()}
+        names, values = component_rows
+        components = dict(zip(names, values[pair].tolist()))
         components["passage_char_start"] = float(base + int(corpus.passage_char_start[passage]))
         components["passage_char_end"] = float(base + int(corpus.passage_char_end[passage]))
         if context.embedding_only[pair]:
@@ -1561,12 +1555,15 @@ def _passage_coverage(
     query_offsets: np.ndarray,
     columns: np.ndarray,
     folded: Sequence[str],
-) -> list[np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray]:
     """For each pair ``i`` (passage ``passages[i]``, sentence ``pair_query[i]``), which
     tokens of the sentence the passage, or a passage next to it in the same source
     (``_COVERAGE_NEIGHBOURS``), holds: the token itself (index column ``columns[t]``) or
     an inflection of it (folded text ``folded[t]``). Sentence ``q``'s tokens are
-    ``query_offsets[q]:query_offsets[q + 1]`` of ``columns`` and ``folded``."""
+    ``query_offsets[q]:query_offsets[q + 1]`` of ``columns`` and ``folded``.
+
+    Returns ``(covered, pair_offsets)``: pair ``i``'s flags are
+    ``covered[pair_offsets[i]:pair_offsets[i + 1]]``."""
     n_pairs = passages.shape[0]
     lengths = query_offsets[pair_query + 1] - query_offsets[pair_query]
     pair_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
@@ -1591,8 +1588,66 @@ def _passage_coverage(
         cell_pair = near_pair[cell_near]
         position = pair_offsets[cell_pair] + tokens - query_offsets[pair_query[cell_pair]]
         covered[position[held]] = True
-    bounds = pair_offsets.tolist()
-    return [covered[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
+    return covered, pair_offsets
+
+
+def _candidate_coverage(
+    corpus: Corpus,
+    rows: PairAlignments,
+    judged_pairs: list[list[int]],
+    pair_query: np.ndarray,
+    pair_passage: np.ndarray,
+    embedding_only: np.ndarray,
+    query_offsets: np.ndarray,
+    columns: np.ndarray,
+    folded: Sequence[str],
+) -> tuple[np.ndarray, list[int]]:
+    """Which sentence tokens each judged pair covers, for every sentence at once.
+
+    A pair covers the tokens its alignment matched, and those its passage, or a
+    neighbouring one of the same source (a claim often continues across adjacent
+    sentences), holds elsewhere (reordering) or as a light inflection (see
+    :func:`~citekit._content.fold_surface`); an embedding-only pair covers none.
+    Sentence ``q``'s flags are ``covered[offsets[q]:offsets[q + 1]]``, one row of its
+    ``query_offsets[q + 1] - query_offsets[q]`` tokens per pair of ``judged_pairs[q]``.
+    """
+    pairs = np.array([pair for judged in judged_pairs for pair in judged], dtype=np.int64)
+    token_counts = np.diff(query_offsets)
+    row_length = token_counts[pair_query[pairs]]
+    row_offsets = np.zeros(pairs.shape[0] + 1, dtype=np.int64)
+    np.cumsum(row_length, out=row_offsets[1:])
+    covered = np.zeros(int(row_offsets[-1]), dtype=bool)
+    aligned = np.flatnonzero(~embedding_only[pairs])
+    if aligned.shape[0] == pairs.shape[0]:
+        covered, _ = _passage_coverage(
+            corpus, pair_passage[pairs], pair_query[pairs], query_offsets, columns, folded
+        )
+    elif aligned.size:
+        held, _ = _passage_coverage(
+            corpus,
+            pair_passage[pairs[aligned]],
+            pair_query[pairs[aligned]],
+            query_offsets,
+            columns,
+            folded,
+        )
+        positions, _ = gather_ranges(row_offsets[aligned], row_offsets[aligned + 1])
+        covered[positions] = held
+    # the tokens each alignment matched (blocks of query position, target position, run)
+    block_index, owner = gather_ranges(
+        rows.block_offsets[pairs[aligned]], rows.block_offsets[pairs[aligned] + 1]
+    )
+    blocks = rows.blocks[block_index]
+    length = row_length[aligned][owner]
+    first = np.clip(blocks[:, 0], 0, length)
+    last = np.clip(blocks[:, 0] + blocks[:, 2], first, length)
+    base = row_offsets[aligned][owner]
+    positions, _ = gather_ranges(base + first, base + last)
+    covered[positions] = True
+    counts = np.array([len(judged) for judged in judged_pairs], dtype=np.int64)
+    bounds = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    return covered, row_offsets[bounds].tolist()
 
 
 def _content_variant_counts(
