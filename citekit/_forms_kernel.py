@@ -13,7 +13,7 @@ import numpy as np
 
 from citekit._jit import jit
 
-__all__ = ["rows_hold"]
+__all__ = ["rows_hold", "candidate_coverage"]
 
 
 @jit
@@ -107,3 +107,212 @@ def rows_hold(
             out,
         )
     return out
+
+
+@jit
+def _slot(keys, key):
+    """Slot of ``key`` (>= 0) in an open-addressing table of ``keys`` (-1: empty)."""
+    mask = keys.shape[0] - 1
+    slot = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
+    while keys[slot] != -1 and keys[slot] != key:
+        slot = (slot + 1) & mask
+    return slot
+
+
+@jit
+def _mark_chain(keys, heads, following, key, covered, base):
+    """Flag every sentence token whose key (form or column) is ``key``."""
+    if key < 0:
+        return
+    slot = _slot(keys, key)
+    token = heads[slot] if keys[slot] == key else -1
+    while token >= 0:
+        covered[base + token] = True
+        token = following[token]
+
+
+@jit
+def _coverage_kernel(
+    row_pointers,
+    row_columns,
+    column_form,
+    part_start,
+    part_count,
+    part_forms,
+    passage_source,
+    pair_passage,
+    pair_query,
+    pair_aligned,
+    query_offsets,
+    token_columns,
+    token_forms,
+    row_offsets,
+    neighbours,
+    block_starts,
+    block_ends,
+    blocks,
+    covered,
+):
+    n_passages = passage_source.shape[0]
+    n_pairs = pair_passage.shape[0]
+    first = 0
+    while first < n_pairs:
+        # the pairs of one sentence share its tables: the sentence's token forms and
+        # columns, each key chaining the tokens that have it
+        query = pair_query[first]
+        last = first
+        while last < n_pairs and pair_query[last] == query:
+            last += 1
+        lo = query_offsets[query]
+        n_tokens = query_offsets[query + 1] - lo
+        size = 16
+        while size < 2 * n_tokens:
+            size *= 2
+        form_keys = np.full(size, -1, dtype=np.int64)
+        form_heads = np.full(size, -1, dtype=np.int64)
+        column_keys = np.full(size, -1, dtype=np.int64)
+        column_heads = np.full(size, -1, dtype=np.int64)
+        next_form = np.full(max(n_tokens, 1), -1, dtype=np.int64)
+        next_column = np.full(max(n_tokens, 1), -1, dtype=np.int64)
+        for token in range(n_tokens - 1, -1, -1):
+            form = token_forms[lo + token]
+            if form >= 0:
+                slot = _slot(form_keys, form)
+                form_keys[slot] = form
+                next_form[token] = form_heads[slot]
+                form_heads[slot] = token
+            column = token_columns[lo + token]
+            if column >= 0:
+                slot = _slot(column_keys, column)
+                column_keys[slot] = column
+                next_column[token] = column_heads[slot]
+                column_heads[slot] = token
+        for pair in range(first, last):
+            if not pair_aligned[pair]:
+                continue
+            base = row_offsets[pair]
+            passage = pair_passage[pair]
+            source = passage_source[passage]
+            stop = min(n_passages, passage + neighbours + 1)
+            for near in range(max(0, passage - neighbours), stop):
+                if passage_source[near] != source:
+                    continue
+                for entry in range(row_pointers[near], row_pointers[near + 1]):
+                    word = row_columns[entry]
+                    _mark_chain(column_keys, column_heads, next_column, word, covered, base)
+                    _mark_chain(form_keys, form_heads, next_form, column_form[word], covered, base)
+                    part = part_start[word]
+                    for index in range(part, part + part_count[word]):
+                        _mark_chain(
+                            form_keys, form_heads, next_form, part_forms[index], covered, base
+                        )
+            for block in range(block_starts[pair], block_ends[pair]):
+                start = min(max(blocks[block, 0], 0), n_tokens)
+                end = min(max(blocks[block, 0] + blocks[block, 2], start), n_tokens)
+                for token in range(start, end):
+                    covered[base + token] = True
+        first = last
+
+
+def candidate_coverage(
+    row_pointers: np.ndarray,
+    row_columns: np.ndarray,
+    column_form: np.ndarray,
+    part_start: np.ndarray,
+    part_count: np.ndarray,
+    part_forms: np.ndarray,
+    passage_source: np.ndarray,
+    pair_passage: np.ndarray,
+    pair_query: np.ndarray,
+    pair_aligned: np.ndarray,
+    query_offsets: np.ndarray,
+    token_columns: np.ndarray,
+    token_forms: np.ndarray,
+    neighbours: int,
+    block_starts: np.ndarray,
+    block_ends: np.ndarray,
+    blocks: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which tokens of its sentence each candidate pair covers.
+
+    Pair ``i`` (passage ``pair_passage[i]``, sentence ``pair_query[i]``) covers token
+    ``t`` of the sentence (``query_offsets[q] + t`` in ``token_columns`` /
+    ``token_forms``) when, for an aligned pair (``pair_aligned[i]``), a passage at most
+    ``neighbours`` away in the same source holds the token's column or a word of its
+    form (a word's own form or one of its part forms), or when one of the pair's
+    alignment blocks ``blocks[block_starts[i]:block_ends[i]]`` (query position,
+    target position, run; clipped to the sentence) matched it. Pairs of one sentence
+    should be consecutive (each run of them builds the sentence's look-up tables once).
+    Every word in the rows asked about must have its form set.
+
+    Parameters
+    ----------
+    row_pointers, row_columns : ndarray of int64
+        The passages' rows, CSR (passages x index columns).
+    column_form, part_start, part_count, part_forms : ndarray of int64
+        The words' forms, as in :func:`rows_hold`.
+    passage_source : ndarray of int64
+        Source of every passage (neighbours cross no source boundary).
+    pair_passage, pair_query : ndarray of int64
+        The pairs.
+    pair_aligned : ndarray of bool
+        Pairs that cover anything at all (not embedding-only ones).
+    query_offsets : ndarray of int64
+        Sentence ``q`` owns tokens ``query_offsets[q]:query_offsets[q + 1]``.
+    token_columns, token_forms : ndarray of int64
+        Every sentence token's index column (-1: none) and form.
+    neighbours : int
+        How many passages on each side count.
+    block_starts, block_ends : ndarray of int64
+        Each pair's range of ``blocks``.
+    blocks : ndarray of int64, shape (n_blocks, 3)
+        Alignment blocks.
+
+    Returns
+    -------
+    covered, row_offsets : ndarray
+        Pair ``i``'s flags are ``covered[row_offsets[i]:row_offsets[i + 1]]``, one per
+        token of its sentence.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> # two passages of one source: columns {0} and {1}; forms 5 and 6
+    >>> covered, offsets = candidate_coverage(
+    ...     i64(0, 1, 2), i64(0, 1), i64(5, 6), i64(0, 0), i64(0, 0), i64(),
+    ...     i64(0, 0), i64(0), i64(0), np.array([True]), i64(0, 4), i64(-1, 1, -1, -1),
+    ...     i64(5, 9, 7, 8), 1, i64(0), i64(1), i64(2, 0, 1).reshape(1, 3))
+    >>> # form 5 in passage 0, column 1 in its neighbour, token 2 aligned, form 8 nowhere
+    >>> covered.tolist(), offsets.tolist()
+    ([True, True, True, False], [0, 4])
+    """
+    pair_query = np.ascontiguousarray(pair_query, dtype=np.int64)
+    query_offsets = np.ascontiguousarray(query_offsets, dtype=np.int64)
+    lengths = query_offsets[pair_query + 1] - query_offsets[pair_query]
+    row_offsets = np.zeros(pair_query.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=row_offsets[1:])
+    covered = np.zeros(int(row_offsets[-1]), dtype=np.bool_)
+    if covered.shape[0]:
+        _coverage_kernel(
+            row_pointers,
+            row_columns,
+            column_form,
+            part_start,
+            part_count,
+            part_forms,
+            np.ascontiguousarray(passage_source, dtype=np.int64),
+            np.ascontiguousarray(pair_passage, dtype=np.int64),
+            pair_query,
+            np.ascontiguousarray(pair_aligned, dtype=np.bool_),
+            query_offsets,
+            np.ascontiguousarray(token_columns, dtype=np.int64),
+            np.ascontiguousarray(token_forms, dtype=np.int64),
+            row_offsets,
+            int(neighbours),
+            np.ascontiguousarray(block_starts, dtype=np.int64),
+            np.ascontiguousarray(block_ends, dtype=np.int64),
+            np.ascontiguousarray(blocks, dtype=np.int64).reshape(-1, 3),
+            covered,
+        )
+    return covered, row_offsets

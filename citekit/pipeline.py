@@ -1548,49 +1548,6 @@ class _SurfaceForms:
         )
 
 
-def _passage_coverage(
-    corpus: Corpus,
-    passages: np.ndarray,
-    pair_query: np.ndarray,
-    query_offsets: np.ndarray,
-    columns: np.ndarray,
-    folded: Sequence[str],
-) -> tuple[np.ndarray, np.ndarray]:
-    """For each pair ``i`` (passage ``passages[i]``, sentence ``pair_query[i]``), which
-    tokens of the sentence the passage, or a passage next to it in the same source
-    (``_COVERAGE_NEIGHBOURS``), holds: the token itself (index column ``columns[t]``) or
-    an inflection of it (folded text ``folded[t]``). Sentence ``q``'s tokens are
-    ``query_offsets[q]:query_offsets[q + 1]`` of ``columns`` and ``folded``.
-
-    Returns ``(covered, pair_offsets)``: pair ``i``'s flags are
-    ``covered[pair_offsets[i]:pair_offsets[i + 1]]``."""
-    n_pairs = passages.shape[0]
-    lengths = query_offsets[pair_query + 1] - query_offsets[pair_query]
-    pair_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
-    np.cumsum(lengths, out=pair_offsets[1:])
-    covered = np.zeros(int(pair_offsets[-1]), dtype=bool)
-    if covered.shape[0]:
-        forms = _SurfaceForms.of(corpus)
-        token_forms = np.array([forms.form(form) for form in folded], dtype=np.int64)
-        offsets = np.arange(-_COVERAGE_NEIGHBOURS, _COVERAGE_NEIGHBOURS + 1, dtype=np.int64)
-        near = (passages[:, None] + offsets[None, :]).reshape(-1)
-        near_pair = np.repeat(np.arange(n_pairs, dtype=np.int64), offsets.shape[0])
-        inside = (near >= 0) & (near < corpus.n_passages)
-        near, near_pair = near[inside], near_pair[inside]
-        same_source = corpus.passage_source[near] == corpus.passage_source[passages[near_pair]]
-        near, near_pair = near[same_source], near_pair[same_source]
-        # every (neighbour, sentence token): the token's own id, or an inflection of it
-        query = pair_query[near_pair]
-        tokens, cell_near = gather_ranges(query_offsets[query], query_offsets[query + 1])
-        cell_passage = near[cell_near]
-        held = forms.held(cell_passage, token_forms[tokens], np.unique(near), columns[tokens])
-        # cell -> position of (pair, token) in ``covered``
-        cell_pair = near_pair[cell_near]
-        position = pair_offsets[cell_pair] + tokens - query_offsets[pair_query[cell_pair]]
-        covered[position[held]] = True
-    return covered, pair_offsets
-
-
 def _candidate_coverage(
     corpus: Corpus,
     rows: PairAlignments,
@@ -1605,45 +1562,51 @@ def _candidate_coverage(
     """Which sentence tokens each judged pair covers, for every sentence at once.
 
     A pair covers the tokens its alignment matched, and those its passage, or a
-    neighbouring one of the same source (a claim often continues across adjacent
-    sentences), holds elsewhere (reordering) or as a light inflection (see
-    :func:`~citekit._content.fold_surface`); an embedding-only pair covers none.
-    Sentence ``q``'s flags are ``covered[offsets[q]:offsets[q + 1]]``, one row of its
-    ``query_offsets[q + 1] - query_offsets[q]`` tokens per pair of ``judged_pairs[q]``.
+    neighbouring one of the same source (``_COVERAGE_NEIGHBOURS``: a claim often
+    continues across adjacent sentences), holds elsewhere (reordering) or as a light
+    inflection (folded text ``folded[t]``, see :func:`~citekit._content.fold_surface`);
+    an embedding-only pair covers none. Sentence ``q``'s flags are
+    ``covered[offsets[q]:offsets[q + 1]]``, one row of its tokens
+    (``query_offsets[q]:query_offsets[q + 1]`` of ``columns`` and ``folded``) per pair
+    of ``judged_pairs[q]``.
     """
+    from citekit._forms_kernel import candidate_coverage
+
     pairs = np.array([pair for judged in judged_pairs for pair in judged], dtype=np.int64)
-    token_counts = np.diff(query_offsets)
-    row_length = token_counts[pair_query[pairs]]
-    row_offsets = np.zeros(pairs.shape[0] + 1, dtype=np.int64)
-    np.cumsum(row_length, out=row_offsets[1:])
-    covered = np.zeros(int(row_offsets[-1]), dtype=bool)
-    aligned = np.flatnonzero(~embedding_only[pairs])
-    if aligned.shape[0] == pairs.shape[0]:
-        covered, _ = _passage_coverage(
-            corpus, pair_passage[pairs], pair_query[pairs], query_offsets, columns, folded
-        )
-    elif aligned.size:
-        held, _ = _passage_coverage(
-            corpus,
-            pair_passage[pairs[aligned]],
-            pair_query[pairs[aligned]],
-            query_offsets,
-            columns,
-            folded,
-        )
-        positions, _ = gather_ranges(row_offsets[aligned], row_offsets[aligned + 1])
-        covered[positions] = held
-    # the tokens each alignment matched (blocks of query position, target position, run)
-    block_index, owner = gather_ranges(
-        rows.block_offsets[pairs[aligned]], rows.block_offsets[pairs[aligned] + 1]
+    aligned = ~embedding_only[pairs]
+    forms = _SurfaceForms.of(corpus)
+    passages = pair_passage[pairs[aligned]]
+    if passages.size:
+        # every word of the passages looked at needs its form
+        source = corpus.passage_source
+        near = [passages]
+        for step in range(1, _COVERAGE_NEIGHBOURS + 1):
+            for side in (passages - step, passages + step):
+                inside = (side >= 0) & (side < corpus.n_passages)
+                side, owner = side[inside], passages[inside]
+                near.append(side[source[side] == source[owner]])
+        forms._learn(np.unique(np.concatenate(near)))
+    token_forms = np.array([forms.form(form) for form in folded], dtype=np.int64)
+    indptr, indices = corpus.index.rows
+    covered, row_offsets = candidate_coverage(
+        indptr,
+        indices,
+        forms.column_form,
+        forms.part_start,
+        forms.part_count,
+        forms.part_forms,
+        corpus.passage_source,
+        pair_passage[pairs],
+        pair_query[pairs],
+        aligned,
+        query_offsets,
+        columns,
+        token_forms,
+        _COVERAGE_NEIGHBOURS,
+        rows.block_offsets[pairs],
+        rows.block_offsets[pairs + 1],
+        rows.blocks,
     )
-    blocks = rows.blocks[block_index]
-    length = row_length[aligned][owner]
-    first = np.clip(blocks[:, 0], 0, length)
-    last = np.clip(blocks[:, 0] + blocks[:, 2], first, length)
-    base = row_offsets[aligned][owner]
-    positions, _ = gather_ranges(base + first, base + last)
-    covered[positions] = True
     counts = np.array([len(judged) for judged in judged_pairs], dtype=np.int64)
     bounds = np.zeros(counts.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=bounds[1:])

@@ -275,6 +275,31 @@ def naive_rows_hold(rows, word_forms, cells):
     ]
 
 
+def naive_candidate_coverage(rows, word_forms, passage_source, pairs, sentences, neighbours):
+    """rows[p] = list of columns; word_forms[c] = set of forms of column c (its own and
+    its parts'); pairs = (passage, sentence, aligned, blocks); sentences[q] = list of
+    (column, form) per token; blocks = (query_pos, target_pos, run). For each pair, the
+    sentence tokens it covers: an aligned pair covers a token that a passage at most
+    ``neighbours`` away in the same source holds (its column, or a word of its form), or
+    that one of its blocks matched (clipped to the sentence)."""
+    out = []
+    for passage, sentence, aligned, blocks in pairs:
+        tokens = sentences[sentence]
+        flags = [False] * len(tokens)
+        if aligned:
+            for near in range(passage - neighbours, passage + neighbours + 1):
+                if not 0 <= near < len(rows) or passage_source[near] != passage_source[passage]:
+                    continue
+                for t, (column, form) in enumerate(tokens):
+                    if any(c == column or form in word_forms[c] for c in rows[near]):
+                        flags[t] = True
+            for query_pos, _, run in blocks:
+                for t in range(max(query_pos, 0), min(query_pos + run, len(tokens))):
+                    flags[t] = True
+        out.append(flags)
+    return out
+
+
 # =======================================================================================
 # Retrieval and index kernels (references of citekit._bag)
 # =======================================================================================

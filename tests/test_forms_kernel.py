@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._forms_kernel import rows_hold
-from naive import naive_rows_hold
+from citekit._forms_kernel import candidate_coverage, rows_hold
+from naive import naive_candidate_coverage, naive_rows_hold
 
 i64 = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
 
@@ -89,3 +89,86 @@ def test_surface_forms_learn_only_the_passages_asked_about():
     assert forms.held(i64([0]), unknown, columns=i64([column])).tolist() == [True]
     with pytest.raises(IndexError):
         forms.held(i64([7]), i64([grow]))
+
+
+@st.composite
+def coverage_cases(draw):
+    rows, column_form, parts, _ = draw(lookups())
+    n_columns, n_forms = len(column_form), max(column_form + [f for p in parts for f in p]) + 1
+    n_rows = len(rows)
+    passage_source = sorted(
+        draw(st.lists(st.integers(0, 2), min_size=n_rows, max_size=n_rows))
+    )
+    sentences = draw(
+        st.lists(
+            st.lists(
+                st.tuples(st.integers(-1, n_columns - 1), st.integers(0, n_forms)), max_size=7
+            ),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    block = st.tuples(st.integers(-2, 8), st.integers(0, 5), st.integers(0, 4))
+    pairs = draw(
+        st.lists(
+            st.tuples(
+                st.integers(0, len(rows) - 1),
+                st.integers(0, len(sentences) - 1),
+                st.booleans(),
+                st.lists(block, max_size=3),
+            ),
+            max_size=8,
+        )
+    )
+    # pairs of a sentence mostly together, as the pipeline passes them (not required)
+    if draw(st.booleans()):
+        pairs.sort(key=lambda pair: pair[1])
+    neighbours = draw(st.integers(0, 2))
+    return rows, column_form, parts, passage_source, sentences, pairs, neighbours
+
+
+@settings(max_examples=300, deadline=None)
+@given(coverage_cases())
+def test_candidate_coverage_matches_reference(case):
+    rows, column_form, parts, passage_source, sentences, pairs, neighbours = case
+    pointers = i64([0] + list(np.cumsum([len(row) for row in rows])))
+    columns = i64([c for row in rows for c in row])
+    counts = i64([len(p) for p in parts])
+    starts = np.cumsum(counts) - counts
+    part_forms = i64([f for p in parts for f in p])
+    query_offsets = i64([0] + list(np.cumsum([len(s) for s in sentences])))
+    token_columns = i64([c for s in sentences for c, _ in s])
+    token_forms = i64([f for s in sentences for _, f in s])
+    block_counts = [len(pair[3]) for pair in pairs]
+    block_ends = i64(np.cumsum(block_counts, dtype=np.int64))
+    blocks = i64([b for pair in pairs for b in pair[3]]).reshape(-1, 3)
+    covered, offsets = candidate_coverage(
+        pointers, columns, i64(column_form), starts, counts, part_forms, i64(passage_source),
+        i64([p[0] for p in pairs]), i64([p[1] for p in pairs]),
+        np.array([p[2] for p in pairs], dtype=bool), query_offsets, token_columns, token_forms,
+        neighbours, block_ends - i64(block_counts), block_ends, blocks,
+    )
+    word_forms = [{column_form[c], *parts[c]} for c in range(len(column_form))]
+    expected = naive_candidate_coverage(
+        rows, word_forms, passage_source, pairs, sentences, neighbours
+    )
+    got = [covered[lo:hi].tolist() for lo, hi in zip(offsets[:-1], offsets[1:])]
+    assert got == expected
+
+
+def test_candidate_coverage_edge_cases():
+    none = i64([])
+    words = (i64([0, 1]), i64([0]), i64([3]), i64([0]), i64([0]), none, i64([0]))
+    blocks = np.zeros((0, 3), dtype=np.int64)
+    # no pairs
+    covered, offsets = candidate_coverage(
+        *words, none, none, np.zeros(0, bool), i64([0, 2]), i64([0, -1]), i64([3, 4]), 1,
+        none, none, blocks,
+    )
+    assert covered.shape == (0,) and offsets.tolist() == [0]
+    # an empty sentence; an embedding-only pair covers nothing even with blocks
+    covered, offsets = candidate_coverage(
+        *words, i64([0, 0]), i64([0, 1]), np.array([True, False]), i64([0, 0, 2]),
+        i64([0, -1]), i64([3, 4]), 1, i64([0, 0]), i64([0, 1]), i64([[0, 0, 2]]),
+    )
+    assert offsets.tolist() == [0, 0, 2] and covered.tolist() == [False, False]
