@@ -240,6 +240,20 @@ def _token_weight(folded: str, is_content: bool) -> float:
     return FUNCTION_WORD_WEIGHT if _has_alnum(folded) else 0.0
 
 
+@lru_cache(maxsize=1 << 16)
+def token_facts(surface: str, is_content: bool) -> tuple[str, float, bool]:
+    """A token's folded text (:func:`fold_surface`), its weight (:func:`coverage_weights`)
+    and whether it is a value (:func:`value_mask`), in one cached look-up.
+
+    Examples
+    --------
+    >>> token_facts("Twelve", True), token_facts("the", False)
+    (('12', 2.0, False), ('the', 0.25, False))
+    """
+    folded = fold_surface(surface)
+    return folded, _token_weight(folded, is_content), _is_value(surface)
+
+
 # reference markers that generated answers carry: [1], [2, 3], [4-6], [^1], 【3†source】
 CITATION_MARKER = re.compile(
     r"\[\^?\d{1,4}(?:\s*[,;\u2013-]\s*\^?\d{1,4})*\]|\[\^[\w-]{1,20}\]|【[^】\n]{0,40}】"

@@ -77,10 +77,9 @@ from citekit._bag import pair_bag_counts
 from citekit._content import (
     citation_marker_mask,
     content_mask,
-    coverage_weights,
     find_conflicts,
     fold_surface,
-    value_mask,
+    token_facts,
 )
 from citekit._stages import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
@@ -751,14 +750,19 @@ class Pipeline:
             for q in range(n_queries)
         ]
         # the tokens each candidate citation covers, for every sentence in one batch
-        query_folded = [
-            fold_surface(answers[queries.answer_of[first + q]][s:e])
-            for q, s, e in zip(
+        # (folded text, coverage weight, is a value) of every sentence token
+        facts = [
+            token_facts(answers[queries.answer_of[first + q]][s:e], is_content)
+            for q, s, e, is_content in zip(
                 np.repeat(np.arange(n_queries), query_lengths).tolist(),
                 query_starts.tolist(),
                 query_ends.tolist(),
+                query_content.tolist(),
             )
         ]
+        query_folded = [fact[0] for fact in facts]
+        query_weights = np.array([fact[1] for fact in facts], dtype=np.float64)
+        query_values = [fact[2] for fact in facts]
         judged_pairs = [list(dict.fromkeys(pool + by_score)) for by_score, pool in chosen_all]
         covers, cover_offsets = _candidate_coverage(
             corpus, rows, judged_pairs, pair_query, pair_passage, embedding_only,
@@ -791,7 +795,8 @@ class Pipeline:
                         len(judged_pairs[q]), hi - lo
                     ),
                     context,
-                    query_folded[lo:hi],
+                    query_weights[lo:hi],
+                    query_values[lo:hi],
                     (component_names, component_rows),
                 )
             )
@@ -1092,12 +1097,14 @@ class Pipeline:
         ranked: list[int],
         covers: np.ndarray,
         context: "_ChunkContext",
-        answer_folded: list[str],
+        weights: np.ndarray,
+        answer_values: list[bool],
         components: tuple[list[str], np.ndarray],
     ) -> SpanCitations:
         """The citations and status of sentence ``q``: ``ranked`` are the pairs judged
         (the evidence pool, then the best by score), ``covers[i]`` the sentence tokens
-        ``ranked[i]`` covers (:func:`_candidate_coverage`)."""
+        ``ranked[i]`` covers (:func:`_candidate_coverage`); ``weights`` and
+        ``answer_values``: its tokens' coverage weights and which are values."""
         config = self.config
         corpus = context.corpus
         by_score, pool = chosen
@@ -1106,12 +1113,10 @@ class Pipeline:
         content = context.query_content[lo:hi]
         answer_starts, answer_ends = context.query_starts[lo:hi], context.query_ends[lo:hi]
         n_content_tokens = int(content.sum())
-        weights = coverage_weights(answer_folded, content)
         covered_any = np.zeros(n_tokens, dtype=bool)
         covered_clean = np.zeros(n_tokens, dtype=bool)
         disputed = np.zeros(n_tokens, dtype=bool)
         embedding_supported = False
-        answer_values: list[bool] | None = None  # which tokens are values, when needed
         answer_cache: dict[int, Any] = {}  # what find_conflicts learns about them
         shown, judged = self._evidence_set(pool, by_score, covers, weights, content, context)
         citations = []
@@ -1142,8 +1147,6 @@ class Pipeline:
                 aligned_content = round(
                     context.components["content_coverage"][pair] * max(n_content_tokens, 1)
                 )
-                if aligned_content >= 2 and answer_values is None:
-                    answer_values = value_mask(answer, answer_starts, answer_ends).tolist()
                 conflicts = (
                     []
                     if aligned_content < 2
