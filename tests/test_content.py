@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citekit._content import (
@@ -148,3 +148,21 @@ def test_digit_and_alnum_shortcuts_equal_their_definitions(text):
 
     assert _has_digit(text) == any(char.isdigit() for char in text)
     assert _has_alnum(text) == any(char.isalnum() for char in text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=12), st.booleans())
+def test_token_facts_agree_with_the_three_functions(surface, is_content):
+    from citekit._content import coverage_weights, fold_surface, token_facts, value_mask
+
+    folded, weight, is_value = token_facts(surface, is_content)
+    assert folded == fold_surface(surface)
+    assert weight == coverage_weights([folded], np.array([is_content]))[0]
+    assert is_value == value_mask(surface, [0], [len(surface)])[0]
+
+
+def test_token_facts_bad_input():
+    from citekit._content import token_facts
+
+    with pytest.raises(TypeError):
+        token_facts(["not", "a", "str"], True)  # unhashable: the cache refuses it
