@@ -101,16 +101,19 @@ def _unchecked(cls: type, **values: Any) -> Any:
             (f.name, f.default, f.default_factory) for f in fields(cls)
         )
     record = object.__new__(cls)
+    state = {}
     for name, default, factory in record_fields:
         if name in values:
-            value = values[name]
+            state[name] = values[name]
         elif default is not MISSING:
-            value = default
+            state[name] = default
         elif factory is not MISSING:
-            value = factory()
+            state[name] = factory()
         else:
             raise TypeError(f"{cls.__name__}: missing field {name!r}")
-        object.__setattr__(record, name, value)
+    # a frozen dataclass keeps its fields in the instance dict: one update sets them all
+    # (what object.__setattr__ per field does, without a call per field)
+    record.__dict__.update(state)
     return record
 
 
