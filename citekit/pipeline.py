@@ -768,8 +768,10 @@ class Pipeline:
             corpus, rows, judged_pairs, pair_query, pair_passage, embedding_only,
             query_offsets, columns, query_folded,
         )
-        component_names = list(components)
-        component_rows = np.column_stack([components[name] for name in component_names])
+        judged = _judged_facts(
+            corpus, context, judged_pairs, np.diff(content_prefix[query_offsets])
+        )
+        judged_first = 0
         out = []
         for q in range(n_queries):
             global_q = first + q
@@ -797,9 +799,11 @@ class Pipeline:
                     context,
                     query_weights[lo:hi],
                     query_values[lo:hi],
-                    (component_names, component_rows),
+                    judged,
+                    judged_first,
                 )
             )
+            judged_first += len(judged_pairs[q])
         return out
 
     def _rank(
@@ -1034,60 +1038,6 @@ class Pipeline:
                 break
         return chosen, judged
 
-    def _evidence_set(
-        self,
-        pool: list[int],
-        by_score: list[int],
-        covers: np.ndarray,
-        weights: np.ndarray,
-        content: np.ndarray,
-        context: "_ChunkContext",
-    ) -> tuple[set[int], set[int]]:
-        """The citations shown for a sentence and the evidence its status is judged on.
-
-        A claim often fuses facts stated in two or three source sentences, and the best
-        citations by score are often near-copies of one sentence. So the evidence set is
-        chosen as a greedy set cover: the best citation by score, then repeatedly the pool
-        pair covering the largest weight (:func:`~citekit._content.coverage_weights`) of
-        still uncovered content tokens (ties: the better ranked), at most ``top_k`` pairs,
-        stopping when none adds anything. Shown are those pairs (at most
-        ``max_citations_per_source`` per source), then the best remaining by score up to
-        ``top_k``; the status is judged on the evidence set and the shown citations.
-        ``covers[i]`` holds the sentence tokens the ``i``-th pair of ``pool`` covers.
-        """
-        config = self.config
-        passage_source = context.corpus.passage_source
-        # the best citation by score anchors the set (so citations[0] stays the best)
-        selected: list[int] = list(pool[:1])
-        candidates = list(pool[1:])
-        union = np.zeros(weights.shape[0], dtype=bool)
-        if selected:
-            union |= covers[0]
-        # evidence is chosen for the content it adds (function words never justify it)
-        content_weights = np.where(content, weights, 0.0)
-        if candidates and len(selected) < config.top_k:
-            candidate_covers = covers[1 : len(pool)]
-            alive = list(range(len(candidates)))
-            while alive and len(selected) < config.top_k:
-                # (sums of weights 1 and 2: exact, so ties are real ties)
-                gains = (candidate_covers[alive] & ~union) @ content_weights
-                best = int(np.argmax(gains))  # the first best: the better ranked
-                if gains[best] <= 0.0:
-                    break
-                chosen = alive.pop(best)
-                selected.append(candidates[chosen])
-                union |= candidate_covers[chosen]
-        shown: list[int] = []
-        per_source: dict[int, int] = {}
-        for pair in [p for p in pool if p in selected] + by_score:
-            if len(shown) >= config.top_k:
-                break
-            source = int(passage_source[int(context.pair_passage[pair])])
-            if pair not in shown and per_source.get(source, 0) < config.max_citations_per_source:
-                per_source[source] = per_source.get(source, 0) + 1
-                shown.append(pair)
-        return set(shown), set(selected) | set(shown)
-
     def _span_citations(
         self,
         answer: str,
@@ -1099,12 +1049,16 @@ class Pipeline:
         context: "_ChunkContext",
         weights: np.ndarray,
         answer_values: list[bool],
-        components: tuple[list[str], np.ndarray],
+        judged: "_JudgedFacts",
+        judged_first: int,
     ) -> SpanCitations:
         """The citations and status of sentence ``q``: ``ranked`` are the pairs judged
         (the evidence pool, then the best by score), ``covers[i]`` the sentence tokens
-        ``ranked[i]`` covers (:func:`_candidate_coverage`); ``weights`` and
+        ``ranked[i]`` covers (:func:`_candidate_coverage`), ``judged`` what the call
+        knows of them (``ranked[i]`` is entry ``judged_first + i``); ``weights`` and
         ``answer_values``: its tokens' coverage weights and which are values."""
+        from citekit._evidence_kernel import evidence_set
+
         config = self.config
         corpus = context.corpus
         by_score, pool = chosen
@@ -1112,45 +1066,43 @@ class Pipeline:
         n_tokens = hi - lo
         content = context.query_content[lo:hi]
         answer_starts, answer_ends = context.query_starts[lo:hi], context.query_ends[lo:hi]
-        n_content_tokens = int(content.sum())
-        covered_any = np.zeros(n_tokens, dtype=bool)
-        covered_clean = np.zeros(n_tokens, dtype=bool)
         disputed = np.zeros(n_tokens, dtype=bool)
         embedding_supported = False
         answer_cache: dict[int, Any] = {}  # what find_conflicts learns about them
-        shown, judged = self._evidence_set(pool, by_score, covers, weights, content, context)
+        row_of = {pair: row for row, pair in enumerate(ranked)}
+        # the evidence set (a greedy cover of the sentence's content by the pool) and the
+        # citations shown, see _evidence_set_kernel
+        selected, shown_rows = evidence_set(
+            covers,
+            len(pool),
+            weights,
+            content,
+            judged.source[judged_first : judged_first + len(ranked)],
+            np.array([row_of[pair] for pair in by_score], dtype=np.int64),
+            config.top_k,
+            config.max_citations_per_source,
+        )
+        shown = set(shown_rows.tolist())
         citations = []
-        for row, pair in enumerate(ranked):
-            if pair not in judged:
-                continue
-            passage = int(context.pair_passage[pair])
-            source = int(corpus.passage_source[passage])
+        clean_rows: list[int] = []
+        covered_any = np.zeros(n_tokens, dtype=bool)
+        for row in sorted(set(np.flatnonzero(selected).tolist()) | shown):
+            entry = judged_first + row
+            source = judged.source_list[entry]
             source_text = corpus.source_text(source)
-            base = int(corpus.base_offsets[source])
-            covered = covers[row].copy()
+            base = judged.base[entry]
             conflicts: list[Any] = []
-            blocks = np.zeros((0, 3), dtype=np.int64)
-            if context.embedding_only[pair]:
-                if (
-                    context.components["embedding_score"][pair]
-                    >= config.supported_embedding_similarity
-                ):
+            blocks = _NO_BLOCKS
+            if judged.embedding_only[entry]:
+                if judged.embedding_score[entry] >= config.supported_embedding_similarity:
                     embedding_supported = True
             else:
-                block_lo = int(context.rows.block_offsets[pair])
-                block_hi = int(context.rows.block_offsets[pair + 1])
-                blocks = context.rows.blocks[block_lo:block_hi]
-                token_lo = int(corpus.passage_token_start[passage])
-                token_hi = int(corpus.passage_token_end[passage])
+                blocks = context.rows.blocks[judged.block_lo[entry] : judged.block_hi[entry]]
+                token_lo, token_hi = judged.token_lo[entry], judged.token_hi[entry]
                 # a value facing another value only means something inside a real
                 # alignment: at least two content tokens matched around it
-                aligned_content = round(
-                    context.components["content_coverage"][pair] * max(n_content_tokens, 1)
-                )
-                conflicts = (
-                    []
-                    if aligned_content < 2
-                    else find_conflicts(
+                if judged.aligned_content[entry] >= 2:
+                    conflicts = find_conflicts(
                         answer,
                         context.query_ids[lo:hi],
                         answer_starts,
@@ -1164,35 +1116,25 @@ class Pipeline:
                         answer_values=answer_values,
                         answer_cache=answer_cache,
                     )
-                )
+            if conflicts:
+                # the contradicted values are not covered by this evidence
+                inside = np.zeros(n_tokens, dtype=bool)
                 for conflict in conflicts:
-                    inside = (answer_starts >= conflict.answer_char_start) & (
+                    inside |= (answer_starts >= conflict.answer_char_start) & (
                         answer_ends <= conflict.answer_char_end
                     )
-                    covered &= ~inside
-                    disputed |= inside
-            covered_any |= covered
-            if not conflicts:
-                covered_clean |= covered
-            if pair in shown:
-                start, end = int(context.char_start[pair]), int(context.char_end[pair])
+                covered_any |= covers[row] & ~inside
+                disputed |= inside
+            else:
+                clean_rows.append(row)
+            if row in shown:
                 citations.append(
                     self._citation(
-                        pair,
-                        passage,
-                        source,
-                        source_text,
-                        base,
-                        start,
-                        end,
-                        blocks,
-                        conflicts,
-                        answer_span,
-                        lo,
-                        context,
-                        components,
+                        entry, blocks, conflicts, answer_span, lo, context, judged, source_text
                     )
                 )
+        covered_clean = covers[clean_rows].any(axis=0)
+        covered_any |= covered_clean
         # a value some evidence contradicts counts as covered only if conflict-free
         # evidence states it too; such an unresolved value also rules out "supported"
         unresolved = disputed & ~covered_clean & content
@@ -1221,44 +1163,40 @@ class Pipeline:
 
     def _citation(
         self,
-        pair: int,
-        passage: int,
-        source: int,
-        source_text: str,
-        base: int,
-        start: int,
-        end: int,
+        entry: int,
         blocks: np.ndarray,
         conflicts: list[Any],
         answer_span: AnswerSpan,
         lo: int,
         context: "_ChunkContext",
-        component_rows: tuple[list[str], np.ndarray],
+        judged: "_JudgedFacts",
+        source_text: str,
     ) -> Citation:
         corpus = context.corpus
-        names, values = component_rows
-        components = dict(zip(names, values[pair].tolist()))
-        components["passage_char_start"] = float(base + int(corpus.passage_char_start[passage]))
-        components["passage_char_end"] = float(base + int(corpus.passage_char_end[passage]))
-        if context.embedding_only[pair]:
+        source, base = judged.source_list[entry], judged.base[entry]
+        start, end = judged.char_start[entry], judged.char_end[entry]
+        components = dict(zip(judged.component_names, judged.components[entry]))
+        components["passage_char_start"] = float(judged.passage_char_start[entry])
+        components["passage_char_end"] = float(judged.passage_char_end[entry])
+        if judged.embedding_only[entry]:
             spans = [_evidence_span(base + start, base + end, source_text[start:end])]
             answer_start, answer_end = answer_span.char_start, answer_span.char_end
             components["embedding_only"] = 1.0
         else:
-            token_lo = int(corpus.passage_token_start[passage])
-            spans = self._evidence_spans(blocks, token_lo, source_text, base, start, end, corpus)
-            q_start = int(context.rows.query_start[pair])
-            q_end = max(int(context.rows.query_end[pair]) - 1, q_start)
+            spans = self._evidence_spans(
+                blocks, judged.token_lo[entry], source_text, base, start, end, corpus
+            )
+            q_start, q_end = judged.query_start[entry], judged.query_end[entry]
             answer_start = int(context.query_starts[lo + q_start])
             answer_end = int(context.query_ends[lo + q_end])
         components["num_evidence_spans"] = float(len(spans))
         components["evidence_chars_total"] = float(sum(s.char_end - s.char_start for s in spans))
         return _unchecked(
             Citation,
-            score=float(context.final[pair]),
+            score=judged.final[entry],
             source_id=corpus.source_ids[source],
-            source_index=int(corpus.source_indices[source]),
-            candidate_index=passage,
+            source_index=judged.source_index[entry],
+            candidate_index=judged.passage[entry],
             char_start=base + start,
             char_end=base + end,
             evidence=source_text[start:end],
@@ -1314,6 +1252,84 @@ class _ChunkContext(NamedTuple):
     query_ends: np.ndarray
     query_content: np.ndarray
     columns: np.ndarray
+
+
+_NO_BLOCKS = np.zeros((0, 3), dtype=np.int64)
+
+
+class _JudgedFacts(NamedTuple):
+    """What the records need of every judged pair of a batch, as Python values (entry
+    ``i`` is the ``i``-th pair of the sentences' judged lists, concatenated): indexing
+    numpy arrays one scalar at a time costs more than reading them all once."""
+
+    source: np.ndarray
+    source_list: list[int]
+    source_index: list[int]
+    passage: list[int]
+    base: list[int]
+    embedding_only: list[bool]
+    embedding_score: list[float]
+    aligned_content: list[float]
+    block_lo: list[int]
+    block_hi: list[int]
+    token_lo: list[int]
+    token_hi: list[int]
+    char_start: list[int]
+    char_end: list[int]
+    final: list[float]
+    query_start: list[int]
+    query_end: list[int]
+    passage_char_start: list[int]
+    passage_char_end: list[int]
+    component_names: list[str]
+    components: list[list[float]]
+
+
+def _judged_facts(
+    corpus: Corpus,
+    context: "_ChunkContext",
+    judged_pairs: list[list[int]],
+    content_total: np.ndarray,
+) -> _JudgedFacts:
+    """:class:`_JudgedFacts` of the pairs of ``judged_pairs`` (``content_total``: each
+    sentence's number of content tokens)."""
+    pairs = np.array([pair for judged in judged_pairs for pair in judged], dtype=np.int64)
+    rows = context.rows
+    passage = context.pair_passage[pairs]
+    source = corpus.passage_source[passage]
+    base = corpus.base_offsets[source]
+    components = context.components
+    names = list(components)
+    query_start = rows.query_start[pairs]
+    return _JudgedFacts(
+        source=source,
+        source_list=source.tolist(),
+        source_index=corpus.source_indices[source].tolist(),
+        passage=passage.tolist(),
+        base=base.tolist(),
+        embedding_only=context.embedding_only[pairs].tolist(),
+        embedding_score=components["embedding_score"][pairs].tolist(),
+        # content tokens the alignment matched (content coverage x content tokens)
+        aligned_content=np.round(
+            components["content_coverage"][pairs]
+            * np.maximum(content_total[context.pair_query[pairs]], 1)
+        ).tolist(),
+        block_lo=rows.block_offsets[pairs].tolist(),
+        block_hi=rows.block_offsets[pairs + 1].tolist(),
+        token_lo=corpus.passage_token_start[passage].tolist(),
+        token_hi=corpus.passage_token_end[passage].tolist(),
+        char_start=context.char_start[pairs].tolist(),
+        char_end=context.char_end[pairs].tolist(),
+        final=context.final[pairs].astype(np.float64).tolist(),
+        query_start=query_start.tolist(),
+        query_end=np.maximum(rows.query_end[pairs] - 1, query_start).tolist(),
+        passage_char_start=(base + corpus.passage_char_start[passage]).tolist(),
+        passage_char_end=(base + corpus.passage_char_end[passage]).tolist(),
+        component_names=names,
+        components=np.column_stack([components[name][pairs] for name in names]).tolist()
+        if pairs.size
+        else [],
+    )
 
 
 class _BagStatistics(NamedTuple):

@@ -300,6 +300,37 @@ def naive_candidate_coverage(rows, word_forms, passage_source, pairs, sentences,
     return out
 
 
+def naive_evidence_set(covers, n_pool, weights, content, row_source, by_score_rows, top_k,
+                       max_per_source):
+    """Reference of citekit._evidence_kernel.evidence_set: greedy cover of the content
+    weight by the pool rows (row 0 first; then the largest gain, ties to the lower row,
+    while a row adds anything, at most top_k); shown: the set's rows, then by_score_rows,
+    no repeats, at most max_per_source per source and top_k in all."""
+    selected = list(range(min(n_pool, 1))) if top_k else []
+    union = set(t for t in range(len(weights)) if selected and covers[0][t])
+    alive = list(range(1, n_pool)) if top_k else []
+    while alive and len(selected) < top_k:
+        gains = [
+            sum(weights[t] for t in range(len(weights))
+                if content[t] and covers[row][t] and t not in union)
+            for row in alive
+        ]
+        best = max(range(len(alive)), key=lambda i: (gains[i], -i))
+        if gains[best] <= 0:
+            break
+        row = alive.pop(best)
+        selected.append(row)
+        union |= {t for t in range(len(weights)) if covers[row][t]}
+    shown = []
+    for row in sorted(selected) + list(by_score_rows):
+        if len(shown) >= top_k:
+            break
+        same_source = sum(row_source[r] == row_source[row] for r in shown)
+        if row not in shown and same_source < max_per_source:
+            shown.append(row)
+    return [row in selected for row in range(len(covers))], shown
+
+
 # =======================================================================================
 # Retrieval and index kernels (references of citekit._bag)
 # =======================================================================================
