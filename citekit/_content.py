@@ -416,6 +416,10 @@ def _in_range(text: str, start: int, end: int) -> bool:
     )
 
 
+_DIGIT_GROUP = re.compile(r"(?<=\d)[,\s_'\u2009\u202f](?=\d)")
+
+
+@lru_cache(maxsize=1 << 16)
 def value_key(surface: str) -> str:
     """How a value is compared: NFKC, case-folded, without digit-group separators and
     ordinal suffixes (``7th`` = ``7``, ``1,200`` = ``1200``); month names by number
@@ -430,7 +434,7 @@ def value_key(surface: str) -> str:
     month = _MONTH_NUMBER.get(folded.rstrip("."))
     if month is not None:
         return f"month {month}"
-    folded = re.sub(r"(?<=\d)[,\s_'\u2009\u202f](?=\d)", "", folded)
+    folded = _DIGIT_GROUP.sub("", folded)
     return _ORDINAL.sub("", folded)
 
 
