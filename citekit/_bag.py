@@ -9,10 +9,14 @@ CSR row of the :class:`~citekit.index.IdfIndex`: cost per pair is one look-up pe
 the passage, independent of the corpus size.
 
 :func:`top_candidates` finds each sentence's best passages for :meth:`IdfIndex.top_k
-<citekit.index.IdfIndex.top_k>` by walking the posting lists of its terms and partitioning
-only the few largest sums; on request it prunes (MaxScore-style: heaviest terms first,
-skipping what cannot reach the k best, the passages kept scored again from their rows in
-query order), with a result bit for bit that of walking every list.
+<citekit.index.IdfIndex.top_k>` by walking the posting lists of its terms. A query of up
+to 16 terms adds, per posting, one integer to a 32-bit word per passage (a bit per term
+and an integer bound of the score); a sampled bound picks the few passages that can be
+among the best, whose exact scores come from their term bits (tables of query-order
+sums). Longer queries sum float weights and partition only the few largest sums; on
+request they prune (MaxScore-style: heaviest terms first, skipping what cannot reach
+the k best, the passages kept scored again from their rows in query order). Every path
+gives, bit for bit, the result of walking every list and adding in query order.
 :func:`factorize` maps token ids to vocabulary columns when the index is built, and
 :func:`rows_and_postings` builds the index's sorted rows and their transpose.
 """
@@ -1008,9 +1012,10 @@ def _top_candidates_kernel(
         pruning = prune and have_rows and n_entries > k and n_terms >= _MIN_PRUNED_TERMS
         reordered = False
         theta = 0.0
+        # (the integer weights scale the weights by about 2**16 / total: finite)
         if (
-            use_masks and positive and total < np.inf and not pruning
-            and n_terms <= _MASK_BITS
+            use_masks and positive and total < np.inf and 2.0**32 / total < np.inf
+            and not pruning and n_terms <= _MASK_BITS
         ):
             scan = walk == 1 or (walk < 0 and 2 * n_entries > n_passages)
             n_hits = _mask_candidates(
@@ -1054,7 +1059,9 @@ def _top_candidates_kernel(
 
 class _Scratch:
     """Per-index scratch arrays of :func:`top_candidates`, reused across calls (fresh
-    arrays of the corpus size cost page faults on every call); one user at a time."""
+    arrays of the corpus size cost page faults on every call): float scores and 32-bit
+    words per passage, passage lists, and a slot per vocabulary column; one user at a
+    time."""
 
     def __init__(self) -> None:
         import threading
@@ -1113,10 +1120,26 @@ def top_candidates(
     find or rank passages; their weights are added to the full score of the passages
     kept (found in each kept passage's CSR row, ``rows``).
 
-    The posting lists are accumulated into a dense scratch array (reset after each
-    query); the best are then found from a sample's guess of the k-th best score (one
-    pass over the touched passages, a histogram when the guess fails), so only about
-    ``k`` entries are partitioned and sorted however many passages were touched or tie.
+    A query of at most 16 ranking terms (positive weights) is walked as a 32-bit word
+    per passage: each posting adds its term's bit and an integer weight (the weight
+    scaled and rounded up) in one integer addition, so the word holds which terms the
+    passage has and an upper bound of its score. A regular sample of the words guesses
+    a bound that about ``1.5 k`` passages reach; one pass over the words keeps those
+    within the rounding of it, estimates from the term bits (two table look-ups) keep
+    the few that may reach the k-th best, and these are scored exactly: the first 8
+    terms' weights by a table of their sums in query order, the held ones after them
+    added in order -- the additions of walking the lists, in the same order, hence the
+    same floats. If fewer than ``k`` passages reach the guess, every touched passage
+    is examined instead. Only about ``k`` entries are then sorted however many tie.
+
+    Longer queries (and ``masks=False``) sum the weights into a dense float array
+    (reset after each query); the best are then found from a sample's guess of the
+    k-th best score (one pass over the touched passages, a histogram when the guess
+    fails).
+
+    The full score adds, in query order, the weights of the terms that do not rank
+    that each kept passage's row holds (their columns marked in a per-column slot
+    array: one look-up per word of the row).
 
     With ``prune`` (and ``rows``), a query of three or more ranking terms is
     walked heaviest term first (MaxScore order): once ``k`` passages score more than
@@ -1161,6 +1184,11 @@ def top_candidates(
         the corpus (cheaper when the lists cover much of it); ``"auto"`` scans when the
         lists' entries exceed half the corpus and nothing is pruned. Never changes the
         result.
+    masks : bool
+        Whether queries of at most 16 ranking terms are walked as per-passage words of
+        term bits and score bounds (default) rather than float sums. Never changes the
+        result: on the benchmark workload (1,000 documents) it makes the call about
+        1.5 times faster.
     check_cost, search_cost : float
         The cost model of pruning, in posting entries walked: a stop check (one pass
         over the touched passages) is tried when the lists left are ``check_cost``

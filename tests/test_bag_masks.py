@@ -240,3 +240,13 @@ def test_empty_queries_and_k(k):
         np.array([0, 1]), one, 1, one[:0], np.zeros(0), np.array([0, 0]), k
     )
     assert offsets.tolist() == [0, 0] and passages.size == rank_scores.size == scores.size == 0
+
+
+@pytest.mark.parametrize("scale", [1e-310, 1e-300, 1e300])
+def test_tiny_and_huge_weights(scale):
+    # subnormal sums take the float path (their integer scale would be infinite); huge
+    # ones the mask path (their sum stays finite)
+    rng = np.random.default_rng(2)
+    sets = [set(rng.choice(6, size=3, replace=False).tolist()) for _ in range(200)]
+    queries = [[(c, scale * (1 + c % 3), True) for c in range(6)]]
+    _compare_paths(sets, queries, [1, 10, 200])
