@@ -546,6 +546,9 @@ _MIN_PRUNED_TERMS = 3
 # are walked as 32-bit words per passage: a bit per term it holds and, above them, an
 # integer bound of its score (see _mask_candidates); longer ones sum float weights.
 _MASK_BITS = 16
+# by default, only queries whose lists hold this many entries: on small corpora (a RAG
+# call's few documents) the float sums cost as much or less (measured)
+_MIN_MASK_ENTRIES = 2048
 # the guessed bound of the k best is the sample's (numerator / 2 * k * sampled share +
 # add)-th best: about 1.5 k passages reach it, rarely fewer than k
 _GUESS_RANK_NUMERATOR = 3
@@ -557,17 +560,18 @@ _TABLE_BITS = 8
 @jit
 def _mask_tables(term_weights, terms, tables):
     """``tables[b, m]``: the weights of terms ``8 * b + i`` for the set bits ``i`` of
-    ``m``, added to 0.0 in increasing ``i`` (query order); terms past the query's add
-    0.0. Row 0 is exact: the start of every rank score's additions."""
+    ``m``, added to 0.0 in increasing ``i`` (query order). Row 0 is exact: the start of
+    every rank score's additions. Only the entries of masks the query's terms can set
+    are filled (row ``b`` past the terms: entry 0 only)."""
     n_terms = terms.shape[0]
     for byte in range(tables.shape[0]):
         tables[byte, 0] = 0.0
+        n_bits = min(_TABLE_BITS, max(0, n_terms - _TABLE_BITS * byte))
         top = 0
-        for mask in range(1, 256):
+        for mask in range(1, 1 << n_bits):
             if mask == 2 << top:
                 top += 1
-            term = _TABLE_BITS * byte + top
-            weight = term_weights[terms[term]] if term < n_terms else 0.0
+            weight = term_weights[terms[_TABLE_BITS * byte + top]]
             tables[byte, mask] = tables[byte, mask ^ (1 << top)] + weight
 
 
@@ -1014,7 +1018,8 @@ def _top_candidates_kernel(
         theta = 0.0
         # (the integer weights scale the weights by about 2**16 / total: finite)
         if (
-            use_masks and positive and total < np.inf and 2.0**32 / total < np.inf
+            (use_masks > 0 or (use_masks < 0 and n_entries >= _MIN_MASK_ENTRIES))
+            and positive and total < np.inf and 2.0**32 / total < np.inf
             and not pruning and n_terms <= _MASK_BITS
         ):
             scan = walk == 1 or (walk < 0 and 2 * n_entries > n_passages)
@@ -1108,7 +1113,7 @@ def top_candidates(
     scratch: _Scratch | None = None,
     prune: bool = False,
     walk: str = "auto",
-    masks: bool = True,
+    masks: bool | None = None,
     check_cost: float = 2.0,
     search_cost: float = 16.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -1120,19 +1125,20 @@ def top_candidates(
     find or rank passages; their weights are added to the full score of the passages
     kept (found in each kept passage's CSR row, ``rows``).
 
-    A query of at most 16 ranking terms (positive weights) is walked as a 32-bit word
-    per passage: each posting adds its term's bit and an integer weight (the weight
-    scaled and rounded up) in one integer addition, so the word holds which terms the
-    passage has and an upper bound of its score. A regular sample of the words guesses
-    a bound that about ``1.5 k`` passages reach; one pass over the words keeps those
-    within the rounding of it, estimates from the term bits (two table look-ups) keep
-    the few that may reach the k-th best, and these are scored exactly: the first 8
-    terms' weights by a table of their sums in query order, the held ones after them
-    added in order -- the additions of walking the lists, in the same order, hence the
-    same floats. If fewer than ``k`` passages reach the guess, every touched passage
-    is examined instead. Only about ``k`` entries are then sorted however many tie.
+    A query of at most 16 ranking terms (positive weights) whose lists are long (see
+    ``masks``) is walked as a 32-bit word per passage: each posting adds its term's bit
+    and an integer weight (the weight scaled and rounded up) in one integer addition,
+    so the word holds which terms the passage has and an upper bound of its score. A
+    regular sample of the words guesses a bound that about ``1.5 k`` passages reach;
+    one pass over the words keeps those within the rounding of it, estimates from the
+    term bits (two table look-ups) keep the few that may reach the k-th best, and these
+    are scored exactly: the first 8 terms' weights by a table of their sums in query
+    order, the held ones after them added in order -- the additions of walking the
+    lists, in the same order, hence the same floats. If fewer than ``k`` passages reach
+    the guess, every touched passage is examined instead. Only about ``k`` entries are
+    then sorted however many tie.
 
-    Longer queries (and ``masks=False``) sum the weights into a dense float array
+    Other queries sum the weights into a dense float array
     (reset after each query); the best are then found from a sample's guess of the
     k-th best score (one pass over the touched passages, a histogram when the guess
     fails).
@@ -1184,11 +1190,12 @@ def top_candidates(
         the corpus (cheaper when the lists cover much of it); ``"auto"`` scans when the
         lists' entries exceed half the corpus and nothing is pruned. Never changes the
         result.
-    masks : bool
-        Whether queries of at most 16 ranking terms are walked as per-passage words of
-        term bits and score bounds (default) rather than float sums. Never changes the
-        result: on the benchmark workload (1,000 documents) it makes the call about
-        1.5 times faster.
+    masks : bool, optional
+        Whether queries of at most 16 ranking terms (positive weights) are walked as
+        per-passage words of term bits and score bounds rather than float sums; default:
+        when their lists hold 2,048 entries or more. Never changes the result: on the
+        benchmark workload (1,000 documents) it makes the call about 1.5 times faster;
+        on a few documents, float sums cost as much or less.
     check_cost, search_cost : float
         The cost model of pruning, in posting entries walked: a stop check (one pass
         over the touched passages) is tried when the lists left are ``check_cost``
@@ -1249,7 +1256,7 @@ def top_candidates(
                 int(k),
                 bool(prune),
                 _WALKS[walk],
-                bool(masks),
+                -1 if masks is None else int(bool(masks)),
                 float(check_cost),
                 float(search_cost),
                 scores,

@@ -20,8 +20,12 @@ from naive import (
 )
 from test_bag_prune import WEIGHT_POOLS, _arrays, _assert_same
 
-# (masks, walk): the mask path on both walks, and the float paths it stands in for
-PATHS = [(True, "auto"), (True, "listed"), (True, "scan"), (False, "listed"), (False, "scan")]
+# (masks, walk): the default, the mask path on both walks, and the float paths it stands
+# in for
+PATHS = [
+    (None, "auto"), (True, "auto"), (True, "listed"), (True, "scan"), (False, "listed"),
+    (False, "scan"),
+]
 
 
 @st.composite
