@@ -437,9 +437,20 @@ def _sort_best(hits, values, n, out_passages, out_scores, n_out):
     if packed:
         distinct = ordered[:n_distinct]
         keys = np.empty(n, dtype=np.int64)
+        # the position of each value among the distinct ones: a branch-free binary
+        # search (the branches of one would be mispredicted half the time)
+        top = 1
+        while top * 2 <= n_distinct:
+            top *= 2
         for i in range(n):
-            rank = n_distinct - 1 - np.searchsorted(distinct, values[i])
-            keys[i] = (rank << shift) | hits[i]
+            value = values[i]
+            position = 0
+            half = top
+            while half:
+                probe = position + half
+                position += half if probe < n_distinct and distinct[probe] <= value else 0
+                half >>= 1
+            keys[i] = ((n_distinct - 1 - position) << shift) | hits[i]
         keys.sort()
         low = (np.int64(1) << shift) - 1
         for i in range(n):
@@ -768,11 +779,14 @@ def _add_unranked(
                 n_slots += 1
                 slots[column] = n_slots
             slot_of_term[term - first] = slots[column]
+    # one load per cache line of the first rows' words (no branch on row lengths, which
+    # would be mispredicted and hold the next loads back); may read into the next row
     touched = 0
+    last_entry = row_columns.shape[0] - 1
     for i in range(start, start + n):
-        passage = passages[i]
-        for entry in range(row_pointers[passage], row_pointers[passage + 1], 8):
-            touched += row_columns[entry]
+        entry = row_pointers[passages[i]]
+        touched += row_columns[min(entry, last_entry)] + row_columns[min(entry + 8, last_entry)]
+        touched += row_columns[min(entry + 16, last_entry)]
     # held[0]: the columns of no such term
     held = np.zeros(n_slots + 1, dtype=np.bool_)
     for i in range(start, start + n):
