@@ -760,16 +760,40 @@ def _keep_best_estimates(words, tables, k, outside, down, hits, n_hits, values):
 @jit
 def _add_unranked(
     row_pointers, row_columns, term_columns, term_weights, term_ranks, first, last,
-    passages, rank_scores, scores, start, n, slots,
+    passages, rank_scores, scores, start, n, slots, frequent_bits, bit_of_column,
 ):
     """``scores[start:start + n]``: the rank scores plus, in query order, the weights of
     the query's terms (``first:last``) found in the corpus that do not rank and that
     each passage's CSR row holds.
 
-    Their columns are numbered in ``slots`` (one entry per column, all zero, left all
-    zero), so a passage costs one look-up per word of its row. The rows are touched all
-    at once first: they are rarely in cache, and independent loads overlap the misses.
+    When every such term is among the corpus's most frequent columns (the stop words
+    that do not rank usually are), one word per passage says which of those it holds
+    (``frequent_bits``, bit ``bit_of_column[column]``; -1: not frequent; empty: none).
+    Otherwise their columns are numbered in ``slots`` (one entry per column, all zero,
+    left all zero), so a passage costs one look-up per word of its row. Either way the
+    words or rows are touched all at once first: they are rarely in cache, and
+    independent loads overlap the misses.
     """
+    if bit_of_column.shape[0] > 0:
+        frequent = True
+        for term in range(first, last):
+            column = term_columns[term]
+            if column >= 0 and not term_ranks[term] and bit_of_column[column] < 0:
+                frequent = False
+        if frequent:
+            touched = 0
+            for i in range(start, start + n):
+                touched += frequent_bits[passages[i]]
+            for i in range(start, start + n):
+                bits = frequent_bits[passages[i]]
+                total = rank_scores[i]
+                for term in range(first, last):
+                    column = term_columns[term]
+                    if column >= 0 and not term_ranks[term]:
+                        if (bits >> bit_of_column[column]) & 1:
+                            total += term_weights[term]
+                scores[i] = total
+            return touched
     slot_of_term = np.zeros(last - first, dtype=np.int64)
     n_slots = 0
     for term in range(first, last):
@@ -979,6 +1003,8 @@ def _top_candidates_kernel(
     values,
     words,
     slots,
+    frequent_bits,
+    bit_of_column,
     buckets,
     out_offsets,
     out_passages,
@@ -1069,6 +1095,7 @@ def _top_candidates_kernel(
             _add_unranked(
                 row_pointers, row_columns, term_columns, term_weights, term_ranks, first,
                 last, out_passages, out_rank_scores, out_scores, n_out, take, slots,
+                frequent_bits, bit_of_column,
             )
         else:
             out_scores[n_out:n_out + take] = out_rank_scores[n_out:n_out + take]
@@ -1076,22 +1103,66 @@ def _top_candidates_kernel(
         out_offsets[query + 1] = n_out
 
 
+# the columns whose membership is kept per passage in one int64 (bit 63 unused)
+_N_FREQUENT = 63
+# corpora from this many passages keep it (smaller ones' rows are cheap to read)
+_FREQUENT_MIN_PASSAGES = 8192
+
+
+@jit
+def _mark_frequent(posting_pointers, posting_passages, columns, bits):
+    """Set bit ``b`` of ``bits[p]`` for every passage ``p`` of column ``columns[b]``."""
+    for bit in range(columns.shape[0]):
+        column = columns[bit]
+        flag = np.int64(1) << bit
+        for entry in range(posting_pointers[column], posting_pointers[column + 1]):
+            bits[posting_passages[entry]] |= flag
+
+
 class _Scratch:
     """Per-index scratch arrays of :func:`top_candidates`, reused across calls (fresh
     arrays of the corpus size cost page faults on every call): float scores and 32-bit
     words per passage, passage lists, and a slot per vocabulary column; one user at a
-    time."""
+    time. Also, for corpora of ``frequent_min_passages`` passages or more, which of the
+    63 most frequent columns each passage holds (built on first use)."""
 
-    def __init__(self) -> None:
+    def __init__(self, frequent_min_passages: int = _FREQUENT_MIN_PASSAGES) -> None:
         import threading
 
         self.lock = threading.Lock()
+        self.frequent_min_passages = frequent_min_passages
         self.scores = np.zeros(0, dtype=np.float64)
         self.touched = np.zeros(0, dtype=np.int64)
         self.hits = np.zeros(0, dtype=np.int64)
         self.values = np.zeros(0, dtype=np.float64)
         self.words = np.zeros(0, dtype=np.uint32)
         self.slots = np.zeros(0, dtype=np.int64)
+        self.frequent_source: np.ndarray | None = None
+        self.frequent_bits = np.zeros(0, dtype=np.int64)
+        self.bit_of_column = np.zeros(0, dtype=np.int64)
+
+    def frequent(
+        self, posting_pointers: np.ndarray, posting_passages: np.ndarray, n_passages: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(bits, bit_of_column)`` of the frequent columns (empty for small corpora),
+        kept while the same postings array is given."""
+        if n_passages < self.frequent_min_passages:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty
+        if self.frequent_source is not posting_passages:
+            pointers = np.ascontiguousarray(posting_pointers, dtype=np.int64)
+            lengths = np.diff(pointers)
+            order = np.argsort(-lengths, kind="stable")[:_N_FREQUENT]
+            columns = order[lengths[order] > 0].astype(np.int64)
+            self.bit_of_column = np.full(lengths.shape[0], -1, dtype=np.int64)
+            self.bit_of_column[columns] = np.arange(columns.shape[0])
+            self.frequent_bits = np.zeros(n_passages, dtype=np.int64)
+            _mark_frequent(
+                pointers, np.ascontiguousarray(posting_passages, dtype=np.int64), columns,
+                self.frequent_bits,
+            )
+            self.frequent_source = posting_passages
+        return self.frequent_bits, self.bit_of_column
 
     def arrays(self, n_passages: int, n_columns: int) -> tuple[np.ndarray, ...]:
         if self.scores.shape[0] != n_passages:
@@ -1158,8 +1229,10 @@ def top_candidates(
     fails).
 
     The full score adds, in query order, the weights of the terms that do not rank
-    that each kept passage's row holds (their columns marked in a per-column slot
-    array: one look-up per word of the row).
+    that each kept passage holds: read from one word per passage when they are all
+    among the corpus's 63 most frequent columns (corpora of 8,192 passages or more;
+    the word is built once per scratch), else from the passage's row (their columns
+    marked in a per-column slot array: one look-up per word of the row).
 
     With ``prune`` (and ``rows``), a query of three or more ranking terms is
     walked heaviest term first (MaxScore order): once ``k`` passages score more than
@@ -1255,9 +1328,11 @@ def top_candidates(
         owned = scratch.lock.acquire(blocking=False)
         try:
             n_columns = posting_pointers.shape[0] - 1
-            scores, touched, hits, values, words, slots = (
-                scratch if owned else _Scratch()
-            ).arrays(n_passages, n_columns)
+            own = scratch if owned else _Scratch(scratch.frequent_min_passages)
+            scores, touched, hits, values, words, slots = own.arrays(n_passages, n_columns)
+            frequent_bits, bit_of_column = own.frequent(
+                posting_pointers, posting_passages, n_passages
+            )
             _top_candidates_kernel(
                 np.ascontiguousarray(posting_pointers, dtype=np.int64),
                 np.ascontiguousarray(posting_passages, dtype=np.int64),
@@ -1279,6 +1354,8 @@ def top_candidates(
                 values,
                 words,
                 slots,
+                frequent_bits,
+                bit_of_column,
                 np.zeros(_N_COPIES * _N_BUCKETS, dtype=np.int64),
                 out_offsets,
                 out_passages,

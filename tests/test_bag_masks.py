@@ -70,14 +70,15 @@ def test_masks_match_the_walk_everything_algorithm_bit_for_bit(case):
     expected = naive_top_candidates_in_order(
         *index.postings, index.rows, n_passages, columns, weights, ranks, offsets, k
     )
-    scratch = _Scratch()
-    for masks, walk in PATHS:
-        for _ in range(2):  # the reused scratch must come back clean
-            got = _run(index, n_passages, columns, weights, ranks, offsets, k, masks, walk,
-                       scratch)
-            assert not scratch.scores.any() and not scratch.words.any()
-            assert not scratch.slots.any()
-            _assert_same(got, expected)
+    # the unranked terms' weights from rows, or from the frequent columns' bits
+    for scratch in (_Scratch(), _Scratch(frequent_min_passages=0)):
+        for masks, walk in PATHS:
+            for _ in range(2):  # the reused scratch must come back clean
+                got = _run(index, n_passages, columns, weights, ranks, offsets, k, masks,
+                           walk, scratch)
+                assert not scratch.scores.any() and not scratch.words.any()
+                assert not scratch.slots.any()
+                _assert_same(got, expected)
     if exact_weights:
         out_offsets, passages, rank_scores, scores = got
         for q, (best, rank, full) in enumerate(naive_top_candidates(passage_sets, queries, k)):
@@ -254,3 +255,24 @@ def test_tiny_and_huge_weights(scale):
     sets = [set(rng.choice(6, size=3, replace=False).tolist()) for _ in range(200)]
     queries = [[(c, scale * (1 + c % 3), True) for c in range(6)]]
     _compare_paths(sets, queries, [1, 10, 200])
+
+
+def test_unranked_terms_among_and_outside_the_frequent_columns():
+    # 100 columns, column c in about 1 / (1 + c / 10) of the passages: the 63 most
+    # frequent are kept per passage; queries mix unranked terms among them and outside
+    rng = np.random.default_rng(8)
+    sets = [{c for c in range(100) if rng.random() < 1 / (1 + c / 10)} for _ in range(500)]
+    frequent_only = [(0, 1.5, False), (3, 2.0, True), (1, 0.7, False), (40, 3.0, True)]
+    mixed = [(0, 1.5, False), (3, 2.0, True), (90, 0.7, False), (99, 0.3, False),
+             (60, 3.0, True)]
+    index, columns, weights, ranks, offsets = _arrays(sets, [frequent_only, mixed])
+    for k in (1, 40, 500):
+        expected = naive_top_candidates_in_order(
+            *index.postings, index.rows, len(sets), columns, weights, ranks, offsets, k
+        )
+        scratch = _Scratch(frequent_min_passages=0)
+        for masks, walk in PATHS:
+            got = _run(index, len(sets), columns, weights, ranks, offsets, k, masks, walk,
+                       scratch)
+            _assert_same(got, expected)
+        assert (scratch.bit_of_column >= 0).sum() == 63
