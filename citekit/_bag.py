@@ -611,20 +611,26 @@ def _mask_estimate(mask, tables):
 
 
 @jit
-def _collect_marked(words, listed, touched, n_touched, bar, hits):
+def _collect_marked(words, listed, touched, n_touched, bar, tables, hits, values):
     """Every passage (listed: of ``touched[:n_touched]``) whose word reaches ``bar``,
-    into ``hits``; returns how many."""
+    into ``hits``, with its estimated score (from the word's low bits) in ``values``;
+    returns how many."""
+    low = (1 << _MASK_BITS) - 1
     n_hits = 0
     if listed:
         for i in range(n_touched):
             passage = touched[i]
-            if words[passage] >= bar:
+            word = words[passage]
+            if word >= bar:
                 hits[n_hits] = passage
+                values[n_hits] = _mask_estimate(word & low, tables)
                 n_hits += 1
     else:
         for passage in range(words.shape[0]):
-            if words[passage] >= bar:
+            word = words[passage]
+            if word >= bar:
                 hits[n_hits] = passage
+                values[n_hits] = _mask_estimate(word & low, tables)
                 n_hits += 1
     return n_hits
 
@@ -710,14 +716,15 @@ def _mask_candidates(
         # ``below``, so it scores at most ``outside``.
         below = max(guess - n_terms - 1, 0)
         n_hits = _collect_marked(
-            words, not scan, touched, n_touched, (below + 1) << _MASK_BITS, hits
+            words, not scan, touched, n_touched, (below + 1) << _MASK_BITS, tables, hits,
+            values,
         )
         outside = below / scale / (down * down * down)
-        n_hits = _keep_best_estimates(words, tables, k, outside, down, hits, n_hits, values)
+        n_hits = _keep_best_estimates(k, outside, down, hits, n_hits, values)
     if n_hits < 0:
         # no guess, or too high a guess: every touched passage (nonzero word)
-        n_hits = _collect_marked(words, not scan, touched, n_touched, 1, hits)
-        n_hits = _keep_best_estimates(words, tables, k, -1.0, down, hits, n_hits, values)
+        n_hits = _collect_marked(words, not scan, touched, n_touched, 1, tables, hits, values)
+        n_hits = _keep_best_estimates(k, -1.0, down, hits, n_hits, values)
     low = (1 << _MASK_BITS) - 1
     for i in range(n_hits):
         values[i] = _mask_score(words[hits[i]] & low, tables, term_weights, terms)
@@ -730,10 +737,11 @@ def _mask_candidates(
 
 
 @jit
-def _keep_best_estimates(words, tables, k, outside, down, hits, n_hits, values):
-    """Keep the passages of ``hits[:n_hits]`` that may score the k-th best or more,
-    given that every other passage scores at most ``outside`` (-1.0: none is touched);
-    returns how many, or -1 when that does not settle it.
+def _keep_best_estimates(k, outside, down, hits, n_hits, values):
+    """Keep the passages of ``hits[:n_hits]`` (their estimated scores ``values``) that
+    may score the k-th best or more, given that every other passage scores at most
+    ``outside`` (-1.0: none is touched); returns how many, or -1 when that does not
+    settle it.
 
     ``k`` passages estimating at least the k-th best estimate ``theta`` score at least
     ``theta * down``, so the k-th best score is at least that: when that exceeds
@@ -742,9 +750,6 @@ def _keep_best_estimates(words, tables, k, outside, down, hits, n_hits, values):
     """
     if n_hits < k:
         return n_hits if outside < 0.0 else -1
-    low = (1 << _MASK_BITS) - 1
-    for i in range(n_hits):
-        values[i] = _mask_estimate(words[hits[i]] & low, tables)
     theta = _select(values[:n_hits].copy(), n_hits, n_hits - k)
     if theta * down * down <= outside:
         return -1
@@ -1032,7 +1037,7 @@ def _top_candidates_kernel(
             out_offsets[query + 1] = n_out
             continue
         # the ranking terms found in the corpus (query order: the order of every rank
-        # score's additions), and every found term by column (to merge with a row)
+        # score's additions), and every found term
         terms = np.empty(n_terms, dtype=np.int64)
         found = np.empty(n_found, dtype=np.int64)
         n_terms = 0
@@ -1049,7 +1054,6 @@ def _top_candidates_kernel(
                     weight = term_weights[term]
                     positive &= weight > 0.0
                     total += weight
-        by_column = found[np.argsort(term_columns[found], kind="mergesort")]
         # Pruning walks the terms from the heaviest down (MaxScore order): the scores it
         # accumulates are sums in another order than the query's, so the passages that
         # can be among the k best are scored again, in query order, from their rows.
@@ -1073,11 +1077,13 @@ def _top_candidates_kernel(
                 term_columns, term_weights, terms, n_entries, k, pruning, walk,
                 check_cost, search_cost, scores, touched, hits, values, buckets,
             )
-        held = np.zeros(last - first, dtype=np.bool_)
-        local_by_column = by_column - first
-        local_columns = term_columns[first:last]
         if reordered:
-            # their rank scores in query order
+            # their rank scores in query order, from their rows merged with the found
+            # terms by column
+            by_column = found[np.argsort(term_columns[found], kind="mergesort")]
+            held = np.zeros(last - first, dtype=np.bool_)
+            local_by_column = by_column - first
+            local_columns = term_columns[first:last]
             for i in range(n_hits):
                 _row_terms(
                     row_pointers, row_columns, hits[i], local_by_column, local_columns, held
