@@ -655,10 +655,11 @@ def _mask_candidates(
     (two look-ups) or into the exact score (the first 8 terms looked up, the held ones
     after them added in query order: the same additions in the same order as summing
     the lists, hence bit for bit the same). The integer bounds are compared as words:
-    a sample guesses the bound of the k best (about twice the k-th best's rank), one
-    pass over the words keeps the passages that reach it, and their estimates the ones
-    that may reach the k-th best score, which are scored exactly. If fewer than ``k``
-    reach the guess, every touched passage is kept instead.
+    a sample guesses the bound that about ``1.5 k`` passages reach, one pass over the
+    words keeps the passages that reach it (less the rounding of the integer weights),
+    and their estimates the ones that may reach the k-th best score, which are scored
+    exactly. If that does not settle the k best (fewer than ``k`` reach the guess), every
+    touched passage is examined instead.
     """
     n_terms = terms.shape[0]
     n_passages = words.shape[0]
@@ -677,13 +678,13 @@ def _mask_candidates(
     for j in range(n_terms):
         term = terms[j]
         column = term_columns[term]
-        step = (np.int64(np.ceil(term_weights[term] * scale)) << _MASK_BITS) | (1 << j)
+        increment = (np.int64(np.ceil(term_weights[term] * scale)) << _MASK_BITS) | (1 << j)
         lo = posting_pointers[column]
         hi = posting_pointers[column + 1]
         if scan:
             for entry in range(lo, hi):
                 passage = posting_passages[entry]
-                words[passage] = words[passage] + step
+                words[passage] = words[passage] + increment
         else:
             # list each passage when first touched (branch-free: ``touched`` has room
             # for one entry past the corpus)
@@ -692,7 +693,7 @@ def _mask_candidates(
                 word = words[passage]
                 touched[n_touched] = passage
                 n_touched += word == 0
-                words[passage] = word + step
+                words[passage] = word + increment
     _mask_tables(term_weights, terms, tables)
     # the guessed bound, from a regular sample of the touched passages (scan: of all
     # passages, the untouched ones bounded by 0)
