@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/kernels.py [--rounds 5] [--repeats 9] [--peer-python PATH] [--skip-jit]
+                                 [--retrieval DOCS]
 
 Every contender runs on the same token ids in the same run; the script prints medians and
 ratios and the hardware. Token ids are drawn from a Zipf-like word distribution
@@ -26,6 +27,11 @@ peers and citekit; the table gives medians over rounds and the median per-round 
 * lcs: ``lcs_length`` against rapidfuzz ``LCSseq.similarity`` on 10,000-token lists.
 * blocks: ``matching_blocks`` against ``difflib.SequenceMatcher(autojunk=False)`` (what
   citeglow 0.1.2 runs) on a 10,000-token edited copy.
+* retrieval (``--retrieval DOCS``, off by default: building the corpus takes a minute):
+  the pipeline's ``top_candidates`` calls for 20 answers against a prepared corpus of
+  DOCS benchmark documents (``benchmarks/workload.py``), replayed with per-passage term
+  masks (``masks=True``) and with float sums (``masks=False``), alternating in rounds;
+  results checked identical, time per answer sentence (query).
 * JIT: in fresh processes, cold compile of ``citekit.kernels.warmup()`` with an empty
   numba cache directory, then the first call with that cache warm, next to numba's own
   one-time start-up (a trivial cached function).
@@ -328,6 +334,61 @@ def check_results(data: dict, ours: dict, peer: dict | None) -> None:
         assert peer["long_score"] == results["long"].score, "long score differs"
 
 
+def measure_retrieval(n_documents: int, rounds: int, repeats: int) -> None:
+    """Per-query time of ``top_candidates`` with and without term masks (see the module
+    docstring), printed with the median ratio of per-round minima."""
+    import importlib.util
+
+    import citekit
+    from citekit import _bag
+    from citekit.pipeline import Pipeline
+
+    spec = importlib.util.spec_from_file_location("workload", ROOT / "benchmarks/workload.py")
+    workload = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(workload)
+    citekit.warmup()
+    documents = workload.make_documents(n_documents, seed=2)
+    pipe = Pipeline()
+    corpus = pipe.prepare(documents)
+    calls = []
+    recorded = _bag.top_candidates
+
+    def record(*args, **kwargs):
+        calls.append((args, {key: value for key, value in kwargs.items() if key != "scratch"}))
+        return recorded(*args, **kwargs)
+
+    _bag.top_candidates = record
+    try:
+        for seed in range(20):
+            pipe.align(workload.make_answer(documents, seed=1000 + seed)["answer"], corpus)
+    finally:
+        _bag.top_candidates = recorded
+    n_queries = sum(args[5].shape[0] - 1 for args, _ in calls)
+    scratch = _bag._Scratch()
+
+    def replay(masks):
+        return [recorded(*args, **kwargs, masks=masks, scratch=scratch) for args, kwargs in calls]
+
+    for with_masks, without in zip(replay(True), replay(False)):
+        for a, b in zip(with_masks, without):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), "results differ"
+    minima = {True: [], False: []}
+    for _ in range(rounds):
+        for masks in (False, True):
+            samples = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                replay(masks)
+                samples.append(time.perf_counter() - start)
+            minima[masks].append(min(samples))
+    per_query = {masks: 1e6 * float(np.median(v)) / n_queries for masks, v in minima.items()}
+    ratio = float(np.median([b / a for a, b in zip(minima[True], minima[False])]))
+    print(f"retrieval: {corpus.n_passages} passages, {n_queries} queries, "
+          f"k = {calls[0][0][6]}: float sums {per_query[False]:.1f} us/query, "
+          f"term masks {per_query[True]:.1f} us/query, speed-up {ratio:.2f}x "
+          f"(medians of per-round minima, {rounds} rounds; results identical)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=9, help="samples per round")
@@ -335,6 +396,8 @@ def main() -> None:
                         help="rounds alternating peers and citekit (the machine may be shared)")
     parser.add_argument("--peer-python", default="/work/peers/bin/python")
     parser.add_argument("--skip-jit", action="store_true")
+    parser.add_argument("--retrieval", type=int, default=0, metavar="DOCS",
+                        help="also time top_candidates on a DOCS-document workload corpus")
     arguments = parser.parse_args()
 
     from citekit.kernels import warmup
@@ -417,6 +480,10 @@ def main() -> None:
         print("  ".join(v.ljust(w) for v, w in zip(row, widths)))
     print("(medians over rounds of per-round medians; speed-up = median of per-round ratios "
           "to the first contender of the shape)")
+
+    if arguments.retrieval:
+        print()
+        measure_retrieval(arguments.retrieval, arguments.rounds, arguments.repeats)
 
     if not arguments.skip_jit:
         print()

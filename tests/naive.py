@@ -425,3 +425,24 @@ def naive_top_candidates_in_order(
         np.array(rank_scores, dtype=np.float64),
         np.array(scores, dtype=np.float64),
     )
+
+
+def naive_rank_score(weights, held):
+    """A rank score as walking the lists sums it: the held terms' weights added one at a
+    time, in query order, to 0.0."""
+    total = 0.0
+    for weight, is_held in zip(weights, held):
+        if is_held:
+            total += weight
+    return total
+
+
+def naive_kth_smallest(values, rank):
+    """The ``rank``-th smallest (from 0) of ``values``."""
+    return sorted(values)[rank]
+
+
+def naive_sort_best(passages, values):
+    """``(passages, values)`` larger value first, equal values by lower passage."""
+    order = sorted(range(len(passages)), key=lambda i: (-values[i], passages[i]))
+    return [passages[i] for i in order], [values[i] for i in order]
