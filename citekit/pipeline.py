@@ -520,37 +520,56 @@ class Pipeline:
         self,
         query_ids: np.ndarray,
         query_offsets: np.ndarray,
-        target_ids: np.ndarray,
-        target_offsets: np.ndarray,
+        corpus: Corpus,
         pair_query: np.ndarray,
-        pair_target: np.ndarray,
-    ) -> PairAlignments:
+        pair_passage: np.ndarray,
+    ) -> _CallAlignments:
+        """Align query ``pair_query[k]`` with passage ``pair_passage[k]`` for every ``k``.
+
+        The built-in aligner reads the passages in place from the corpus's token array
+        (no copy, no input checks: the pipeline's arrays are valid by construction); a
+        custom ``align_pairs`` object or per-pair ``align`` object gets the passages
+        packed CSR-style as :func:`~citekit.kernels.align_pairs` takes them.
+        """
         config = self.config
-        options = dict(
-            match_score=config.match_score,
-            mismatch_score=config.mismatch_score,
-            gap_score=config.gap_score,
-            band_width=config.band_width,
-            return_blocks=True,
-        )
-        if self.aligner is None or callable(getattr(self.aligner, "align_pairs", None)):
-            if self.aligner is None:
-                from citekit.kernels import align_pairs
-            else:
-                align_pairs = self.aligner.align_pairs
+        if self.aligner is None:
+            from citekit.kernels import align_ranges_unchecked
+
+            rows, block_counts, block_starts, blocks = align_ranges_unchecked(
+                query_ids,
+                query_offsets,
+                corpus.token_ids,
+                corpus.passage_token_start,
+                corpus.passage_token_end,
+                pair_query,
+                pair_passage,
+                config.match_score,
+                config.mismatch_score,
+                config.gap_score,
+                config.band_width,
+                self.n_threads,
+                _PARALLEL_MIN_CELLS,
+            )
+            return _CallAlignments(rows, block_counts, block_starts, blocks)
+        unique_passages = np.unique(pair_passage)
+        target_lo = corpus.passage_token_start[unique_passages]
+        target_hi = corpus.passage_token_end[unique_passages]
+        positions, _ = gather_ranges(target_lo, target_hi)
+        target_ids = corpus.token_ids[positions]
+        target_offsets = np.zeros(unique_passages.shape[0] + 1, dtype=np.int64)
+        np.cumsum(target_hi - target_lo, out=target_offsets[1:])
+        pair_target = np.searchsorted(unique_passages, pair_passage)
+        if callable(getattr(self.aligner, "align_pairs", None)):
+            options: dict[str, Any] = dict(
+                match_score=config.match_score,
+                mismatch_score=config.mismatch_score,
+                gap_score=config.gap_score,
+                band_width=config.band_width,
+                return_blocks=True,
+            )
             if self.n_threads is not None:
                 options["n_threads"] = self.n_threads
-            elif self.aligner is None:
-                # waking worker threads costs more than a small batch takes on one core
-                # (and much more on a busy machine); results do not depend on it
-                cells = int(
-                    (
-                        np.diff(query_offsets)[pair_query] * np.diff(target_offsets)[pair_target]
-                    ).sum()
-                )
-                if cells < _PARALLEL_MIN_CELLS:
-                    options["n_threads"] = 1
-            out = align_pairs(
+            out = self.aligner.align_pairs(
                 query_ids,
                 query_offsets,
                 target_ids,
@@ -559,18 +578,24 @@ class Pipeline:
                 pair_target,
                 **options,
             )
-            return PairAlignments(
+            found = PairAlignments(
                 *(np.asarray(getattr(out, name), dtype=np.int64) for name in PairAlignments._fields)
             )
+            return _CallAlignments(
+                np.ascontiguousarray(np.stack(found[:6])),
+                np.diff(found.block_offsets),
+                found.block_offsets[:-1],
+                np.ascontiguousarray(found.blocks.reshape(-1, 3)),
+            )
         # a per-pair aligner: align(query, target) -> LocalAlignment-like record
-        rows = np.zeros((pair_query.shape[0], 6), dtype=np.int64)
+        rows = np.zeros((6, pair_query.shape[0]), dtype=np.int64)
         block_offsets = np.zeros(pair_query.shape[0] + 1, dtype=np.int64)
         blocks: list[tuple[int, int, int]] = []
         for p, (qi, ti) in enumerate(zip(pair_query.tolist(), pair_target.tolist())):
             query = query_ids[query_offsets[qi] : query_offsets[qi + 1]]
             target = target_ids[target_offsets[ti] : target_offsets[ti + 1]]
             result = self.aligner.align(query, target)
-            rows[p] = [
+            rows[:, p] = [
                 int(result.score),
                 int(result.query_start),
                 int(result.query_end),
@@ -578,11 +603,11 @@ class Pipeline:
                 int(result.target_end),
                 int(result.matches),
             ]
-            found = getattr(result, "blocks", None) or ()
-            blocks.extend((int(b[0]), int(b[1]), int(b[2])) for b in found)
+            found_blocks = getattr(result, "blocks", None) or ()
+            blocks.extend((int(b[0]), int(b[1]), int(b[2])) for b in found_blocks)
             block_offsets[p + 1] = len(blocks)
         block_array = np.array(blocks, dtype=np.int64).reshape(-1, 3)
-        return PairAlignments(*(rows[:, i] for i in range(6)), block_offsets, block_array)
+        return _CallAlignments(rows, np.diff(block_offsets), block_offsets[:-1], block_array)
 
     def _align_chunk(
         self, answers: list[str], queries: _Queries, first: int, last: int, corpus: Corpus
@@ -845,21 +870,82 @@ class Pipeline:
         citations and the evidence pool (see :meth:`_choose`); the result is then
         exactly the result of aligning every candidate. Without a bound (custom scorer,
         embedding-only citations) every feasible pair is aligned in one call.
+
+        Each call's results go straight into per-pair arrays (:mod:`citekit._best_first`):
+        blocks stay where the aligner wrote them and are gathered once per round.
         """
+        from citekit._best_first import assemble_blocks, record_alignments
+
         n_pairs = pair_query.shape[0]
         n_queries = query_offsets.shape[0] - 1
         top_k = self.config.top_k
-        score = np.zeros(n_pairs, np.int64)
-        query_start = np.zeros(n_pairs, np.int64)
-        query_end = np.zeros(n_pairs, np.int64)
-        target_start = np.zeros(n_pairs, np.int64)
-        target_end = np.zeros(n_pairs, np.int64)
-        matches = np.zeros(n_pairs, np.int64)
+        # score, query_start, query_end, target_start, target_end, matches
+        aligned_rows = np.zeros((6, n_pairs), np.int64)
         content_matched = np.zeros(n_pairs, np.float64)
-        block_rounds: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        aligned = np.zeros(n_pairs, dtype=bool)
+        # where each pair's latest blocks are in the concatenation of the calls' blocks
+        pair_block_start = np.zeros(n_pairs, np.int64)
+        pair_block_count = np.zeros(n_pairs, np.int64)
+        arenas: list[np.ndarray] = []
+        arena_size = [0]
+
+        def rows_now() -> PairAlignments:
+            # a pair aligned twice (see the stop-word retry) keeps its last alignment
+            if len(arenas) == 1:
+                arena = arenas[0]
+            elif arenas:
+                arena = np.concatenate(arenas)
+            else:
+                arena = np.zeros((0, 3), np.int64)
+            block_offsets, blocks = assemble_blocks(pair_block_start, pair_block_count, arena)
+            return PairAlignments(*aligned_rows, block_offsets, blocks)
+
+        def align(pairs: np.ndarray, ids: np.ndarray) -> np.ndarray:
+            """Align ``pairs`` (sorted) with query tokens ``ids``; returns the pairs to
+            align again on content words (see the retry below)."""
+            found = self._run_aligner(
+                ids, query_offsets, corpus, pair_query[pairs], pair_passage[pairs]
+            )
+            retry = record_alignments(
+                pairs,
+                found.rows,
+                found.block_counts,
+                found.block_starts,
+                found.blocks,
+                arena_size[0],
+                query_offsets,
+                pair_query,
+                content_prefix,
+                content_present,
+                aligned_rows,
+                pair_block_start,
+                pair_block_count,
+                content_matched,
+            )
+            arenas.append(found.blocks)
+            arena_size[0] += found.blocks.shape[0]
+            return retry
+
+        def align_with_retry(todo: np.ndarray) -> None:
+            # the best local alignment can be a run of stop words ("in the") although
+            # the passage holds content words of the sentence: align those on content
+            retry = align(todo, query_ids)
+            if retry.size:
+                # the query with stop words replaced by ids that match nothing
+                content_only_ids = np.where(
+                    content_prefix[1:] > content_prefix[:-1],
+                    query_ids,
+                    -1 - np.arange(query_ids.shape[0]),
+                )
+                align(retry, content_only_ids)
 
         candidates = np.flatnonzero(feasible)
+        # few pairs: aligning them all costs less than deciding which to skip
+        rounds = bounded and candidates.shape[0] > _ALIGN_ALL_BELOW
+        if not rounds:
+            if candidates.size:
+                align_with_retry(candidates)
+            return rows_now(), content_matched
+
         order = candidates[
             np.lexsort(
                 (
@@ -873,110 +959,26 @@ class Pipeline:
         order_query = pair_query[order]
         query_first = np.searchsorted(order_query, np.arange(n_queries + 1))
         rank = np.arange(order.shape[0]) - query_first[order_query]
-        # few pairs: aligning them all costs less than deciding which to skip
-        rounds = bounded and order.shape[0] > _ALIGN_ALL_BELOW
-        limit = np.full(
-            n_queries,
-            max(_FIRST_ROUND_PAIRS, 4 * top_k) if rounds else n_pairs + 1,
-            dtype=np.int64,
-        )
+        limit = np.full(n_queries, max(_FIRST_ROUND_PAIRS, 4 * top_k), dtype=np.int64)
         open_query = np.ones(n_queries, dtype=bool)
-
-        def rows_now() -> PairAlignments:
-            # a pair aligned twice (see the stop-word retry) keeps its last alignment
-            owner = np.full(n_pairs, -1, dtype=np.int64)
-            for number, (pairs, _, _) in enumerate(block_rounds):
-                owner[pairs] = number
-            counts = np.zeros(n_pairs, dtype=np.int64)
-            for number, (pairs, offsets, _) in enumerate(block_rounds):
-                mine = owner[pairs] == number
-                counts[pairs[mine]] = np.diff(offsets)[mine]
-            block_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
-            np.cumsum(counts, out=block_offsets[1:])
-            blocks = np.zeros((int(block_offsets[-1]), 3), dtype=np.int64)
-            for number, (pairs, offsets, round_blocks) in enumerate(block_rounds):
-                mine = np.flatnonzero(owner[pairs] == number)
-                source, _ = gather_ranges(offsets[mine], offsets[mine + 1])
-                destination, _ = gather_ranges(
-                    block_offsets[pairs[mine]], block_offsets[pairs[mine] + 1]
-                )
-                blocks[destination] = round_blocks[source]
-            return PairAlignments(
-                score,
-                query_start,
-                query_end,
-                target_start,
-                target_end,
-                matches,
-                block_offsets,
-                blocks,
-            )
-
-        def align(pairs: np.ndarray, ids: np.ndarray) -> None:
-            unique_passages = np.unique(pair_passage[pairs])
-            target_lo = corpus.passage_token_start[unique_passages]
-            target_hi = corpus.passage_token_end[unique_passages]
-            positions, _ = gather_ranges(target_lo, target_hi)
-            target_offsets = np.zeros(unique_passages.shape[0] + 1, dtype=np.int64)
-            np.cumsum(target_hi - target_lo, out=target_offsets[1:])
-            found = self._run_aligner(
-                ids,
-                query_offsets,
-                corpus.token_ids[positions],
-                target_offsets,
-                pair_query[pairs],
-                np.searchsorted(unique_passages, pair_passage[pairs]),
-            )
-            score[pairs], query_start[pairs], query_end[pairs] = (
-                found.score,
-                found.query_start,
-                found.query_end,
-            )
-            target_start[pairs], target_end[pairs], matches[pairs] = (
-                found.target_start,
-                found.target_end,
-                found.matches,
-            )
-            block_pair = np.repeat(pairs, np.diff(found.block_offsets))
-            block_begin = query_offsets[pair_query[block_pair]] + found.blocks[:, 0]
-            content_matched[pairs] = np.bincount(
-                np.repeat(np.arange(pairs.shape[0]), np.diff(found.block_offsets)),
-                weights=content_prefix[block_begin + found.blocks[:, 2]]
-                - content_prefix[block_begin],
-                minlength=pairs.shape[0],
-            )
-            block_rounds.append((pairs, found.block_offsets, found.blocks))
-
-        # the query with stop words replaced by ids that match nothing
-        content_only_ids = np.where(
-            content_prefix[1:] > content_prefix[:-1], query_ids, -1 - np.arange(query_ids.shape[0])
-        )
-
+        aligned = np.zeros(n_pairs, dtype=bool)
+        passage_source = corpus.passage_source[pair_passage]
+        no_embedding_only = np.zeros(n_pairs, dtype=bool)
         while True:
             todo = order[open_query[order_query] & (rank < limit[order_query]) & ~aligned[order]]
             if todo.size == 0:
                 break
             todo = np.sort(todo)
-            align(todo, query_ids)
-            # the best local alignment can be a run of stop words ("in the") although
-            # the passage holds content words of the sentence: align those on content
-            retry = todo[(content_matched[todo] == 0) & (content_present[todo] >= 1)]
-            if retry.size:
-                align(retry, content_only_ids)
+            align_with_retry(todo)
             aligned[todo] = True
-            if not rounds:
-                break
             # close the sentences whose remaining pairs cannot change the outcome
             rows = rows_now()
             _, final, accepted = evaluate(rows, content_matched)
-            char_start, char_end = _evidence_chars(
-                corpus, rows, pair_passage, np.zeros(n_pairs, dtype=bool)
-            )
+            char_start, char_end = _evidence_chars(corpus, rows, pair_passage, no_embedding_only)
             ranked = self._rank(
                 accepted, pair_query, pair_passage, char_start, char_end, final, corpus
             )
             ranked_bounds = np.searchsorted(pair_query[ranked], np.arange(n_queries + 1))
-            passage_source = corpus.passage_source[pair_passage]
             for q in np.flatnonzero(open_query).tolist():
                 next_rank = int(limit[q])
                 remaining = int(query_first[q + 1] - query_first[q])
@@ -1317,6 +1319,17 @@ class _ChunkContext(NamedTuple):
     query_ends: np.ndarray
     query_content: np.ndarray
     columns: np.ndarray
+
+
+class _CallAlignments(NamedTuple):
+    """One aligner call's results: ``rows`` of shape ``(6, n_pairs)`` (score, query_start,
+    query_end, target_start, target_end, matches); pair ``k``'s blocks are
+    ``blocks[block_starts[k]:block_starts[k] + block_counts[k]]``."""
+
+    rows: np.ndarray
+    block_counts: np.ndarray
+    block_starts: np.ndarray
+    blocks: np.ndarray
 
 
 class _BagStatistics(NamedTuple):
