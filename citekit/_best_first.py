@@ -7,10 +7,10 @@ blocks per pair, a weighted bincount, rebuilding the per-pair block arrays), eac
 microseconds of call overhead on arrays of a few hundred pairs: more than the alignment
 kernel itself for a typical answer. These kernels do the same in one pass each.
 
-Blocks are never copied per round: every aligner call's blocks stay in their own array
-(an *arena*), and each pair points to its latest blocks by ``(block_start, block_count)``
-in the concatenation of the arenas; :func:`assemble_blocks` gathers them once into the
-CSR form of :class:`~citekit.kernels.PairAlignments`.
+Each call's blocks are appended to one growing array (the *arena*) and each pair points
+to its latest blocks by ``(block_start, block_count)``; :func:`assemble_blocks` gathers
+them into the CSR form of :class:`~citekit.kernels.PairAlignments` when a round needs
+them.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ def record_alignments(
     block_counts,
     block_starts,
     blocks,
-    arena_base,
     query_offsets,
     pair_query,
     content_prefix,
@@ -38,16 +37,20 @@ def record_alignments(
     pair_block_start,
     pair_block_count,
     content_matched,
+    arena,
+    arena_size,
 ):
     """Store one aligner call's results for ``pairs`` and list the pairs to retry.
 
     For call row ``k`` and pair ``p = pairs[k]``: ``aligned_rows[:, p] = rows[:, k]``
     (score, query_start, query_end, target_start, target_end, matches); the pair's blocks
-    are ``blocks[block_starts[k]:block_starts[k] + block_counts[k]]`` (rows ``(query_pos,
-    target_pos, length)``), recorded as starting at ``arena_base + block_starts[k]`` of the
-    arenas' concatenation; ``content_matched[p]`` counts the content tokens of the query
-    inside those blocks (``content_prefix`` is the prefix sum of the query tokens' content
-    flags). A later call for the same pair overwrites all of it.
+    ``blocks[block_starts[k]:block_starts[k] + block_counts[k]]`` (rows ``(query_pos,
+    target_pos, length)``) are appended to ``arena`` after its first ``arena_size`` rows
+    (the caller makes room for ``block_counts.sum()`` more) and located by
+    ``pair_block_start[p]``, ``pair_block_count[p]``; ``content_matched[p]`` counts the
+    content tokens of the query inside those blocks (``content_prefix`` is the prefix sum
+    of the query tokens' content flags). A later call for the same pair overwrites all of
+    it (its old blocks stay in the arena, unused).
 
     Returns the pairs (in call order) that matched no content token although their
     passage contains some (``content_present[p] >= 1``): their best alignment is a run of
@@ -56,19 +59,23 @@ def record_alignments(
     n = pairs.shape[0]
     retry = np.empty(n, dtype=np.int64)
     n_retry = 0
+    end = arena_size
     for k in range(n):
         p = pairs[k]
         for c in range(6):
             aligned_rows[c, p] = rows[c, k]
-        start = block_starts[k]
         count = block_counts[k]
-        pair_block_start[p] = arena_base + start
+        pair_block_start[p] = end
         pair_block_count[p] = count
         query_base = query_offsets[pair_query[p]]
         matched = 0.0
-        for b in range(start, start + count):
-            begin = query_base + blocks[b, 0]
-            matched += content_prefix[begin + blocks[b, 2]] - content_prefix[begin]
+        for b in range(count):
+            source = block_starts[k] + b
+            for c in range(3):
+                arena[end + b, c] = blocks[source, c]
+            begin = query_base + blocks[source, 0]
+            matched += content_prefix[begin + blocks[source, 2]] - content_prefix[begin]
+        end += count
         content_matched[p] = matched
         if matched == 0 and content_present[p] >= 1:
             retry[n_retry] = p

@@ -882,21 +882,13 @@ class Pipeline:
         # score, query_start, query_end, target_start, target_end, matches
         aligned_rows = np.zeros((6, n_pairs), np.int64)
         content_matched = np.zeros(n_pairs, np.float64)
-        # where each pair's latest blocks are in the concatenation of the calls' blocks
+        # where each pair's latest blocks are in the arena (every call's blocks, appended)
         pair_block_start = np.zeros(n_pairs, np.int64)
         pair_block_count = np.zeros(n_pairs, np.int64)
-        arenas: list[np.ndarray] = []
-        arena_size = [0]
+        arena = [np.zeros((0, 3), np.int64), 0]  # the array, rows in use
 
         def rows_now() -> PairAlignments:
-            # a pair aligned twice (see the stop-word retry) keeps its last alignment
-            if len(arenas) == 1:
-                arena = arenas[0]
-            elif arenas:
-                arena = np.concatenate(arenas)
-            else:
-                arena = np.zeros((0, 3), np.int64)
-            block_offsets, blocks = assemble_blocks(pair_block_start, pair_block_count, arena)
+            block_offsets, blocks = assemble_blocks(pair_block_start, pair_block_count, arena[0])
             return PairAlignments(*aligned_rows, block_offsets, blocks)
 
         def align(pairs: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -905,13 +897,18 @@ class Pipeline:
             found = self._run_aligner(
                 ids, query_offsets, corpus, pair_query[pairs], pair_passage[pairs]
             )
+            used = arena[1]
+            needed = used + int(found.block_counts.sum())
+            if needed > arena[0].shape[0]:
+                grown = np.empty((max(needed, 2 * arena[0].shape[0]), 3), np.int64)
+                grown[:used] = arena[0][:used]
+                arena[0] = grown
             retry = record_alignments(
                 pairs,
                 found.rows,
                 found.block_counts,
                 found.block_starts,
                 found.blocks,
-                arena_size[0],
                 query_offsets,
                 pair_query,
                 content_prefix,
@@ -920,9 +917,10 @@ class Pipeline:
                 pair_block_start,
                 pair_block_count,
                 content_matched,
+                arena[0],
+                used,
             )
-            arenas.append(found.blocks)
-            arena_size[0] += found.blocks.shape[0]
+            arena[1] = needed
             return retry
 
         def align_with_retry(todo: np.ndarray) -> None:
