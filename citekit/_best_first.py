@@ -19,7 +19,13 @@ import numpy as np
 
 from citekit._jit import jit
 
-__all__ = ["assemble_blocks", "record_alignments"]
+__all__ = [
+    "assemble_blocks",
+    "close_queries",
+    "evidence_chars",
+    "rank_within_queries",
+    "record_alignments",
+]
 
 
 @jit
@@ -100,3 +106,187 @@ def assemble_blocks(pair_block_start, pair_block_count, arena):
             for c in range(3):
                 blocks[destination + b, c] = arena[source + b, c]
     return block_offsets, blocks
+
+
+@jit
+def _precedes(a, b, float_keys, int_keys):
+    """Whether item ``a`` sorts strictly before item ``b``: by the rows of ``float_keys``
+    (ascending, NaN last, as numpy sorts), then the rows of ``int_keys`` (ascending)."""
+    for r in range(float_keys.shape[0]):
+        x = float_keys[r, a]
+        y = float_keys[r, b]
+        if x < y:
+            return True
+        if y < x:
+            return False
+        x_nan = x != x
+        y_nan = y != y
+        if x_nan != y_nan:
+            return y_nan
+    for r in range(int_keys.shape[0]):
+        if int_keys[r, a] != int_keys[r, b]:
+            return int_keys[r, a] < int_keys[r, b]
+    return False
+
+
+@jit
+def rank_within_queries(items, item_query, n_queries, float_keys, int_keys):
+    """``items`` grouped by query (ascending), each group sorted by the keys.
+
+    Equal to ``items[np.lexsort((*reversed(int_keys[:, items]),
+    *reversed(float_keys[:, items]), item_query[items]))]``: keys are indexed by item
+    (``float_keys[r, item]``), ties keep the order of ``items``. Returns ``(ranked,
+    bounds)``: query ``q``'s items are ``ranked[bounds[q]:bounds[q + 1]]``.
+
+    Why not ``np.lexsort``: it sorts every key over all items (six passes for the
+    citation ranking), while the groups are small; a stable counting sort by query and a
+    merge sort per group cost a fraction of it, and the bounds come for free.
+    """
+    n = items.shape[0]
+    bounds = np.zeros(n_queries + 1, dtype=np.int64)
+    for k in range(n):
+        bounds[item_query[items[k]] + 1] += 1
+    for q in range(n_queries):
+        bounds[q + 1] += bounds[q]
+    fill = bounds[:-1].copy()
+    ranked = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        q = item_query[items[k]]
+        ranked[fill[q]] = items[k]
+        fill[q] += 1
+    buffer = np.empty(n, dtype=np.int64)
+    for q in range(n_queries):
+        lo = bounds[q]
+        hi = bounds[q + 1]
+        # bottom-up merge sort of ranked[lo:hi]; a right item passes a left one only
+        # when it strictly precedes it (stable)
+        width = 1
+        while width < hi - lo:
+            for start in range(lo, hi, 2 * width):
+                middle = min(start + width, hi)
+                end = min(start + 2 * width, hi)
+                i = start
+                j = middle
+                out = start
+                while i < middle and j < end:
+                    if _precedes(ranked[j], ranked[i], float_keys, int_keys):
+                        buffer[out] = ranked[j]
+                        j += 1
+                    else:
+                        buffer[out] = ranked[i]
+                        i += 1
+                    out += 1
+                while i < middle:
+                    buffer[out] = ranked[i]
+                    i += 1
+                    out += 1
+                while j < end:
+                    buffer[out] = ranked[j]
+                    j += 1
+                    out += 1
+            for k in range(lo, hi):
+                ranked[k] = buffer[k]
+            width *= 2
+    return ranked, bounds
+
+
+@jit
+def close_queries(
+    open_query,
+    limit,
+    query_first,
+    order,
+    score_bound,
+    ranked,
+    ranked_bounds,
+    final,
+    passage_source,
+    char_start,
+    char_end,
+    top_k,
+    max_per_source,
+    pool_size,
+    source_count,
+):
+    """The close test of a best-first round, for every open query (updates
+    ``open_query`` and ``limit`` in place).
+
+    Query ``q`` has aligned its first ``limit[q]`` pairs of ``order[query_first[q]:
+    query_first[q + 1]]`` (most promising first). It closes when none is left, or when
+    its accepted pairs (``ranked[ranked_bounds[q]:ranked_bounds[q + 1]]``, best first)
+    whose ``final`` score beats ``score_bound`` of its next unaligned pair already give
+    ``top_k`` citations and ``pool_size`` evidence candidates, walked as
+    :meth:`citekit.pipeline.Pipeline._choose` walks them (duplicate evidence
+    ``(source, char_start, char_end)`` skipped, at most ``max_per_source`` citations per
+    source). Otherwise its limit grows fourfold. ``source_count`` is zeroed scratch with
+    one slot per source (left zeroed).
+
+    Why a kernel: the same walk in Python cost a list, a set and a dict per open query
+    per round, more than the alignment itself on batches of many sentences.
+    """
+    touched = np.empty(max(top_k, 1), dtype=np.int64)
+    for q in range(open_query.shape[0]):
+        if not open_query[q]:
+            continue
+        next_rank = limit[q]
+        if next_rank >= query_first[q + 1] - query_first[q]:
+            open_query[q] = False
+            continue
+        best_rest = score_bound[order[query_first[q] + next_rank]]
+        chosen = 0
+        judged = 0
+        seen = set()
+        for k in range(ranked_bounds[q], ranked_bounds[q + 1]):
+            pair = ranked[k]
+            if not final[pair] > best_rest:
+                continue
+            source = passage_source[pair]
+            key = (source, char_start[pair], char_end[pair])
+            if key in seen:
+                continue
+            seen.add(key)
+            if judged < pool_size:
+                judged += 1
+            if chosen < top_k and source_count[source] < max_per_source:
+                source_count[source] += 1
+                touched[chosen] = source
+                chosen += 1
+            if chosen >= top_k and judged >= pool_size:
+                break
+        for c in range(chosen):
+            source_count[touched[c]] = 0
+        if chosen >= top_k and judged >= pool_size:
+            open_query[q] = False
+        else:
+            limit[q] *= 4
+
+
+@jit
+def evidence_chars(
+    pair_passage,
+    target_start,
+    target_end,
+    embedding_only,
+    passage_token_start,
+    passage_char_start,
+    passage_char_end,
+    token_starts,
+    token_ends,
+):
+    """Character range of each pair's evidence (see
+    :func:`citekit.pipeline._evidence_chars`); one pass instead of ten array operations."""
+    n_pairs = pair_passage.shape[0]
+    char_start = np.zeros(n_pairs, dtype=np.int64)
+    char_end = np.zeros(n_pairs, dtype=np.int64)
+    last_index = token_starts.shape[0] - 1
+    for p in range(n_pairs):
+        passage = pair_passage[p]
+        if embedding_only[p]:
+            char_start[p] = passage_char_start[passage]
+            char_end[p] = passage_char_end[passage]
+        elif last_index >= 0:
+            first_token = passage_token_start[passage] + target_start[p]
+            last_token = passage_token_start[passage] + max(target_end[p] - 1, target_start[p])
+            char_start[p] = token_starts[min(first_token, last_index)]
+            char_end[p] = token_ends[min(last_token, last_index)]
+    return char_start, char_end

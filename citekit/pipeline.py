@@ -678,24 +678,32 @@ class Pipeline:
             score_bound = np.full(n_pairs, np.inf)
 
         def evaluate(
-            rows: PairAlignments, content_matched: np.ndarray
+            rows: PairAlignments, content_matched: np.ndarray, pairs: np.ndarray | None = None
         ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+            """Score components, final score and acceptance of ``pairs`` (default: all),
+            given their ``rows`` and ``content_matched`` (in that order)."""
+
+            def of(values: np.ndarray) -> np.ndarray:
+                return values if pairs is None else values[pairs]
+
+            pair_len, pair_content = of(safe_len), of(safe_content)
+            pair_coverage = of(passage_content_coverage)
             with np.errstate(divide="ignore", invalid="ignore"):
                 components = {
                     "alignment_score": rows.score.astype(np.float64),
                     "normalized_alignment": rows.score
-                    / np.maximum(config.match_score * safe_len, 1),
+                    / np.maximum(config.match_score * pair_len, 1),
                     "matches": rows.matches.astype(np.float64),
-                    "answer_coverage": rows.matches / safe_len,
+                    "answer_coverage": rows.matches / pair_len,
                     "evidence_coverage": rows.matches
                     / np.maximum(rows.target_end - rows.target_start, 1),
-                    "lexical_score": lexical.astype(np.float64),
-                    "embedding_score": embedding.astype(np.float64),
-                    "content_coverage": content_matched / safe_content,
-                    "passage_content_coverage": passage_content_coverage,
+                    "lexical_score": of(lexical).astype(np.float64),
+                    "embedding_score": of(embedding).astype(np.float64),
+                    "content_coverage": content_matched / pair_content,
+                    "passage_content_coverage": pair_coverage,
                 }
             final = np.asarray(scorer.score(components, config), dtype=np.float64)
-            if final.shape != (n_pairs,):
+            if final.shape != pair_len.shape:
                 raise ValueError(
                     f"scorer.score must return one score per pair, got shape {final.shape}"
                 )
@@ -703,10 +711,10 @@ class Pipeline:
                 (rows.score >= config.min_alignment_score)
                 & (rows.target_end > rows.target_start)
                 & (content_matched >= 1)
-                & (np.maximum(content_matched, content_variants) >= min_content)
+                & (np.maximum(content_matched, of(content_variants)) >= of(min_content))
                 & (
                     (components["content_coverage"] >= config.min_answer_coverage)
-                    | (passage_content_coverage >= config.min_answer_coverage)
+                    | (pair_coverage >= config.min_answer_coverage)
                 )
                 & (final >= config.min_final_score)
             )
@@ -834,17 +842,34 @@ class Pipeline:
         final: np.ndarray,
         corpus: Corpus,
     ) -> np.ndarray:
-        """Eligible pairs grouped by query, best first, with the specification's tie-breaks."""
+        """Eligible pairs grouped by query, best first, with the specification's tie-breaks.
+
+        Within a query: by ``final`` descending, then (``prefer_source_order``) source
+        order, evidence start in the source and longer evidence first, or (without it)
+        evidence start, longer evidence and source order; then passage, then pair index.
+        """
+        from citekit._best_first import rank_within_queries
+
         eligible = np.flatnonzero(eligible_mask)
-        passage_source = corpus.passage_source[pair_passage]
-        absolute_start = char_start + corpus.base_offsets[passage_source]
+        passage = pair_passage[eligible]
+        passage_source = corpus.passage_source[passage]
+        start = char_start[eligible]
+        absolute_start = start + corpus.base_offsets[passage_source]
         source_index = corpus.source_indices[passage_source]
-        length = char_end - char_start
+        negative_length = start - char_end[eligible]
         if self.config.prefer_source_order:
-            keys = (pair_passage, -length, absolute_start, source_index, -final, pair_query)
+            int_keys = (source_index, absolute_start, negative_length, passage)
         else:
-            keys = (pair_passage, source_index, -length, absolute_start, -final, pair_query)
-        return eligible[np.lexsort(tuple(key[eligible] for key in keys))]
+            int_keys = (absolute_start, negative_length, source_index, passage)
+        query = pair_query[eligible]
+        ranked, _ = rank_within_queries(
+            np.arange(eligible.shape[0]),
+            query,
+            int(query.max()) + 1 if query.size else 0,
+            -final[eligible].reshape(1, -1),
+            np.stack(int_keys),
+        )
+        return eligible[ranked]
 
     def _align_best_first(
         self,
@@ -944,24 +969,25 @@ class Pipeline:
                 align_with_retry(candidates)
             return rows_now(), content_matched
 
-        order = candidates[
-            np.lexsort(
-                (
-                    pair_passage[candidates],
-                    -lexical[candidates],
-                    -score_bound[candidates],
-                    pair_query[candidates],
-                )
-            )
-        ]
+        from citekit._best_first import close_queries, rank_within_queries
+
+        # feasible pairs of each sentence, most promising first
+        order, query_first = rank_within_queries(
+            candidates,
+            pair_query,
+            n_queries,
+            np.stack((-score_bound, -lexical)),
+            pair_passage.reshape(1, -1),
+        )
         order_query = pair_query[order]
-        query_first = np.searchsorted(order_query, np.arange(n_queries + 1))
         rank = np.arange(order.shape[0]) - query_first[order_query]
         limit = np.full(n_queries, max(_FIRST_ROUND_PAIRS, 4 * top_k), dtype=np.int64)
         open_query = np.ones(n_queries, dtype=bool)
         aligned = np.zeros(n_pairs, dtype=bool)
         passage_source = corpus.passage_source[pair_passage]
-        no_embedding_only = np.zeros(n_pairs, dtype=bool)
+        empty_offsets = np.zeros(0, np.int64)
+        empty_blocks = np.zeros((0, 3), np.int64)
+        source_count = np.zeros(corpus.n_sources, dtype=np.int64)
         while True:
             todo = order[open_query[order_query] & (rank < limit[order_query]) & ~aligned[order]]
             if todo.size == 0:
@@ -969,28 +995,38 @@ class Pipeline:
             todo = np.sort(todo)
             align_with_retry(todo)
             aligned[todo] = True
-            # close the sentences whose remaining pairs cannot change the outcome
-            rows = rows_now()
-            _, final, accepted = evaluate(rows, content_matched)
-            char_start, char_end = _evidence_chars(corpus, rows, pair_passage, no_embedding_only)
-            ranked = self._rank(
-                accepted, pair_query, pair_passage, char_start, char_end, final, corpus
+            # close the sentences whose remaining pairs cannot change the outcome: only
+            # the aligned pairs of open sentences matter (the others are not accepted)
+            judged = np.flatnonzero(aligned & open_query[pair_query])
+            judged_passage = pair_passage[judged]
+            rows = PairAlignments(
+                *(field[judged] for field in aligned_rows), empty_offsets, empty_blocks
             )
-            ranked_bounds = np.searchsorted(pair_query[ranked], np.arange(n_queries + 1))
-            for q in np.flatnonzero(open_query).tolist():
-                next_rank = int(limit[q])
-                remaining = int(query_first[q + 1] - query_first[q])
-                if next_rank >= remaining:
-                    open_query[q] = False
-                    continue
-                best_rest = score_bound[order[query_first[q] + next_rank]]
-                mine = ranked[ranked_bounds[q] : ranked_bounds[q + 1]]
-                safe = mine[final[mine] > best_rest]
-                chosen, pool = self._choose(safe, passage_source, char_start, char_end)
-                if len(chosen) >= top_k and len(pool) >= top_k * _EVIDENCE_POOL_PER_CITATION:
-                    open_query[q] = False
-                else:
-                    limit[q] *= 4
+            _, final, accepted = evaluate(rows, content_matched[judged], judged)
+            char_start, char_end = _evidence_chars(
+                corpus, rows, judged_passage, np.zeros(judged.shape[0], dtype=bool)
+            )
+            judged_query = pair_query[judged]
+            ranked = self._rank(
+                accepted, judged_query, judged_passage, char_start, char_end, final, corpus
+            )
+            close_queries(
+                open_query,
+                limit,
+                query_first,
+                order,
+                score_bound,
+                ranked,
+                np.searchsorted(judged_query[ranked], np.arange(n_queries + 1)),
+                final,
+                passage_source[judged],
+                char_start,
+                char_end,
+                top_k,
+                self.config.max_citations_per_source,
+                top_k * _EVIDENCE_POOL_PER_CITATION,
+                source_count,
+            )
         return rows_now(), content_matched
 
     def _choose(
@@ -1648,22 +1684,21 @@ def _content_variant_counts(
 def _evidence_chars(
     corpus: Corpus, rows: PairAlignments, pair_passage: np.ndarray, embedding_only: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Character range (in the tokenized text) of each pair's evidence: the aligned
-    tokens, or the whole passage window for embedding-only citations."""
-    n_pairs = pair_passage.shape[0]
-    first_token = corpus.passage_token_start[pair_passage] + rows.target_start
-    last_token = corpus.passage_token_start[pair_passage] + np.maximum(
-        rows.target_end - 1, rows.target_start
+    """Character range (in the tokenized text) of each pair's evidence: from the first
+    to the last aligned token, or the whole passage window for embedding-only citations."""
+    from citekit._best_first import evidence_chars
+
+    return evidence_chars(
+        pair_passage,
+        rows.target_start,
+        rows.target_end,
+        embedding_only,
+        corpus.passage_token_start,
+        corpus.passage_char_start,
+        corpus.passage_char_end,
+        corpus.token_starts,
+        corpus.token_ends,
     )
-    if corpus.n_tokens:
-        last_index = corpus.n_tokens - 1
-        aligned_start = corpus.token_starts[np.minimum(first_token, last_index)]
-        aligned_end = corpus.token_ends[np.minimum(last_token, last_index)]
-    else:
-        aligned_start = aligned_end = np.zeros(n_pairs, dtype=np.int64)
-    char_start = np.where(embedding_only, corpus.passage_char_start[pair_passage], aligned_start)
-    char_end = np.where(embedding_only, corpus.passage_char_end[pair_passage], aligned_end)
-    return char_start, char_end
 
 
 def _evidence_span(char_start: int, char_end: int, evidence: str) -> EvidenceSpan:
