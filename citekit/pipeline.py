@@ -1386,28 +1386,22 @@ def _bag_statistics(
     many distinct content tokens of the query its passage contains."""
     n_queries = query_offsets.shape[0] - 1
     n_pairs = pair_query.shape[0]
-    rows = np.repeat(np.arange(n_queries, dtype=np.int64), np.diff(query_offsets))
     if query_ids.size == 0:
         zeros = np.zeros(n_pairs)
         return _BagStatistics(zeros, zeros, zeros, np.zeros(n_queries))
-    order = np.lexsort((query_ids, rows))
-    sorted_rows, sorted_ids = rows[order], query_ids[order]
-    first = np.ones(order.shape[0], dtype=bool)
-    first[1:] = (sorted_rows[1:] != sorted_rows[:-1]) | (sorted_ids[1:] != sorted_ids[:-1])
-    group = np.cumsum(first) - 1
-    counts = np.bincount(group)
-    is_content = np.bincount(group, weights=query_content[order]) > 0
-    distinct_rows = sorted_rows[first]
-    term_offsets = np.zeros(n_queries + 1, dtype=np.int64)
-    np.cumsum(np.bincount(distinct_rows, minlength=n_queries), out=term_offsets[1:])
+    from citekit._best_first import query_terms
+
+    term_columns, term_offsets, term_counts, term_is_content, distinct_content = query_terms(
+        query_ids, query_offsets, query_content, columns
+    )
     row_pointers, row_columns = corpus.index.rows
     all_occurrences, content_occurrences, content_distinct = pair_bag_counts(
         row_pointers,
         row_columns,
-        columns[order][first],
+        term_columns,
         term_offsets,
-        counts,
-        is_content,
+        term_counts,
+        term_is_content,
         pair_query,
         pair_passage,
         corpus.index.n_terms,
@@ -1416,9 +1410,7 @@ def _bag_statistics(
         all_occurrences=all_occurrences.astype(np.float64),
         content_occurrences=content_occurrences.astype(np.float64),
         content_distinct=content_distinct.astype(np.float64),
-        distinct_content_per_query=np.bincount(
-            distinct_rows, weights=is_content, minlength=n_queries
-        ),
+        distinct_content_per_query=distinct_content,
     )
 
 

@@ -486,3 +486,18 @@ def naive_evidence_chars(pair_passage, target_start, target_end, embedding_only,
             starts.append(token_starts[min(first_token, last)])
             ends.append(token_ends[min(last_token, last)])
     return starts, ends
+
+
+def naive_query_terms(queries):
+    """``queries[q]`` lists ``(token_id, is_content, column)``; returns per query its
+    distinct tokens ascending by id as ``(column, count, is_content)`` and the number of
+    content ones."""
+    terms, distinct_content = [], []
+    for tokens in queries:
+        by_id = {}
+        for token, is_content, column in tokens:
+            _, count, content = by_id.get(token, (column, 0, False))
+            by_id[token] = (column, count + 1, content or is_content)
+        terms.append([by_id[token] for token in sorted(by_id)])
+        distinct_content.append(sum(1 for _, _, content in by_id.values() if content))
+    return terms, distinct_content

@@ -14,6 +14,7 @@ from citekit._best_first import (
     assemble_blocks,
     close_queries,
     evidence_chars,
+    query_terms,
     rank_within_queries,
     record_alignments,
 )
@@ -23,6 +24,7 @@ from citekit.pipeline import Pipeline
 from naive import (
     naive_close_queries,
     naive_evidence_chars,
+    naive_query_terms,
     naive_rank_within_queries,
     naive_record_alignments,
     naive_smith_waterman,
@@ -342,3 +344,39 @@ def test_evidence_chars_equals_the_reference(n_tokens, pairs):
         passage_char_start, passage_char_end, token_starts, token_ends,
     )
     assert [found[0].tolist(), found[1].tolist()] == [expected[0], expected[1]]
+
+
+# -- query terms --------------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    queries=st.lists(
+        st.lists(st.tuples(st.integers(-3, 5) | st.integers(-(2**63), 2**63 - 1),
+                           st.booleans()), max_size=12),
+        max_size=5,
+    )
+)
+def test_query_terms_equals_the_reference(queries):
+    # a token's column is a function of its id (-1: unknown to the index)
+    def column_of(token):
+        return token % 7 - 1 if -3 <= token <= 5 else -1
+
+    flat = [(token, content, column_of(token)) for tokens in queries for token, content in tokens]
+    query_offsets = _array(np.cumsum([0] + [len(tokens) for tokens in queries]))
+    term_columns, term_offsets, term_counts, term_is_content, distinct_content = query_terms(
+        _array([token for token, _, _ in flat]),
+        query_offsets,
+        np.array([content for _, content, _ in flat], dtype=bool),
+        _array([column for _, _, column in flat]),
+    )
+    expected_terms, expected_distinct = naive_query_terms(
+        [[(token, content, column_of(token)) for token, content in tokens] for tokens in queries]
+    )
+    found = [
+        list(zip(term_columns[lo:hi].tolist(), term_counts[lo:hi].tolist(),
+                 term_is_content[lo:hi].tolist()))
+        for lo, hi in zip(term_offsets[:-1].tolist(), term_offsets[1:].tolist())
+    ]
+    assert found == expected_terms
+    assert distinct_content.tolist() == expected_distinct
