@@ -22,6 +22,7 @@ from citekit._jit import jit
 
 __all__ = [
     "assemble_blocks",
+    "choose_pairs",
     "close_queries",
     "evidence_chars",
     "query_terms",
@@ -193,6 +194,55 @@ def rank_within_queries(items, item_query, n_queries, float_keys, int_keys):
 
 
 @jit
+def _walk(ranked, lo, hi, use_threshold, final, threshold, passage_source, char_start,
+          char_end, top_k, max_per_source, pool_size, chosen, judged):
+    """Walk ``ranked[lo:hi]`` as :meth:`citekit.pipeline.Pipeline._choose` does (with
+    ``use_threshold``, only the pairs whose ``final`` score is above ``threshold``).
+    Fills ``chosen`` (at most ``top_k``) and ``judged`` (at most ``pool_size``) and
+    returns their lengths."""
+    n_chosen = 0
+    n_judged = 0
+    seen = set()
+    for k in range(lo, hi):
+        pair = ranked[k]
+        if use_threshold and not final[pair] > threshold:
+            continue
+        source = passage_source[pair]
+        key = (source, char_start[pair], char_end[pair])
+        if key in seen:
+            continue
+        seen.add(key)
+        if n_judged < pool_size:
+            judged[n_judged] = pair
+            n_judged += 1
+        if n_chosen < top_k:
+            used = 0
+            for c in range(n_chosen):
+                if passage_source[chosen[c]] == source:
+                    used += 1
+            if used < max_per_source:
+                chosen[n_chosen] = pair
+                n_chosen += 1
+        if n_chosen >= top_k and n_judged >= pool_size:
+            break
+    return n_chosen, n_judged
+
+
+@jit
+def choose_pairs(ranked, passage_source, char_start, char_end, top_k, max_per_source,
+                 pool_size):
+    """The citations and evidence pool of one sentence's ranked pairs (see
+    :meth:`citekit.pipeline.Pipeline._choose`): ``(chosen, judged)`` arrays of pairs."""
+    chosen = np.empty(top_k, dtype=np.int64)
+    judged = np.empty(pool_size, dtype=np.int64)
+    n_chosen, n_judged = _walk(
+        ranked, 0, ranked.shape[0], False, np.zeros(0), 0.0, passage_source, char_start,
+        char_end, top_k, max_per_source, pool_size, chosen, judged,
+    )
+    return chosen[:n_chosen], judged[:n_judged]
+
+
+@jit
 def close_queries(
     open_query,
     limit,
@@ -208,7 +258,6 @@ def close_queries(
     top_k,
     max_per_source,
     pool_size,
-    source_count,
 ):
     """The close test of a best-first round, for every open query (updates
     ``open_query`` and ``limit`` in place).
@@ -220,13 +269,13 @@ def close_queries(
     ``top_k`` citations and ``pool_size`` evidence candidates, walked as
     :meth:`citekit.pipeline.Pipeline._choose` walks them (duplicate evidence
     ``(source, char_start, char_end)`` skipped, at most ``max_per_source`` citations per
-    source). Otherwise its limit grows fourfold. ``source_count`` is zeroed scratch with
-    one slot per source (left zeroed).
+    source). Otherwise its limit grows fourfold.
 
     Why a kernel: the same walk in Python cost a list, a set and a dict per open query
     per round, more than the alignment itself on batches of many sentences.
     """
-    touched = np.empty(max(top_k, 1), dtype=np.int64)
+    chosen = np.empty(top_k, dtype=np.int64)
+    judged = np.empty(pool_size, dtype=np.int64)
     for q in range(open_query.shape[0]):
         if not open_query[q]:
             continue
@@ -235,29 +284,12 @@ def close_queries(
             open_query[q] = False
             continue
         best_rest = score_bound[order[query_first[q] + next_rank]]
-        chosen = 0
-        judged = 0
-        seen = set()
-        for k in range(ranked_bounds[q], ranked_bounds[q + 1]):
-            pair = ranked[k]
-            if not final[pair] > best_rest:
-                continue
-            source = passage_source[pair]
-            key = (source, char_start[pair], char_end[pair])
-            if key in seen:
-                continue
-            seen.add(key)
-            if judged < pool_size:
-                judged += 1
-            if chosen < top_k and source_count[source] < max_per_source:
-                source_count[source] += 1
-                touched[chosen] = source
-                chosen += 1
-            if chosen >= top_k and judged >= pool_size:
-                break
-        for c in range(chosen):
-            source_count[touched[c]] = 0
-        if chosen >= top_k and judged >= pool_size:
+        n_chosen, n_judged = _walk(
+            ranked, ranked_bounds[q], ranked_bounds[q + 1], True, final, best_rest,
+            passage_source, char_start, char_end, top_k, max_per_source, pool_size, chosen,
+            judged,
+        )
+        if n_chosen >= top_k and n_judged >= pool_size:
             open_query[q] = False
         else:
             limit[q] *= 4

@@ -987,7 +987,6 @@ class Pipeline:
         passage_source = corpus.passage_source[pair_passage]
         empty_offsets = np.zeros(0, np.int64)
         empty_blocks = np.zeros((0, 3), np.int64)
-        source_count = np.zeros(corpus.n_sources, dtype=np.int64)
         while True:
             todo = order[open_query[order_query] & (rank < limit[order_query]) & ~aligned[order]]
             if todo.size == 0:
@@ -1025,7 +1024,6 @@ class Pipeline:
                 top_k,
                 self.config.max_citations_per_source,
                 top_k * _EVIDENCE_POOL_PER_CITATION,
-                source_count,
             )
         return rows_now(), content_matched
 
@@ -1036,36 +1034,28 @@ class Pipeline:
         char_start: np.ndarray,
         char_end: np.ndarray,
     ) -> tuple[list[int], list[int]]:
-        """Walk ranked pairs, dropping duplicate evidence.
+        """Walk ranked pairs, dropping duplicate evidence (the same source and characters).
 
         Returns the best citations by score (at most ``max_citations_per_source`` per
         source, ``top_k`` in all) and the evidence pool: the
         ``_EVIDENCE_POOL_PER_CITATION * top_k`` best whatever their source, among which
         :meth:`_span_citations` chooses the complementary evidence set of the sentence.
+        The walk is :func:`citekit._best_first.choose_pairs` (a numba kernel shared with
+        the close test of the best-first rounds).
         """
+        from citekit._best_first import choose_pairs
+
         config = self.config
-        pool_size = config.top_k * _EVIDENCE_POOL_PER_CITATION
-        chosen: list[int] = []
-        judged: list[int] = []
-        seen: set[tuple[int, int, int]] = set()
-        per_source: dict[int, int] = {}
-        for pair in ranked.tolist():
-            source = int(passage_source[pair])
-            key = (source, int(char_start[pair]), int(char_end[pair]))
-            if key in seen:
-                continue
-            seen.add(key)
-            if len(judged) < pool_size:
-                judged.append(pair)
-            if (
-                len(chosen) < config.top_k
-                and per_source.get(source, 0) < config.max_citations_per_source
-            ):
-                per_source[source] = per_source.get(source, 0) + 1
-                chosen.append(pair)
-            if len(chosen) >= config.top_k and len(judged) >= pool_size:
-                break
-        return chosen, judged
+        chosen, judged = choose_pairs(
+            np.ascontiguousarray(ranked, dtype=np.int64),
+            np.ascontiguousarray(passage_source, dtype=np.int64),
+            np.ascontiguousarray(char_start, dtype=np.int64),
+            np.ascontiguousarray(char_end, dtype=np.int64),
+            config.top_k,
+            config.max_citations_per_source,
+            config.top_k * _EVIDENCE_POOL_PER_CITATION,
+        )
+        return chosen.tolist(), judged.tolist()
 
     def _evidence_set(
         self,

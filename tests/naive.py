@@ -421,23 +421,23 @@ def naive_rank_within_queries(items, item_query, float_keys, int_keys):
     return [items[position] for position in sorted(range(len(items)), key=key)]
 
 
-def naive_choose_counts(ranked, passage_source, char_start, char_end, top_k, max_per_source,
-                        pool_size):
-    """Numbers of citations and evidence-pool entries of the walk of
-    ``Pipeline._choose`` (duplicate evidence skipped, a per-source cap on citations)."""
-    chosen, judged, seen, per_source = 0, 0, set(), {}
+def naive_choose(ranked, passage_source, char_start, char_end, top_k, max_per_source,
+                 pool_size):
+    """The walk of ``Pipeline._choose``: ``(chosen, judged)`` lists of pairs (duplicate
+    evidence skipped, a per-source cap on citations, ``pool_size`` judged at most)."""
+    chosen, judged, seen, per_source = [], [], set(), {}
     for pair in ranked:
         source = passage_source[pair]
         key = (source, char_start[pair], char_end[pair])
         if key in seen:
             continue
         seen.add(key)
-        if judged < pool_size:
-            judged += 1
-        if chosen < top_k and per_source.get(source, 0) < max_per_source:
+        if len(judged) < pool_size:
+            judged.append(pair)
+        if len(chosen) < top_k and per_source.get(source, 0) < max_per_source:
             per_source[source] = per_source.get(source, 0) + 1
-            chosen += 1
-        if chosen >= top_k and judged >= pool_size:
+            chosen.append(pair)
+        if len(chosen) >= top_k and len(judged) >= pool_size:
             break
     return chosen, judged
 
@@ -455,10 +455,10 @@ def naive_close_queries(open_query, limit, query_first, order, score_bound, rank
             continue
         best_rest = score_bound[order[query_first[q] + limit[q]]]
         safe = [pair for pair in ranked_per_query[q] if final[pair] > best_rest]
-        chosen, judged = naive_choose_counts(
+        chosen, judged = naive_choose(
             safe, passage_source, char_start, char_end, top_k, max_per_source, pool_size
         )
-        if chosen >= top_k and judged >= pool_size:
+        if len(chosen) >= top_k and len(judged) >= pool_size:
             open_query[q] = False
         else:
             limit[q] *= 4

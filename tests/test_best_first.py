@@ -22,6 +22,7 @@ from citekit.config import CitationConfig
 from citekit.kernels import align_pairs, align_ranges_unchecked
 from citekit.pipeline import Pipeline
 from naive import (
+    naive_choose,
     naive_close_queries,
     naive_evidence_chars,
     naive_query_terms,
@@ -298,18 +299,29 @@ def test_close_queries_equals_the_reference(problem):
     limit_array = _array(limit)
     ranked = _array([p for mine in ranked_per_query for p in mine])
     ranked_bounds = _array(np.cumsum([0] + [len(mine) for mine in ranked_per_query]))
-    source_count = np.zeros(3, i64)
     close_queries(open_array, limit_array, _array(query_first), _array(order),
                   _array(score_bound, np.float64), ranked, ranked_bounds,
                   _array(final, np.float64), _array(passage_source), _array(char_start),
-                  _array(char_end), top_k, max_per_source, pool_size, source_count)
+                  _array(char_end), top_k, max_per_source, pool_size)
     expected_open, expected_limit = naive_close_queries(
         open_query, limit, query_first, order, score_bound, ranked_per_query, final,
         passage_source, char_start, char_end, top_k, max_per_source, pool_size,
     )
     assert open_array.tolist() == expected_open
     assert limit_array.tolist() == expected_limit
-    assert not source_count.any()
+
+
+@settings(max_examples=150, deadline=None)
+@given(problem=_close_problem())
+def test_pipeline_choose_equals_the_reference(problem):
+    (_, _, _, _, _, ranked_per_query, _, passage_source, char_start, char_end, top_k,
+     max_per_source, pool_size) = problem
+    pipeline = Pipeline(CitationConfig(top_k=top_k, max_citations_per_source=max_per_source))
+    for ranked in ranked_per_query:
+        found = pipeline._choose(_array(ranked), _array(passage_source), _array(char_start),
+                                 _array(char_end))
+        assert found == naive_choose(ranked, passage_source, char_start, char_end, top_k,
+                                     max_per_source, 3 * top_k)
 
 
 # -- evidence characters ------------------------------------------------------------------
