@@ -896,10 +896,16 @@ class Pipeline:
         exactly the result of aligning every candidate. Without a bound (custom scorer,
         embedding-only citations) every feasible pair is aligned in one call.
 
-        Each call's results go straight into per-pair arrays (:mod:`citekit._best_first`):
-        blocks stay where the aligner wrote them and are gathered once per round.
+        Each call's results go straight into per-pair arrays and its blocks are appended
+        to one array, gathered per pair once at the end (:mod:`citekit._best_first`); the
+        rounds rank, walk and close sentences in numba kernels too.
         """
-        from citekit._best_first import assemble_blocks, record_alignments
+        from citekit._best_first import (
+            assemble_blocks,
+            close_queries,
+            rank_within_queries,
+            record_alignments,
+        )
 
         n_pairs = pair_query.shape[0]
         n_queries = query_offsets.shape[0] - 1
@@ -907,27 +913,29 @@ class Pipeline:
         # score, query_start, query_end, target_start, target_end, matches
         aligned_rows = np.zeros((6, n_pairs), np.int64)
         content_matched = np.zeros(n_pairs, np.float64)
-        # where each pair's latest blocks are in the arena (every call's blocks, appended)
+        # every call's blocks, appended (rows in use: arena_used); a pair's latest blocks
+        # are arena[pair_block_start[p]:pair_block_start[p] + pair_block_count[p]]
+        arena = np.zeros((0, 3), np.int64)
+        arena_used = 0
         pair_block_start = np.zeros(n_pairs, np.int64)
         pair_block_count = np.zeros(n_pairs, np.int64)
-        arena = [np.zeros((0, 3), np.int64), 0]  # the array, rows in use
 
         def rows_now() -> PairAlignments:
-            block_offsets, blocks = assemble_blocks(pair_block_start, pair_block_count, arena[0])
+            block_offsets, blocks = assemble_blocks(pair_block_start, pair_block_count, arena)
             return PairAlignments(*aligned_rows, block_offsets, blocks)
 
         def align(pairs: np.ndarray, ids: np.ndarray) -> np.ndarray:
             """Align ``pairs`` (sorted) with query tokens ``ids``; returns the pairs to
             align again on content words (see the retry below)."""
+            nonlocal arena, arena_used
             found = self._run_aligner(
                 ids, query_offsets, corpus, pair_query[pairs], pair_passage[pairs]
             )
-            used = arena[1]
-            needed = used + int(found.block_counts.sum())
-            if needed > arena[0].shape[0]:
-                grown = np.empty((max(needed, 2 * arena[0].shape[0]), 3), np.int64)
-                grown[:used] = arena[0][:used]
-                arena[0] = grown
+            needed = arena_used + int(found.block_counts.sum())
+            if needed > arena.shape[0]:
+                grown = np.empty((max(needed, 2 * arena.shape[0]), 3), np.int64)
+                grown[:arena_used] = arena[:arena_used]
+                arena = grown
             retry = record_alignments(
                 pairs,
                 found.rows,
@@ -942,10 +950,10 @@ class Pipeline:
                 pair_block_start,
                 pair_block_count,
                 content_matched,
-                arena[0],
-                used,
+                arena,
+                arena_used,
             )
-            arena[1] = needed
+            arena_used = needed
             return retry
 
         def align_with_retry(todo: np.ndarray) -> None:
@@ -968,8 +976,6 @@ class Pipeline:
             if candidates.size:
                 align_with_retry(candidates)
             return rows_now(), content_matched
-
-        from citekit._best_first import close_queries, rank_within_queries
 
         # feasible pairs of each sentence, most promising first
         order, query_first = rank_within_queries(
@@ -995,7 +1001,8 @@ class Pipeline:
             align_with_retry(todo)
             aligned[todo] = True
             # close the sentences whose remaining pairs cannot change the outcome: only
-            # the aligned pairs of open sentences matter (the others are not accepted)
+            # the aligned pairs of open sentences matter (the others are not accepted),
+            # and scoring them needs no blocks
             judged = np.flatnonzero(aligned & open_query[pair_query])
             judged_passage = pair_passage[judged]
             rows = PairAlignments(
