@@ -392,3 +392,56 @@ def test_query_terms_equals_the_reference(queries):
     ]
     assert found == expected_terms
     assert distinct_content.tolist() == expected_distinct
+
+
+# -- custom aligners give the built-in aligner's results ----------------------------------
+
+
+def _documents_and_answers(seed):
+    rng = np.random.default_rng(seed)
+    words = ("revenue grew the of in market share percent costs fell by rose to and a "
+             "company reported quarter year sales profit").split()
+
+    def sentence():
+        return " ".join(rng.choice(words, rng.integers(4, 12))).capitalize() + (
+            f" {rng.integers(1, 99)}%." if rng.random() < 0.5 else "."
+        )
+
+    documents = [" ".join(sentence() for _ in range(12)) for _ in range(6)]
+    answers = [" ".join(sentence() for _ in range(4)) for _ in range(5)]
+    # copies and stop-word-only overlaps exercise the content-word retry
+    answers.append(documents[0].split(". ")[2] + ". In the of and a to.")
+    return documents, answers
+
+
+@pytest.mark.parametrize("rounds", [False, True])
+def test_custom_aligners_give_the_built_in_results(monkeypatch, rounds):
+    import citekit.pipeline as pipeline_module
+    from citekit.kernels import smith_waterman
+    from citekit.results import results_to_json
+
+    if rounds:
+        monkeypatch.setattr(pipeline_module, "_ALIGN_ALL_BELOW", 0)
+        monkeypatch.setattr(pipeline_module, "_FIRST_ROUND_PAIRS", 2)
+
+    class PairsAligner:
+        calls = 0
+
+        def align_pairs(self, *arrays, **options):
+            PairsAligner.calls += 1
+            return align_pairs(*arrays, **options)
+
+    class PerPairAligner:
+        def align(self, query, target):
+            return smith_waterman(query, target, return_blocks=True)
+
+    for seed in range(3):
+        documents, answers = _documents_and_answers(seed)
+        built_in = Pipeline(CitationConfig(top_k=2))
+        corpus = built_in.prepare(documents)
+        expected = [results_to_json(r) for r in built_in.align_many(answers, corpus)]
+        for aligner in (PairsAligner(), PerPairAligner()):
+            custom = Pipeline(CitationConfig(top_k=2), aligner=aligner)
+            found = [results_to_json(r) for r in custom.align_many(answers, corpus)]
+            assert found == expected
+    assert PairsAligner.calls >= 3
