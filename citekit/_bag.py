@@ -71,29 +71,62 @@ def _pair_bag_counts_kernel(
     # The current query's terms are marked in ``slot_of_column`` (term + 1, 0 = none), so
     # a pair costs one look-up per word of the passage instead of a binary search per
     # query term; marks change only when the query does (pairs come grouped by query).
+    n_pairs = pair_query.shape[0]
+    # First every pair's first and last row column: the rows lie scattered over the index
+    # and these loads do not depend on each other, so the CPU overlaps their cache misses
+    # (the counting loop waits for each row in turn: the kernel took 1.5x as long on a
+    # 1,000-document corpus with cold caches, 1.1x with warm ones). Columns are sorted
+    # within rows, so a row outside the query's column range holds none of its terms, and
+    # a scan stops past that range.
+    row_first = np.empty(n_pairs, dtype=np.int64)
+    row_last = np.empty(n_pairs, dtype=np.int64)
+    for pair in range(n_pairs):
+        lo = row_pointers[pair_passage[pair]]
+        hi = row_pointers[pair_passage[pair] + 1]
+        if hi > lo:
+            row_first[pair] = row_columns[lo]
+            row_last[pair] = row_columns[hi - 1]
+        else:
+            row_first[pair] = 1
+            row_last[pair] = 0
     query = -1
-    for pair in range(pair_query.shape[0]):
+    lowest = 0
+    highest = -1
+    for pair in range(n_pairs):
         if pair_query[pair] != query:
             if query >= 0:
                 for term in range(term_offsets[query], term_offsets[query + 1]):
                     if term_columns[term] >= 0:
                         slot_of_column[term_columns[term]] = 0
             query = pair_query[pair]
+            lowest = 0
+            highest = -1
             for term in range(term_offsets[query], term_offsets[query + 1]):
-                if term_columns[term] >= 0:
-                    slot_of_column[term_columns[term]] = term + 1
+                column = term_columns[term]
+                if column >= 0:
+                    slot_of_column[column] = term + 1
+                    if highest < lowest:
+                        lowest = column
+                        highest = column
+                    else:
+                        lowest = min(lowest, column)
+                        highest = max(highest, column)
         passage = pair_passage[pair]
         total_all = 0
         total_content = 0
         distinct_content = 0
-        for entry in range(row_pointers[passage], row_pointers[passage + 1]):
-            slot = slot_of_column[row_columns[entry]]
-            if slot > 0:
-                term = slot - 1
-                total_all += term_counts[term]
-                if term_is_content[term]:
-                    total_content += term_counts[term]
-                    distinct_content += 1
+        if row_first[pair] <= highest and row_last[pair] >= lowest:
+            for entry in range(row_pointers[passage], row_pointers[passage + 1]):
+                column = row_columns[entry]
+                if column > highest:
+                    break
+                slot = slot_of_column[column]
+                if slot > 0:
+                    term = slot - 1
+                    total_all += term_counts[term]
+                    if term_is_content[term]:
+                        total_content += term_counts[term]
+                        distinct_content += 1
         out_all[pair] = total_all
         out_content[pair] = total_content
         out_distinct[pair] = distinct_content

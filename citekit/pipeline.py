@@ -519,37 +519,56 @@ class Pipeline:
         self,
         query_ids: np.ndarray,
         query_offsets: np.ndarray,
-        target_ids: np.ndarray,
-        target_offsets: np.ndarray,
+        corpus: Corpus,
         pair_query: np.ndarray,
-        pair_target: np.ndarray,
-    ) -> PairAlignments:
+        pair_passage: np.ndarray,
+    ) -> _CallAlignments:
+        """Align query ``pair_query[k]`` with passage ``pair_passage[k]`` for every ``k``.
+
+        The built-in aligner reads the passages in place from the corpus's token array
+        (no copy, no input checks: the pipeline's arrays are valid by construction); a
+        custom ``align_pairs`` object or per-pair ``align`` object gets the passages
+        packed CSR-style as :func:`~citekit.kernels.align_pairs` takes them.
+        """
         config = self.config
-        options = dict(
-            match_score=config.match_score,
-            mismatch_score=config.mismatch_score,
-            gap_score=config.gap_score,
-            band_width=config.band_width,
-            return_blocks=True,
-        )
-        if self.aligner is None or callable(getattr(self.aligner, "align_pairs", None)):
-            if self.aligner is None:
-                from citekit.kernels import align_pairs
-            else:
-                align_pairs = self.aligner.align_pairs
+        if self.aligner is None:
+            from citekit.kernels import align_ranges_unchecked
+
+            rows, block_counts, block_starts, blocks = align_ranges_unchecked(
+                query_ids,
+                query_offsets,
+                corpus.token_ids,
+                corpus.passage_token_start,
+                corpus.passage_token_end,
+                pair_query,
+                pair_passage,
+                config.match_score,
+                config.mismatch_score,
+                config.gap_score,
+                config.band_width,
+                self.n_threads,
+                _PARALLEL_MIN_CELLS,
+            )
+            return _CallAlignments(rows, block_counts, block_starts, blocks)
+        unique_passages = np.unique(pair_passage)
+        target_lo = corpus.passage_token_start[unique_passages]
+        target_hi = corpus.passage_token_end[unique_passages]
+        positions, _ = gather_ranges(target_lo, target_hi)
+        target_ids = corpus.token_ids[positions]
+        target_offsets = np.zeros(unique_passages.shape[0] + 1, dtype=np.int64)
+        np.cumsum(target_hi - target_lo, out=target_offsets[1:])
+        pair_target = np.searchsorted(unique_passages, pair_passage)
+        if callable(getattr(self.aligner, "align_pairs", None)):
+            options: dict[str, Any] = dict(
+                match_score=config.match_score,
+                mismatch_score=config.mismatch_score,
+                gap_score=config.gap_score,
+                band_width=config.band_width,
+                return_blocks=True,
+            )
             if self.n_threads is not None:
                 options["n_threads"] = self.n_threads
-            elif self.aligner is None:
-                # waking worker threads costs more than a small batch takes on one core
-                # (and much more on a busy machine); results do not depend on it
-                cells = int(
-                    (
-                        np.diff(query_offsets)[pair_query] * np.diff(target_offsets)[pair_target]
-                    ).sum()
-                )
-                if cells < _PARALLEL_MIN_CELLS:
-                    options["n_threads"] = 1
-            out = align_pairs(
+            out = self.aligner.align_pairs(
                 query_ids,
                 query_offsets,
                 target_ids,
@@ -558,18 +577,24 @@ class Pipeline:
                 pair_target,
                 **options,
             )
-            return PairAlignments(
+            found = PairAlignments(
                 *(np.asarray(getattr(out, name), dtype=np.int64) for name in PairAlignments._fields)
             )
+            return _CallAlignments(
+                np.ascontiguousarray(np.stack(found[:6])),
+                np.diff(found.block_offsets),
+                found.block_offsets[:-1],
+                np.ascontiguousarray(found.blocks.reshape(-1, 3)),
+            )
         # a per-pair aligner: align(query, target) -> LocalAlignment-like record
-        rows = np.zeros((pair_query.shape[0], 6), dtype=np.int64)
+        rows = np.zeros((6, pair_query.shape[0]), dtype=np.int64)
         block_offsets = np.zeros(pair_query.shape[0] + 1, dtype=np.int64)
         blocks: list[tuple[int, int, int]] = []
         for p, (qi, ti) in enumerate(zip(pair_query.tolist(), pair_target.tolist())):
             query = query_ids[query_offsets[qi] : query_offsets[qi + 1]]
             target = target_ids[target_offsets[ti] : target_offsets[ti + 1]]
             result = self.aligner.align(query, target)
-            rows[p] = [
+            rows[:, p] = [
                 int(result.score),
                 int(result.query_start),
                 int(result.query_end),
@@ -577,11 +602,11 @@ class Pipeline:
                 int(result.target_end),
                 int(result.matches),
             ]
-            found = getattr(result, "blocks", None) or ()
-            blocks.extend((int(b[0]), int(b[1]), int(b[2])) for b in found)
+            found_blocks = getattr(result, "blocks", None) or ()
+            blocks.extend((int(b[0]), int(b[1]), int(b[2])) for b in found_blocks)
             block_offsets[p + 1] = len(blocks)
         block_array = np.array(blocks, dtype=np.int64).reshape(-1, 3)
-        return PairAlignments(*(rows[:, i] for i in range(6)), block_offsets, block_array)
+        return _CallAlignments(rows, np.diff(block_offsets), block_offsets[:-1], block_array)
 
     def _align_chunk(
         self, answers: list[str], queries: _Queries, first: int, last: int, corpus: Corpus
@@ -652,24 +677,32 @@ class Pipeline:
             score_bound = np.full(n_pairs, np.inf)
 
         def evaluate(
-            rows: PairAlignments, content_matched: np.ndarray
+            rows: PairAlignments, content_matched: np.ndarray, pairs: np.ndarray | None = None
         ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+            """Score components, final score and acceptance of ``pairs`` (default: all),
+            given their ``rows`` and ``content_matched`` (in that order)."""
+
+            def of(values: np.ndarray) -> np.ndarray:
+                return values if pairs is None else values[pairs]
+
+            pair_len, pair_content = of(safe_len), of(safe_content)
+            pair_coverage = of(passage_content_coverage)
             with np.errstate(divide="ignore", invalid="ignore"):
                 components = {
                     "alignment_score": rows.score.astype(np.float64),
                     "normalized_alignment": rows.score
-                    / np.maximum(config.match_score * safe_len, 1),
+                    / np.maximum(config.match_score * pair_len, 1),
                     "matches": rows.matches.astype(np.float64),
-                    "answer_coverage": rows.matches / safe_len,
+                    "answer_coverage": rows.matches / pair_len,
                     "evidence_coverage": rows.matches
                     / np.maximum(rows.target_end - rows.target_start, 1),
-                    "lexical_score": lexical.astype(np.float64),
-                    "embedding_score": embedding.astype(np.float64),
-                    "content_coverage": content_matched / safe_content,
-                    "passage_content_coverage": passage_content_coverage,
+                    "lexical_score": of(lexical).astype(np.float64),
+                    "embedding_score": of(embedding).astype(np.float64),
+                    "content_coverage": content_matched / pair_content,
+                    "passage_content_coverage": pair_coverage,
                 }
             final = np.asarray(scorer.score(components, config), dtype=np.float64)
-            if final.shape != (n_pairs,):
+            if final.shape != pair_len.shape:
                 raise ValueError(
                     f"scorer.score must return one score per pair, got shape {final.shape}"
                 )
@@ -677,10 +710,10 @@ class Pipeline:
                 (rows.score >= config.min_alignment_score)
                 & (rows.target_end > rows.target_start)
                 & (content_matched >= 1)
-                & (np.maximum(content_matched, content_variants) >= min_content)
+                & (np.maximum(content_matched, of(content_variants)) >= of(min_content))
                 & (
                     (components["content_coverage"] >= config.min_answer_coverage)
-                    | (passage_content_coverage >= config.min_answer_coverage)
+                    | (pair_coverage >= config.min_answer_coverage)
                 )
                 & (final >= config.min_final_score)
             )
@@ -816,17 +849,34 @@ class Pipeline:
         final: np.ndarray,
         corpus: Corpus,
     ) -> np.ndarray:
-        """Eligible pairs grouped by query, best first, with the specification's tie-breaks."""
+        """Eligible pairs grouped by query, best first, with the specification's tie-breaks.
+
+        Within a query: by ``final`` descending, then (``prefer_source_order``) source
+        order, evidence start in the source and longer evidence first, or (without it)
+        evidence start, longer evidence and source order; then passage, then pair index.
+        """
+        from citekit._best_first import rank_within_queries
+
         eligible = np.flatnonzero(eligible_mask)
-        passage_source = corpus.passage_source[pair_passage]
-        absolute_start = char_start + corpus.base_offsets[passage_source]
+        passage = pair_passage[eligible]
+        passage_source = corpus.passage_source[passage]
+        start = char_start[eligible]
+        absolute_start = start + corpus.base_offsets[passage_source]
         source_index = corpus.source_indices[passage_source]
-        length = char_end - char_start
+        negative_length = start - char_end[eligible]
         if self.config.prefer_source_order:
-            keys = (pair_passage, -length, absolute_start, source_index, -final, pair_query)
+            int_keys = (source_index, absolute_start, negative_length, passage)
         else:
-            keys = (pair_passage, source_index, -length, absolute_start, -final, pair_query)
-        return eligible[np.lexsort(tuple(key[eligible] for key in keys))]
+            int_keys = (absolute_start, negative_length, source_index, passage)
+        query = pair_query[eligible]
+        ranked, _ = rank_within_queries(
+            np.arange(eligible.shape[0]),
+            query,
+            int(query.max()) + 1 if query.size else 0,
+            -final[eligible].reshape(1, -1),
+            np.stack(int_keys),
+        )
+        return eligible[ranked]
 
     def _align_best_first(
         self,
@@ -852,152 +902,143 @@ class Pipeline:
         citations and the evidence pool (see :meth:`_choose`); the result is then
         exactly the result of aligning every candidate. Without a bound (custom scorer,
         embedding-only citations) every feasible pair is aligned in one call.
+
+        Each call's results go straight into per-pair arrays and its blocks are appended
+        to one array, gathered per pair once at the end (:mod:`citekit._best_first`); the
+        rounds rank, walk and close sentences in numba kernels too.
         """
+        from citekit._best_first import (
+            assemble_blocks,
+            close_queries,
+            rank_within_queries,
+            record_alignments,
+        )
+
         n_pairs = pair_query.shape[0]
         n_queries = query_offsets.shape[0] - 1
         top_k = self.config.top_k
-        score = np.zeros(n_pairs, np.int64)
-        query_start = np.zeros(n_pairs, np.int64)
-        query_end = np.zeros(n_pairs, np.int64)
-        target_start = np.zeros(n_pairs, np.int64)
-        target_end = np.zeros(n_pairs, np.int64)
-        matches = np.zeros(n_pairs, np.int64)
+        # score, query_start, query_end, target_start, target_end, matches
+        aligned_rows = np.zeros((6, n_pairs), np.int64)
         content_matched = np.zeros(n_pairs, np.float64)
-        block_rounds: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        aligned = np.zeros(n_pairs, dtype=bool)
-
-        candidates = np.flatnonzero(feasible)
-        order = candidates[
-            np.lexsort(
-                (
-                    pair_passage[candidates],
-                    -lexical[candidates],
-                    -score_bound[candidates],
-                    pair_query[candidates],
-                )
-            )
-        ]
-        order_query = pair_query[order]
-        query_first = np.searchsorted(order_query, np.arange(n_queries + 1))
-        rank = np.arange(order.shape[0]) - query_first[order_query]
-        # few pairs: aligning them all costs less than deciding which to skip
-        rounds = bounded and order.shape[0] > _ALIGN_ALL_BELOW
-        limit = np.full(
-            n_queries,
-            max(_FIRST_ROUND_PAIRS, 4 * top_k) if rounds else n_pairs + 1,
-            dtype=np.int64,
-        )
-        open_query = np.ones(n_queries, dtype=bool)
+        # every call's blocks, appended (rows in use: arena_used); a pair's latest blocks
+        # are arena[pair_block_start[p]:pair_block_start[p] + pair_block_count[p]]
+        arena = np.zeros((0, 3), np.int64)
+        arena_used = 0
+        pair_block_start = np.zeros(n_pairs, np.int64)
+        pair_block_count = np.zeros(n_pairs, np.int64)
 
         def rows_now() -> PairAlignments:
-            # a pair aligned twice (see the stop-word retry) keeps its last alignment
-            owner = np.full(n_pairs, -1, dtype=np.int64)
-            for number, (pairs, _, _) in enumerate(block_rounds):
-                owner[pairs] = number
-            counts = np.zeros(n_pairs, dtype=np.int64)
-            for number, (pairs, offsets, _) in enumerate(block_rounds):
-                mine = owner[pairs] == number
-                counts[pairs[mine]] = np.diff(offsets)[mine]
-            block_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
-            np.cumsum(counts, out=block_offsets[1:])
-            blocks = np.zeros((int(block_offsets[-1]), 3), dtype=np.int64)
-            for number, (pairs, offsets, round_blocks) in enumerate(block_rounds):
-                mine = np.flatnonzero(owner[pairs] == number)
-                source, _ = gather_ranges(offsets[mine], offsets[mine + 1])
-                destination, _ = gather_ranges(
-                    block_offsets[pairs[mine]], block_offsets[pairs[mine] + 1]
-                )
-                blocks[destination] = round_blocks[source]
-            return PairAlignments(
-                score,
-                query_start,
-                query_end,
-                target_start,
-                target_end,
-                matches,
-                block_offsets,
-                blocks,
-            )
+            block_offsets, blocks = assemble_blocks(pair_block_start, pair_block_count, arena)
+            return PairAlignments(*aligned_rows, block_offsets, blocks)
 
-        def align(pairs: np.ndarray, ids: np.ndarray) -> None:
-            unique_passages = np.unique(pair_passage[pairs])
-            target_lo = corpus.passage_token_start[unique_passages]
-            target_hi = corpus.passage_token_end[unique_passages]
-            positions, _ = gather_ranges(target_lo, target_hi)
-            target_offsets = np.zeros(unique_passages.shape[0] + 1, dtype=np.int64)
-            np.cumsum(target_hi - target_lo, out=target_offsets[1:])
+        def align(pairs: np.ndarray, ids: np.ndarray) -> np.ndarray:
+            """Align ``pairs`` (sorted) with query tokens ``ids``; returns the pairs to
+            align again on content words (see the retry below)."""
+            nonlocal arena, arena_used
             found = self._run_aligner(
-                ids,
+                ids, query_offsets, corpus, pair_query[pairs], pair_passage[pairs]
+            )
+            needed = arena_used + int(found.block_counts.sum())
+            if needed > arena.shape[0]:
+                grown = np.empty((max(needed, 2 * arena.shape[0]), 3), np.int64)
+                grown[:arena_used] = arena[:arena_used]
+                arena = grown
+            retry = record_alignments(
+                pairs,
+                found.rows,
+                found.block_counts,
+                found.block_starts,
+                found.blocks,
                 query_offsets,
-                corpus.token_ids[positions],
-                target_offsets,
-                pair_query[pairs],
-                np.searchsorted(unique_passages, pair_passage[pairs]),
+                pair_query,
+                content_prefix,
+                content_present,
+                aligned_rows,
+                pair_block_start,
+                pair_block_count,
+                content_matched,
+                arena,
+                arena_used,
             )
-            score[pairs], query_start[pairs], query_end[pairs] = (
-                found.score,
-                found.query_start,
-                found.query_end,
-            )
-            target_start[pairs], target_end[pairs], matches[pairs] = (
-                found.target_start,
-                found.target_end,
-                found.matches,
-            )
-            block_pair = np.repeat(pairs, np.diff(found.block_offsets))
-            block_begin = query_offsets[pair_query[block_pair]] + found.blocks[:, 0]
-            content_matched[pairs] = np.bincount(
-                np.repeat(np.arange(pairs.shape[0]), np.diff(found.block_offsets)),
-                weights=content_prefix[block_begin + found.blocks[:, 2]]
-                - content_prefix[block_begin],
-                minlength=pairs.shape[0],
-            )
-            block_rounds.append((pairs, found.block_offsets, found.blocks))
+            arena_used = needed
+            return retry
 
-        # the query with stop words replaced by ids that match nothing
-        content_only_ids = np.where(
-            content_prefix[1:] > content_prefix[:-1], query_ids, -1 - np.arange(query_ids.shape[0])
+        def align_with_retry(todo: np.ndarray) -> None:
+            # the best local alignment can be a run of stop words ("in the") although
+            # the passage holds content words of the sentence: align those on content
+            retry = align(todo, query_ids)
+            if retry.size:
+                # the query with stop words replaced by ids that match nothing
+                content_only_ids = np.where(
+                    content_prefix[1:] > content_prefix[:-1],
+                    query_ids,
+                    -1 - np.arange(query_ids.shape[0]),
+                )
+                align(retry, content_only_ids)
+
+        candidates = np.flatnonzero(feasible)
+        # few pairs: aligning them all costs less than deciding which to skip
+        rounds = bounded and candidates.shape[0] > _ALIGN_ALL_BELOW
+        if not rounds:
+            if candidates.size:
+                align_with_retry(candidates)
+            return rows_now(), content_matched
+
+        # feasible pairs of each sentence, most promising first
+        order, query_first = rank_within_queries(
+            candidates,
+            pair_query,
+            n_queries,
+            np.stack((-score_bound, -lexical)),
+            pair_passage.reshape(1, -1),
         )
-
+        order_query = pair_query[order]
+        rank = np.arange(order.shape[0]) - query_first[order_query]
+        limit = np.full(n_queries, max(_FIRST_ROUND_PAIRS, 4 * top_k), dtype=np.int64)
+        open_query = np.ones(n_queries, dtype=bool)
+        aligned = np.zeros(n_pairs, dtype=bool)
+        passage_source = corpus.passage_source[pair_passage]
+        empty_offsets = np.zeros(0, np.int64)
+        empty_blocks = np.zeros((0, 3), np.int64)
         while True:
             todo = order[open_query[order_query] & (rank < limit[order_query]) & ~aligned[order]]
             if todo.size == 0:
                 break
             todo = np.sort(todo)
-            align(todo, query_ids)
-            # the best local alignment can be a run of stop words ("in the") although
-            # the passage holds content words of the sentence: align those on content
-            retry = todo[(content_matched[todo] == 0) & (content_present[todo] >= 1)]
-            if retry.size:
-                align(retry, content_only_ids)
+            align_with_retry(todo)
             aligned[todo] = True
-            if not rounds:
-                break
-            # close the sentences whose remaining pairs cannot change the outcome
-            rows = rows_now()
-            _, final, accepted = evaluate(rows, content_matched)
+            # close the sentences whose remaining pairs cannot change the outcome: only
+            # the aligned pairs of open sentences matter (the others are not accepted),
+            # and scoring them needs no blocks
+            judged = np.flatnonzero(aligned & open_query[pair_query])
+            judged_passage = pair_passage[judged]
+            rows = PairAlignments(
+                *(field[judged] for field in aligned_rows), empty_offsets, empty_blocks
+            )
+            _, final, accepted = evaluate(rows, content_matched[judged], judged)
             char_start, char_end = _evidence_chars(
-                corpus, rows, pair_passage, np.zeros(n_pairs, dtype=bool)
+                corpus, rows, judged_passage, np.zeros(judged.shape[0], dtype=bool)
             )
+            judged_query = pair_query[judged]
             ranked = self._rank(
-                accepted, pair_query, pair_passage, char_start, char_end, final, corpus
+                accepted, judged_query, judged_passage, char_start, char_end, final, corpus
             )
-            ranked_bounds = np.searchsorted(pair_query[ranked], np.arange(n_queries + 1))
-            passage_source = corpus.passage_source[pair_passage]
-            for q in np.flatnonzero(open_query).tolist():
-                next_rank = int(limit[q])
-                remaining = int(query_first[q + 1] - query_first[q])
-                if next_rank >= remaining:
-                    open_query[q] = False
-                    continue
-                best_rest = score_bound[order[query_first[q] + next_rank]]
-                mine = ranked[ranked_bounds[q] : ranked_bounds[q + 1]]
-                safe = mine[final[mine] > best_rest]
-                chosen, pool = self._choose(safe, passage_source, char_start, char_end)
-                if len(chosen) >= top_k and len(pool) >= top_k * _EVIDENCE_POOL_PER_CITATION:
-                    open_query[q] = False
-                else:
-                    limit[q] *= 4
+            close_queries(
+                open_query,
+                limit,
+                query_first,
+                order,
+                score_bound,
+                ranked,
+                np.searchsorted(judged_query[ranked], np.arange(n_queries + 1)),
+                final,
+                passage_source[judged],
+                char_start,
+                char_end,
+                top_k,
+                self.config.max_citations_per_source,
+                top_k * _EVIDENCE_POOL_PER_CITATION,
+            )
         return rows_now(), content_matched
 
     def _choose(
@@ -1007,36 +1048,28 @@ class Pipeline:
         char_start: np.ndarray,
         char_end: np.ndarray,
     ) -> tuple[list[int], list[int]]:
-        """Walk ranked pairs, dropping duplicate evidence.
+        """Walk ranked pairs, dropping duplicate evidence (the same source and characters).
 
         Returns the best citations by score (at most ``max_citations_per_source`` per
         source, ``top_k`` in all) and the evidence pool: the
         ``_EVIDENCE_POOL_PER_CITATION * top_k`` best whatever their source, among which
         :meth:`_span_citations` chooses the complementary evidence set of the sentence.
+        The walk is :func:`citekit._best_first.choose_pairs` (a numba kernel shared with
+        the close test of the best-first rounds).
         """
+        from citekit._best_first import choose_pairs
+
         config = self.config
-        pool_size = config.top_k * _EVIDENCE_POOL_PER_CITATION
-        chosen: list[int] = []
-        judged: list[int] = []
-        seen: set[tuple[int, int, int]] = set()
-        per_source: dict[int, int] = {}
-        for pair in ranked.tolist():
-            source = int(passage_source[pair])
-            key = (source, int(char_start[pair]), int(char_end[pair]))
-            if key in seen:
-                continue
-            seen.add(key)
-            if len(judged) < pool_size:
-                judged.append(pair)
-            if (
-                len(chosen) < config.top_k
-                and per_source.get(source, 0) < config.max_citations_per_source
-            ):
-                per_source[source] = per_source.get(source, 0) + 1
-                chosen.append(pair)
-            if len(chosen) >= config.top_k and len(judged) >= pool_size:
-                break
-        return chosen, judged
+        chosen, judged = choose_pairs(
+            np.ascontiguousarray(ranked, dtype=np.int64),
+            np.ascontiguousarray(passage_source, dtype=np.int64),
+            np.ascontiguousarray(char_start, dtype=np.int64),
+            np.ascontiguousarray(char_end, dtype=np.int64),
+            config.top_k,
+            config.max_citations_per_source,
+            config.top_k * _EVIDENCE_POOL_PER_CITATION,
+        )
+        return chosen.tolist(), judged.tolist()
 
     def _span_citations(
         self,
@@ -1332,6 +1365,17 @@ def _judged_facts(
     )
 
 
+class _CallAlignments(NamedTuple):
+    """One aligner call's results: ``rows`` of shape ``(6, n_pairs)`` (score, query_start,
+    query_end, target_start, target_end, matches); pair ``k``'s blocks are
+    ``blocks[block_starts[k]:block_starts[k] + block_counts[k]]``."""
+
+    rows: np.ndarray
+    block_counts: np.ndarray
+    block_starts: np.ndarray
+    blocks: np.ndarray
+
+
 class _BagStatistics(NamedTuple):
     all_occurrences: np.ndarray
     content_occurrences: np.ndarray
@@ -1352,28 +1396,22 @@ def _bag_statistics(
     many distinct content tokens of the query its passage contains."""
     n_queries = query_offsets.shape[0] - 1
     n_pairs = pair_query.shape[0]
-    rows = np.repeat(np.arange(n_queries, dtype=np.int64), np.diff(query_offsets))
     if query_ids.size == 0:
         zeros = np.zeros(n_pairs)
         return _BagStatistics(zeros, zeros, zeros, np.zeros(n_queries))
-    order = np.lexsort((query_ids, rows))
-    sorted_rows, sorted_ids = rows[order], query_ids[order]
-    first = np.ones(order.shape[0], dtype=bool)
-    first[1:] = (sorted_rows[1:] != sorted_rows[:-1]) | (sorted_ids[1:] != sorted_ids[:-1])
-    group = np.cumsum(first) - 1
-    counts = np.bincount(group)
-    is_content = np.bincount(group, weights=query_content[order]) > 0
-    distinct_rows = sorted_rows[first]
-    term_offsets = np.zeros(n_queries + 1, dtype=np.int64)
-    np.cumsum(np.bincount(distinct_rows, minlength=n_queries), out=term_offsets[1:])
+    from citekit._best_first import query_terms
+
+    term_columns, term_offsets, term_counts, term_is_content, distinct_content = query_terms(
+        query_ids, query_offsets, query_content, columns
+    )
     row_pointers, row_columns = corpus.index.rows
     all_occurrences, content_occurrences, content_distinct = pair_bag_counts(
         row_pointers,
         row_columns,
-        columns[order][first],
+        term_columns,
         term_offsets,
-        counts,
-        is_content,
+        term_counts,
+        term_is_content,
         pair_query,
         pair_passage,
         corpus.index.n_terms,
@@ -1382,9 +1420,7 @@ def _bag_statistics(
         all_occurrences=all_occurrences.astype(np.float64),
         content_occurrences=content_occurrences.astype(np.float64),
         content_distinct=content_distinct.astype(np.float64),
-        distinct_content_per_query=np.bincount(
-            distinct_rows, weights=is_content, minlength=n_queries
-        ),
+        distinct_content_per_query=distinct_content,
     )
 
 
@@ -1678,22 +1714,21 @@ def _content_variant_counts(
 def _evidence_chars(
     corpus: Corpus, rows: PairAlignments, pair_passage: np.ndarray, embedding_only: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Character range (in the tokenized text) of each pair's evidence: the aligned
-    tokens, or the whole passage window for embedding-only citations."""
-    n_pairs = pair_passage.shape[0]
-    first_token = corpus.passage_token_start[pair_passage] + rows.target_start
-    last_token = corpus.passage_token_start[pair_passage] + np.maximum(
-        rows.target_end - 1, rows.target_start
+    """Character range (in the tokenized text) of each pair's evidence: from the first
+    to the last aligned token, or the whole passage window for embedding-only citations."""
+    from citekit._best_first import evidence_chars
+
+    return evidence_chars(
+        pair_passage,
+        rows.target_start,
+        rows.target_end,
+        embedding_only,
+        corpus.passage_token_start,
+        corpus.passage_char_start,
+        corpus.passage_char_end,
+        corpus.token_starts,
+        corpus.token_ends,
     )
-    if corpus.n_tokens:
-        last_index = corpus.n_tokens - 1
-        aligned_start = corpus.token_starts[np.minimum(first_token, last_index)]
-        aligned_end = corpus.token_ends[np.minimum(last_token, last_index)]
-    else:
-        aligned_start = aligned_end = np.zeros(n_pairs, dtype=np.int64)
-    char_start = np.where(embedding_only, corpus.passage_char_start[pair_passage], aligned_start)
-    char_end = np.where(embedding_only, corpus.passage_char_end[pair_passage], aligned_end)
-    return char_start, char_end
 
 
 def _evidence_span(char_start: int, char_end: int, evidence: str) -> EvidenceSpan:

@@ -446,3 +446,135 @@ def naive_sort_best(passages, values):
     """``(passages, values)`` larger value first, equal values by lower passage."""
     order = sorted(range(len(passages)), key=lambda i: (-values[i], passages[i]))
     return [passages[i] for i in order], [values[i] for i in order]
+
+
+# =======================================================================================
+# Best-first alignment bookkeeping (references of citekit._best_first)
+# =======================================================================================
+
+
+def naive_record_alignments(calls, query_offsets, pair_query, query_content, content_present):
+    """Apply aligner calls in order; each call is ``(pairs, rows, blocks_per_pair)`` with
+    ``rows[k]`` the 6-tuple of ``pairs[k]`` and ``blocks_per_pair[k]`` its block tuples.
+
+    Returns ``(rows, blocks, content_matched, retries)``: per pair its latest row, blocks
+    and matched content tokens (dicts), and per call the pairs that matched no content
+    token although ``content_present[p] >= 1``.
+    """
+    rows, blocks, content_matched, retries = {}, {}, {}, []
+    for pairs, call_rows, call_blocks in calls:
+        retry = []
+        for p, row, pair_blocks in zip(pairs, call_rows, call_blocks):
+            rows[p] = tuple(row)
+            blocks[p] = [tuple(b) for b in pair_blocks]
+            base = query_offsets[pair_query[p]]
+            matched = sum(
+                query_content[base + i] for qs, _, length in pair_blocks
+                for i in range(qs, qs + length)
+            )
+            content_matched[p] = matched
+            if matched == 0 and content_present[p] >= 1:
+                retry.append(p)
+        retries.append(retry)
+    return rows, blocks, content_matched, retries
+
+
+def _numpy_float_key(value):
+    """Sort key that orders floats as numpy sorts them: NaN after every number."""
+    return (1, 0.0) if value != value else (0, value)
+
+
+def naive_rank_within_queries(items, item_query, float_keys, int_keys):
+    """``items`` sorted by (query, float keys with NaN last, int keys, position)."""
+    def key(position):
+        item = items[position]
+        return (
+            item_query[item],
+            tuple(_numpy_float_key(row[item]) for row in float_keys),
+            tuple(row[item] for row in int_keys),
+            position,
+        )
+
+    return [items[position] for position in sorted(range(len(items)), key=key)]
+
+
+def naive_choose(ranked, passage_source, char_start, char_end, top_k, max_per_source,
+                 pool_size):
+    """The walk of ``Pipeline._choose``: ``(chosen, judged)`` lists of pairs (duplicate
+    evidence skipped, a per-source cap on citations, ``pool_size`` judged at most)."""
+    chosen, judged, seen, per_source = [], [], set(), {}
+    for pair in ranked:
+        source = passage_source[pair]
+        key = (source, char_start[pair], char_end[pair])
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(judged) < pool_size:
+            judged.append(pair)
+        if len(chosen) < top_k and per_source.get(source, 0) < max_per_source:
+            per_source[source] = per_source.get(source, 0) + 1
+            chosen.append(pair)
+        if len(chosen) >= top_k and len(judged) >= pool_size:
+            break
+    return chosen, judged
+
+
+def naive_close_queries(open_query, limit, query_first, order, score_bound, ranked_per_query,
+                        final, passage_source, char_start, char_end, top_k, max_per_source,
+                        pool_size):
+    """One close test of the best-first rounds; returns the new ``(open_query, limit)``."""
+    open_query, limit = list(open_query), list(limit)
+    for q, is_open in enumerate(open_query):
+        if not is_open:
+            continue
+        if limit[q] >= query_first[q + 1] - query_first[q]:
+            open_query[q] = False
+            continue
+        best_rest = score_bound[order[query_first[q] + limit[q]]]
+        safe = [pair for pair in ranked_per_query[q] if final[pair] > best_rest]
+        chosen, judged = naive_choose(
+            safe, passage_source, char_start, char_end, top_k, max_per_source, pool_size
+        )
+        if len(chosen) >= top_k and len(judged) >= pool_size:
+            open_query[q] = False
+        else:
+            limit[q] *= 4
+    return open_query, limit
+
+
+def naive_evidence_chars(pair_passage, target_start, target_end, embedding_only,
+                         passage_token_start, passage_char_start, passage_char_end,
+                         token_starts, token_ends):
+    """Characters of each pair's evidence: the passage window for embedding-only pairs,
+    else from its first to its last aligned token (the first token for an empty
+    alignment), token indices clipped to the last token; zeros without tokens."""
+    starts, ends = [], []
+    last = len(token_starts) - 1
+    for p, passage in enumerate(pair_passage):
+        if embedding_only[p]:
+            starts.append(passage_char_start[passage])
+            ends.append(passage_char_end[passage])
+        elif last < 0:
+            starts.append(0)
+            ends.append(0)
+        else:
+            first_token = passage_token_start[passage] + target_start[p]
+            last_token = passage_token_start[passage] + max(target_end[p] - 1, target_start[p])
+            starts.append(token_starts[min(first_token, last)])
+            ends.append(token_ends[min(last_token, last)])
+    return starts, ends
+
+
+def naive_query_terms(queries):
+    """``queries[q]`` lists ``(token_id, is_content, column)``; returns per query its
+    distinct tokens ascending by id as ``(column, count, is_content)`` and the number of
+    content ones."""
+    terms, distinct_content = [], []
+    for tokens in queries:
+        by_id = {}
+        for token, is_content, column in tokens:
+            _, count, content = by_id.get(token, (column, 0, False))
+            by_id[token] = (column, count + 1, content or is_content)
+        terms.append([by_id[token] for token in sorted(by_id)])
+        distinct_content.append(sum(1 for _, _, content in by_id.values() if content))
+    return terms, distinct_content

@@ -57,7 +57,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from citekit._validation import check_bool, check_int
-from citekit.kernels._batch import align_pairs_kernel, align_worker, compact_blocks, prepare_pairs
+from citekit.kernels._batch import (
+    align_pairs_kernel,
+    align_worker,
+    compact_blocks,
+    plan_pairs,
+    prepare_pairs,
+)
 from citekit.kernels._lcs import lcs_length_kernel, matching_blocks_kernel
 from citekit.kernels._sw import MAX_KEY_BITS
 
@@ -302,9 +308,9 @@ def _align_pairs_checked(
         scratch_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
     arguments = (
         order, item_offsets, item_kind, query_ids, query_offsets, target_ids,
-        target_offsets, pair_query, pair_target, band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH,
-        match, mismatch, gap, scratch_offsets, rows, block_counts, block_scratch,
-        return_blocks,
+        target_offsets[:-1], target_offsets[1:], pair_query, pair_target, band,
+        FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match, mismatch, gap, scratch_offsets, rows,
+        block_counts, block_scratch, return_blocks,
     )
     if serial:
         align_worker(0, 1, *arguments)
@@ -316,6 +322,62 @@ def _align_pairs_checked(
         block_offsets = np.zeros(0, dtype=np.int64)
         blocks = np.zeros((0, 3), dtype=np.int64)
     return PairAlignments(*rows, block_offsets, blocks)
+
+
+def align_ranges_unchecked(
+    query_ids: np.ndarray,
+    query_offsets: np.ndarray,
+    target_ids: np.ndarray,
+    target_starts: np.ndarray,
+    target_ends: np.ndarray,
+    pair_query: np.ndarray,
+    pair_target: np.ndarray,
+    match_score: int,
+    mismatch_score: int,
+    gap_score: int,
+    band_width: int | None,
+    n_threads: int | None,
+    parallel_min_cells: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`align_pairs` with blocks, for the pipeline's trusted inputs.
+
+    Target ``t`` is ``target_ids[target_starts[t]:target_ends[t]]`` (ranges may overlap:
+    the pipeline passes its corpus's token array and passage windows, so no target is
+    copied). All arrays must already be contiguous int64, offsets and indices valid and
+    the scores checked (:class:`~citekit.config.CitationConfig` does): only the 64-bit key
+    bound is checked. Skipping :func:`align_pairs`'s conversions and checks and returning
+    the blocks uncompacted saves the per-call overhead that dominated small batches.
+
+    ``n_threads=None`` runs on one thread when the pairs have fewer than
+    ``parallel_min_cells`` DP cells in all (waking worker threads costs more than such a
+    batch takes), else on numba's current thread count. Results never depend on it.
+
+    Returns ``(rows, block_counts, block_starts, blocks)``: ``rows`` of shape ``(6,
+    n_pairs)`` as the fields of :class:`PairAlignments`; pair ``p``'s blocks are
+    ``blocks[block_starts[p]:block_starts[p] + block_counts[p]]``.
+    """
+    band = -1 if band_width is None else band_width
+    (widest, widest_pair, scratch_offsets, order, item_offsets, item_kind,
+     cells) = plan_pairs(
+        query_offsets, target_starts, target_ends, pair_query, pair_target, band,
+        FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match_score, max(-mismatch_score, -gap_score),
+    )
+    _check_key_bits(widest, f"query and target of pair {widest_pair}")
+    n_pairs = len(pair_query)
+    rows = np.zeros((6, n_pairs), dtype=np.int64)
+    block_counts = np.zeros(n_pairs, dtype=np.int64)
+    blocks = np.empty((scratch_offsets[-1], 3), dtype=np.int64)
+    arguments = (
+        order, item_offsets, item_kind, query_ids, query_offsets, target_ids, target_starts,
+        target_ends, pair_query, pair_target, band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH,
+        match_score, mismatch_score, gap_score, scratch_offsets, rows, block_counts, blocks,
+        True,
+    )
+    if n_threads is None and cells < parallel_min_cells:
+        align_worker(0, 1, *arguments)
+    else:
+        _run_parallel(n_threads, *arguments)
+    return rows, block_counts, scratch_offsets[:-1], blocks
 
 
 def _run_parallel(n_threads: int | None, *arguments: Any) -> None:

@@ -1,6 +1,9 @@
 """Batch drivers: many (query, target) pairs per call, ``prange`` over chunks of pairs.
 
-Queries and targets are packed CSR-style (concatenated ids + offsets). Small pairs that
+Queries are packed CSR-style (concatenated ids + offsets); target ``t`` is
+``target_ids[target_starts[t]:target_ends[t]]``, so targets may overlap or leave gaps (the
+pipeline aligns against overlapping passage windows of the corpus's token array without
+copying them; the public CSR form passes ``offsets[:-1]`` and ``offsets[1:]``). Small pairs that
 share a query are grouped and aligned 8 or 16 at a time (``_lanes.py``); other pairs go one
 by one through the anti-diagonal kernel (``_sw.py``). Work items are dealt round-robin to
 one worker per thread, which allocates its scratch once; each pair writes only its own
@@ -29,9 +32,9 @@ LANE_CELLS = 1 << 13
 
 
 @jit
-def _pair_shape(p, query_offsets, target_offsets, pair_query, pair_target):
+def _pair_shape(p, query_offsets, target_starts, target_ends, pair_query, pair_target):
     n = query_offsets[pair_query[p] + 1] - query_offsets[pair_query[p]]
-    m = target_offsets[pair_target[p] + 1] - target_offsets[pair_target[p]]
+    m = target_ends[pair_target[p]] - target_starts[pair_target[p]]
     return n, m
 
 
@@ -44,6 +47,15 @@ FLOAT_LANES_GROUP = 2  # up to FLOAT_LANES pairs of one query, float32 lane kern
 @jit
 def plan_work(query_offsets, target_offsets, pair_query, pair_target, band_width,
               match_score, max_penalty):
+    """:func:`plan_ranges` for CSR targets: target ``t`` is
+    ``target_ids[target_offsets[t]:target_offsets[t + 1]]``."""
+    return plan_ranges(query_offsets, target_offsets[:-1], target_offsets[1:], pair_query,
+                       pair_target, band_width, match_score, max_penalty)
+
+
+@jit
+def plan_ranges(query_offsets, target_starts, target_ends, pair_query, pair_target,
+                band_width, match_score, max_penalty):
     """Order pairs into work items: lane groups (same query, similar target lengths) for
     small full-DP pairs, single pairs for the rest.
 
@@ -55,12 +67,13 @@ def plan_work(query_offsets, target_offsets, pair_query, pair_target, band_width
     n_pairs = pair_query.shape[0]
     longest = 1
     for p in range(n_pairs):
-        longest = max(longest, _pair_shape(p, query_offsets, target_offsets, pair_query,
-                                           pair_target)[1] + 1)
+        longest = max(longest, _pair_shape(p, query_offsets, target_starts, target_ends,
+                                           pair_query, pair_target)[1] + 1)
     sort_key = np.empty(n_pairs, dtype=np.int64)
     n_lane_pairs = 0
     for p in range(n_pairs):
-        n, m = _pair_shape(p, query_offsets, target_offsets, pair_query, pair_target)
+        n, m = _pair_shape(p, query_offsets, target_starts, target_ends, pair_query,
+                           pair_target)
         if band_width < 0 and n > 0 and m > 0 and (n + 1) * (m + 1) <= LANE_CELLS:
             sort_key[p] = pair_query[p] * longest + m
             n_lane_pairs += 1
@@ -83,8 +96,8 @@ def plan_work(query_offsets, target_offsets, pair_query, pair_target, band_width
                and pair_query[order[k + size]] == query):
             size += 1
         # targets ascend in length within a query: the last one is the longest
-        n, m = _pair_shape(order[k + size - 1], query_offsets, target_offsets, pair_query,
-                           pair_target)
+        n, m = _pair_shape(order[k + size - 1], query_offsets, target_starts, target_ends,
+                           pair_query, pair_target)
         kind = FLOAT_LANES_GROUP
         if key_bits(n, m, match_score, max_penalty) > FLOAT_KEY_BITS:
             kind = INT_LANES
@@ -108,7 +121,8 @@ def _scratch(longest, with_key_scratch=True):
 
 @jit
 def align_worker(worker, n_workers, order, item_offsets, item_kind, query_ids,
-                 query_offsets, target_ids, target_offsets, pair_query, pair_target,
+                 query_offsets, target_ids, target_starts, target_ends, pair_query,
+                 pair_target,
                  band_width, full_cell_budget, auto_band_width, match_score, mismatch_score,
                  gap_score, scratch_offsets, rows, block_counts, block_scratch, want_blocks):
     """Align the pairs of work items worker, worker + n_workers, ... (serial).
@@ -124,8 +138,8 @@ def align_worker(worker, n_workers, order, item_offsets, item_kind, query_ids,
     has_single = False
     for item in range(worker, n_items, n_workers):
         for k in range(item_offsets[item], item_offsets[item + 1]):
-            n, m = _pair_shape(order[k], query_offsets, target_offsets, pair_query,
-                               pair_target)
+            n, m = _pair_shape(order[k], query_offsets, target_starts, target_ends,
+                               pair_query, pair_target)
             longest = max(longest, n, m)
             if item_kind[item] == INT_LANES:
                 int_cells = max(int_cells, lane_keys_size(n, m, LANES))
@@ -151,13 +165,13 @@ def align_worker(worker, n_workers, order, item_offsets, item_kind, query_ids,
                 lane_targets[k - first] = pair_target[order[k]]
             if item_kind[item] == FLOAT_LANES_GROUP:
                 align_lanes_float(
-                    query, target_ids, target_offsets, lane_targets, last - first,
+                    query, target_ids, target_starts, target_ends, lane_targets, last - first,
                     match_score, mismatch_score, gap_score, float_keys, lane_tokens,
                     lane_rows, lane_blocks, lane_counts, want_blocks,
                 )
             else:
                 align_lanes(
-                    query, target_ids, target_offsets, lane_targets, last - first,
+                    query, target_ids, target_starts, target_ends, lane_targets, last - first,
                     match_score, mismatch_score, gap_score, int_keys, lane_tokens,
                     lane_rows, lane_blocks, lane_counts, want_blocks,
                 )
@@ -176,7 +190,7 @@ def align_worker(worker, n_workers, order, item_offsets, item_kind, query_ids,
         ti = pair_target[p]
         score, qs, qe, ts, te, matches, n_blocks = align_one(
             query_ids[query_offsets[qi]:query_offsets[qi + 1]],
-            target_ids[target_offsets[ti]:target_offsets[ti + 1]],
+            target_ids[target_starts[ti]:target_ends[ti]],
             band_width, full_cell_budget, auto_band_width,
             match_score, mismatch_score, gap_score, buffers, key_scratch,
             block_scratch[scratch_offsets[p]:scratch_offsets[p + 1]], want_blocks,
@@ -192,7 +206,8 @@ def align_worker(worker, n_workers, order, item_offsets, item_kind, query_ids,
 
 @jit_parallel
 def align_pairs_kernel(n_workers, order, item_offsets, item_kind, query_ids, query_offsets,
-                       target_ids, target_offsets, pair_query, pair_target, band_width,
+                       target_ids, target_starts, target_ends, pair_query, pair_target,
+                       band_width,
                        full_cell_budget, auto_band_width, match_score, mismatch_score,
                        gap_score, scratch_offsets, rows, block_counts, block_scratch,
                        want_blocks):
@@ -204,7 +219,8 @@ def align_pairs_kernel(n_workers, order, item_offsets, item_kind, query_ids, que
     """
     for worker in prange(n_workers):
         align_worker(worker, n_workers, order, item_offsets, item_kind, query_ids,
-                     query_offsets, target_ids, target_offsets, pair_query, pair_target,
+                     query_offsets, target_ids, target_starts, target_ends, pair_query,
+                     pair_target,
                      band_width, full_cell_budget, auto_band_width, match_score,
                      mismatch_score, gap_score, scratch_offsets, rows, block_counts,
                      block_scratch, want_blocks)
@@ -255,8 +271,7 @@ def prepare_pairs(query_offsets, n_query_ids, target_offsets, n_target_ids, pair
 
     Returns ``(error, widest_bits, widest_pair, scratch_offsets, order, item_offsets,
     item_kind)``: ``error`` is OK or one of the codes above (then the rest is empty);
-    ``widest_bits`` the widest key any pair needs; ``scratch_offsets`` the prefix sums of
-    min(n, m), an upper bound on each pair's number of blocks; the rest as in plan_work.
+    the rest as in :func:`plan_pairs`.
     """
     empty = np.zeros(0, dtype=np.int64)
     error = _offsets_error(query_offsets, n_query_ids, BAD_QUERY_OFFSET_ENDS,
@@ -271,12 +286,33 @@ def prepare_pairs(query_offsets, n_query_ids, target_offsets, n_target_ids, pair
                                PAIR_TARGET_OUT_OF_RANGE)
     if error != OK:
         return error, 0, -1, empty, empty, empty, empty
+    widest, widest_pair, scratch_offsets, order, item_offsets, item_kind, _ = plan_pairs(
+        query_offsets, target_offsets[:-1], target_offsets[1:], pair_query, pair_target,
+        band_width, full_cell_budget, auto_band_width, match_score, max_penalty,
+    )
+    return OK, widest, widest_pair, scratch_offsets, order, item_offsets, item_kind
+
+
+@jit
+def plan_pairs(query_offsets, target_starts, target_ends, pair_query, pair_target,
+               band_width, full_cell_budget, auto_band_width, match_score, max_penalty):
+    """Plan the work of valid inputs (targets as ranges, see the module docstring).
+
+    Returns ``(widest_bits, widest_pair, scratch_offsets, order, item_offsets,
+    item_kind, cells)``: ``widest_bits`` the widest key any pair needs; ``scratch_offsets``
+    the prefix sums of min(n, m), an upper bound on each pair's number of blocks;
+    ``cells`` the sum of n * m (the full DP's size, for the thread decision); the rest as
+    in :func:`plan_ranges`.
+    """
     n_pairs = pair_query.shape[0]
     scratch_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
     widest = 0
     widest_pair = -1
+    cells = 0
     for p in range(n_pairs):
-        n, m = _pair_shape(p, query_offsets, target_offsets, pair_query, pair_target)
+        n, m = _pair_shape(p, query_offsets, target_starts, target_ends, pair_query,
+                           pair_target)
+        cells += n * m
         scratch_offsets[p + 1] = scratch_offsets[p] + min(n, m)
         region_n, region_m = effective_shape(n, m, band_width, full_cell_budget,
                                              auto_band_width)
@@ -284,10 +320,10 @@ def prepare_pairs(query_offsets, n_query_ids, target_offsets, n_target_ids, pair
         if bits > widest:
             widest = bits
             widest_pair = p
-    order, item_offsets, item_kind = plan_work(query_offsets, target_offsets, pair_query,
-                                               pair_target, band_width, match_score,
-                                               max_penalty)
-    return OK, widest, widest_pair, scratch_offsets, order, item_offsets, item_kind
+    order, item_offsets, item_kind = plan_ranges(query_offsets, target_starts, target_ends,
+                                                 pair_query, pair_target, band_width,
+                                                 match_score, max_penalty)
+    return widest, widest_pair, scratch_offsets, order, item_offsets, item_kind, cells
 
 
 @jit

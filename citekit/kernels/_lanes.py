@@ -64,10 +64,11 @@ def _make_align_lanes(lanes, key_type):
     """The lane kernel for ``lanes`` lanes of ``key_type`` keys (int64 or float32)."""
 
     @jit
-    def align_lanes(query, target_ids, target_offsets, targets, n_targets, match_score,
-                    mismatch_score, gap_score, key_scratch, token_scratch, rows, blocks_out,
-                    block_counts, want_blocks):
-        """Align ``query`` with targets ``targets[:n_targets]`` (n_targets <= lanes).
+    def align_lanes(query, target_ids, target_starts, target_ends, targets, n_targets,
+                    match_score, mismatch_score, gap_score, key_scratch, token_scratch, rows,
+                    blocks_out, block_counts, want_blocks):
+        """Align ``query`` with targets ``targets[:n_targets]`` (n_targets <= lanes); target
+        ``t`` is ``target_ids[target_starts[t]:target_ends[t]]``.
 
         ``key_scratch`` holds ``key_type`` values. Writes ``rows[lane] = (score, qs, qe,
         ts, te, matches)``, blocks of lane ``lane`` to ``blocks_out[lane]`` (shape
@@ -78,7 +79,7 @@ def _make_align_lanes(lanes, key_type):
         longest = 0
         for lane in range(n_targets):
             t = targets[lane]
-            longest = max(longest, target_offsets[t + 1] - target_offsets[t])
+            longest = max(longest, target_ends[t] - target_starts[t])
         query_bits, start_bits, score_shift = key_shifts(n, longest)
         match_step = match_score * (1 << score_shift) + (1 << start_bits)
         mismatch_step = mismatch_score * (1 << score_shift)
@@ -95,8 +96,8 @@ def _make_align_lanes(lanes, key_type):
         for lane in range(lanes):
             if lane < n_targets:
                 t = targets[lane]
-                start = target_offsets[t]
-                lengths[lane] = target_offsets[t + 1] - start
+                start = target_starts[t]
+                lengths[lane] = target_ends[t] - start
                 for j in range(lengths[lane]):
                     tokens[j, lane] = target_ids[start + j]
             for j in range(lengths[lane], longest):
@@ -163,7 +164,7 @@ def _make_align_lanes(lanes, key_type):
                         break
         for lane in range(n_targets):
             t = targets[lane]
-            target = target_ids[target_offsets[t]:target_offsets[t + 1]]
+            target = target_ids[target_starts[t]:target_ends[t]]
             score = best[lane] >> score_shift if n > 0 else 0
             if score <= 0 or target.shape[0] == 0:
                 for c in range(6):

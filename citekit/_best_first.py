@@ -1,0 +1,380 @@
+"""Kernels of the pipeline's alignment stage: query terms for the bag counts and the
+bookkeeping of the best-first alignment (numba).
+
+:meth:`citekit.pipeline.Pipeline._align_best_first` aligns candidate pairs in one or more
+aligner calls (rounds, plus a retry on content words). Doing the per-call bookkeeping
+with numpy took a dozen array operations per call (scatter six result columns, expand
+blocks per pair, a weighted bincount, rebuilding the per-pair block arrays), each costing
+microseconds of call overhead on arrays of a few hundred pairs: more than the alignment
+kernel itself for a typical answer. These kernels do the same in one pass each.
+
+Each call's blocks are appended to one growing array (the *arena*) and each pair points
+to its latest blocks by ``(block_start, block_count)``; :func:`assemble_blocks` gathers
+them into the CSR form of :class:`~citekit.kernels.PairAlignments` when a round needs
+them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from citekit._jit import jit
+
+__all__ = [
+    "assemble_blocks",
+    "choose_pairs",
+    "close_queries",
+    "evidence_chars",
+    "query_terms",
+    "rank_within_queries",
+    "record_alignments",
+]
+
+
+@jit
+def record_alignments(
+    pairs,
+    rows,
+    block_counts,
+    block_starts,
+    blocks,
+    query_offsets,
+    pair_query,
+    content_prefix,
+    content_present,
+    aligned_rows,
+    pair_block_start,
+    pair_block_count,
+    content_matched,
+    arena,
+    arena_size,
+):
+    """Store one aligner call's results for ``pairs`` and list the pairs to retry.
+
+    For call row ``k`` and pair ``p = pairs[k]``: ``aligned_rows[:, p] = rows[:, k]``
+    (score, query_start, query_end, target_start, target_end, matches); the pair's blocks
+    ``blocks[block_starts[k]:block_starts[k] + block_counts[k]]`` (rows ``(query_pos,
+    target_pos, length)``) are appended to ``arena`` after its first ``arena_size`` rows
+    (the caller makes room for ``block_counts.sum()`` more) and located by
+    ``pair_block_start[p]``, ``pair_block_count[p]``; ``content_matched[p]`` counts the
+    content tokens of the query inside those blocks (``content_prefix`` is the prefix sum
+    of the query tokens' content flags). A later call for the same pair overwrites all of
+    it (its old blocks stay in the arena, unused).
+
+    Returns the pairs (in call order) that matched no content token although their
+    passage contains some (``content_present[p] >= 1``): their best alignment is a run of
+    stop words, and the pipeline aligns them again on content words only.
+    """
+    n = pairs.shape[0]
+    retry = np.empty(n, dtype=np.int64)
+    n_retry = 0
+    end = arena_size
+    for k in range(n):
+        p = pairs[k]
+        for c in range(6):
+            aligned_rows[c, p] = rows[c, k]
+        count = block_counts[k]
+        pair_block_start[p] = end
+        pair_block_count[p] = count
+        query_base = query_offsets[pair_query[p]]
+        matched = 0.0
+        for b in range(count):
+            source = block_starts[k] + b
+            for c in range(3):
+                arena[end + b, c] = blocks[source, c]
+            begin = query_base + blocks[source, 0]
+            matched += content_prefix[begin + blocks[source, 2]] - content_prefix[begin]
+        end += count
+        content_matched[p] = matched
+        if matched == 0 and content_present[p] >= 1:
+            retry[n_retry] = p
+            n_retry += 1
+    return retry[:n_retry]
+
+
+@jit
+def assemble_blocks(pair_block_start, pair_block_count, arena):
+    """Gather every pair's blocks from ``arena`` into ``(block_offsets, blocks)``: pair
+    ``p`` owns ``blocks[block_offsets[p]:block_offsets[p + 1]]``, which are
+    ``arena[pair_block_start[p]:pair_block_start[p] + pair_block_count[p]]``."""
+    n_pairs = pair_block_start.shape[0]
+    block_offsets = np.zeros(n_pairs + 1, dtype=np.int64)
+    for p in range(n_pairs):
+        block_offsets[p + 1] = block_offsets[p] + pair_block_count[p]
+    blocks = np.empty((block_offsets[n_pairs], 3), dtype=np.int64)
+    for p in range(n_pairs):
+        source = pair_block_start[p]
+        destination = block_offsets[p]
+        for b in range(pair_block_count[p]):
+            for c in range(3):
+                blocks[destination + b, c] = arena[source + b, c]
+    return block_offsets, blocks
+
+
+@jit
+def _precedes(a, b, float_keys, int_keys):
+    """Whether item ``a`` sorts strictly before item ``b``: by the rows of ``float_keys``
+    (ascending, NaN last, as numpy sorts), then the rows of ``int_keys`` (ascending)."""
+    for r in range(float_keys.shape[0]):
+        x = float_keys[r, a]
+        y = float_keys[r, b]
+        if x < y:
+            return True
+        if y < x:
+            return False
+        x_nan = x != x
+        y_nan = y != y
+        if x_nan != y_nan:
+            return y_nan
+    for r in range(int_keys.shape[0]):
+        if int_keys[r, a] != int_keys[r, b]:
+            return int_keys[r, a] < int_keys[r, b]
+    return False
+
+
+@jit
+def rank_within_queries(items, item_query, n_queries, float_keys, int_keys):
+    """``items`` grouped by query (ascending), each group sorted by the keys.
+
+    Equal to ``items[np.lexsort((*reversed(int_keys[:, items]),
+    *reversed(float_keys[:, items]), item_query[items]))]``: keys are indexed by item
+    (``float_keys[r, item]``), ties keep the order of ``items``. Returns ``(ranked,
+    bounds)``: query ``q``'s items are ``ranked[bounds[q]:bounds[q + 1]]``.
+
+    Why not ``np.lexsort``: it sorts every key over all items (six passes for the
+    citation ranking), while the groups are small; a stable counting sort by query and a
+    merge sort per group cost a fraction of it, and the bounds come for free.
+    """
+    n = items.shape[0]
+    bounds = np.zeros(n_queries + 1, dtype=np.int64)
+    for k in range(n):
+        bounds[item_query[items[k]] + 1] += 1
+    for q in range(n_queries):
+        bounds[q + 1] += bounds[q]
+    fill = bounds[:-1].copy()
+    ranked = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        q = item_query[items[k]]
+        ranked[fill[q]] = items[k]
+        fill[q] += 1
+    buffer = np.empty(n, dtype=np.int64)
+    for q in range(n_queries):
+        lo = bounds[q]
+        hi = bounds[q + 1]
+        # bottom-up merge sort of ranked[lo:hi]; a right item passes a left one only
+        # when it strictly precedes it (stable)
+        width = 1
+        while width < hi - lo:
+            for start in range(lo, hi, 2 * width):
+                middle = min(start + width, hi)
+                end = min(start + 2 * width, hi)
+                i = start
+                j = middle
+                out = start
+                while i < middle and j < end:
+                    if _precedes(ranked[j], ranked[i], float_keys, int_keys):
+                        buffer[out] = ranked[j]
+                        j += 1
+                    else:
+                        buffer[out] = ranked[i]
+                        i += 1
+                    out += 1
+                while i < middle:
+                    buffer[out] = ranked[i]
+                    i += 1
+                    out += 1
+                while j < end:
+                    buffer[out] = ranked[j]
+                    j += 1
+                    out += 1
+            for k in range(lo, hi):
+                ranked[k] = buffer[k]
+            width *= 2
+    return ranked, bounds
+
+
+@jit
+def _walk(ranked, lo, hi, use_threshold, final, threshold, passage_source, char_start,
+          char_end, top_k, max_per_source, pool_size, chosen, judged):
+    """Walk ``ranked[lo:hi]`` as :meth:`citekit.pipeline.Pipeline._choose` does (with
+    ``use_threshold``, only the pairs whose ``final`` score is above ``threshold``).
+    Fills ``chosen`` (at most ``top_k``) and ``judged`` (at most ``pool_size``) and
+    returns their lengths."""
+    n_chosen = 0
+    n_judged = 0
+    seen = set()
+    for k in range(lo, hi):
+        pair = ranked[k]
+        if use_threshold and not final[pair] > threshold:
+            continue
+        source = passage_source[pair]
+        key = (source, char_start[pair], char_end[pair])
+        if key in seen:
+            continue
+        seen.add(key)
+        if n_judged < pool_size:
+            judged[n_judged] = pair
+            n_judged += 1
+        if n_chosen < top_k:
+            used = 0
+            for c in range(n_chosen):
+                if passage_source[chosen[c]] == source:
+                    used += 1
+            if used < max_per_source:
+                chosen[n_chosen] = pair
+                n_chosen += 1
+        if n_chosen >= top_k and n_judged >= pool_size:
+            break
+    return n_chosen, n_judged
+
+
+@jit
+def choose_pairs(ranked, passage_source, char_start, char_end, top_k, max_per_source,
+                 pool_size):
+    """The citations and evidence pool of one sentence's ranked pairs (see
+    :meth:`citekit.pipeline.Pipeline._choose`): ``(chosen, judged)`` arrays of pairs."""
+    chosen = np.empty(top_k, dtype=np.int64)
+    judged = np.empty(pool_size, dtype=np.int64)
+    n_chosen, n_judged = _walk(
+        ranked, 0, ranked.shape[0], False, np.zeros(0), 0.0, passage_source, char_start,
+        char_end, top_k, max_per_source, pool_size, chosen, judged,
+    )
+    return chosen[:n_chosen], judged[:n_judged]
+
+
+@jit
+def close_queries(
+    open_query,
+    limit,
+    query_first,
+    order,
+    score_bound,
+    ranked,
+    ranked_bounds,
+    final,
+    passage_source,
+    char_start,
+    char_end,
+    top_k,
+    max_per_source,
+    pool_size,
+):
+    """The close test of a best-first round, for every open query (updates
+    ``open_query`` and ``limit`` in place).
+
+    Query ``q`` has aligned its first ``limit[q]`` pairs of ``order[query_first[q]:
+    query_first[q + 1]]`` (most promising first). It closes when none is left, or when
+    its accepted pairs (``ranked[ranked_bounds[q]:ranked_bounds[q + 1]]``, best first)
+    whose ``final`` score beats ``score_bound`` of its next unaligned pair already give
+    ``top_k`` citations and ``pool_size`` evidence candidates, walked as
+    :meth:`citekit.pipeline.Pipeline._choose` walks them (duplicate evidence
+    ``(source, char_start, char_end)`` skipped, at most ``max_per_source`` citations per
+    source). Otherwise its limit grows fourfold.
+
+    Why a kernel: the same walk in Python cost a list, a set and a dict per open query
+    per round, more than the alignment itself on batches of many sentences.
+    """
+    chosen = np.empty(top_k, dtype=np.int64)
+    judged = np.empty(pool_size, dtype=np.int64)
+    for q in range(open_query.shape[0]):
+        if not open_query[q]:
+            continue
+        next_rank = limit[q]
+        if next_rank >= query_first[q + 1] - query_first[q]:
+            open_query[q] = False
+            continue
+        best_rest = score_bound[order[query_first[q] + next_rank]]
+        n_chosen, n_judged = _walk(
+            ranked, ranked_bounds[q], ranked_bounds[q + 1], True, final, best_rest,
+            passage_source, char_start, char_end, top_k, max_per_source, pool_size, chosen,
+            judged,
+        )
+        if n_chosen >= top_k and n_judged >= pool_size:
+            open_query[q] = False
+        else:
+            limit[q] *= 4
+
+
+@jit
+def evidence_chars(
+    pair_passage,
+    target_start,
+    target_end,
+    embedding_only,
+    passage_token_start,
+    passage_char_start,
+    passage_char_end,
+    token_starts,
+    token_ends,
+):
+    """Character range of each pair's evidence (see
+    :func:`citekit.pipeline._evidence_chars`); one pass instead of ten array operations."""
+    n_pairs = pair_passage.shape[0]
+    char_start = np.zeros(n_pairs, dtype=np.int64)
+    char_end = np.zeros(n_pairs, dtype=np.int64)
+    last_index = token_starts.shape[0] - 1
+    for p in range(n_pairs):
+        passage = pair_passage[p]
+        if embedding_only[p]:
+            char_start[p] = passage_char_start[passage]
+            char_end[p] = passage_char_end[passage]
+        elif last_index >= 0:
+            first_token = passage_token_start[passage] + target_start[p]
+            last_token = passage_token_start[passage] + max(target_end[p] - 1, target_start[p])
+            char_start[p] = token_starts[min(first_token, last_index)]
+            char_end[p] = token_ends[min(last_token, last_index)]
+    return char_start, char_end
+
+
+@jit
+def query_terms(query_ids, query_offsets, query_content, columns):
+    """The distinct tokens (terms) of every query, for
+    :func:`citekit._bag.pair_bag_counts`.
+
+    Query ``q``'s tokens are ``query_ids[query_offsets[q]:query_offsets[q + 1]]``, with
+    content flags ``query_content`` and index columns ``columns`` (``-1``: in no passage).
+    Returns ``(term_columns, term_offsets, term_counts, term_is_content,
+    distinct_content)``: query ``q`` owns terms ``term_offsets[q]:term_offsets[q + 1]``,
+    ascending by token id; a term's count is its number of occurrences in the query and it
+    is content when any occurrence is; ``distinct_content[q]`` (float64) counts the
+    query's content terms, whether or not the index knows them.
+
+    Why a kernel: the same grouping in numpy (lexsort, boundary flags, cumsum, three
+    bincounts) cost a dozen calls of microseconds each per batch of sentences.
+    """
+    n_queries = query_offsets.shape[0] - 1
+    n_tokens = query_ids.shape[0]
+    term_columns = np.empty(n_tokens, dtype=np.int64)
+    term_counts = np.empty(n_tokens, dtype=np.int64)
+    term_is_content = np.empty(n_tokens, dtype=np.bool_)
+    term_offsets = np.zeros(n_queries + 1, dtype=np.int64)
+    distinct_content = np.zeros(n_queries, dtype=np.float64)
+    n_terms = 0
+    for q in range(n_queries):
+        lo = query_offsets[q]
+        hi = query_offsets[q + 1]
+        order = np.argsort(query_ids[lo:hi])
+        k = 0
+        while k < hi - lo:
+            first = lo + order[k]
+            token = query_ids[first]
+            count = 0
+            content = False
+            while k < hi - lo and query_ids[lo + order[k]] == token:
+                count += 1
+                content = content or query_content[lo + order[k]]
+                k += 1
+            term_columns[n_terms] = columns[first]
+            term_counts[n_terms] = count
+            term_is_content[n_terms] = content
+            if content:
+                distinct_content[q] += 1
+            n_terms += 1
+        term_offsets[q + 1] = n_terms
+    return (
+        term_columns[:n_terms],
+        term_offsets,
+        term_counts[:n_terms],
+        term_is_content[:n_terms],
+        distinct_content,
+    )

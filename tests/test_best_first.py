@@ -1,0 +1,447 @@
+"""Parity tests of the best-first alignment kernels (citekit._best_first) and of the
+pipeline's in-place aligner path (citekit.kernels.align_ranges_unchecked)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citekit._best_first import (
+    assemble_blocks,
+    close_queries,
+    evidence_chars,
+    query_terms,
+    rank_within_queries,
+    record_alignments,
+)
+from citekit.config import CitationConfig
+from citekit.kernels import align_pairs, align_ranges_unchecked
+from citekit.pipeline import Pipeline
+from naive import (
+    naive_choose,
+    naive_close_queries,
+    naive_evidence_chars,
+    naive_query_terms,
+    naive_rank_within_queries,
+    naive_record_alignments,
+    naive_smith_waterman,
+)
+
+i64 = np.int64
+
+
+def _array(values, dtype=i64):
+    return np.asarray(values, dtype=dtype)
+
+
+# -- the aligner reading targets in place -------------------------------------------------
+
+
+@st.composite
+def _ranges_problem(draw):
+    alphabet = draw(st.integers(1, 6))
+    token_ids = draw(st.lists(st.integers(0, alphabet), max_size=80))
+    n = len(token_ids)
+    windows = draw(
+        st.lists(st.tuples(st.integers(0, n), st.integers(0, 25)), min_size=1, max_size=8)
+    )
+    starts = [s for s, _ in windows]
+    ends = [min(n, s + length) for s, length in windows]
+    queries = draw(
+        st.lists(st.lists(st.integers(-2, alphabet), max_size=20), min_size=1, max_size=4)
+    )
+    pairs = draw(
+        st.lists(
+            st.tuples(st.integers(0, len(queries) - 1), st.integers(0, len(windows) - 1)),
+            max_size=30,
+        )
+    )
+    return token_ids, starts, ends, queries, pairs
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=_ranges_problem(), parallel=st.booleans())
+def test_align_ranges_unchecked_equals_the_reference_on_overlapping_windows(problem, parallel):
+    token_ids, starts, ends, queries, pairs = problem
+    query_ids = _array([t for q in queries for t in q])
+    query_offsets = _array(np.cumsum([0] + [len(q) for q in queries]))
+    pair_query = _array([q for q, _ in pairs])
+    pair_target = _array([t for _, t in pairs])
+    rows, block_counts, block_starts, blocks = align_ranges_unchecked(
+        query_ids, query_offsets, _array(token_ids), _array(starts), _array(ends),
+        pair_query, pair_target, 2, -1, -1, None, None, 0 if parallel else 1 << 40,
+    )
+    assert rows.shape == (6, len(pairs)) and rows.dtype == i64
+    for k, (q, t) in enumerate(pairs):
+        expected = naive_smith_waterman(queries[q], token_ids[starts[t]:ends[t]])
+        assert tuple(rows[:, k]) == expected[:6]
+        found = blocks[block_starts[k]:block_starts[k] + block_counts[k]]
+        assert [tuple(b) for b in found.tolist()] == list(expected[6])
+
+
+def test_align_ranges_unchecked_equals_align_pairs_on_csr_targets():
+    rng = np.random.default_rng(3)
+    targets = [rng.integers(0, 5, rng.integers(0, 40)) for _ in range(30)]
+    target_offsets = _array(np.cumsum([0] + [len(t) for t in targets]))
+    target_ids = _array(np.concatenate(targets))
+    query_ids = _array(rng.integers(0, 5, 50))
+    query_offsets = _array([0, 12, 12, 50])
+    pair_query = _array(rng.integers(0, 3, 200))
+    pair_target = _array(rng.integers(0, 30, 200))
+    for band in (None, 3):
+        expected = align_pairs(query_ids, query_offsets, target_ids, target_offsets,
+                               pair_query, pair_target, band_width=band, return_blocks=True)
+        rows, counts, starts, blocks = align_ranges_unchecked(
+            query_ids, query_offsets, target_ids, target_offsets[:-1], target_offsets[1:],
+            pair_query, pair_target, 2, -1, -1, band, None, 1 << 40,
+        )
+        np.testing.assert_array_equal(rows, np.stack(expected[:6]))
+        np.testing.assert_array_equal(counts, np.diff(expected.block_offsets))
+        for k in range(200):
+            np.testing.assert_array_equal(
+                blocks[starts[k]:starts[k] + counts[k]],
+                expected.blocks[expected.block_offsets[k]:expected.block_offsets[k + 1]],
+            )
+
+
+def test_align_ranges_unchecked_refuses_pairs_too_long_for_exact_keys():
+    long = _array(np.zeros(40_000))
+    with pytest.raises(ValueError, match="pair 0"):
+        align_ranges_unchecked(long, _array([0, 40_000]), long, _array([0]), _array([40_000]),
+                               _array([0]), _array([0]), 1000, -1, -1, None, None, 1 << 40)
+
+
+# -- recording calls and assembling blocks -------------------------------------------------
+
+
+@st.composite
+def _recorded_calls(draw):
+    query_lengths = draw(st.lists(st.integers(0, 8), min_size=1, max_size=4))
+    query_offsets = np.cumsum([0] + query_lengths).tolist()
+    n_tokens = query_offsets[-1]
+    query_content = draw(st.lists(st.booleans(), min_size=n_tokens, max_size=n_tokens))
+    n_pairs = draw(st.integers(1, 12))
+    pair_query = draw(
+        st.lists(st.integers(0, len(query_lengths) - 1), min_size=n_pairs, max_size=n_pairs)
+    )
+    content_present = draw(st.lists(st.integers(0, 2), min_size=n_pairs, max_size=n_pairs))
+    calls = []
+    for _ in range(draw(st.integers(0, 3))):
+        pairs = sorted(draw(st.sets(st.integers(0, n_pairs - 1), max_size=n_pairs)))
+        rows, blocks = [], []
+        for p in pairs:
+            rows.append(draw(st.lists(st.integers(0, 50), min_size=6, max_size=6)))
+            length = query_lengths[pair_query[p]]
+            pair_blocks, position = [], 0
+            while position < length and draw(st.booleans()):
+                start = draw(st.integers(position, length - 1))
+                run = draw(st.integers(1, length - start))
+                pair_blocks.append((start, draw(st.integers(0, 30)), run))
+                position = start + run
+            blocks.append(pair_blocks)
+        calls.append((pairs, rows, blocks))
+    return query_offsets, query_content, pair_query, content_present, calls
+
+
+@settings(max_examples=100, deadline=None)
+@given(problem=_recorded_calls(), spare=st.integers(0, 5))
+def test_record_alignments_and_assemble_blocks_equal_the_reference(problem, spare):
+    query_offsets, query_content, pair_query, content_present, calls = problem
+    n_pairs = len(pair_query)
+    content_prefix = _array(np.concatenate([[0], np.cumsum(query_content)]))
+    aligned_rows = np.zeros((6, n_pairs), i64)
+    block_start = np.zeros(n_pairs, i64)
+    block_count = np.zeros(n_pairs, i64)
+    content_matched = np.zeros(n_pairs)
+    total = sum(len(b) for _, _, call_blocks in calls for b in call_blocks)
+    arena = np.full((total + spare, 3), -7, i64)
+    used = 0
+    retries = []
+    for pairs, rows, call_blocks in calls:
+        counts = _array([len(b) for b in call_blocks])
+        # the call's blocks with unused scratch rows between pairs, as the aligner leaves them
+        starts = _array(np.cumsum([0] + [c + spare for c in counts.tolist()])[:-1])
+        scratch = np.full((int(starts[-1] + counts[-1] + spare) if len(pairs) else 0, 3), -9, i64)
+        for k, pair_blocks in enumerate(call_blocks):
+            if pair_blocks:
+                scratch[starts[k]:starts[k] + len(pair_blocks)] = pair_blocks
+        retry = record_alignments(
+            _array(pairs), _array(rows).reshape(-1, 6).T.copy(), counts, starts, scratch,
+            _array(query_offsets), _array(pair_query), content_prefix, _array(content_present),
+            aligned_rows, block_start, block_count, content_matched, arena, used,
+        )
+        used += int(counts.sum())
+        retries.append(retry.tolist())
+    block_offsets, blocks = assemble_blocks(block_start, block_count, arena)
+    rows, expected_blocks, matched, expected_retries = naive_record_alignments(
+        calls, query_offsets, pair_query, query_content, content_present
+    )
+    assert retries == expected_retries
+    for p in range(n_pairs):
+        assert tuple(aligned_rows[:, p]) == rows.get(p, (0,) * 6)
+        assert [tuple(b) for b in blocks[block_offsets[p]:block_offsets[p + 1]].tolist()] == (
+            expected_blocks.get(p, [])
+        )
+        assert content_matched[p] == matched.get(p, 0)
+    assert block_offsets[-1] == blocks.shape[0] == sum(len(b) for b in expected_blocks.values())
+
+
+# -- ranking and the close test -----------------------------------------------------------
+
+
+@st.composite
+def _ranking_problem(draw):
+    n_items = draw(st.integers(0, 40))
+    n_queries = draw(st.integers(1, 4))
+    floats = st.sampled_from([0.0, -0.0, 0.5, 1.0, -1.0, np.inf, -np.inf, np.nan, 0.25])
+    n_float = draw(st.integers(1, 2))
+    n_int = draw(st.integers(0, 4))
+    float_keys = [draw(st.lists(floats, min_size=n_items, max_size=n_items))
+                  for _ in range(n_float)]
+    int_keys = [draw(st.lists(st.integers(-2, 2), min_size=n_items, max_size=n_items))
+                for _ in range(n_int)]
+    item_query = draw(st.lists(st.integers(0, n_queries - 1), min_size=n_items,
+                               max_size=n_items))
+    items = sorted(draw(st.sets(st.integers(0, max(n_items - 1, 0)), max_size=n_items)))
+    if not n_items:
+        items = []
+    return items, item_query, n_queries, float_keys, int_keys
+
+
+@settings(max_examples=150, deadline=None)
+@given(problem=_ranking_problem())
+def test_rank_within_queries_equals_lexsort_and_the_reference(problem):
+    items, item_query, n_queries, float_keys, int_keys = problem
+    n_items = len(item_query)
+    float_array = _array(float_keys, np.float64).reshape(len(float_keys), n_items)
+    int_array = _array(int_keys).reshape(len(int_keys), n_items)
+    ranked, bounds = rank_within_queries(
+        _array(items), _array(item_query), n_queries, float_array, int_array
+    )
+    expected = naive_rank_within_queries(items, item_query, float_keys, int_keys)
+    assert ranked.tolist() == expected
+    item_array = _array(items)
+    keys = [row[item_array] for row in int_array[::-1]] + [
+        row[item_array] for row in float_array[::-1]
+    ]
+    by_lexsort = item_array[np.lexsort(keys + [_array(item_query)[item_array]])]
+    assert ranked.tolist() == by_lexsort.tolist()
+    queries = _array(item_query)[ranked]
+    assert bounds.tolist() == np.searchsorted(queries, np.arange(n_queries + 1)).tolist()
+
+
+@pytest.mark.parametrize("prefer_source_order", [True, False])
+def test_pipeline_rank_equals_the_lexsort_definition(prefer_source_order):
+    rng = np.random.default_rng(5)
+    n_pairs = 300
+    pipeline = Pipeline(CitationConfig(prefer_source_order=prefer_source_order))
+    corpus = SimpleNamespace(
+        passage_source=_array(rng.integers(0, 4, 20)),
+        base_offsets=_array([0, 100, 0, 7]),
+        source_indices=_array([2, 0, 1, 3]),
+    )
+    pair_query = np.sort(_array(rng.integers(0, 6, n_pairs)))
+    pair_passage = _array(rng.integers(0, 20, n_pairs))
+    char_start = _array(rng.integers(0, 5, n_pairs))
+    char_end = char_start + rng.integers(0, 4, n_pairs)
+    final = rng.choice([0.2, 0.4, 0.6], n_pairs)
+    eligible = rng.random(n_pairs) < 0.7
+    ranked = pipeline._rank(eligible, pair_query, pair_passage, char_start, char_end, final,
+                            corpus)
+    source = corpus.passage_source[pair_passage]
+    absolute = char_start + corpus.base_offsets[source]
+    index = corpus.source_indices[source]
+    length = char_end - char_start
+    if prefer_source_order:
+        keys = (pair_passage, -length, absolute, index, -final, pair_query)
+    else:
+        keys = (pair_passage, index, -length, absolute, -final, pair_query)
+    chosen = np.flatnonzero(eligible)
+    expected = chosen[np.lexsort(tuple(key[chosen] for key in keys))]
+    assert ranked.tolist() == expected.tolist()
+
+
+@st.composite
+def _close_problem(draw):
+    n_queries = draw(st.integers(1, 4))
+    per_query = [draw(st.integers(0, 12)) for _ in range(n_queries)]
+    query_first = np.cumsum([0] + per_query).tolist()
+    n_pairs = query_first[-1]
+    order = list(range(n_pairs))  # pairs grouped by query, as the pipeline orders them
+    scores = st.sampled_from([0.1, 0.3, 0.5, 0.7, 0.9])
+    score_bound = draw(st.lists(scores, min_size=n_pairs, max_size=n_pairs))
+    final = draw(st.lists(scores, min_size=n_pairs, max_size=n_pairs))
+    passage_source = draw(st.lists(st.integers(0, 2), min_size=n_pairs, max_size=n_pairs))
+    char_start = draw(st.lists(st.integers(0, 2), min_size=n_pairs, max_size=n_pairs))
+    char_end = [s + draw(st.integers(0, 1)) for s in char_start]
+    ranked_per_query = []
+    for q in range(n_queries):
+        mine = list(range(query_first[q], query_first[q + 1]))
+        ranked_per_query.append(draw(st.permutations(mine))[: draw(st.integers(0, len(mine)))])
+    open_query = draw(st.lists(st.booleans(), min_size=n_queries, max_size=n_queries))
+    limit = draw(st.lists(st.integers(0, 14), min_size=n_queries, max_size=n_queries))
+    top_k = draw(st.integers(1, 3))
+    return (open_query, limit, query_first, order, score_bound, ranked_per_query, final,
+            passage_source, char_start, char_end, top_k, draw(st.integers(1, 2)),
+            top_k * draw(st.integers(1, 3)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(problem=_close_problem())
+def test_close_queries_equals_the_reference(problem):
+    (open_query, limit, query_first, order, score_bound, ranked_per_query, final,
+     passage_source, char_start, char_end, top_k, max_per_source, pool_size) = problem
+    open_array = np.array(open_query, dtype=bool)
+    limit_array = _array(limit)
+    ranked = _array([p for mine in ranked_per_query for p in mine])
+    ranked_bounds = _array(np.cumsum([0] + [len(mine) for mine in ranked_per_query]))
+    close_queries(open_array, limit_array, _array(query_first), _array(order),
+                  _array(score_bound, np.float64), ranked, ranked_bounds,
+                  _array(final, np.float64), _array(passage_source), _array(char_start),
+                  _array(char_end), top_k, max_per_source, pool_size)
+    expected_open, expected_limit = naive_close_queries(
+        open_query, limit, query_first, order, score_bound, ranked_per_query, final,
+        passage_source, char_start, char_end, top_k, max_per_source, pool_size,
+    )
+    assert open_array.tolist() == expected_open
+    assert limit_array.tolist() == expected_limit
+
+
+@settings(max_examples=150, deadline=None)
+@given(problem=_close_problem())
+def test_pipeline_choose_equals_the_reference(problem):
+    (_, _, _, _, _, ranked_per_query, _, passage_source, char_start, char_end, top_k,
+     max_per_source, pool_size) = problem
+    pipeline = Pipeline(CitationConfig(top_k=top_k, max_citations_per_source=max_per_source))
+    for ranked in ranked_per_query:
+        found = pipeline._choose(_array(ranked), _array(passage_source), _array(char_start),
+                                 _array(char_end))
+        assert found == naive_choose(ranked, passage_source, char_start, char_end, top_k,
+                                     max_per_source, 3 * top_k)
+
+
+# -- evidence characters ------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    n_tokens=st.integers(0, 12),
+    pairs=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 6), st.integers(0, 6), st.booleans()),
+        max_size=15,
+    ),
+)
+def test_evidence_chars_equals_the_reference(n_tokens, pairs):
+    token_starts = [3 * t for t in range(n_tokens)]
+    token_ends = [3 * t + 2 for t in range(n_tokens)]
+    passage_token_start = [0, 2, max(n_tokens - 1, 0), 5]
+    passage_char_start = [0, 6, 9, 15]
+    passage_char_end = [8, 20, 30, 40]
+    pair_passage = [p for p, _, _, _ in pairs]
+    target_start = [min(s, e) for _, s, e, _ in pairs]
+    target_end = [max(s, e) for _, s, e, _ in pairs]
+    embedding_only = [flag for _, _, _, flag in pairs]
+    found = evidence_chars(
+        _array(pair_passage), _array(target_start), _array(target_end),
+        np.array(embedding_only, dtype=bool), _array(passage_token_start),
+        _array(passage_char_start), _array(passage_char_end), _array(token_starts),
+        _array(token_ends),
+    )
+    expected = naive_evidence_chars(
+        pair_passage, target_start, target_end, embedding_only, passage_token_start,
+        passage_char_start, passage_char_end, token_starts, token_ends,
+    )
+    assert [found[0].tolist(), found[1].tolist()] == [expected[0], expected[1]]
+
+
+# -- query terms --------------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    queries=st.lists(
+        st.lists(st.tuples(st.integers(-3, 5) | st.integers(-(2**63), 2**63 - 1),
+                           st.booleans()), max_size=12),
+        max_size=5,
+    )
+)
+def test_query_terms_equals_the_reference(queries):
+    # a token's column is a function of its id (-1: unknown to the index)
+    def column_of(token):
+        return token % 7 - 1 if -3 <= token <= 5 else -1
+
+    flat = [(token, content, column_of(token)) for tokens in queries for token, content in tokens]
+    query_offsets = _array(np.cumsum([0] + [len(tokens) for tokens in queries]))
+    term_columns, term_offsets, term_counts, term_is_content, distinct_content = query_terms(
+        _array([token for token, _, _ in flat]),
+        query_offsets,
+        np.array([content for _, content, _ in flat], dtype=bool),
+        _array([column for _, _, column in flat]),
+    )
+    expected_terms, expected_distinct = naive_query_terms(
+        [[(token, content, column_of(token)) for token, content in tokens] for tokens in queries]
+    )
+    found = [
+        list(zip(term_columns[lo:hi].tolist(), term_counts[lo:hi].tolist(),
+                 term_is_content[lo:hi].tolist()))
+        for lo, hi in zip(term_offsets[:-1].tolist(), term_offsets[1:].tolist())
+    ]
+    assert found == expected_terms
+    assert distinct_content.tolist() == expected_distinct
+
+
+# -- custom aligners give the built-in aligner's results ----------------------------------
+
+
+def _documents_and_answers(seed):
+    rng = np.random.default_rng(seed)
+    words = ("revenue grew the of in market share percent costs fell by rose to and a "
+             "company reported quarter year sales profit").split()
+
+    def sentence():
+        return " ".join(rng.choice(words, rng.integers(4, 12))).capitalize() + (
+            f" {rng.integers(1, 99)}%." if rng.random() < 0.5 else "."
+        )
+
+    documents = [" ".join(sentence() for _ in range(12)) for _ in range(6)]
+    answers = [" ".join(sentence() for _ in range(4)) for _ in range(5)]
+    # copies and stop-word-only overlaps exercise the content-word retry
+    answers.append(documents[0].split(". ")[2] + ". In the of and a to.")
+    return documents, answers
+
+
+@pytest.mark.parametrize("rounds", [False, True])
+def test_custom_aligners_give_the_built_in_results(monkeypatch, rounds):
+    import citekit.pipeline as pipeline_module
+    from citekit.kernels import smith_waterman
+    from citekit.results import results_to_json
+
+    if rounds:
+        monkeypatch.setattr(pipeline_module, "_ALIGN_ALL_BELOW", 0)
+        monkeypatch.setattr(pipeline_module, "_FIRST_ROUND_PAIRS", 2)
+
+    class PairsAligner:
+        calls = 0
+
+        def align_pairs(self, *arrays, **options):
+            PairsAligner.calls += 1
+            return align_pairs(*arrays, **options)
+
+    class PerPairAligner:
+        def align(self, query, target):
+            return smith_waterman(query, target, return_blocks=True)
+
+    for seed in range(3):
+        documents, answers = _documents_and_answers(seed)
+        built_in = Pipeline(CitationConfig(top_k=2))
+        corpus = built_in.prepare(documents)
+        expected = [results_to_json(r) for r in built_in.align_many(answers, corpus)]
+        for aligner in (PairsAligner(), PerPairAligner()):
+            custom = Pipeline(CitationConfig(top_k=2), aligner=aligner)
+            found = [results_to_json(r) for r in custom.align_many(answers, corpus)]
+            assert found == expected
+    assert PairsAligner.calls >= 3
