@@ -290,11 +290,8 @@ def content_mask(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     >>> content_mask(text, np.array([0, 4, 8]), np.array([3, 7, 11])).tolist()
     [False, True, True]
     """
-    return np.fromiter(
-        (is_content_token(text[s:e]) for s, e in zip(starts.tolist(), ends.tolist())),
-        dtype=bool,
-        count=starts.shape[0],
-    )
+    surfaces = map(text.__getitem__, map(slice, starts.tolist(), ends.tolist()))
+    return np.fromiter(map(is_content_token, surfaces), dtype=bool, count=starts.shape[0])
 
 
 @lru_cache(maxsize=1 << 16)

@@ -784,15 +784,16 @@ class Pipeline:
         ]
         # the tokens each candidate citation covers, for every sentence in one batch
         # (folded text, coverage weight, is a value) of every sentence token
-        facts = [
-            token_facts(answers[queries.answer_of[first + q]][s:e], is_content)
-            for q, s, e, is_content in zip(
-                np.repeat(np.arange(n_queries), query_lengths).tolist(),
-                query_starts.tolist(),
-                query_ends.tolist(),
-                query_content.tolist(),
-            )
-        ]
+        facts: list[tuple[str, float, bool]] = []
+        token_bounds = query_offsets.tolist()
+        starts_list, ends_list = query_starts.tolist(), query_ends.tolist()
+        content_list = query_content.tolist()
+        for q in range(n_queries):
+            # (C-level maps: a Python loop per token costs more than the cached look-up)
+            text = answers[queries.answer_of[first + q]]
+            lo, hi = token_bounds[q], token_bounds[q + 1]
+            surfaces = map(text.__getitem__, map(slice, starts_list[lo:hi], ends_list[lo:hi]))
+            facts.extend(map(token_facts, surfaces, content_list[lo:hi]))
         query_folded = [fact[0] for fact in facts]
         query_weights = np.array([fact[1] for fact in facts], dtype=np.float64)
         query_values = [fact[2] for fact in facts]
@@ -1645,7 +1646,7 @@ def _candidate_coverage(
                 side, owner = side[inside], passages[inside]
                 near.append(side[source[side] == source[owner]])
         forms._learn(np.unique(np.concatenate(near)))
-    token_forms = np.array([forms.form(form) for form in folded], dtype=np.int64)
+    token_forms = np.fromiter(map(forms.form, folded), dtype=np.int64, count=len(folded))
     indptr, indices = corpus.index.rows
     covered, row_offsets = candidate_coverage(
         indptr,
