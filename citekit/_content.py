@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import compress
 from typing import Any, Sequence
 
 import numpy as np
@@ -553,9 +554,8 @@ def find_conflicts(
         region_values = [i for i in range(q_lo, q_hi) if answer_values[i]]
         starts = np.asarray(source_starts[t_lo:t_hi]).tolist()
         ends = np.asarray(source_ends[t_lo:t_hi]).tolist()
-        source_values = [
-            t_lo + k for k, (a, b) in enumerate(zip(starts, ends)) if _is_value(source_text[a:b])
-        ]
+        surfaces = map(source_text.__getitem__, map(slice, starts, ends))
+        source_values = list(compress(range(t_lo, t_hi), map(_is_value, surfaces)))
         for i, j in zip(region_values, source_values):
             if answer_ids[i] == source_ids[j] or (i, j) in seen:
                 continue
