@@ -256,6 +256,7 @@ def warmup() -> None:
     )
     row_contains(two, one, one, one)
     top_candidates(two, one, 1, one, np.ones(1), two, 1)
+    query_terms(one, two, np.ones(1, dtype=bool), one, np.ones(1), 1.0)
     factorize(one)
     rows_and_postings(one, one, one, 1)
 
@@ -1578,3 +1579,97 @@ def transpose_rows(
         out_indices,
     )
     return out_indptr, out_indices
+
+
+@jit
+def _query_terms_kernel(
+    ids, offsets, flags, vocabulary, idf, unseen_idf, rows, columns, weights, term_flags,
+    term_offsets, denominators,
+):
+    n_terms = 0
+    n_vocabulary = vocabulary.shape[0]
+    for query in range(offsets.shape[0] - 1):
+        lo = offsets[query]
+        hi = offsets[query + 1]
+        order = np.argsort(ids[lo:hi], kind="mergesort")
+        total = 0.0
+        k = 0
+        while k < hi - lo:
+            token = ids[lo + order[k]]
+            flag = False
+            while k < hi - lo and ids[lo + order[k]] == token:
+                flag = flag or flags[lo + order[k]]
+                k += 1
+            column = np.searchsorted(vocabulary, token) if n_vocabulary else 0
+            if column < n_vocabulary and vocabulary[column] == token:
+                weight = idf[column]
+            else:
+                column = -1
+                weight = unseen_idf
+            rows[n_terms] = query
+            columns[n_terms] = column
+            weights[n_terms] = weight
+            term_flags[n_terms] = flag
+            total += weight
+            n_terms += 1
+        term_offsets[query + 1] = n_terms
+        denominators[query] = total
+    return n_terms
+
+
+def query_terms(
+    ids: np.ndarray,
+    offsets: np.ndarray,
+    flags: np.ndarray,
+    vocabulary: np.ndarray,
+    idf: np.ndarray,
+    unseen_idf: float,
+) -> tuple[np.ndarray, ...]:
+    """The distinct tokens (terms) of every query, ascending by id, with their index
+    column (-1: not in ``vocabulary``), IDF weight (``unseen_idf`` when not in it) and
+    rank flag (set when any occurrence's ``flags`` is); ``offsets`` out per query, and
+    each query's denominator: its terms' weights summed in term order.
+
+    One pass per batch (it was a lexsort, boundary flags and a dozen numpy calls).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> rows, columns, weights, flags, offsets, totals = query_terms(
+    ...     i64(30, 10, 30, 5), i64(0, 3, 4), np.array([False, True, True, False]),
+    ...     i64(10, 30), np.array([1.5, 2.0]), 3.0)
+    >>> rows.tolist(), columns.tolist(), weights.tolist(), flags.tolist()
+    ([0, 0, 1], [0, 1, -1], [1.5, 2.0, 3.0], [True, True, False])
+    >>> offsets.tolist(), totals.tolist()
+    ([0, 2, 3], [3.5, 3.0])
+    """
+    n = ids.shape[0]
+    rows = np.empty(n, dtype=np.int64)
+    columns = np.empty(n, dtype=np.int64)
+    weights = np.empty(n, dtype=np.float64)
+    term_flags = np.empty(n, dtype=np.bool_)
+    term_offsets = np.zeros(offsets.shape[0], dtype=np.int64)
+    denominators = np.zeros(offsets.shape[0] - 1, dtype=np.float64)
+    n_terms = _query_terms_kernel(
+        np.ascontiguousarray(ids, dtype=np.int64),
+        np.ascontiguousarray(offsets, dtype=np.int64),
+        np.ascontiguousarray(flags, dtype=np.bool_),
+        np.ascontiguousarray(vocabulary, dtype=np.int64),
+        np.ascontiguousarray(idf, dtype=np.float64),
+        float(unseen_idf),
+        rows,
+        columns,
+        weights,
+        term_flags,
+        term_offsets,
+        denominators,
+    )
+    return (
+        rows[:n_terms],
+        columns[:n_terms],
+        weights[:n_terms],
+        term_flags[:n_terms],
+        term_offsets,
+        denominators,
+    )

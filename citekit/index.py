@@ -424,21 +424,11 @@ class IdfIndex:
             flags = np.asarray(rank_tokens, dtype=bool).reshape(-1)
             if flags.shape != ids.shape:
                 raise ValueError("rank_tokens must have one entry per query token")
-        rows = np.repeat(np.arange(n_queries, dtype=np.int64), np.diff(offsets))
-        if ids.size:
-            order = np.lexsort((~flags, ids, rows))
-            rows, ids, flags = rows[order], ids[order], flags[order]
-            # a token ranks if any of its occurrences does: flagged copies sort first
-            first = np.ones(ids.shape[0], dtype=bool)
-            first[1:] = (rows[1:] != rows[:-1]) | (ids[1:] != ids[:-1])
-            rows, ids, flags = rows[first], ids[first], flags[first]
-        columns = self.columns_of(ids)
-        weights = np.full(ids.shape[0], self.unseen_idf, dtype=np.float64)
-        seen = columns >= 0
-        weights[seen] = self.idf[columns[seen]]
-        denominators = np.bincount(rows, weights=weights, minlength=n_queries)
-        term_offsets = np.zeros(n_queries + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=n_queries), out=term_offsets[1:])
+        from citekit._bag import query_terms
+
+        rows, columns, weights, flags, term_offsets, denominators = query_terms(
+            ids, offsets, flags, self.vocabulary, self.idf, self.unseen_idf
+        )
         return n_queries, rows, columns, weights, flags, term_offsets, denominators
 
     def _product(

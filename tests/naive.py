@@ -336,6 +336,22 @@ def naive_evidence_set(covers, n_pool, weights, content, row_source, by_score_ro
 # =======================================================================================
 
 
+def naive_index_terms(queries, vocabulary, idf, unseen_idf):
+    """queries[q] = list of (token id, rank flag). Per query, its distinct ids ascending:
+    (query, column or -1, weight, any flag); and per query the weights summed in that
+    order."""
+    terms, totals = [], []
+    for q, tokens in enumerate(queries):
+        total = 0.0
+        for token in sorted({token for token, _ in tokens}):
+            column = vocabulary.index(token) if token in vocabulary else -1
+            weight = idf[column] if column >= 0 else unseen_idf
+            terms.append((q, column, weight, any(f for t, f in tokens if t == token)))
+            total += weight
+        totals.append(total)
+    return terms, totals
+
+
 def naive_pair_bag_counts(passage_sets, query_terms, pairs):
     """query_terms[q] = list of (column, count, is_content); passage_sets[p] = set of columns."""
     out = ([], [], [])

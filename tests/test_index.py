@@ -233,3 +233,31 @@ def test_rank_tokens_and_pairs_validation():
         index.pair_scores([1], [0, 1], [3], [0])
     with pytest.raises(ValueError, match="passages"):
         index.pair_scores([1], [0, 1], [0], [5])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.tuples(st.integers(0, 12), st.booleans()), max_size=8), max_size=5
+    ),
+    st.lists(st.integers(0, 12), unique=True, max_size=8).map(sorted),
+)
+def test_query_terms_kernel_matches_reference(queries, vocabulary):
+    from citekit._bag import query_terms
+    from naive import naive_index_terms
+
+    idf = [1.0 + 0.37 * i for i in range(len(vocabulary))]
+    ids = np.array([t for tokens in queries for t, _ in tokens], dtype=np.int64)
+    flags = np.array([f for tokens in queries for _, f in tokens], dtype=bool)
+    offsets = np.array([0] + list(np.cumsum([len(t) for t in queries])), dtype=np.int64)
+    rows, columns, weights, term_flags, term_offsets, totals = query_terms(
+        ids, offsets, flags, np.array(vocabulary, dtype=np.int64), np.array(idf), 9.5
+    )
+    terms, expected_totals = naive_index_terms(queries, vocabulary, idf, 9.5)
+    assert list(zip(rows.tolist(), columns.tolist(), weights.tolist(), term_flags.tolist())) == [
+        tuple(term) for term in terms
+    ]
+    assert totals.tolist() == expected_totals
+    assert np.diff(term_offsets).tolist() == [
+        len({t for t, _ in tokens}) for tokens in queries
+    ]
