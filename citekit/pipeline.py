@@ -166,17 +166,16 @@ class WeightedScorer:
 
 
 class _Queries:
-    """Answer sentences of a batch of answers, tokens packed CSR."""
+    """Answer sentences of a batch of answers, tokens packed CSR (sentence ``q`` owns
+    tokens ``offsets[q]:offsets[q + 1]`` of the packed arrays)."""
 
     def __init__(self) -> None:
         self.answer_of: list[int] = []
         self.spans: list[tuple[int, int]] = []
         self.sentence_index: list[int] = []
-        self.id_parts: list[np.ndarray] = []
-        self.start_parts: list[np.ndarray] = []
-        self.end_parts: list[np.ndarray] = []
-        self.content_parts: list[np.ndarray] = []
         self.lengths: list[int] = []
+        self._parts: list[tuple[np.ndarray, ...]] = []
+        self._packed: tuple[np.ndarray, ...] | None = None
 
     def add_answer(self, answer_number: int, answer: str, tokens: Any, spans: np.ndarray) -> None:
         if spans.shape[0] == 0:
@@ -190,38 +189,59 @@ class _Queries:
         mask = content_mask(answer, starts, ends)
         token_first = np.searchsorted(starts, spans[:, 0], side="left")
         token_last = np.maximum(np.searchsorted(ends, spans[:, 1], side="right"), token_first)
-        for number, (span, lo, hi) in enumerate(
-            zip(spans.tolist(), token_first.tolist(), token_last.tolist())
-        ):
-            self.answer_of.append(answer_number)
-            self.spans.append((span[0], span[1]))
-            self.sentence_index.append(number)
-            self.id_parts.append(token_ids[lo:hi])
-            self.start_parts.append(starts[lo:hi])
-            self.end_parts.append(ends[lo:hi])
-            content = mask[lo:hi]
-            # a sentence of stop words only is judged on all its tokens
-            self.content_parts.append(content if content.any() else np.ones(hi - lo, dtype=bool))
-            self.lengths.append(hi - lo)
+        positions, owner = gather_ranges(token_first, token_last)
+        content = mask[positions]
+        # a sentence of stop words only is judged on all its tokens
+        n_sentences = spans.shape[0]
+        has_content = np.bincount(owner[content], minlength=n_sentences) > 0
+        content |= ~has_content[owner]
+        self._parts.append(
+            (
+                np.asarray(token_ids, dtype=np.int64)[positions],
+                np.asarray(starts, dtype=np.int64)[positions],
+                np.asarray(ends, dtype=np.int64)[positions],
+                content,
+            )
+        )
+        self._packed = None
+        self.answer_of.extend([answer_number] * n_sentences)
+        self.spans.extend(map(tuple, spans.tolist()))
+        self.sentence_index.extend(range(n_sentences))
+        self.lengths.extend((token_last - token_first).tolist())
 
     def __len__(self) -> int:
         return len(self.spans)
 
+    def _all(self) -> tuple[np.ndarray, ...]:
+        """(offsets, ids, starts, ends, content) of every sentence."""
+        if self._packed is None:
+            offsets = np.zeros(len(self.lengths) + 1, dtype=np.int64)
+            np.cumsum(self.lengths, out=offsets[1:])
+            columns = [
+                np.concatenate([part[i] for part in self._parts])
+                if self._parts
+                else np.zeros(0, dtype=bool if i == 3 else np.int64)
+                for i in range(4)
+            ]
+            self._packed = (offsets, *columns)
+        return self._packed
+
+    def tokens_of(self, query: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(starts, ends, content) of sentence ``query``'s tokens."""
+        offsets, _, starts, ends, content = self._all()
+        lo, hi = int(offsets[query]), int(offsets[query + 1])
+        return starts[lo:hi], ends[lo:hi], content[lo:hi]
+
     def pack(self, first: int, last: int) -> tuple[np.ndarray, ...]:
-        lengths = np.array(self.lengths[first:last], dtype=np.int64)
-        offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-
-        def cat(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
-            chunk = parts[first:last]
-            return np.concatenate(chunk).astype(dtype, copy=False) if chunk else np.zeros(0, dtype)
-
+        """(offsets, ids, starts, ends, content) of sentences ``first:last``."""
+        offsets, ids, starts, ends, content = self._all()
+        lo, hi = int(offsets[first]), int(offsets[last])
         return (
-            offsets,
-            cat(self.id_parts, np.int64),
-            cat(self.start_parts, np.int64),
-            cat(self.end_parts, np.int64),
-            cat(self.content_parts, bool),
+            offsets[first : last + 1] - lo,
+            ids[lo:hi],
+            starts[lo:hi],
+            ends[lo:hi],
+            content[lo:hi],
         )
 
 
@@ -1687,14 +1707,13 @@ def _content_variant_counts(
     sentence_forms: dict[int, np.ndarray] = {}
     for q in np.unique(pair_query).tolist():
         answer = answers[queries.answer_of[first + q]]
+        starts, ends, content = queries.tokens_of(first + q)
         sentence_forms[q] = np.array(
             sorted(
                 {
                     forms.form(fold_surface(answer[s:e]))
                     for s, e, is_content in zip(
-                        queries.start_parts[first + q].tolist(),
-                        queries.end_parts[first + q].tolist(),
-                        queries.content_parts[first + q].tolist(),
+                        starts.tolist(), ends.tolist(), content.tolist()
                     )
                     if is_content
                 }
