@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
+from citekit.kernels._sort import stable_argsort
 
 __all__ = [
     "factorize",
@@ -1591,7 +1592,7 @@ def _query_terms_kernel(
     for query in range(offsets.shape[0] - 1):
         lo = offsets[query]
         hi = offsets[query + 1]
-        order = np.argsort(ids[lo:hi], kind="mergesort")
+        order = stable_argsort(ids[lo:hi])
         total = 0.0
         k = 0
         while k < hi - lo:

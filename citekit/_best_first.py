@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
+from citekit.kernels._sort import stable_argsort
 
 __all__ = [
     "assemble_blocks",
@@ -353,7 +354,7 @@ def query_terms(query_ids, query_offsets, query_content, columns):
     for q in range(n_queries):
         lo = query_offsets[q]
         hi = query_offsets[q + 1]
-        order = np.argsort(query_ids[lo:hi])
+        order = stable_argsort(query_ids[lo:hi])
         k = 0
         while k < hi - lo:
             first = lo + order[k]

@@ -31,3 +31,36 @@ def workload():
     assert spec.loader is not None
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def retrieval_calls(workload):
+    """``record(n_documents, corpus_seed, n_answers)``: the pipeline's own calls of
+    ``citekit._bag.top_candidates`` (args, kwargs) while aligning ``n_answers``
+    six-sentence workload answers against a prepared corpus of the workload's documents
+    (IDF weights, content words ranking, k = max_candidates_lexical), for replay."""
+    from citekit import _bag
+    from citekit.pipeline import Pipeline
+
+    def record(n_documents, corpus_seed, n_answers):
+        documents = workload.make_documents(n_documents, seed=corpus_seed)
+        pipe = Pipeline()
+        corpus = pipe.prepare(documents)
+        calls = []
+        original = _bag.top_candidates
+
+        def recording(*args, **kwargs):
+            calls.append((args, kwargs))
+            return original(*args, **kwargs)
+
+        _bag.top_candidates = recording
+        try:
+            for seed in range(n_answers):
+                answer = workload.make_answer(documents, seed=seed, n_sentences=6)["answer"]
+                pipe.align(answer, corpus)
+        finally:
+            _bag.top_candidates = original
+        assert calls
+        return calls
+
+    return record

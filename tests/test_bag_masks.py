@@ -140,23 +140,8 @@ def test_more_than_sixteen_terms_take_the_float_path():
     _compare_paths(sets, [long_query, sixteen], [0, 1, 10, 300])
 
 
-def test_workload_corpus_matches_on_both_walks_with_and_without_masks(monkeypatch, workload):
-    from citekit.pipeline import Pipeline
-
-    documents = workload.make_documents(300, seed=4)
-    pipe = Pipeline()
-    corpus = pipe.prepare(documents)
-    calls = []
-
-    def record(*args, **kwargs):
-        calls.append((args, kwargs))
-        return top_candidates(*args, **kwargs)
-
-    monkeypatch.setattr(bag, "top_candidates", record)
-    for seed in range(3):
-        pipe.align(workload.make_answer(documents, seed=seed, n_sentences=6)["answer"], corpus)
-    monkeypatch.undo()
-    assert calls
+def test_workload_corpus_matches_on_both_walks_with_and_without_masks(retrieval_calls):
+    calls = retrieval_calls(300, 4, 3)
     for args, kwargs in calls:
         for k in (args[6], 1, 13):
             expected = naive_top_candidates_in_order(

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import citekit._bag as bag
 from citekit._bag import _Scratch, top_candidates
 from citekit.index import IdfIndex
 from naive import naive_top_candidates, naive_top_candidates_in_order
@@ -199,25 +198,10 @@ def test_bad_walk_is_refused():
                        walk="sideways")
 
 
-def test_workload_corpus_matches_the_walk_everything_algorithm(monkeypatch, workload):
+def test_workload_corpus_matches_the_walk_everything_algorithm(retrieval_calls):
     # the pipeline's own retrieval calls on a benchmark corpus (IDF weights, content
     # words ranking, k = max_candidates_lexical), recorded and replayed on every path
-    from citekit.pipeline import Pipeline
-
-    documents = workload.make_documents(300, seed=3)
-    pipe = Pipeline()
-    corpus = pipe.prepare(documents)
-    calls = []
-
-    def record(*args, **kwargs):
-        calls.append((args, kwargs))
-        return top_candidates(*args, **kwargs)
-
-    monkeypatch.setattr(bag, "top_candidates", record)
-    for seed in range(4):
-        pipe.align(workload.make_answer(documents, seed=seed, n_sentences=6)["answer"], corpus)
-    monkeypatch.undo()
-    assert calls
+    calls = retrieval_calls(300, 3, 4)
     for args, kwargs in calls:
         for k in (args[6], 1, 7):
             expected = naive_top_candidates_in_order(
