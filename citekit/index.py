@@ -294,15 +294,24 @@ class IdfIndex:
 
     @classmethod
     def _build(cls, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> "IdfIndex":
-        """:meth:`build` from int64 arrays already checked (a corpus's own ranges)."""
-        from citekit._bag import factorize, rows_and_postings
+        """:meth:`build` from int64 arrays already checked."""
+        from citekit._corpus_kernel import index_arrays
 
-        vocabulary, columns, first = factorize(ids, return_first=True)
+        return cls._from_parts(*index_arrays(ids, starts, ends))
+
+    @classmethod
+    def _from_parts(
+        cls,
+        vocabulary: np.ndarray,
+        first_positions: np.ndarray,
+        rows: tuple[np.ndarray, np.ndarray],
+        postings: tuple[np.ndarray, np.ndarray],
+    ) -> "IdfIndex":
+        """An index from the arrays of :func:`citekit._corpus_kernel.index_arrays` (int64,
+        canonical by construction: nothing is checked)."""
         index = cls.__new__(cls)
-        index._set_rows(
-            vocabulary, *rows_and_postings(columns, starts, ends, vocabulary.shape[0])
-        )
-        index.first_positions = first
+        index._set_rows(vocabulary, rows, postings)
+        index.first_positions = first_positions
         return index
 
     @classmethod

@@ -5,8 +5,6 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from citekit.corpus import Corpus, as_source_records, embed_texts
 from citekit.results import SourceChunk, SourceDocument
@@ -175,27 +173,6 @@ def test_embed_texts_validation():
 def test_empty_corpus():
     corpus = Corpus.build([])
     assert corpus.n_sources == 0 and corpus.n_passages == 0 and corpus.n_tokens == 0
-
-
-@settings(max_examples=200)
-@given(
-    counts=st.lists(st.integers(0, 12), max_size=6),
-    size=st.integers(1, 5),
-    stride=st.integers(1, 5),
-)
-def test_window_rows_equal_per_source_windows(counts, size, stride):
-    from citekit.corpus import _window_rows
-    from citekit.segment import passage_window_array
-
-    rows = _window_rows(np.array(counts, dtype=np.int64), size, stride)
-    expected = []
-    base = 0
-    for source, n in enumerate(counts):
-        spans = [(2 * i, 2 * i + 1) for i in range(n)]
-        for first, last, _, _ in passage_window_array(spans, size, stride).tolist():
-            expected.append([source, base + first, base + last])
-        base += n
-    assert rows.reshape(-1, 3).tolist() == expected
 
 
 def test_pickled_corpus_leaves_alignment_caches_behind():

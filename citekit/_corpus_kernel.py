@@ -1,0 +1,333 @@
+"""One compiled pass for the arrays of :meth:`citekit.corpus.Corpus.build` after tokenizing.
+
+For a handful of retrieved documents (the RAG call: five documents, ~6,000 tokens) the
+numpy version of this work was some forty array operations of 1-5 us each, several times
+the cost of the work itself. Here it is two kernels:
+
+- :func:`index_arrays` (also used by :meth:`citekit.index.IdfIndex.build`): the sorted
+  vocabulary of the token ids (a hash table numbers each id by first appearance, then
+  only the distinct ids are sorted), where each first occurs, and the binary passages x
+  vocabulary CSR rows with their transpose, the postings;
+- :func:`corpus_arrays`: the passage windows of every source, their character and token
+  ranges, then :func:`index_arrays`' work on those windows, in one call.
+
+Every array equals what the numpy code computed (``tests/naive.py`` holds plain-Python
+references; parity tests in ``tests/test_corpus_kernel.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from citekit._jit import jit
+
+__all__ = ["corpus_arrays", "index_arrays", "warmup"]
+
+# Fibonacci hashing: the product's top bits are the slot (token ids may be small
+# integers, e.g. a subword vocabulary, or 64-bit hashes; both spread evenly)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+# the first table has room for this many distinct ids at half load (16 KB: stays in L1
+# for a few documents); it doubles when half full
+_FIRST_TABLE_BITS = 11
+
+
+@jit
+def _number_by_first_appearance(values, codes, firsts):
+    """``codes[i]``: the number of ``values[i]`` in order of first appearance;
+    ``firsts[c]``: where value number ``c`` first appears. Returns the distinct values in
+    that order."""
+    n = values.shape[0]
+    bits = _FIRST_TABLE_BITS
+    capacity = 1 << bits
+    keys = np.empty(capacity, dtype=np.int64)
+    table = np.full(capacity, -1, dtype=np.int64)
+    distinct = np.empty(n, dtype=np.int64)
+    n_distinct = 0
+    for i in range(n):
+        if 2 * n_distinct >= capacity:
+            # half full: double the table and insert the distinct values again
+            bits += 1
+            capacity = 1 << bits
+            keys = np.empty(capacity, dtype=np.int64)
+            table = np.full(capacity, -1, dtype=np.int64)
+            for code in range(n_distinct):
+                slot = np.int64((np.uint64(distinct[code]) * _GOLDEN) >> np.uint64(64 - bits))
+                while table[slot] != -1:
+                    slot = (slot + 1) & (capacity - 1)
+                keys[slot] = distinct[code]
+                table[slot] = code
+        value = values[i]
+        slot = np.int64((np.uint64(value) * _GOLDEN) >> np.uint64(64 - bits))
+        while True:
+            code = table[slot]
+            if code == -1:
+                keys[slot] = value
+                table[slot] = n_distinct
+                distinct[n_distinct] = value
+                firsts[n_distinct] = i
+                codes[i] = n_distinct
+                n_distinct += 1
+                break
+            if keys[slot] == value:
+                codes[i] = code
+                break
+            slot = (slot + 1) & (capacity - 1)
+    return distinct[:n_distinct]
+
+
+@jit
+def _transpose(indptr, indices, n_columns):
+    """CSR transpose of a binary matrix (counting sort: every output row comes out sorted)."""
+    out_indptr = np.zeros(n_columns + 1, dtype=np.int64)
+    for i in range(indices.shape[0]):
+        out_indptr[indices[i] + 1] += 1
+    for column in range(n_columns):
+        out_indptr[column + 1] += out_indptr[column]
+    fill = out_indptr[:-1].copy()
+    out_indices = np.empty(indices.shape[0], dtype=np.int64)
+    for row in range(indptr.shape[0] - 1):
+        for i in range(indptr[row], indptr[row + 1]):
+            column = indices[i]
+            out_indices[fill[column]] = row
+            fill[column] += 1
+    return out_indptr, out_indices
+
+
+@jit
+def _index_kernel(ids, starts, ends):
+    """Vocabulary, first positions, rows and postings of ranges of ``ids``
+    (:func:`index_arrays`)."""
+    n = ids.shape[0]
+    codes = np.empty(n, dtype=np.int64)
+    firsts = np.empty(n, dtype=np.int64)
+    distinct = _number_by_first_appearance(ids, codes, firsts)
+    n_terms = distinct.shape[0]
+    order = np.argsort(distinct)  # distinct values: any sort gives the same order
+    column_of_code = np.empty(n_terms, dtype=np.int64)
+    vocabulary = np.empty(n_terms, dtype=np.int64)
+    first_positions = np.empty(n_terms, dtype=np.int64)
+    for column in range(n_terms):
+        code = order[column]
+        column_of_code[code] = column
+        vocabulary[column] = distinct[code]
+        first_positions[column] = firsts[code]
+    # each range's distinct columns, in order of appearance
+    n_ranges = starts.shape[0]
+    capacity = 0
+    for p in range(n_ranges):
+        capacity += ends[p] - starts[p]
+    unsorted = np.empty(capacity, dtype=np.int64)
+    unsorted_indptr = np.zeros(n_ranges + 1, dtype=np.int64)
+    last_range = np.full(n_terms, -1, dtype=np.int64)
+    filled = 0
+    for p in range(n_ranges):
+        for i in range(starts[p], ends[p]):
+            column = column_of_code[codes[i]]
+            if last_range[column] != p:
+                last_range[column] = p
+                unsorted[filled] = column
+                filled += 1
+        unsorted_indptr[p + 1] = filled
+    # transposing twice sorts every row (cheaper than sorting rows one by one)
+    posting_indptr, posting_indices = _transpose(unsorted_indptr, unsorted[:filled], n_terms)
+    row_indptr, row_indices = _transpose(posting_indptr, posting_indices, n_ranges)
+    return vocabulary, first_positions, row_indptr, row_indices, posting_indptr, posting_indices
+
+
+@jit
+def _lower_bound(values, lo, hi, target):
+    """First position in ``values[lo:hi]`` (sorted) holding at least ``target``; ``hi`` if
+    none."""
+    while lo < hi:
+        middle = (lo + hi) >> 1
+        if values[middle] < target:
+            lo = middle + 1
+        else:
+            hi = middle
+    return lo
+
+
+@jit
+def _upper_bound(values, lo, hi, target):
+    """First position in ``values[lo:hi]`` (sorted) holding more than ``target``; ``hi`` if
+    none."""
+    while lo < hi:
+        middle = (lo + hi) >> 1
+        if values[middle] <= target:
+            lo = middle + 1
+        else:
+            hi = middle
+    return lo
+
+
+@jit
+def _windows_reaching(n_sentences, size, stride):
+    """Number of the first window that reaches the last sentence (ceil((n - size) /
+    stride), at least 0)."""
+    if n_sentences <= size:
+        return 0
+    return (n_sentences - size + stride - 1) // stride
+
+
+@jit
+def _corpus_kernel(
+    token_ids, token_starts, token_ends, token_offsets, sentences, sentence_offsets, size, stride
+):
+    """Passage rows and the index of :func:`corpus_arrays`."""
+    n_sources = token_offsets.shape[0] - 1
+    n_passages = 0
+    for source in range(n_sources):
+        n_sentences = sentence_offsets[source + 1] - sentence_offsets[source]
+        if n_sentences > 0:
+            n_passages += _windows_reaching(n_sentences, size, stride) + 1
+    passages = np.empty((7, n_passages), dtype=np.int64)
+    p = 0
+    for source in range(n_sources):
+        base = sentence_offsets[source]
+        n_sentences = sentence_offsets[source + 1] - base
+        if n_sentences == 0:
+            continue
+        token_lo, token_hi = token_offsets[source], token_offsets[source + 1]
+        reaching = _windows_reaching(n_sentences, size, stride)
+        for number in range(reaching + 1):
+            first = number * stride
+            if number == reaching and first >= n_sentences:
+                # the stride jumped over the tail: one last window ends at the last sentence
+                first = max(n_sentences - size, 0)
+            last = min(first + size, n_sentences)
+            char_start = sentences[base + first, 0]
+            char_end = sentences[base + last - 1, 1]
+            # the tokens lying wholly inside the window's characters (none: an empty
+            # range where the next token would start)
+            token_start = _lower_bound(token_starts, token_lo, token_hi, char_start)
+            token_end = max(_upper_bound(token_ends, token_lo, token_hi, char_end), token_start)
+            passages[0, p] = source
+            passages[1, p] = token_start
+            passages[2, p] = token_end
+            passages[3, p] = char_start
+            passages[4, p] = char_end
+            passages[5, p] = first
+            passages[6, p] = last
+            p += 1
+    index = _index_kernel(token_ids, passages[1], passages[2])
+    return passages, index
+
+
+def index_arrays(
+    ids: np.ndarray, starts: np.ndarray, ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The index of passages given as ranges of one token-id array.
+
+    Parameters
+    ----------
+    ids : ndarray of int64
+        Token ids.
+    starts, ends : ndarray of int64
+        One half-open range of ``ids`` per passage, ``0 <= start <= end <= len(ids)``
+        (not checked: callers pass checked ranges); ranges may overlap.
+
+    Returns
+    -------
+    vocabulary : ndarray of int64
+        The distinct ids, sorted: column ``j`` is the id ``vocabulary[j]``.
+    first_positions : ndarray of int64
+        Where column ``j``'s id first occurs in ``ids``.
+    rows : tuple of ndarray
+        CSR ``(indptr, indices)`` of the binary passages x vocabulary matrix, the columns
+        of each row sorted and distinct.
+    postings : tuple of ndarray
+        Its transpose: the passages holding each column, ascending.
+
+    Examples
+    --------
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> vocabulary, first, rows, postings = index_arrays(i64(30, 10, 30, 20), i64(0, 1), i64(3, 4))
+    >>> vocabulary.tolist(), first.tolist()
+    ([10, 20, 30], [1, 3, 0])
+    >>> [a.tolist() for a in rows], [a.tolist() for a in postings]
+    ([[0, 2, 5], [0, 2, 0, 1, 2]], [[0, 2, 3, 5], [0, 1, 1, 0, 1]])
+    """
+    vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices = _index_kernel(
+        ids, starts, ends
+    )
+    return vocabulary, first, (row_indptr, row_indices), (posting_indptr, posting_indices)
+
+
+def corpus_arrays(
+    token_ids: np.ndarray,
+    token_starts: np.ndarray,
+    token_ends: np.ndarray,
+    token_offsets: np.ndarray,
+    sentences: np.ndarray,
+    sentence_offsets: np.ndarray,
+    size: int,
+    stride: int,
+) -> tuple[np.ndarray, tuple[Any, ...]]:
+    """Passage windows of every source, their ranges, and the index over them.
+
+    Parameters
+    ----------
+    token_ids, token_starts, token_ends : ndarray of int64
+        Every source's tokens, concatenated; offsets relative to the source's text, each
+        source's tokens ordered and non-empty (as :func:`~citekit.tokenizers.base.
+        tokenize_checked` returns them).
+    token_offsets : ndarray of int64
+        Source ``s`` owns tokens ``token_offsets[s]:token_offsets[s + 1]``.
+    sentences : ndarray of int64, shape (n, 2)
+        Every source's sentence spans (ordered, non-empty), concatenated.
+    sentence_offsets : ndarray of int64
+        Source ``s`` owns sentences ``sentence_offsets[s]:sentence_offsets[s + 1]``.
+    size, stride : int
+        Passage window size and stride in sentences (``>= 1``).
+
+    Returns
+    -------
+    passages : ndarray of int64, shape (7, n_passages)
+        Rows: source, token start, token end, char start, char end, and the first and
+        end (exclusive) sentence numbers within the source. Windows are those of
+        :func:`~citekit.segment.passage_window_array`, source after source; a window's
+        tokens are those lying wholly inside its characters.
+    index : tuple
+        ``(vocabulary, first_positions, rows, postings)`` of the windows' token ranges, as
+        :func:`index_arrays` returns them.
+
+    Examples
+    --------
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> # "ab. cd ef." : sentences (0, 3) and (4, 10); tokens ab, cd, ef (ids 7, 8, 7)
+    >>> passages, index = corpus_arrays(
+    ...     i64(7, 8, 7), i64(0, 4, 7), i64(2, 6, 9), i64(0, 3),
+    ...     i64(0, 3, 4, 10).reshape(2, 2), i64(0, 2), 1, 1)
+    >>> passages.tolist()
+    [[0, 0], [0, 1], [1, 3], [0, 4], [3, 10], [0, 1], [1, 2]]
+    >>> index[0].tolist(), index[2][1].tolist()
+    ([7, 8], [0, 0, 1])
+    """
+    passages, (vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices) = (
+        _corpus_kernel(
+            token_ids,
+            token_starts,
+            token_ends,
+            token_offsets,
+            sentences,
+            sentence_offsets,
+            int(size),
+            int(stride),
+        )
+    )
+    rows, postings = (row_indptr, row_indices), (posting_indptr, posting_indices)
+    return passages, (vocabulary, first, rows, postings)
+
+
+def warmup() -> None:
+    """Compile (or load from the on-disk cache) this module's kernels.
+
+    Examples
+    --------
+    >>> warmup()
+    """
+    one = np.zeros(1, dtype=np.int64)
+    corpus_arrays(one, one, one + 1, np.array([0, 1]), np.array([[0, 1]]), np.array([0, 1]), 1, 1)
+    index_arrays(one, one, one)
