@@ -236,12 +236,13 @@ def abbreviation_tables(
 
 
 def code_points(text: str) -> np.ndarray:
-    """The kernel's input for ``text``: its bytes (``uint8``) if it is ASCII, else its
-    UTF-32 code units (``uint32``; lone surrogates kept). Read-only, like every array
-    the kernel is compiled for (two signatures in all)."""
-    if text.isascii():
-        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    """The kernel's input for ``text``: :func:`citekit._code_units.code_units` (``uint8``
+    for ASCII, ``uint16`` in the BMP, else ``uint32``; read-only, like every array the
+    kernel is compiled for: three signatures in all). The tokenizer reads the same array,
+    so a text segmented then tokenized is encoded once."""
+    from citekit._code_units import code_units
+
+    return code_units(text)
 
 
 def segment_code_points(
@@ -276,14 +277,15 @@ def segment_code_points(
 
 
 def warmup() -> None:
-    """Compile (or load from the on-disk cache) the kernel for ASCII and UTF-32 texts.
+    """Compile (or load from the on-disk cache) the kernel for its three unit types.
 
     Examples
     --------
     >>> warmup()
     """
     key_hashes, key_bounds, key_codes = abbreviation_tables(["dr"], ["inc"])
-    for text in ("Dr. A. B. ok", "Dr. A. B. ok \u20ac"):  # ASCII, then UTF-32
+    # ASCII (uint8), the BMP (uint16), beyond it (uint32)
+    for text in ("Dr. A. B. ok", "Dr. A. B. ok \u20ac", "Dr. A. B. ok \U0001f600"):
         for split_on_newlines in (True, False):
             segment_code_points(
                 code_points(text), key_hashes, key_bounds, key_codes, split_on_newlines

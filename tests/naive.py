@@ -387,6 +387,11 @@ def naive_index_arrays(ids, starts, ends):
     return vocabulary, first_positions, rows, naive_transpose(rows, len(vocabulary))
 
 
+def naive_ascending_order(values):
+    """Positions of ``values`` in ascending order, equal values in order of position."""
+    return sorted(range(len(values)), key=lambda position: (values[position], position))
+
+
 def naive_windows(n_sentences, size, stride):
     """Passage windows ``(first, last)`` over ``n_sentences`` sentences: starts 0, stride,
     2 * stride, ... up to the first window that reaches the last sentence; when the

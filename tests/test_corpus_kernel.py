@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._corpus_kernel import corpus_arrays, index_arrays
+from citekit._corpus_kernel import _ascending_order, corpus_arrays, index_arrays
 from citekit.corpus import Corpus
 from citekit.segment import passage_window_array
-from naive import naive_corpus_passages, naive_index_arrays, naive_windows
+from naive import naive_ascending_order, naive_corpus_passages, naive_index_arrays, naive_windows
 
 I64 = np.iinfo(np.int64)
 
@@ -55,6 +55,23 @@ def test_index_arrays_with_colliding_and_many_ids(step):
     starts = sorted(rng.integers(0, 12000, 50).tolist())
     ends = [min(s + int(w), 12000) for s, w in zip(starts, rng.integers(0, 900, 50).tolist())]
     check_index(ids, starts + [0], ends + [12000])
+
+
+@settings(max_examples=150)
+@given(
+    values=st.lists(
+        st.one_of(
+            st.integers(-300, 300),
+            st.integers(I64.min, I64.max),
+            st.sampled_from([I64.min, -1, 0, 1, I64.max, 255, 256, -256, 1 << 40]),
+        ),
+        max_size=60,
+    )
+)
+def test_ascending_order_is_a_stable_sort(values):
+    order = _ascending_order(i64(values))
+    assert order.dtype == np.int64
+    assert order.tolist() == naive_ascending_order(values)
 
 
 def test_index_arrays_empty():

@@ -313,11 +313,13 @@ def test_warmup_runs():
 def test_code_points():
     ascii_codes = kernel.code_points("Hi.")
     assert ascii_codes.dtype == np.uint8 and ascii_codes.tolist() == [72, 105, 46]
+    bmp = kernel.code_points("€\ud800.")  # in the BMP (lone surrogates too): 16 bits
+    assert bmp.dtype == np.uint16 and bmp.tolist() == [0x20AC, 0xD800, 46]
     wide = kernel.code_points("€😀\ud800")
     assert wide.dtype == np.uint32 and wide.tolist() == [0x20AC, 0x1F600, 0xD800]
-    assert not ascii_codes.flags.writeable and not wide.flags.writeable
-    # ASCII and UTF-32 inputs only: two compiled signatures of the kernel
-    assert len(kernel._segment.signatures) <= 2
+    assert not (ascii_codes.flags.writeable or bmp.flags.writeable or wide.flags.writeable)
+    # 8-, 16- and 32-bit read-only inputs only: three compiled signatures of the kernel
+    assert len(kernel._segment.signatures) <= 3
 
 
 # ---------------------------------------------------------------------------------------

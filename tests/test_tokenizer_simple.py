@@ -15,6 +15,7 @@ import regex
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from citekit._code_units import code_units
 from citekit.tokenizers import Tokenizer, TokenizedText, tokenize_checked
 from citekit.tokenizers import simple as simple_module
 from citekit.tokenizers.simple import SimpleTokenizer, TokenizerConfig, token_id
@@ -354,7 +355,7 @@ def unit_arrays(text):
         dtypes.append(np.uint8)
     arrays = [np.array(code_points, dtype=dtype) for dtype in dtypes]
     for array in arrays:
-        array.flags.writeable = False  # as _code_units gives them: the same compiled kernels
+        array.flags.writeable = False  # as code_units gives them: the same compiled kernels
     return arrays
 
 
@@ -421,7 +422,7 @@ LETTER_CONTEXTS = [
 
 def assert_kernel_matches_general_path(tokenizer: SimpleTokenizer, text: str) -> None:
     """The kernel alone reads ``text`` and gives the general path's tokens."""
-    ids, starts, ends, n_other = tokenizer._kernel_tokens(simple_module._code_units(text))
+    ids, starts, ends, n_other = tokenizer._kernel_tokens(code_units(text))
     assert n_other == 0
     general = tokenizer._tokenize_unicode(text)
     assert ids.tolist() == general.token_ids.tolist()
@@ -460,9 +461,27 @@ def test_code_units_one_per_character():
         ("a\ud800b\udfff", np.uint16),  # lone surrogates: one unit each
         ("a😀b\ud83d", np.uint32),
     ]:
-        units = simple_module._code_units(text)
+        units = code_units(text)
         assert units.dtype == dtype and not units.flags.writeable
         assert units.tolist() == [ord(char) for char in text]
+
+
+def test_code_units_of_the_last_text_are_kept_per_thread():
+    import threading
+
+    text = "Kept for the segmenter: " + "€" * 3
+    units = code_units(text)
+    assert code_units(text) is units  # the same str object: the same array
+    equal = "".join(list(text))  # an equal str, another object: encoded again
+    assert equal is not text and code_units(equal) is not units
+    assert code_units(equal).tolist() == units.tolist()
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(code_units(text)))
+    worker.start()
+    worker.join()
+    assert seen[0] is not units and seen[0].tolist() == units.tolist()
+    long_text = "a" * ((1 << 20) + 1)  # too long to keep
+    assert code_units(long_text) is not code_units(long_text)
 
 
 @pytest.mark.parametrize(
@@ -489,7 +508,7 @@ def test_ascii_kernel_grows_its_buffers():
     assert result.token_ids[: len(ids)].tolist() == ids
     # without scratch: room for a token per 4 characters, then doubled twice
     text = "$" * 200 + " a" * 100
-    ids, starts, ends, n_other = kernel_run(TOKENIZER, simple_module._code_units(text), 0)
+    ids, starts, ends, n_other = kernel_run(TOKENIZER, code_units(text), 0)
     expected_ids, expected_spans = naive_ascii_tokens(text, TOKENIZER.config)
     assert ids.tolist() == expected_ids and len(expected_ids) == 300
     assert list(zip(starts.tolist(), ends.tolist())) == expected_spans

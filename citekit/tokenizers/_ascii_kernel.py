@@ -361,8 +361,9 @@ def warmup() -> None:
     --------
     >>> warmup()
     """
-    from citekit.tokenizers.simple import SimpleTokenizer, _code_units
+    from citekit._code_units import code_units
+    from citekit.tokenizers.simple import SimpleTokenizer
 
     tokenizer = SimpleTokenizer()
     for text in ("a", "a\u2019", "a\U0001f600"):
-        tokenizer._kernel_tokens(_code_units(text))
+        tokenizer._kernel_tokens(code_units(text))
