@@ -40,7 +40,13 @@ from citekit.segment import (
     _UNSPACED_TERMINATORS,
 )
 
-__all__ = ["abbreviation_tables", "code_points", "segment_code_points", "warmup"]
+__all__ = [
+    "abbreviation_tables",
+    "code_points",
+    "segment_code_points",
+    "segment_code_points_many",
+    "warmup",
+]
 
 # ---------------------------------------------------------------------------------------
 # character table: one int64 per code point
@@ -273,6 +279,39 @@ def segment_code_points(
         if n_missing == 0:
             return spans
         # learn the whole text's new characters at once: the next run has them all
+        table.learn(codes)
+
+
+def segment_code_points_many(
+    codes: np.ndarray,
+    text_starts: np.ndarray,
+    key_hashes: np.ndarray,
+    key_bounds: np.ndarray,
+    key_codes: np.ndarray,
+    split_on_newlines: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`segment_code_points` of several texts in one kernel call.
+
+    Text ``t`` is ``codes[text_starts[t]:text_starts[t + 1]]``. Returns the spans of every
+    text, concatenated (``(n, 2)`` int64, offsets relative to their text), and the number
+    of spans of each text.
+    """
+    table = _table()
+    while True:
+        astral_codes, astral_info = table.astral
+        spans, counts, n_missing = _segment_many(
+            codes,
+            text_starts,
+            table.bmp,
+            astral_codes,
+            astral_info,
+            key_hashes,
+            key_bounds,
+            key_codes,
+            split_on_newlines,
+        )
+        if n_missing == 0:
+            return spans, counts
         table.learn(codes)
 
 
@@ -822,3 +861,34 @@ def _segment(
                 break
             block_start = next_block
     return spans[:count].copy(), missing[0]
+
+
+@jit
+def _segment_many(
+    codes, text_starts, bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes,
+    split_on_newlines,
+):
+    """:func:`_segment` of each text ``codes[text_starts[t]:text_starts[t + 1]]``: the
+    spans of all, their number per text, and how many characters the table did not know
+    (the spans are not valid unless 0)."""
+    n_texts = text_starts.shape[0] - 1
+    counts = np.zeros(n_texts, dtype=np.int64)
+    spans = np.empty((codes.shape[0] // 64 + 16, 2), dtype=np.int64)
+    count = 0
+    n_missing = 0
+    for text in range(n_texts):
+        lo, hi = text_starts[text], text_starts[text + 1]
+        if lo == hi:
+            continue  # (segment_array's answer for an empty text)
+        text_spans, text_missing = _segment(
+            codes[lo:hi], bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes,
+            split_on_newlines,
+        )
+        n_missing += text_missing
+        n_spans = text_spans.shape[0]
+        while count + n_spans > spans.shape[0]:
+            spans = _grown(spans)
+        spans[count : count + n_spans] = text_spans
+        count += n_spans
+        counts[text] = n_spans
+    return spans[:count].copy(), counts, n_missing

@@ -13,7 +13,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["segment_spans", "tokenizer_signature", "default_tokenizer", "default_segmenter"]
+__all__ = [
+    "segment_spans",
+    "tokenize_and_segment",
+    "tokenizer_signature",
+    "default_tokenizer",
+    "default_segmenter",
+]
 
 
 _DEFAULTS: dict[str, Any] = {}
@@ -116,6 +122,83 @@ def segment_spans(segmenter: Any, text: str, *, name: str = "segmenter") -> np.n
             raise TypeError(f"{name}: {exc}") from None
         spans = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     return _checked_spans(spans, text, name)
+
+
+def _reads_many(tokenizer: Any, segmenter: Any) -> bool:
+    """Whether both stages are citekit's own (their ``tokenize`` / ``segment`` not
+    overridden), which read many texts in one kernel call each."""
+    from citekit.segment import SentenceSegmenter
+    from citekit.tokenizers.simple import SimpleTokenizer
+
+    kind = type(segmenter)
+    return (
+        isinstance(tokenizer, SimpleTokenizer)
+        and type(tokenizer).tokenize is SimpleTokenizer.tokenize
+        and isinstance(segmenter, SentenceSegmenter)
+        and kind.segment is SentenceSegmenter.segment
+        and kind.segment_array is SentenceSegmenter.segment_array
+    )
+
+
+def tokenize_and_segment(
+    tokenizer: Any, segmenter: Any, texts: list[str], *, segmenter_name: str = "segmenter"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tokens and sentence spans of every text, concatenated.
+
+    The tokens are those of :func:`~citekit.tokenizers.base.tokenize_checked`, the spans
+    those of :func:`segment_spans`, text after text; offsets stay relative to each text.
+    citekit's :class:`~citekit.tokenizers.SimpleTokenizer` with its
+    :class:`~citekit.segment.SentenceSegmenter` read all texts in one kernel call each
+    (the per-text calls cost more than the work on a few documents); other stages are
+    called text by text and their output checked.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``token_ids, token_starts, token_ends`` (int64), the number of tokens of each
+        text, the spans (``(n, 2)`` int64) and the number of spans of each text.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`~citekit.tokenizers.base.tokenize_checked` and :func:`segment_spans`.
+
+    Examples
+    --------
+    >>> ids, starts, ends, n_tokens, spans, n_spans = tokenize_and_segment(
+    ...     default_tokenizer(), default_segmenter(), ["Hi there. Bye.", "", "Ok."])
+    >>> starts.tolist(), n_tokens.tolist()
+    ([0, 3, 10, 0], [3, 0, 1])
+    >>> spans.tolist(), n_spans.tolist()
+    ([[0, 9], [10, 14], [0, 3]], [2, 0, 1])
+    """
+    n_texts = len(texts)
+    if n_texts and _reads_many(tokenizer, segmenter):
+        joined = "".join(texts)
+        ids, starts, ends, token_counts = tokenizer._tokenize_many(texts, joined)
+        spans, sentence_counts = segmenter._segment_many(texts, joined)
+        return ids, starts, ends, token_counts, spans, sentence_counts
+    from citekit.tokenizers.base import tokenize_checked
+
+    token_parts = []
+    span_parts = []
+    for text in texts:
+        token_parts.append(tokenize_checked(tokenizer, text))
+        span_parts.append(segment_spans(segmenter, text, name=segmenter_name))
+
+    def concat(parts: list[np.ndarray], empty_shape: tuple[int, ...]) -> np.ndarray:
+        if not parts:
+            return np.zeros(empty_shape, dtype=np.int64)
+        return np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
+
+    return (
+        concat([t.token_ids for t in token_parts], (0,)),
+        concat([t.starts for t in token_parts], (0,)),
+        concat([t.ends for t in token_parts], (0,)),
+        np.fromiter(map(len, token_parts), np.int64, n_texts),
+        concat(span_parts, (0, 2)),
+        np.fromiter(map(len, span_parts), np.int64, n_texts),
+    )
 
 
 def _checked_spans(spans: np.ndarray, text: str, name: str) -> np.ndarray:

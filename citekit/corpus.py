@@ -21,12 +21,15 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from citekit._corpus_kernel import corpus_arrays
-from citekit._stages import default_segmenter, default_tokenizer, segment_spans, tokenizer_signature
+from citekit._stages import (
+    default_segmenter,
+    default_tokenizer,
+    tokenize_and_segment,
+    tokenizer_signature,
+)
 from citekit._validation import check_int
 from citekit.index import IdfIndex
 from citekit.results import SourceChunk, SourceDocument
-from citekit.tokenizers.base import TokenizedText, tokenize_checked
 
 __all__ = ["Corpus", "as_source_records"]
 
@@ -284,40 +287,29 @@ class Corpus:
         tokenizer = default_tokenizer() if tokenizer is None else tokenizer
         segmenter = default_segmenter() if segmenter is None else segmenter
 
+        from citekit._corpus_kernel import corpus_arrays  # (imports numba)
+
         n_records = len(records)
-        token_parts: list[TokenizedText] = []
-        sentence_parts: list[np.ndarray] = []
-        for record in records:
-            text = record.text
-            token_parts.append(tokenize_checked(tokenizer, text))
-            sentence_parts.append(segment_spans(segmenter, text, name="source_segmenter"))
-
-        def concat(parts: list[np.ndarray], empty_shape: tuple[int, ...]) -> np.ndarray:
-            if not parts:
-                return np.zeros(empty_shape, dtype=np.int64)
-            return np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
-
+        token_ids, token_starts, token_ends, token_counts, sentences, sentence_counts = (
+            tokenize_and_segment(
+                tokenizer,
+                segmenter,
+                [record.text for record in records],
+                segmenter_name="source_segmenter",
+            )
+        )
         token_offsets = np.zeros(n_records + 1, dtype=np.int64)
-        np.cumsum(
-            np.fromiter((len(t) for t in token_parts), np.int64, n_records),
-            out=token_offsets[1:],
-        )
+        np.cumsum(token_counts, out=token_offsets[1:])
         sentence_offsets = np.zeros(n_records + 1, dtype=np.int64)
-        np.cumsum(
-            np.fromiter((len(x) for x in sentence_parts), np.int64, n_records),
-            out=sentence_offsets[1:],
-        )
-        token_ids = concat([t.token_ids for t in token_parts], (0,))
-        token_starts = concat([t.starts for t in token_parts], (0,))
-        token_ends = concat([t.ends for t in token_parts], (0,))
-        # tokens ordered and non-empty (tokenize_checked), sentences ordered, non-empty and
-        # in bounds (segment_spans): what the kernel relies on
+        np.cumsum(sentence_counts, out=sentence_offsets[1:])
+        # tokens ordered and non-empty, sentences ordered, non-empty and in bounds (checked
+        # or so by construction): what the kernel relies on
         passages, index_parts = corpus_arrays(
             token_ids,
             token_starts,
             token_ends,
             token_offsets,
-            concat(sentence_parts, (0, 2)),
+            sentences,
             sentence_offsets,
             size,
             stride,

@@ -5,10 +5,12 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citekit.corpus import Corpus, as_source_records, embed_texts
 from citekit.results import SourceChunk, SourceDocument
-from citekit.segment import passage_windows, segment_sentences
+from citekit.segment import SentenceSegmenter, passage_windows, segment_sentences
 from citekit.tokenizers import SimpleTokenizer
 
 TEXTS = [
@@ -205,3 +207,69 @@ def test_a_corpus_saved_under_another_id_scheme_is_refused(tmp_path):
     old = Corpus.load(tmp_path / "corpus")
     with pytest.raises(ValueError, match="tokenizer does not match"):
         Pipeline().align("Revenue grew 5%.", old)
+
+
+class _OwnTokenize(SimpleTokenizer):
+    """Same tokens, but an overridden ``tokenize``: read text by text, checked."""
+
+    def tokenize(self, text):
+        return super().tokenize(text)
+
+
+class _OwnSegment(SentenceSegmenter):
+    def segment(self, text):
+        return super().segment(text)
+
+
+def _assert_same_corpus(a, b):
+    for name in (
+        "token_ids", "token_starts", "token_ends", "source_token_offsets", "passage_source",
+        "passage_token_start", "passage_token_end", "passage_char_start", "passage_char_end",
+        "passage_sentence_start", "passage_sentence_end",
+    ):
+        assert getattr(a, name).tolist() == getattr(b, name).tolist(), name
+        assert getattr(a, name).dtype == np.int64
+    for x, y in zip(a.index.to_arrays().values(), b.index.to_arrays().values()):
+        assert x.tolist() == y.tolist()
+    assert a.index.first_positions.tolist() == b.index.first_positions.tolist()
+    assert a.index.idf.tolist() == b.index.idf.tolist()
+
+
+@settings(max_examples=100)
+@given(
+    texts=st.lists(
+        st.text() | st.sampled_from(TEXTS + ["a\U0001f600b. C d.", " \n "]), max_size=5
+    ),
+    size=st.integers(1, 3),
+    stride=st.integers(1, 3),
+)
+def test_sources_read_in_one_call_give_the_corpus_of_text_by_text(texts, size, stride):
+    # citekit's own stages read all sources in one kernel call each; overriding a stage's
+    # method makes Corpus.build call it text by text: the same corpus either way
+    fast = Corpus.build(texts, window_size_sentences=size, window_stride_sentences=stride)
+    for tokenizer, segmenter in ((_OwnTokenize(), None), (None, _OwnSegment())):
+        slow = Corpus.build(
+            texts,
+            tokenizer=tokenizer,
+            segmenter=segmenter,
+            window_size_sentences=size,
+            window_stride_sentences=stride,
+        )
+        _assert_same_corpus(fast, slow)
+
+
+def test_tokenize_and_segment_checks_other_stages():
+    from citekit._stages import tokenize_and_segment
+
+    class BadSpans:
+        def segment(self, text):
+            return [(0, len(text) + 1)]
+
+    with pytest.raises(ValueError, match="source_segmenter"):
+        tokenize_and_segment(
+            SimpleTokenizer(), BadSpans(), ["abc"], segmenter_name="source_segmenter"
+        )
+    with pytest.raises(TypeError, match="tokenizer"):
+        tokenize_and_segment(object(), SentenceSegmenter(), ["abc"])
+    empty = tokenize_and_segment(SimpleTokenizer(), SentenceSegmenter(), [])
+    assert [a.shape for a in empty] == [(0,), (0,), (0,), (0,), (0, 2), (0,)]

@@ -39,6 +39,7 @@ __all__ = [
     "OTHER",
     "id_table",
     "kernel_tokens",
+    "kernel_tokens_many",
     "letter_key_table",
     "unit_table",
     "warmup",
@@ -234,31 +235,13 @@ def _thousands_comma(units: np.ndarray, position: int, table: np.ndarray) -> boo
 
 
 @jit
-def kernel_tokens(
-    units: np.ndarray,
-    table: np.ndarray,
-    ids: np.ndarray,
-    letter_keys: np.ndarray,
-    scratch: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Tokens of a text given as one code unit per character, and its unreadable characters.
-
-    ``units`` (``uint8``, ``uint16`` or ``uint32``) hold one character each; ``table`` is
-    :func:`unit_table`'s, ``ids`` :func:`id_table`'s, ``letter_keys``
-    :func:`letter_key_table`'s. ``scratch`` (``int64``, any length, reused across calls so
-    that the per-call buffer needs no fresh memory) holds three regions of
-    ``len(scratch) // 3`` tokens while they are found; a larger buffer is allocated when a
-    text has more tokens (one token per four characters, then doubled as needed).
-
-    Returns ``(ids, starts, ends, n_other)``: three ``int64`` arrays (views of one buffer)
-    and the number of characters whose code is :data:`OTHER` (read as spaces).
-    """
+def _scan(units, table, ids, letter_keys, out, capacity, count):
+    """Append the tokens of ``units`` to ``out`` (three regions of ``capacity`` tokens:
+    ids, starts, ends; ``count`` used), growing it as needed. Returns ``(out, capacity,
+    count, n_other)``."""
     n_units = units.shape[0]
     n_plurals = (ids.shape[0] - _PLURALS) // 2
     plural_filter, plural_filter_high = ids[_PLURAL_FILTER], ids[_PLURAL_FILTER + 1]
-    out = scratch
-    capacity = scratch.shape[0] // 3
-    count = 0
     n_other = 0
     position = 0
     while True:
@@ -332,6 +315,32 @@ def kernel_tokens(
         out[capacity + count] = start
         out[2 * capacity + count] = position
         count += 1
+    return out, capacity, count, n_other
+
+
+@jit
+def kernel_tokens(
+    units: np.ndarray,
+    table: np.ndarray,
+    ids: np.ndarray,
+    letter_keys: np.ndarray,
+    scratch: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Tokens of a text given as one code unit per character, and its unreadable characters.
+
+    ``units`` (``uint8``, ``uint16`` or ``uint32``) hold one character each; ``table`` is
+    :func:`unit_table`'s, ``ids`` :func:`id_table`'s, ``letter_keys``
+    :func:`letter_key_table`'s. ``scratch`` (``int64``, any length, reused across calls so
+    that the per-call buffer needs no fresh memory) holds three regions of
+    ``len(scratch) // 3`` tokens while they are found; a larger buffer is allocated when a
+    text has more tokens (one token per four characters, then doubled as needed).
+
+    Returns ``(ids, starts, ends, n_other)``: three ``int64`` arrays (views of one buffer)
+    and the number of characters whose code is :data:`OTHER` (read as spaces).
+    """
+    out, capacity, count, n_other = _scan(
+        units, table, ids, letter_keys, scratch, scratch.shape[0] // 3, 0
+    )
     if out is not scratch and 2 * count >= capacity:
         # a buffer of this call, at least half full: its regions are the result (a copy
         # would add its size to the peak memory of a long text)
@@ -348,6 +357,48 @@ def kernel_tokens(
         tokens[2 * stride : 2 * stride + count],
         n_other,
     )
+
+
+@jit
+def kernel_tokens_many(
+    units: np.ndarray,
+    text_starts: np.ndarray,
+    table: np.ndarray,
+    ids: np.ndarray,
+    letter_keys: np.ndarray,
+    scratch: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`kernel_tokens` of several texts in one call.
+
+    Text ``t`` is ``units[text_starts[t]:text_starts[t + 1]]``. Returns ``(ids, starts,
+    ends, counts, n_other)``: the tokens of every text, concatenated (offsets relative to
+    their text), and per text its number of tokens and of characters the kernel cannot
+    read.
+    """
+    n_texts = text_starts.shape[0] - 1
+    counts = np.zeros(n_texts, dtype=np.int64)
+    n_other = np.zeros(n_texts, dtype=np.int64)
+    out = scratch
+    capacity = scratch.shape[0] // 3
+    count = 0
+    for text in range(n_texts):
+        before = count
+        out, capacity, count, n_other[text] = _scan(
+            units[text_starts[text] : text_starts[text + 1]],
+            table,
+            ids,
+            letter_keys,
+            out,
+            capacity,
+            count,
+        )
+        counts[text] = count - before
+    tokens = np.empty(3 * count, dtype=np.int64)
+    for region in range(3):
+        tokens[region * count : (region + 1) * count] = out[
+            region * capacity : region * capacity + count
+        ]
+    return tokens[:count], tokens[count : 2 * count], tokens[2 * count :], counts, n_other
 
 
 def warmup() -> None:
