@@ -140,6 +140,27 @@ def _reads_many(tokenizer: Any, segmenter: Any) -> bool:
     )
 
 
+# Texts read in one kernel call hold at most this many characters together (a longer text
+# alone): the joined copy stays small, and within code_units' limit so that it is encoded
+# once for both kernels.
+_BATCH_CHARS = 1 << 20
+
+
+def _batches(texts: list[str]) -> list[tuple[int, int]]:
+    """Consecutive ranges ``(first, last)`` of ``texts`` of at most :data:`_BATCH_CHARS`
+    characters each (or one text)."""
+    ranges = []
+    first = 0
+    size = 0
+    for position, text in enumerate(texts):
+        if position > first and size + len(text) > _BATCH_CHARS:
+            ranges.append((first, position))
+            first, size = position, 0
+        size += len(text)
+    ranges.append((first, len(texts)))
+    return ranges
+
+
 def tokenize_and_segment(
     tokenizer: Any, segmenter: Any, texts: list[str], *, segmenter_name: str = "segmenter"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -173,11 +194,27 @@ def tokenize_and_segment(
     ([[0, 9], [10, 14], [0, 3]], [2, 0, 1])
     """
     n_texts = len(texts)
+
+    def concat(parts: list[np.ndarray], empty_shape: tuple[int, ...]) -> np.ndarray:
+        if not parts:
+            return np.zeros(empty_shape, dtype=np.int64)
+        if len(parts) == 1:
+            return parts[0]
+        return np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
+
     if n_texts and _reads_many(tokenizer, segmenter):
-        joined = "".join(texts)
-        ids, starts, ends, token_counts = tokenizer._tokenize_many(texts, joined)
-        spans, sentence_counts = segmenter._segment_many(texts, joined)
-        return ids, starts, ends, token_counts, spans, sentence_counts
+        results = []
+        for first, last in _batches(texts):
+            batch = texts[first:last]
+            joined = "".join(batch)  # (encoded once: code_units keeps it for the segmenter)
+            results.append(
+                (*tokenizer._tokenize_many(batch, joined), *segmenter._segment_many(batch, joined))
+            )
+        empty_shapes = ((0,), (0,), (0,), (0,), (0, 2), (0,))
+        return tuple(  # type: ignore[return-value]
+            concat([result[k] for result in results], shape)
+            for k, shape in enumerate(empty_shapes)
+        )
     from citekit.tokenizers.base import tokenize_checked
 
     token_parts = []
@@ -185,12 +222,6 @@ def tokenize_and_segment(
     for text in texts:
         token_parts.append(tokenize_checked(tokenizer, text))
         span_parts.append(segment_spans(segmenter, text, name=segmenter_name))
-
-    def concat(parts: list[np.ndarray], empty_shape: tuple[int, ...]) -> np.ndarray:
-        if not parts:
-            return np.zeros(empty_shape, dtype=np.int64)
-        return np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
-
     return (
         concat([t.token_ids for t in token_parts], (0,)),
         concat([t.starts for t in token_parts], (0,)),

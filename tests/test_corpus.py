@@ -273,3 +273,15 @@ def test_tokenize_and_segment_checks_other_stages():
         tokenize_and_segment(object(), SentenceSegmenter(), ["abc"])
     empty = tokenize_and_segment(SimpleTokenizer(), SentenceSegmenter(), [])
     assert [a.shape for a in empty] == [(0,), (0,), (0,), (0,), (0, 2), (0,)]
+
+
+def test_sources_read_in_several_batches_give_the_same_corpus(monkeypatch, workload):
+    from citekit import _stages
+
+    texts = [d["text"] for d in workload.make_documents(12, seed=5)]
+    texts[3:3] = ["", "東京で 5.2％ 上昇。次です。", "a\U0001f600b. C d."]
+    one_call = Corpus.build(texts)
+    monkeypatch.setattr(_stages, "_BATCH_CHARS", 9000)  # a document or two per call
+    assert len(_stages._batches(texts)) > 5
+    _assert_same_corpus(Corpus.build(texts), one_call)
+    _assert_same_corpus(Corpus.build(texts, tokenizer=_OwnTokenize()), one_call)
