@@ -154,6 +154,7 @@ def _index_kernel(ids, starts, ends):
                 posting_indptr[column + 1] += 1
         row_indptr[p + 1] = filled
     # the postings: ranges in ascending order, so each column's list comes out sorted
+    document_frequency = posting_indptr[1:].copy()
     for column in range(n_terms):
         posting_indptr[column + 1] += posting_indptr[column]
     fill = posting_indptr[:-1].copy()
@@ -172,7 +173,15 @@ def _index_kernel(ids, starts, ends):
             p = posting_indices[k]
             row_indices[fill[p]] = column
             fill[p] += 1
-    return vocabulary, first_positions, row_indptr, row_indices, posting_indptr, posting_indices
+    return (
+        vocabulary,
+        first_positions,
+        row_indptr,
+        row_indices,
+        posting_indptr,
+        posting_indices,
+        document_frequency,
+    )
 
 
 @jit
@@ -237,7 +246,9 @@ def _corpus_kernel(
 
 def index_arrays(
     ids: np.ndarray, starts: np.ndarray, ends: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+) -> tuple[
+    np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray], np.ndarray
+]:
     """The index of passages given as ranges of one token-id array.
 
     Parameters
@@ -259,20 +270,24 @@ def index_arrays(
         of each row sorted and distinct.
     postings : tuple of ndarray
         Its transpose: the passages holding each column, ascending.
+    document_frequency : ndarray of int64
+        How many passages hold each column (the lengths of the postings).
 
     Examples
     --------
     >>> i64 = lambda *v: np.array(v, dtype=np.int64)
-    >>> vocabulary, first, rows, postings = index_arrays(i64(30, 10, 30, 20), i64(0, 1), i64(3, 4))
-    >>> vocabulary.tolist(), first.tolist()
-    ([10, 20, 30], [1, 3, 0])
+    >>> vocabulary, first, rows, postings, frequency = index_arrays(
+    ...     i64(30, 10, 30, 20), i64(0, 1), i64(3, 4))
+    >>> vocabulary.tolist(), first.tolist(), frequency.tolist()
+    ([10, 20, 30], [1, 3, 0], [2, 1, 2])
     >>> [a.tolist() for a in rows], [a.tolist() for a in postings]
     ([[0, 2, 5], [0, 2, 0, 1, 2]], [[0, 2, 3, 5], [0, 1, 1, 0, 1]])
     """
-    vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices = _index_kernel(
-        ids, starts, ends
+    vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices, frequency = (
+        _index_kernel(ids, starts, ends)
     )
-    return vocabulary, first, (row_indptr, row_indices), (posting_indptr, posting_indices)
+    rows, postings = (row_indptr, row_indices), (posting_indptr, posting_indices)
+    return vocabulary, first, rows, postings, frequency
 
 
 def corpus_arrays(
@@ -310,8 +325,8 @@ def corpus_arrays(
         :func:`~citekit.segment.passage_window_array`, source after source; a window's
         tokens are those lying wholly inside its characters.
     index : tuple
-        ``(vocabulary, first_positions, rows, postings)`` of the windows' token ranges, as
-        :func:`index_arrays` returns them.
+        ``(vocabulary, first_positions, rows, postings, document_frequency)`` of the
+        windows' token ranges, as :func:`index_arrays` returns them.
 
     Examples
     --------
@@ -325,20 +340,19 @@ def corpus_arrays(
     >>> index[0].tolist(), index[2][1].tolist()
     ([7, 8], [0, 0, 1])
     """
-    passages, (vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices) = (
-        _corpus_kernel(
-            token_ids,
-            token_starts,
-            token_ends,
-            token_offsets,
-            sentences,
-            sentence_offsets,
-            int(size),
-            int(stride),
-        )
+    passages, index = _corpus_kernel(
+        token_ids,
+        token_starts,
+        token_ends,
+        token_offsets,
+        sentences,
+        sentence_offsets,
+        int(size),
+        int(stride),
     )
+    vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices, frequency = index
     rows, postings = (row_indptr, row_indices), (posting_indptr, posting_indices)
-    return passages, (vocabulary, first, rows, postings)
+    return passages, (vocabulary, first, rows, postings, frequency)
 
 
 def warmup() -> None:

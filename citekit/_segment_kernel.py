@@ -293,13 +293,13 @@ def segment_code_points_many(
     """:func:`segment_code_points` of several texts in one kernel call.
 
     Text ``t`` is ``codes[text_starts[t]:text_starts[t + 1]]``. Returns the spans of every
-    text, concatenated (``(n, 2)`` int64, offsets relative to their text), and the number
-    of spans of each text.
+    text, concatenated (``(n, 2)`` int64, offsets relative to their text), and the span
+    offsets (text ``t`` has spans ``offsets[t]:offsets[t + 1]``).
     """
     table = _table()
     while True:
         astral_codes, astral_info = table.astral
-        spans, counts, n_missing = _segment_many(
+        spans, offsets, n_missing = _segment_many(
             codes,
             text_starts,
             table.bmp,
@@ -311,12 +311,13 @@ def segment_code_points_many(
             split_on_newlines,
         )
         if n_missing == 0:
-            return spans, counts
+            return spans, offsets
         table.learn(codes)
 
 
 def warmup() -> None:
-    """Compile (or load from the on-disk cache) the kernel for its three unit types.
+    """Compile (or load from the on-disk cache) the kernel for its three unit types, for
+    one text and for many.
 
     Examples
     --------
@@ -328,6 +329,14 @@ def warmup() -> None:
         for split_on_newlines in (True, False):
             segment_code_points(
                 code_points(text), key_hashes, key_bounds, key_codes, split_on_newlines
+            )
+            segment_code_points_many(
+                code_points(text),
+                np.array([0, len(text)], dtype=np.int64),
+                key_hashes,
+                key_bounds,
+                key_codes,
+                split_on_newlines,
             )
 
 
@@ -869,16 +878,17 @@ def _segment_many(
     split_on_newlines,
 ):
     """:func:`_segment` of each text ``codes[text_starts[t]:text_starts[t + 1]]``: the
-    spans of all, their number per text, and how many characters the table did not know
+    spans of all, their offsets per text, and how many characters the table did not know
     (the spans are not valid unless 0)."""
     n_texts = text_starts.shape[0] - 1
-    counts = np.zeros(n_texts, dtype=np.int64)
+    offsets = np.zeros(n_texts + 1, dtype=np.int64)
     spans = np.empty((codes.shape[0] // 64 + 16, 2), dtype=np.int64)
     count = 0
     n_missing = 0
     for text in range(n_texts):
         lo, hi = text_starts[text], text_starts[text + 1]
         if lo == hi:
+            offsets[text + 1] = count
             continue  # (segment_array's answer for an empty text)
         text_spans, text_missing = _segment(
             codes[lo:hi], bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes,
@@ -890,5 +900,5 @@ def _segment_many(
             spans = _grown(spans)
         spans[count : count + n_spans] = text_spans
         count += n_spans
-        counts[text] = n_spans
-    return spans[:count].copy(), counts, n_missing
+        offsets[text + 1] = count
+    return spans[:count].copy(), offsets, n_missing

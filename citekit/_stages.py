@@ -176,8 +176,9 @@ def tokenize_and_segment(
     Returns
     -------
     tuple of ndarray
-        ``token_ids, token_starts, token_ends`` (int64), the number of tokens of each
-        text, the spans (``(n, 2)`` int64) and the number of spans of each text.
+        ``token_ids, token_starts, token_ends`` (int64); the token offsets (text ``t`` has
+        tokens ``token_offsets[t]:token_offsets[t + 1]``); the spans (``(n, 2)`` int64) and
+        the span offsets.
 
     Raises
     ------
@@ -186,34 +187,39 @@ def tokenize_and_segment(
 
     Examples
     --------
-    >>> ids, starts, ends, n_tokens, spans, n_spans = tokenize_and_segment(
+    >>> ids, starts, ends, token_offsets, spans, span_offsets = tokenize_and_segment(
     ...     default_tokenizer(), default_segmenter(), ["Hi there. Bye.", "", "Ok."])
-    >>> starts.tolist(), n_tokens.tolist()
-    ([0, 3, 10, 0], [3, 0, 1])
-    >>> spans.tolist(), n_spans.tolist()
-    ([[0, 9], [10, 14], [0, 3]], [2, 0, 1])
+    >>> starts.tolist(), token_offsets.tolist()
+    ([0, 3, 10, 0], [0, 3, 3, 4])
+    >>> spans.tolist(), span_offsets.tolist()
+    ([[0, 9], [10, 14], [0, 3]], [0, 2, 2, 3])
     """
-    n_texts = len(texts)
-
-    def concat(parts: list[np.ndarray], empty_shape: tuple[int, ...]) -> np.ndarray:
-        if not parts:
-            return np.zeros(empty_shape, dtype=np.int64)
-        if len(parts) == 1:
-            return parts[0]
-        return np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
-
-    if n_texts and _reads_many(tokenizer, segmenter):
+    if texts and _reads_many(tokenizer, segmenter):
+        batches = _batches(texts)
         results = []
-        for first, last in _batches(texts):
+        for first, last in batches:
             batch = texts[first:last]
+            text_starts = np.zeros(len(batch) + 1, dtype=np.int64)
+            np.cumsum([len(text) for text in batch], out=text_starts[1:])
             joined = "".join(batch)  # (encoded once: code_units keeps it for the segmenter)
             results.append(
-                (*tokenizer._tokenize_many(batch, joined), *segmenter._segment_many(batch, joined))
+                (
+                    *tokenizer._tokenize_many(batch, joined, text_starts),
+                    *segmenter._segment_many(batch, joined, text_starts),
+                )
             )
-        empty_shapes = ((0,), (0,), (0,), (0,), (0, 2), (0,))
-        return tuple(  # type: ignore[return-value]
-            concat([result[k] for result in results], shape)
-            for k, shape in enumerate(empty_shapes)
+        if len(results) == 1:
+            return results[0]
+        ids, starts, ends, spans = (
+            np.concatenate([result[k] for result in results]) for k in (0, 1, 2, 4)
+        )
+        return (
+            ids,
+            starts,
+            ends,
+            _joined_offsets([result[3] for result in results]),
+            spans,
+            _joined_offsets([result[5] for result in results]),
         )
     from citekit.tokenizers.base import tokenize_checked
 
@@ -222,14 +228,33 @@ def tokenize_and_segment(
     for text in texts:
         token_parts.append(tokenize_checked(tokenizer, text))
         span_parts.append(segment_spans(segmenter, text, name=segmenter_name))
+
+    def concat(parts: list[np.ndarray], empty_shape: tuple[int, ...]) -> np.ndarray:
+        if not parts:
+            return np.zeros(empty_shape, dtype=np.int64)
+        return np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
+
+    token_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(part) for part in token_parts], out=token_offsets[1:])
+    span_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(part) for part in span_parts], out=span_offsets[1:])
     return (
         concat([t.token_ids for t in token_parts], (0,)),
         concat([t.starts for t in token_parts], (0,)),
         concat([t.ends for t in token_parts], (0,)),
-        np.fromiter(map(len, token_parts), np.int64, n_texts),
+        token_offsets,
         concat(span_parts, (0, 2)),
-        np.fromiter(map(len, span_parts), np.int64, n_texts),
+        span_offsets,
     )
+
+
+def _joined_offsets(parts: list[np.ndarray]) -> np.ndarray:
+    """The offsets of consecutive batches' items as one array (each batch's offsets start
+    at 0)."""
+    shifted = [parts[0]]
+    for part in parts[1:]:
+        shifted.append(part[1:] + shifted[-1][-1])
+    return np.concatenate(shifted)
 
 
 def _checked_spans(spans: np.ndarray, text: str, name: str) -> np.ndarray:

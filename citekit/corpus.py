@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterable, Mapping, Sequence
+from collections import abc
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -80,8 +81,8 @@ def as_source_records(sources: Any) -> tuple[SourceDocument | SourceChunk, ...]:
     """
     if (
         isinstance(sources, (str, bytes))
-        or isinstance(sources, Mapping)
-        or not isinstance(sources, Iterable)
+        or isinstance(sources, abc.Mapping)
+        or not isinstance(sources, abc.Iterable)
     ):
         raise TypeError(
             "sources must be a sequence of str, SourceDocument, SourceChunk or mappings with "
@@ -93,7 +94,7 @@ def as_source_records(sources: Any) -> tuple[SourceDocument | SourceChunk, ...]:
             records.append(item)
         elif isinstance(item, str):
             records.append(SourceDocument(id=str(position), text=item))
-        elif isinstance(item, Mapping):
+        elif isinstance(item, abc.Mapping):
             if "text" not in item:
                 raise ValueError(f"sources[{position}] is a mapping without a 'text' key")
             text = item["text"]
@@ -289,8 +290,7 @@ class Corpus:
 
         from citekit._corpus_kernel import corpus_arrays  # (imports numba)
 
-        n_records = len(records)
-        token_ids, token_starts, token_ends, token_counts, sentences, sentence_counts = (
+        token_ids, token_starts, token_ends, token_offsets, sentences, sentence_offsets = (
             tokenize_and_segment(
                 tokenizer,
                 segmenter,
@@ -298,10 +298,6 @@ class Corpus:
                 segmenter_name="source_segmenter",
             )
         )
-        token_offsets = np.zeros(n_records + 1, dtype=np.int64)
-        np.cumsum(token_counts, out=token_offsets[1:])
-        sentence_offsets = np.zeros(n_records + 1, dtype=np.int64)
-        np.cumsum(sentence_counts, out=sentence_offsets[1:])
         # tokens ordered and non-empty, sentences ordered, non-empty and in bounds (checked
         # or so by construction): what the kernel relies on
         passages, index_parts = corpus_arrays(

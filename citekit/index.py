@@ -198,15 +198,19 @@ class IdfIndex:
         vocabulary: np.ndarray,
         rows: tuple[np.ndarray, np.ndarray],
         postings: tuple[np.ndarray, np.ndarray],
+        document_frequency: np.ndarray | None = None,
     ) -> None:
         """Install canonical rows (sorted, distinct columns), their transpose (the inverted
-        index: term -> passages containing it, ascending) and derive the rest."""
+        index: term -> passages containing it, ascending) and derive the rest
+        (``document_frequency``, the postings' lengths, when not given)."""
         self.vocabulary = vocabulary
         self._rows = rows
         self._postings_int64 = postings
         indptr = rows[0]
         n_passages = indptr.shape[0] - 1
-        self.document_frequency = np.diff(self._postings_int64[0])
+        if document_frequency is None:
+            document_frequency = np.diff(self._postings_int64[0])
+        self.document_frequency = document_frequency
         self.idf = np.log((n_passages + 1.0) / (self.document_frequency + 1.0)) + 1.0
         self.unseen_idf = float(np.log(n_passages + 1.0) + 1.0)
 
@@ -306,11 +310,12 @@ class IdfIndex:
         first_positions: np.ndarray,
         rows: tuple[np.ndarray, np.ndarray],
         postings: tuple[np.ndarray, np.ndarray],
+        document_frequency: np.ndarray,
     ) -> "IdfIndex":
         """An index from the arrays of :func:`citekit._corpus_kernel.index_arrays` (int64,
         canonical by construction: nothing is checked)."""
         index = cls.__new__(cls)
-        index._set_rows(vocabulary, rows, postings)
+        index._set_rows(vocabulary, rows, postings, document_frequency)
         index.first_positions = first_positions
         return index
 

@@ -205,18 +205,19 @@ class SentenceSegmenter:
             code_points(text), *self._key_tables(), self.split_on_newlines
         )
 
-    def _segment_many(self, texts: list[str], joined: str) -> tuple[np.ndarray, np.ndarray]:
+    def _segment_many(
+        self, texts: list[str], joined: str, text_starts: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The spans :meth:`segment_array` gives each of ``texts``, from one kernel call.
 
-        ``joined`` is ``"".join(texts)``. Returns every text's spans, concatenated
-        (offsets relative to their own text), and the number of spans of each text.
+        ``joined`` is ``"".join(texts)``, text ``t`` being
+        ``joined[text_starts[t]:text_starts[t + 1]]`` (``int64``). Returns every text's
+        spans, concatenated (offsets relative to their own text), and the span offsets
+        (text ``t`` has spans ``offsets[t]:offsets[t + 1]``).
         """
         from citekit._code_units import code_units
         from citekit._segment_kernel import segment_code_points_many
 
-        n_texts = len(texts)
-        text_starts = np.zeros(n_texts + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, texts), np.int64, n_texts), out=text_starts[1:])
         return segment_code_points_many(
             code_units(joined), text_starts, *self._key_tables(), self.split_on_newlines
         )

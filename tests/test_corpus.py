@@ -272,7 +272,7 @@ def test_tokenize_and_segment_checks_other_stages():
     with pytest.raises(TypeError, match="tokenizer"):
         tokenize_and_segment(object(), SentenceSegmenter(), ["abc"])
     empty = tokenize_and_segment(SimpleTokenizer(), SentenceSegmenter(), [])
-    assert [a.shape for a in empty] == [(0,), (0,), (0,), (0,), (0, 2), (0,)]
+    assert [a.shape for a in empty] == [(0,), (0,), (0,), (1,), (0, 2), (1,)]
 
 
 def test_sources_read_in_several_batches_give_the_same_corpus(monkeypatch, workload):

@@ -382,38 +382,42 @@ def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens):
     text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
     expected = [naive_ascii_tokens(text, config) for text in texts]
     for units in unit_arrays("".join(texts)):
-        ids, starts, ends, counts, n_other = kernel_tokens_many(
+        ids, starts, ends, offsets, n_other = kernel_tokens_many(
             units, text_starts, table, kernel_ids, letter_keys, scratch
         )
-        assert counts.tolist() == [len(e[0]) for e in expected]
+        assert np.diff(offsets).tolist() == [len(e[0]) for e in expected] and offsets[0] == 0
         assert ids.tolist() == [i for e in expected for i in e[0]]
         assert list(zip(starts.tolist(), ends.tolist())) == [s for e in expected for s in e[1]]
         assert n_other.tolist() == [sum(c in UNREADABLE for c in text) for text in texts]
     if texts:  # the tokenizer's own call gives what tokenize gives each text
-        got = tokenizer._tokenize_many(texts, "".join(texts))
+        got = tokenizer._tokenize_many(texts, "".join(texts), text_starts)
         assert_same_as_tokenize(tokenizer, texts, got)
 
 
 def assert_same_as_tokenize(tokenizer, texts, got):
-    ids, starts, ends, counts = got
+    ids, starts, ends, offsets = got
     singles = [tokenizer.tokenize(text) for text in texts]
-    assert counts.tolist() == [len(single) for single in singles]
+    assert offsets.tolist() == np.cumsum([0] + [len(single) for single in singles]).tolist()
     assert ids.tolist() == [i for single in singles for i in single.token_ids.tolist()]
     assert starts.tolist() == [i for single in singles for i in single.starts.tolist()]
     assert ends.tolist() == [i for single in singles for i in single.ends.tolist()]
-    assert ids.dtype == starts.dtype == ends.dtype == counts.dtype == np.int64
+    assert ids.dtype == starts.dtype == ends.dtype == offsets.dtype == np.int64
 
 
 @settings(max_examples=100)
 @given(st.lists(st.text() | KERNEL_TEXT, min_size=1, max_size=4))
 def test_tokenize_many_equals_tokenize_of_each_text(texts):
     # texts the kernel cannot read take the general path, as alone
-    assert_same_as_tokenize(TOKENIZER, texts, TOKENIZER._tokenize_many(texts, "".join(texts)))
+    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
+    assert_same_as_tokenize(TOKENIZER, texts, got)
 
 
 def test_tokenize_many_on_workload_documents(workload):
     texts = [d["text"] for d in workload.make_documents(6, seed=3)] + ["東京で 5.2％ 上昇", ""]
-    assert_same_as_tokenize(TOKENIZER, texts, TOKENIZER._tokenize_many(texts, "".join(texts)))
+    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
+    assert_same_as_tokenize(TOKENIZER, texts, got)
 
 
 def test_kernel_letters():

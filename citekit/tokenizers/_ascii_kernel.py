@@ -371,18 +371,17 @@ def kernel_tokens_many(
     """:func:`kernel_tokens` of several texts in one call.
 
     Text ``t`` is ``units[text_starts[t]:text_starts[t + 1]]``. Returns ``(ids, starts,
-    ends, counts, n_other)``: the tokens of every text, concatenated (offsets relative to
-    their text), and per text its number of tokens and of characters the kernel cannot
-    read.
+    ends, token_offsets, n_other)``: the tokens of every text, concatenated (offsets
+    relative to their text; text ``t`` has tokens ``token_offsets[t]:token_offsets[t +
+    1]``), and per text the number of characters the kernel cannot read.
     """
     n_texts = text_starts.shape[0] - 1
-    counts = np.zeros(n_texts, dtype=np.int64)
+    token_offsets = np.zeros(n_texts + 1, dtype=np.int64)
     n_other = np.zeros(n_texts, dtype=np.int64)
     out = scratch
     capacity = scratch.shape[0] // 3
     count = 0
     for text in range(n_texts):
-        before = count
         out, capacity, count, n_other[text] = _scan(
             units[text_starts[text] : text_starts[text + 1]],
             table,
@@ -392,21 +391,21 @@ def kernel_tokens_many(
             capacity,
             count,
         )
-        counts[text] = count - before
+        token_offsets[text + 1] = count
     tokens = np.empty(3 * count, dtype=np.int64)
     for region in range(3):
         tokens[region * count : (region + 1) * count] = out[
             region * capacity : region * capacity + count
         ]
-    return tokens[:count], tokens[count : 2 * count], tokens[2 * count :], counts, n_other
+    return tokens[:count], tokens[count : 2 * count], tokens[2 * count :], token_offsets, n_other
 
 
 def warmup() -> None:
-    """Compile (or load from numba's on-disk cache) the kernel for all three unit types.
+    """Compile (or load from numba's on-disk cache) the kernels for all three unit types.
 
-    ASCII text reaches the kernel as ``uint8``, other text in the Basic Multilingual
+    ASCII text reaches the kernels as ``uint8``, other text in the Basic Multilingual
     Plane as ``uint16``, text with characters beyond it as ``uint32``: one compiled
-    signature each.
+    signature each (of :func:`kernel_tokens` and of :func:`kernel_tokens_many`).
 
     Examples
     --------
@@ -418,3 +417,4 @@ def warmup() -> None:
     tokenizer = SimpleTokenizer()
     for text in ("a", "a\u2019", "a\U0001f600"):
         tokenizer._kernel_tokens(code_units(text))
+        tokenizer._tokenize_many([text], text, np.array([0, len(text)], dtype=np.int64))

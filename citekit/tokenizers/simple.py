@@ -639,14 +639,16 @@ class SimpleTokenizer:
         return kernel_tokens(code_points, table, ids, letter_keys, scratch)
 
     def _tokenize_many(
-        self, texts: list[str], joined: str
+        self, texts: list[str], joined: str, text_starts: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The tokens :meth:`tokenize` gives each of ``texts``, from one kernel call.
 
-        ``joined`` is ``"".join(texts)``. Returns the ids, starts and ends of every text's
-        tokens, concatenated (offsets relative to their own text), and the number of tokens
-        of each text. A text with characters the kernel cannot read is tokenized again by
-        :meth:`tokenize` (the general path), as it would be alone.
+        ``joined`` is ``"".join(texts)``, text ``t`` being
+        ``joined[text_starts[t]:text_starts[t + 1]]`` (``int64``). Returns the ids, starts
+        and ends of every text's tokens, concatenated (offsets relative to their own text),
+        and the token offsets (text ``t`` has tokens ``offsets[t]:offsets[t + 1]``). A text
+        with characters the kernel cannot read is tokenized again by :meth:`tokenize` (the
+        general path), as it would be alone.
         """
         from citekit.tokenizers._ascii_kernel import kernel_tokens_many
 
@@ -656,16 +658,11 @@ class SimpleTokenizer:
         scratch = getattr(_scratch, "tokens", None)
         if scratch is None:
             scratch = _scratch.tokens = np.empty(3 * _SCRATCH_TOKENS, dtype=np.int64)
-        n_texts = len(texts)
-        text_starts = np.zeros(n_texts + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, texts), np.int64, n_texts), out=text_starts[1:])
-        ids, starts, ends, counts, n_other = kernel_tokens_many(
+        ids, starts, ends, offsets, n_other = kernel_tokens_many(
             code_units(joined), text_starts, table, kernel_ids, letter_keys, scratch
         )
         if not n_other.any():
-            return ids, starts, ends, counts
-        offsets = np.zeros(n_texts + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
+            return ids, starts, ends, offsets
         parts = []
         for number, text in enumerate(texts):
             if n_other[number]:
@@ -674,9 +671,10 @@ class SimpleTokenizer:
             else:
                 lo, hi = offsets[number], offsets[number + 1]
                 parts.append((ids[lo:hi], starts[lo:hi], ends[lo:hi]))
-        counts = np.fromiter((len(part[0]) for part in parts), np.int64, n_texts)
+        offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum([len(part[0]) for part in parts], out=offsets[1:])
         ids, starts, ends = (np.concatenate([part[k] for part in parts]) for k in range(3))
-        return ids, starts, ends, counts
+        return ids, starts, ends, offsets
 
     def _tokenize_hybrid(
         self, text: str, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, pieces: np.ndarray
