@@ -30,6 +30,7 @@ from typing import Iterable
 
 import numpy as np
 
+from citekit._code_units import code_units
 from citekit._jit import jit
 from citekit.segment import (
     _BULLETS,
@@ -241,14 +242,11 @@ def abbreviation_tables(
     return key_hashes, key_bounds, np.array(key_codes, dtype=np.int64)
 
 
-def code_points(text: str) -> np.ndarray:
-    """The kernel's input for ``text``: :func:`citekit._code_units.code_units` (``uint8``
-    for ASCII, ``uint16`` in the BMP, else ``uint32``; read-only, like every array the
-    kernel is compiled for: three signatures in all). The tokenizer reads the same array,
-    so a text segmented then tokenized is encoded once."""
-    from citekit._code_units import code_units
-
-    return code_units(text)
+# The kernel's input for a text: citekit._code_units.code_units (uint8 for ASCII, uint16
+# in the BMP, else uint32; read-only, like every array the kernel is compiled for: three
+# signatures in all). The tokenizer reads the same array, so a text segmented then
+# tokenized is encoded once.
+code_points = code_units
 
 
 def segment_code_points(

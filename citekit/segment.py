@@ -215,11 +215,10 @@ class SentenceSegmenter:
         spans, concatenated (offsets relative to their own text), and the span offsets
         (text ``t`` has spans ``offsets[t]:offsets[t + 1]``).
         """
-        from citekit._code_units import code_units
-        from citekit._segment_kernel import segment_code_points_many
+        from citekit._segment_kernel import code_points, segment_code_points_many
 
         return segment_code_points_many(
-            code_units(joined), text_starts, *self._key_tables(), self.split_on_newlines
+            code_points(joined), text_starts, *self._key_tables(), self.split_on_newlines
         )
 
     def __call__(self, text: str) -> list[tuple[int, int]]:
