@@ -9,6 +9,7 @@ specification's segment records). These helpers turn either into validated array
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -199,8 +200,9 @@ def tokenize_and_segment(
         results = []
         for first, last in batches:
             batch = texts[first:last]
-            text_starts = np.zeros(len(batch) + 1, dtype=np.int64)
-            np.cumsum([len(text) for text in batch], out=text_starts[1:])
+            text_starts = np.fromiter(
+                accumulate(map(len, batch), initial=0), np.int64, len(batch) + 1
+            )
             joined = "".join(batch)  # (encoded once: code_units keeps it for the segmenter)
             results.append(
                 (
@@ -289,11 +291,31 @@ def tokenizer_signature(tokenizer: Any) -> str:
     True
     """
     kind = type(tokenizer)
-    signature = f"{kind.__module__}.{kind.__qualname__}"
     config = getattr(tokenizer, "config", None)
+    scheme = getattr(tokenizer, "id_scheme", None)
+    # the repr of a configuration costs microseconds, and a corpus is built for every RAG
+    # call: kept per (kind, configuration object, scheme) when the configuration cannot
+    # change (a frozen dataclass of plain values); the entry holds the object so that its
+    # id is not reused while the entry lives
+    params = getattr(type(config), "__dataclass_params__", None)
+    cacheable = (scheme is None or type(scheme) is str) and (
+        config is None or (params is not None and params.frozen)
+    )
+    key = (kind, id(config), scheme)
+    if cacheable:
+        known = _SIGNATURES.get(key)
+        if known is not None and known[0] is config:
+            return known[1]
+    signature = f"{kind.__module__}.{kind.__qualname__}"
     if config is not None:
         signature += f"({config!r})"
-    scheme = getattr(tokenizer, "id_scheme", None)
     if scheme is not None:  # how ids are made (a saved corpus must match it)
         signature += f"[ids: {scheme}]"
+    if cacheable:
+        if len(_SIGNATURES) >= 256:
+            _SIGNATURES.clear()
+        _SIGNATURES[key] = (config, signature)
     return signature
+
+
+_SIGNATURES: dict[tuple[type, int, Any], tuple[Any, str]] = {}

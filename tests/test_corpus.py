@@ -285,3 +285,35 @@ def test_sources_read_in_several_batches_give_the_same_corpus(monkeypatch, workl
     assert len(_stages._batches(texts)) > 5
     _assert_same_corpus(Corpus.build(texts), one_call)
     _assert_same_corpus(Corpus.build(texts, tokenizer=_OwnTokenize()), one_call)
+
+
+def test_tokenizer_signatures_kept_only_for_configurations_that_cannot_change():
+    from dataclasses import dataclass
+
+    from citekit._stages import tokenizer_signature
+    from citekit.tokenizers import TokenizerConfig
+
+    first = tokenizer_signature(SimpleTokenizer())
+    assert tokenizer_signature(SimpleTokenizer()) == first
+    other = tokenizer_signature(SimpleTokenizer(TokenizerConfig(casefold=False)))
+    assert other != first and "casefold=False" in other
+
+    @dataclass
+    class Options:  # not frozen: may change between calls
+        lower: bool = True
+
+    class Mutable:
+        id_scheme = ["not", "hashable"]
+
+        def __init__(self):
+            self.config = Options()
+
+        def tokenize(self, text):
+            return [], []
+
+    tokenizer = Mutable()
+    before = tokenizer_signature(tokenizer)
+    tokenizer.config.lower = False
+    after = tokenizer_signature(tokenizer)
+    assert "lower=True" in before and "lower=False" in after
+    assert after.endswith("[ids: ['not', 'hashable']]")

@@ -661,7 +661,7 @@ class SimpleTokenizer:
         ids, starts, ends, offsets, n_other = kernel_tokens_many(
             code_units(joined), text_starts, table, kernel_ids, letter_keys, scratch
         )
-        if not n_other.any():
+        if not np.count_nonzero(n_other):
             return ids, starts, ends, offsets
         parts = []
         for number, text in enumerate(texts):
