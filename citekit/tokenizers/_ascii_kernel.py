@@ -392,12 +392,23 @@ def kernel_tokens_many(
             count,
         )
         token_offsets[text + 1] = count
-    tokens = np.empty(3 * count, dtype=np.int64)
-    for region in range(3):
-        tokens[region * count : (region + 1) * count] = out[
-            region * capacity : region * capacity + count
-        ]
-    return tokens[:count], tokens[count : 2 * count], tokens[2 * count :], token_offsets, n_other
+    if out is not scratch and 2 * count >= capacity:
+        # a buffer of this call, at least half full: its regions are the result (as in
+        # kernel_tokens: a copy would add its size to the peak memory of long texts)
+        tokens, stride = out, capacity
+    else:
+        tokens, stride = np.empty(3 * count, dtype=np.int64), count
+        for region in range(3):
+            tokens[region * count : (region + 1) * count] = out[
+                region * capacity : region * capacity + count
+            ]
+    return (
+        tokens[:count],
+        tokens[stride : stride + count],
+        tokens[2 * stride : 2 * stride + count],
+        token_offsets,
+        n_other,
+    )
 
 
 def warmup() -> None:
