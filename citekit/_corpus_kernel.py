@@ -155,6 +155,11 @@ def _index_kernel(ids, starts, ends):
         row_indptr[p + 1] = filled
     # the postings: ranges in ascending order, so each column's list comes out sorted
     document_frequency = posting_indptr[1:].copy()
+    # the IDF's argument (IEEE division, as numpy's; the logarithm is left to numpy, whose
+    # vectorized log may round differently from the one compiled here)
+    idf_ratio = np.empty(n_terms, dtype=np.float64)
+    for column in range(n_terms):
+        idf_ratio[column] = (n_ranges + 1.0) / (document_frequency[column] + 1.0)
     for column in range(n_terms):
         posting_indptr[column + 1] += posting_indptr[column]
     fill = posting_indptr[:-1].copy()
@@ -181,6 +186,7 @@ def _index_kernel(ids, starts, ends):
         posting_indptr,
         posting_indices,
         document_frequency,
+        idf_ratio,
     )
 
 
@@ -246,9 +252,7 @@ def _corpus_kernel(
 
 def index_arrays(
     ids: np.ndarray, starts: np.ndarray, ends: np.ndarray
-) -> tuple[
-    np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray], np.ndarray
-]:
+) -> tuple[Any, ...]:
     """The index of passages given as ranges of one token-id array.
 
     Parameters
@@ -272,22 +276,25 @@ def index_arrays(
         Its transpose: the passages holding each column, ascending.
     document_frequency : ndarray of int64
         How many passages hold each column (the lengths of the postings).
+    idf_ratio : ndarray of float64
+        ``(n_passages + 1.0) / (document_frequency + 1.0)``, bit for bit as numpy computes
+        it (the IDF is its logarithm plus one).
 
     Examples
     --------
     >>> i64 = lambda *v: np.array(v, dtype=np.int64)
-    >>> vocabulary, first, rows, postings, frequency = index_arrays(
+    >>> vocabulary, first, rows, postings, frequency, ratio = index_arrays(
     ...     i64(30, 10, 30, 20), i64(0, 1), i64(3, 4))
-    >>> vocabulary.tolist(), first.tolist(), frequency.tolist()
-    ([10, 20, 30], [1, 3, 0], [2, 1, 2])
+    >>> vocabulary.tolist(), first.tolist(), frequency.tolist(), ratio.tolist()
+    ([10, 20, 30], [1, 3, 0], [2, 1, 2], [1.0, 1.5, 1.0])
     >>> [a.tolist() for a in rows], [a.tolist() for a in postings]
     ([[0, 2, 5], [0, 2, 0, 1, 2]], [[0, 2, 3, 5], [0, 1, 1, 0, 1]])
     """
-    vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices, frequency = (
+    vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices, *rest = (
         _index_kernel(ids, starts, ends)
     )
     rows, postings = (row_indptr, row_indices), (posting_indptr, posting_indices)
-    return vocabulary, first, rows, postings, frequency
+    return (vocabulary, first, rows, postings, *rest)
 
 
 def corpus_arrays(
@@ -325,8 +332,8 @@ def corpus_arrays(
         :func:`~citekit.segment.passage_window_array`, source after source; a window's
         tokens are those lying wholly inside its characters.
     index : tuple
-        ``(vocabulary, first_positions, rows, postings, document_frequency)`` of the
-        windows' token ranges, as :func:`index_arrays` returns them.
+        ``(vocabulary, first_positions, rows, postings, document_frequency, idf_ratio)``
+        of the windows' token ranges, as :func:`index_arrays` returns them.
 
     Examples
     --------
@@ -350,9 +357,9 @@ def corpus_arrays(
         int(size),
         int(stride),
     )
-    vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices, frequency = index
+    vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices, *rest = index
     rows, postings = (row_indptr, row_indices), (posting_indptr, posting_indices)
-    return passages, (vocabulary, first, rows, postings, frequency)
+    return passages, (vocabulary, first, rows, postings, *rest)
 
 
 def warmup() -> None:

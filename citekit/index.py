@@ -199,10 +199,13 @@ class IdfIndex:
         rows: tuple[np.ndarray, np.ndarray],
         postings: tuple[np.ndarray, np.ndarray],
         document_frequency: np.ndarray | None = None,
+        idf_ratio: np.ndarray | None = None,
     ) -> None:
         """Install canonical rows (sorted, distinct columns), their transpose (the inverted
-        index: term -> passages containing it, ascending) and derive the rest
-        (``document_frequency``, the postings' lengths, when not given)."""
+        index: term -> passages containing it, ascending) and derive the rest. The index
+        kernel gives ``document_frequency`` (the postings' lengths) and ``idf_ratio``
+        (``(n_passages + 1) / (document_frequency + 1)``, divided as numpy divides);
+        otherwise they are computed here."""
         self.vocabulary = vocabulary
         self._rows = rows
         self._postings_int64 = postings
@@ -211,7 +214,11 @@ class IdfIndex:
         if document_frequency is None:
             document_frequency = np.diff(self._postings_int64[0])
         self.document_frequency = document_frequency
-        self.idf = np.log((n_passages + 1.0) / (self.document_frequency + 1.0)) + 1.0
+        if idf_ratio is None:
+            idf_ratio = (n_passages + 1.0) / (document_frequency + 1.0)
+        idf = np.log(idf_ratio)
+        idf += 1.0
+        self.idf = idf
         self.unseen_idf = float(np.log(n_passages + 1.0) + 1.0)
 
     @property
@@ -311,11 +318,12 @@ class IdfIndex:
         rows: tuple[np.ndarray, np.ndarray],
         postings: tuple[np.ndarray, np.ndarray],
         document_frequency: np.ndarray,
+        idf_ratio: np.ndarray,
     ) -> "IdfIndex":
-        """An index from the arrays of :func:`citekit._corpus_kernel.index_arrays` (int64,
-        canonical by construction: nothing is checked)."""
+        """An index from the arrays of :func:`citekit._corpus_kernel.index_arrays` (canonical
+        by construction: nothing is checked)."""
         index = cls.__new__(cls)
-        index._set_rows(vocabulary, rows, postings, document_frequency)
+        index._set_rows(vocabulary, rows, postings, document_frequency, idf_ratio)
         index.first_positions = first_positions
         return index
 

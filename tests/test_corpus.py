@@ -281,6 +281,9 @@ def test_sources_read_in_several_batches_give_the_same_corpus(monkeypatch, workl
     texts = [d["text"] for d in workload.make_documents(12, seed=5)]
     texts[3:3] = ["", "東京で 5.2％ 上昇。次です。", "a\U0001f600b. C d."]
     one_call = Corpus.build(texts)
+    df = one_call.index.document_frequency  # the IDF as numpy computes it
+    expected_idf = np.log((one_call.n_passages + 1.0) / (df + 1.0)) + 1.0
+    assert one_call.index.idf.tolist() == expected_idf.tolist()
     monkeypatch.setattr(_stages, "_BATCH_CHARS", 9000)  # a document or two per call
     assert len(_stages._batches(texts)) > 5
     _assert_same_corpus(Corpus.build(texts), one_call)

@@ -18,7 +18,9 @@ def i64(values):
 
 
 def check_index(ids, starts, ends):
-    vocabulary, first, rows, postings, frequency = index_arrays(i64(ids), i64(starts), i64(ends))
+    vocabulary, first, rows, postings, frequency, ratio = index_arrays(
+        i64(ids), i64(starts), i64(ends)
+    )
     want_vocabulary, want_first, want_rows, want_postings = naive_index_arrays(ids, starts, ends)
     assert vocabulary.tolist() == want_vocabulary
     assert first.tolist() == want_first
@@ -26,6 +28,9 @@ def check_index(ids, starts, ends):
         assert indptr.tolist() == np.cumsum([0] + [len(r) for r in want]).tolist()
         assert indices.tolist() == [value for r in want for value in r]
     assert frequency.tolist() == [len(p) for p in want_postings]
+    # bit for bit what numpy divides (the IDF is numpy's log of it)
+    assert ratio.dtype == np.float64
+    assert ratio.tolist() == ((len(starts) + 1.0) / (np.array(frequency) + 1.0)).tolist()
     for array in (vocabulary, first, *rows, *postings, frequency):
         assert array.dtype == np.int64 and array.flags.c_contiguous
 
@@ -76,10 +81,10 @@ def test_ascending_order_is_a_stable_sort(values):
 
 
 def test_index_arrays_empty():
-    vocabulary, first, rows, postings, _ = index_arrays(i64([]), i64([]), i64([]))
+    vocabulary, first, rows, postings, _, _ = index_arrays(i64([]), i64([]), i64([]))
     assert vocabulary.size == first.size == 0
     assert rows[0].tolist() == [0] and postings[0].tolist() == [0]
-    vocabulary, first, rows, postings, _ = index_arrays(i64([5]), i64([0, 0]), i64([0, 1]))
+    vocabulary, first, rows, postings, _, _ = index_arrays(i64([5]), i64([0, 0]), i64([0, 1]))
     assert rows[0].tolist() == [0, 0, 1] and postings[1].tolist() == [1]
 
 
@@ -128,12 +133,12 @@ def test_corpus_arrays_match_reference(sources, size, stride, seed):
     want = naive_corpus_passages(sources, size, stride)
     assert passages.shape == (7, len(want[0]))
     assert passages.tolist() == want
-    vocabulary, first, rows, postings, frequency = index
+    vocabulary, first, rows, postings, frequency, ratio = index
     expected = index_arrays(ids, passages[1].copy(), passages[2].copy())
     assert vocabulary.tolist() == expected[0].tolist() and first.tolist() == expected[1].tolist()
     for got, reference in zip(rows + postings, expected[2] + expected[3]):
         assert got.tolist() == reference.tolist()
-    assert frequency.tolist() == expected[4].tolist()
+    assert frequency.tolist() == expected[4].tolist() and ratio.tolist() == expected[5].tolist()
 
 
 @settings(max_examples=200)
@@ -158,3 +163,6 @@ def test_corpus_build_uses_the_kernel_windows_and_index():
     np.testing.assert_array_equal(corpus.index.first_positions, [
         corpus.token_ids.tolist().index(v) for v in corpus.index.vocabulary.tolist()
     ])
+    # the IDF as numpy computes it from the document frequencies
+    df = corpus.index.document_frequency
+    assert corpus.index.idf.tolist() == (np.log((3 + 1.0) / (df + 1.0)) + 1.0).tolist()
