@@ -206,7 +206,9 @@ def tokenize_and_segment(
             joined = "".join(batch)  # (encoded once: code_units keeps it for the segmenter)
             results.append(
                 (
-                    *tokenizer._tokenize_many(batch, joined, text_starts),
+                    *tokenizer._tokenize_many(
+                        batch, joined, text_starts, keep_buffer=len(batches) == 1
+                    ),
                     *segmenter._segment_many(batch, joined, text_starts),
                 )
             )

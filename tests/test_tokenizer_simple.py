@@ -372,8 +372,13 @@ def test_kernel_matches_naive_reference_for_every_unit_type(text, config, scratc
 
 
 @settings(max_examples=100)
-@given(st.lists(KERNEL_TEXT, max_size=4), CONFIGS, st.sampled_from([None, 0, 1, 3]))
-def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens):
+@given(
+    st.lists(KERNEL_TEXT, max_size=4),
+    CONFIGS,
+    st.sampled_from([None, 0, 1, 3]),
+    st.booleans(),
+)
+def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens, keep_buffer):
     from citekit.tokenizers._ascii_kernel import kernel_tokens_many
 
     tokenizer = SimpleTokenizer(config)
@@ -383,7 +388,7 @@ def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens):
     expected = [naive_ascii_tokens(text, config) for text in texts]
     for units in unit_arrays("".join(texts)):
         ids, starts, ends, offsets, n_other = kernel_tokens_many(
-            units, text_starts, table, kernel_ids, letter_keys, scratch
+            units, text_starts, table, kernel_ids, letter_keys, scratch, keep_buffer
         )
         assert np.diff(offsets).tolist() == [len(e[0]) for e in expected] and offsets[0] == 0
         assert ids.tolist() == [i for e in expected for i in e[0]]

@@ -367,13 +367,17 @@ def kernel_tokens_many(
     ids: np.ndarray,
     letter_keys: np.ndarray,
     scratch: np.ndarray,
+    keep_buffer: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`kernel_tokens` of several texts in one call.
 
     Text ``t`` is ``units[text_starts[t]:text_starts[t + 1]]``. Returns ``(ids, starts,
     ends, token_offsets, n_other)``: the tokens of every text, concatenated (offsets
     relative to their text; text ``t`` has tokens ``token_offsets[t]:token_offsets[t +
-    1]``), and per text the number of characters the kernel cannot read.
+    1]``), and per text the number of characters the kernel cannot read. With
+    ``keep_buffer``, a buffer grown by this call and at least half full is the result (as
+    in :func:`kernel_tokens`); without, the result is always an exact copy (for a caller
+    that keeps several results until it joins them).
     """
     n_texts = text_starts.shape[0] - 1
     token_offsets = np.zeros(n_texts + 1, dtype=np.int64)
@@ -392,7 +396,7 @@ def kernel_tokens_many(
             count,
         )
         token_offsets[text + 1] = count
-    if out is not scratch and 2 * count >= capacity:
+    if keep_buffer and out is not scratch and 2 * count >= capacity:
         # a buffer of this call, at least half full: its regions are the result (as in
         # kernel_tokens: a copy would add its size to the peak memory of long texts)
         tokens, stride = out, capacity

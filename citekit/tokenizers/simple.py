@@ -639,7 +639,7 @@ class SimpleTokenizer:
         return kernel_tokens(code_points, table, ids, letter_keys, scratch)
 
     def _tokenize_many(
-        self, texts: list[str], joined: str, text_starts: np.ndarray
+        self, texts: list[str], joined: str, text_starts: np.ndarray, *, keep_buffer: bool = True
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The tokens :meth:`tokenize` gives each of ``texts``, from one kernel call.
 
@@ -648,7 +648,9 @@ class SimpleTokenizer:
         and ends of every text's tokens, concatenated (offsets relative to their own text),
         and the token offsets (text ``t`` has tokens ``offsets[t]:offsets[t + 1]``). A text
         with characters the kernel cannot read is tokenized again by :meth:`tokenize` (the
-        general path), as it would be alone.
+        general path), as it would be alone. ``keep_buffer=False`` asks for arrays of their
+        exact size (a caller joining several results; see
+        :func:`~citekit.tokenizers._ascii_kernel.kernel_tokens_many`).
         """
         from citekit.tokenizers._ascii_kernel import kernel_tokens_many
 
@@ -659,7 +661,7 @@ class SimpleTokenizer:
         if scratch is None:
             scratch = _scratch.tokens = np.empty(3 * _SCRATCH_TOKENS, dtype=np.int64)
         ids, starts, ends, offsets, n_other = kernel_tokens_many(
-            code_units(joined), text_starts, table, kernel_ids, letter_keys, scratch
+            code_units(joined), text_starts, table, kernel_ids, letter_keys, scratch, keep_buffer
         )
         if not np.count_nonzero(n_other):
             return ids, starts, ends, offsets
