@@ -30,6 +30,7 @@ from typing import Iterable
 
 import numpy as np
 
+from citekit._code_units import code_units
 from citekit._jit import jit
 from citekit.segment import (
     _BULLETS,
@@ -40,7 +41,13 @@ from citekit.segment import (
     _UNSPACED_TERMINATORS,
 )
 
-__all__ = ["abbreviation_tables", "code_points", "segment_code_points", "warmup"]
+__all__ = [
+    "abbreviation_tables",
+    "code_points",
+    "segment_code_points",
+    "segment_code_points_many",
+    "warmup",
+]
 
 # ---------------------------------------------------------------------------------------
 # character table: one int64 per code point
@@ -235,13 +242,11 @@ def abbreviation_tables(
     return key_hashes, key_bounds, np.array(key_codes, dtype=np.int64)
 
 
-def code_points(text: str) -> np.ndarray:
-    """The kernel's input for ``text``: its bytes (``uint8``) if it is ASCII, else its
-    UTF-32 code units (``uint32``; lone surrogates kept). Read-only, like every array
-    the kernel is compiled for (two signatures in all)."""
-    if text.isascii():
-        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+# The kernel's input for a text: citekit._code_units.code_units (uint8 for ASCII, uint16
+# in the BMP, else uint32; read-only, like every array the kernel is compiled for: three
+# signatures in all). The tokenizer reads the same array, so a text segmented then
+# tokenized is encoded once.
+code_points = code_units
 
 
 def segment_code_points(
@@ -275,18 +280,61 @@ def segment_code_points(
         table.learn(codes)
 
 
+def segment_code_points_many(
+    codes: np.ndarray,
+    text_starts: np.ndarray,
+    key_hashes: np.ndarray,
+    key_bounds: np.ndarray,
+    key_codes: np.ndarray,
+    split_on_newlines: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`segment_code_points` of several texts in one kernel call.
+
+    Text ``t`` is ``codes[text_starts[t]:text_starts[t + 1]]``. Returns the spans of every
+    text, concatenated (``(n, 2)`` int64, offsets relative to their text), and the span
+    offsets (text ``t`` has spans ``offsets[t]:offsets[t + 1]``).
+    """
+    table = _table()
+    while True:
+        astral_codes, astral_info = table.astral
+        spans, offsets, n_missing = _segment_many(
+            codes,
+            text_starts,
+            table.bmp,
+            astral_codes,
+            astral_info,
+            key_hashes,
+            key_bounds,
+            key_codes,
+            split_on_newlines,
+        )
+        if n_missing == 0:
+            return spans, offsets
+        table.learn(codes)
+
+
 def warmup() -> None:
-    """Compile (or load from the on-disk cache) the kernel for ASCII and UTF-32 texts.
+    """Compile (or load from the on-disk cache) the kernel for its three unit types, for
+    one text and for many.
 
     Examples
     --------
     >>> warmup()
     """
     key_hashes, key_bounds, key_codes = abbreviation_tables(["dr"], ["inc"])
-    for text in ("Dr. A. B. ok", "Dr. A. B. ok \u20ac"):  # ASCII, then UTF-32
+    # ASCII (uint8), the BMP (uint16), beyond it (uint32)
+    for text in ("Dr. A. B. ok", "Dr. A. B. ok \u20ac", "Dr. A. B. ok \U0001f600"):
         for split_on_newlines in (True, False):
             segment_code_points(
                 code_points(text), key_hashes, key_bounds, key_codes, split_on_newlines
+            )
+            segment_code_points_many(
+                code_points(text),
+                np.array([0, len(text)], dtype=np.int64),
+                key_hashes,
+                key_bounds,
+                key_codes,
+                split_on_newlines,
             )
 
 
@@ -820,3 +868,35 @@ def _segment(
                 break
             block_start = next_block
     return spans[:count].copy(), missing[0]
+
+
+@jit
+def _segment_many(
+    codes, text_starts, bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes,
+    split_on_newlines,
+):
+    """:func:`_segment` of each text ``codes[text_starts[t]:text_starts[t + 1]]``: the
+    spans of all, their offsets per text, and how many characters the table did not know
+    (the spans are not valid unless 0)."""
+    n_texts = text_starts.shape[0] - 1
+    offsets = np.zeros(n_texts + 1, dtype=np.int64)
+    spans = np.empty((codes.shape[0] // 64 + 16, 2), dtype=np.int64)
+    count = 0
+    n_missing = 0
+    for text in range(n_texts):
+        lo, hi = text_starts[text], text_starts[text + 1]
+        if lo == hi:
+            offsets[text + 1] = count
+            continue  # (segment_array's answer for an empty text)
+        text_spans, text_missing = _segment(
+            codes[lo:hi], bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes,
+            split_on_newlines,
+        )
+        n_missing += text_missing
+        n_spans = text_spans.shape[0]
+        while count + n_spans > spans.shape[0]:
+            spans = _grown(spans)
+        spans[count : count + n_spans] = text_spans
+        count += n_spans
+        offsets[text + 1] = count
+    return spans[:count].copy(), offsets, n_missing

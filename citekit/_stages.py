@@ -9,11 +9,18 @@ specification's segment records). These helpers turn either into validated array
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
 
-__all__ = ["segment_spans", "tokenizer_signature", "default_tokenizer", "default_segmenter"]
+__all__ = [
+    "segment_spans",
+    "tokenize_and_segment",
+    "tokenizer_signature",
+    "default_tokenizer",
+    "default_segmenter",
+]
 
 
 _DEFAULTS: dict[str, Any] = {}
@@ -118,6 +125,142 @@ def segment_spans(segmenter: Any, text: str, *, name: str = "segmenter") -> np.n
     return _checked_spans(spans, text, name)
 
 
+def _reads_many(tokenizer: Any, segmenter: Any) -> bool:
+    """Whether both stages are citekit's own (their ``tokenize`` / ``segment`` not
+    overridden), which read many texts in one kernel call each."""
+    from citekit.segment import SentenceSegmenter
+    from citekit.tokenizers.simple import SimpleTokenizer
+
+    kind = type(segmenter)
+    return (
+        isinstance(tokenizer, SimpleTokenizer)
+        and type(tokenizer).tokenize is SimpleTokenizer.tokenize
+        and isinstance(segmenter, SentenceSegmenter)
+        and kind.segment is SentenceSegmenter.segment
+        and kind.segment_array is SentenceSegmenter.segment_array
+    )
+
+
+# Texts read in one kernel call hold at most this many characters together (a longer text
+# alone): the joined copy stays small, and within code_units' limit so that it is encoded
+# once for both kernels.
+_BATCH_CHARS = 1 << 20
+
+
+def _batches(texts: list[str]) -> list[tuple[int, int]]:
+    """Consecutive ranges ``(first, last)`` of ``texts`` of at most :data:`_BATCH_CHARS`
+    characters each (or one text)."""
+    ranges = []
+    first = 0
+    size = 0
+    for position, text in enumerate(texts):
+        if position > first and size + len(text) > _BATCH_CHARS:
+            ranges.append((first, position))
+            first, size = position, 0
+        size += len(text)
+    ranges.append((first, len(texts)))
+    return ranges
+
+
+def tokenize_and_segment(
+    tokenizer: Any, segmenter: Any, texts: list[str], *, segmenter_name: str = "segmenter"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tokens and sentence spans of every text, concatenated.
+
+    The tokens are those of :func:`~citekit.tokenizers.base.tokenize_checked`, the spans
+    those of :func:`segment_spans`, text after text; offsets stay relative to each text.
+    citekit's :class:`~citekit.tokenizers.SimpleTokenizer` with its
+    :class:`~citekit.segment.SentenceSegmenter` read all texts in one kernel call each
+    (the per-text calls cost more than the work on a few documents); other stages are
+    called text by text and their output checked.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``token_ids, token_starts, token_ends`` (int64); the token offsets (text ``t`` has
+        tokens ``token_offsets[t]:token_offsets[t + 1]``); the spans (``(n, 2)`` int64) and
+        the span offsets.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`~citekit.tokenizers.base.tokenize_checked` and :func:`segment_spans`.
+
+    Examples
+    --------
+    >>> ids, starts, ends, token_offsets, spans, span_offsets = tokenize_and_segment(
+    ...     default_tokenizer(), default_segmenter(), ["Hi there. Bye.", "", "Ok."])
+    >>> starts.tolist(), token_offsets.tolist()
+    ([0, 3, 10, 0], [0, 3, 3, 4])
+    >>> spans.tolist(), span_offsets.tolist()
+    ([[0, 9], [10, 14], [0, 3]], [0, 2, 2, 3])
+    """
+    if texts and _reads_many(tokenizer, segmenter):
+        batches = _batches(texts)
+        results = []
+        for first, last in batches:
+            batch = texts[first:last]
+            text_starts = np.fromiter(
+                accumulate(map(len, batch), initial=0), np.int64, len(batch) + 1
+            )
+            joined = "".join(batch)  # (encoded once: code_units keeps it for the segmenter)
+            results.append(
+                (
+                    *tokenizer._tokenize_many(
+                        batch, joined, text_starts, keep_buffer=len(batches) == 1
+                    ),
+                    *segmenter._segment_many(batch, joined, text_starts),
+                )
+            )
+        if len(results) == 1:
+            return results[0]
+        ids, starts, ends, spans = (
+            np.concatenate([result[k] for result in results]) for k in (0, 1, 2, 4)
+        )
+        return (
+            ids,
+            starts,
+            ends,
+            _joined_offsets([result[3] for result in results]),
+            spans,
+            _joined_offsets([result[5] for result in results]),
+        )
+    from citekit.tokenizers.base import tokenize_checked
+
+    token_parts = []
+    span_parts = []
+    for text in texts:
+        token_parts.append(tokenize_checked(tokenizer, text))
+        span_parts.append(segment_spans(segmenter, text, name=segmenter_name))
+
+    def concat(parts: list[np.ndarray], empty_shape: tuple[int, ...]) -> np.ndarray:
+        if not parts:
+            return np.zeros(empty_shape, dtype=np.int64)
+        return np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
+
+    token_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(part) for part in token_parts], out=token_offsets[1:])
+    span_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(part) for part in span_parts], out=span_offsets[1:])
+    return (
+        concat([t.token_ids for t in token_parts], (0,)),
+        concat([t.starts for t in token_parts], (0,)),
+        concat([t.ends for t in token_parts], (0,)),
+        token_offsets,
+        concat(span_parts, (0, 2)),
+        span_offsets,
+    )
+
+
+def _joined_offsets(parts: list[np.ndarray]) -> np.ndarray:
+    """The offsets of consecutive batches' items as one array (each batch's offsets start
+    at 0)."""
+    shifted = [parts[0]]
+    for part in parts[1:]:
+        shifted.append(part[1:] + shifted[-1][-1])
+    return np.concatenate(shifted)
+
+
 def _checked_spans(spans: np.ndarray, text: str, name: str) -> np.ndarray:
     """``spans`` without empty ones, after checking bounds and order."""
     if spans.shape[0] == 0:
@@ -150,11 +293,31 @@ def tokenizer_signature(tokenizer: Any) -> str:
     True
     """
     kind = type(tokenizer)
-    signature = f"{kind.__module__}.{kind.__qualname__}"
     config = getattr(tokenizer, "config", None)
+    scheme = getattr(tokenizer, "id_scheme", None)
+    # the repr of a configuration costs microseconds, and a corpus is built for every RAG
+    # call: kept per (kind, configuration object, scheme) when the configuration cannot
+    # change (a frozen dataclass of plain values); the entry holds the object so that its
+    # id is not reused while the entry lives
+    params = getattr(type(config), "__dataclass_params__", None)
+    cacheable = (scheme is None or type(scheme) is str) and (
+        config is None or (params is not None and params.frozen)
+    )
+    key = (kind, id(config), scheme)
+    if cacheable:
+        known = _SIGNATURES.get(key)
+        if known is not None and known[0] is config:
+            return known[1]
+    signature = f"{kind.__module__}.{kind.__qualname__}"
     if config is not None:
         signature += f"({config!r})"
-    scheme = getattr(tokenizer, "id_scheme", None)
     if scheme is not None:  # how ids are made (a saved corpus must match it)
         signature += f"[ids: {scheme}]"
+    if cacheable:
+        if len(_SIGNATURES) >= 256:
+            _SIGNATURES.clear()
+        _SIGNATURES[key] = (config, signature)
     return signature
+
+
+_SIGNATURES: dict[tuple[type, int, Any], tuple[Any, str]] = {}

@@ -17,16 +17,20 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from collections import abc
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from citekit._stages import default_segmenter, default_tokenizer, segment_spans, tokenizer_signature
+from citekit._stages import (
+    default_segmenter,
+    default_tokenizer,
+    tokenize_and_segment,
+    tokenizer_signature,
+)
 from citekit._validation import check_int
 from citekit.index import IdfIndex
 from citekit.results import SourceChunk, SourceDocument
-from citekit.tokenizers.base import TokenizedText, tokenize_checked
 
 __all__ = ["Corpus", "as_source_records"]
 
@@ -37,6 +41,16 @@ _ARRAY_NAMES = (
     "token_starts",
     "token_ends",
     "source_token_offsets",
+    "passage_source",
+    "passage_token_start",
+    "passage_token_end",
+    "passage_char_start",
+    "passage_char_end",
+    "passage_sentence_start",
+    "passage_sentence_end",
+)
+# the rows of the passage array built by citekit._corpus_kernel.corpus_arrays, in order
+_PASSAGE_ARRAY_NAMES = (
     "passage_source",
     "passage_token_start",
     "passage_token_end",
@@ -67,8 +81,8 @@ def as_source_records(sources: Any) -> tuple[SourceDocument | SourceChunk, ...]:
     """
     if (
         isinstance(sources, (str, bytes))
-        or isinstance(sources, Mapping)
-        or not isinstance(sources, Iterable)
+        or isinstance(sources, abc.Mapping)
+        or not isinstance(sources, abc.Iterable)
     ):
         raise TypeError(
             "sources must be a sequence of str, SourceDocument, SourceChunk or mappings with "
@@ -80,7 +94,7 @@ def as_source_records(sources: Any) -> tuple[SourceDocument | SourceChunk, ...]:
             records.append(item)
         elif isinstance(item, str):
             records.append(SourceDocument(id=str(position), text=item))
-        elif isinstance(item, Mapping):
+        elif isinstance(item, abc.Mapping):
             if "text" not in item:
                 raise ValueError(f"sources[{position}] is a mapping without a 'text' key")
             text = item["text"]
@@ -100,13 +114,6 @@ def as_source_records(sources: Any) -> tuple[SourceDocument | SourceChunk, ...]:
                 f"got {type(item).__name__}"
             )
     return tuple(records)
-
-
-@dataclass(frozen=True)
-class _SourceInfo:
-    source_id: str
-    source_index: int
-    base_offset: int
 
 
 class Corpus:
@@ -163,9 +170,40 @@ class Corpus:
         tokenizer: Any = None,
         segmenter: Any = None,
     ) -> None:
+        arrays = {
+            name: np.ascontiguousarray(arrays[name], dtype=np.int64) for name in _ARRAY_NAMES
+        }
+        self._install(
+            sources,
+            arrays,
+            index,
+            window_size_sentences=window_size_sentences,
+            window_stride_sentences=window_stride_sentences,
+            tokenizer_signature=tokenizer_signature,
+            embeddings=embeddings,
+            tokenizer=tokenizer,
+            segmenter=segmenter,
+        )
+        self._check_consistency()
+
+    def _install(
+        self,
+        sources: Sequence[SourceDocument | SourceChunk],
+        arrays: Mapping[str, np.ndarray],
+        index: IdfIndex,
+        *,
+        window_size_sentences: int,
+        window_stride_sentences: int,
+        tokenizer_signature: str,
+        embeddings: np.ndarray | None = None,
+        tokenizer: Any = None,
+        segmenter: Any = None,
+    ) -> None:
+        """Set the attributes from contiguous int64 ``arrays`` known to be consistent
+        (:meth:`build` makes them so; the constructor checks what it is given)."""
         self.sources = tuple(sources)
         for name in _ARRAY_NAMES:
-            setattr(self, name, np.ascontiguousarray(arrays[name], dtype=np.int64))
+            setattr(self, name, arrays[name])
         self.index = index
         self.window_size_sentences = window_size_sentences
         self.window_stride_sentences = window_stride_sentences
@@ -173,22 +211,23 @@ class Corpus:
         self.embeddings = embeddings
         self.tokenizer = tokenizer
         self.segmenter = segmenter
-        self._info = tuple(
-            _SourceInfo(
-                source_id=s.id if isinstance(s, SourceDocument) else s.source_id,
-                source_index=(
-                    position
-                    if isinstance(s, SourceDocument) or s.source_index is None
-                    else s.source_index
-                ),
-                base_offset=0 if isinstance(s, SourceDocument) else s.doc_char_start,
-            )
-            for position, s in enumerate(self.sources)
-        )
-        self.source_ids = tuple(info.source_id for info in self._info)
-        self.source_indices = np.array([i.source_index for i in self._info], dtype=np.int64)
-        self.base_offsets = np.array([i.base_offset for i in self._info], dtype=np.int64)
-        self._check_consistency()
+        source_ids = []
+        source_indices = []
+        base_offsets = []
+        for position, source in enumerate(self.sources):
+            if isinstance(source, SourceDocument):
+                source_ids.append(source.id)
+                source_indices.append(position)
+                base_offsets.append(0)
+            else:
+                source_ids.append(source.source_id)
+                source_indices.append(
+                    position if source.source_index is None else source.source_index
+                )
+                base_offsets.append(source.doc_char_start)
+        self.source_ids = tuple(source_ids)
+        self.source_indices = np.array(source_indices, dtype=np.int64)
+        self.base_offsets = np.array(base_offsets, dtype=np.int64)
 
     def _check_consistency(self) -> None:
         n_tokens = self.token_ids.shape[0]
@@ -249,62 +288,38 @@ class Corpus:
         tokenizer = default_tokenizer() if tokenizer is None else tokenizer
         segmenter = default_segmenter() if segmenter is None else segmenter
 
-        n_records = len(records)
-        token_parts: list[TokenizedText] = []
-        sentence_parts: list[np.ndarray] = []
-        for record in records:
-            text = record.text
-            token_parts.append(tokenize_checked(tokenizer, text))
-            sentence_parts.append(segment_spans(segmenter, text, name="source_segmenter"))
+        from citekit._corpus_kernel import corpus_arrays  # (imports numba)
 
-        def concat(parts: list[np.ndarray], empty_shape: tuple[int, ...]) -> np.ndarray:
-            if not parts:
-                return np.zeros(empty_shape, dtype=np.int64)
-            return np.concatenate(parts).astype(np.int64, copy=False)
-
-        token_counts = np.fromiter((len(t) for t in token_parts), np.int64, n_records)
-        source_token_offsets = np.zeros(n_records + 1, dtype=np.int64)
-        np.cumsum(token_counts, out=source_token_offsets[1:])
-        token_starts = concat([t.starts for t in token_parts], (0,))
-        token_ends = concat([t.ends for t in token_parts], (0,))
-        sentence_counts = np.fromiter((len(x) for x in sentence_parts), np.int64, n_records)
-        sentences = concat(sentence_parts, (0, 2))
-        windows = _window_rows(sentence_counts, size, stride)
-        passage_source = windows[:, 0]
-        first_sentence, last_sentence = windows[:, 1], windows[:, 2]
-        char_start = sentences[first_sentence, 0]
-        char_end = sentences[last_sentence - 1, 1]
-        # tokens lying wholly inside the window's characters: one search over all sources,
-        # each source's offsets shifted past the previous sources' (so they stay sorted)
-        shift = np.zeros(n_records, dtype=np.int64)
-        text_lengths = np.fromiter((len(r.text) for r in records), np.int64, n_records)
-        np.cumsum(text_lengths[:-1] + 1, out=shift[1:])
-        token_shift = np.repeat(shift, token_counts)
-        window_shift = shift[passage_source]
-        token_start = np.searchsorted(token_starts + token_shift, char_start + window_shift, "left")
-        token_end = np.searchsorted(token_ends + token_shift, char_end + window_shift, "right")
-        token_end = np.maximum(token_end, token_start)
-        sentence_base = np.zeros(n_records, dtype=np.int64)
-        np.cumsum(sentence_counts[:-1], out=sentence_base[1:])
-        arrays = {
-            "token_ids": concat([t.token_ids for t in token_parts], (0,)),
-            "token_starts": token_starts,
-            "token_ends": token_ends,
-            "source_token_offsets": source_token_offsets,
-            "passage_source": passage_source,
-            "passage_token_start": token_start,
-            "passage_token_end": token_end,
-            "passage_char_start": char_start,
-            "passage_char_end": char_end,
-            "passage_sentence_start": first_sentence - sentence_base[passage_source],
-            "passage_sentence_end": last_sentence - sentence_base[passage_source],
-        }
-        # (int64 arrays; every window's token range lies inside the token array)
-        index = IdfIndex._build(arrays["token_ids"], token_start, token_end)
-        corpus = cls(
+        token_ids, token_starts, token_ends, token_offsets, sentences, sentence_offsets = (
+            tokenize_and_segment(
+                tokenizer,
+                segmenter,
+                [record.text for record in records],
+                segmenter_name="source_segmenter",
+            )
+        )
+        # tokens ordered and non-empty, sentences ordered, non-empty and in bounds (checked
+        # or so by construction): what the kernel relies on
+        passages, index_parts = corpus_arrays(
+            token_ids,
+            token_starts,
+            token_ends,
+            token_offsets,
+            sentences,
+            sentence_offsets,
+            size,
+            stride,
+        )
+        arrays = dict(zip(_PASSAGE_ARRAY_NAMES, passages))
+        arrays["token_ids"] = token_ids
+        arrays["token_starts"] = token_starts
+        arrays["token_ends"] = token_ends
+        arrays["source_token_offsets"] = token_offsets
+        corpus = cls.__new__(cls)
+        corpus._install(
             records,
             arrays,
-            index,
+            IdfIndex._from_parts(*index_parts),
             window_size_sentences=size,
             window_stride_sentences=stride,
             tokenizer_signature=tokenizer_signature(tokenizer),
@@ -509,33 +524,3 @@ def embed_texts(embedder: Any, texts: list[str], *, name: str = "embedder") -> n
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return (vectors / norms).astype(np.float32)
-
-
-def _window_rows(sentence_counts: np.ndarray, size: int, stride: int) -> np.ndarray:
-    """Passage windows of every source at once: rows ``(source, first, last)`` with global
-    sentence numbers, ``last`` exclusive; the windows of
-    :func:`~citekit.segment.passage_window_array` for each source, in source order.
-
-    Examples
-    --------
-    >>> _window_rows(np.array([3, 0, 1]), 2, 2).tolist()
-    [[0, 0, 2], [0, 2, 3], [2, 3, 4]]
-    """
-    n = sentence_counts
-    # windows start at k * stride and stop at the first one that reaches the last
-    # sentence; when the stride jumps over the tail, that one ends at the last sentence
-    reaching = np.maximum(0, -(-(n - size) // stride))
-    counts = np.where(n > 0, reaching + 1, 0)
-    source = np.repeat(np.arange(n.shape[0], dtype=np.int64), counts)
-    window_base = np.zeros(n.shape[0], dtype=np.int64)
-    np.cumsum(counts[:-1], out=window_base[1:])
-    number = np.arange(source.shape[0], dtype=np.int64) - window_base[source]
-    first = number * stride
-    n_of = n[source]
-    jumped = (number == reaching[source]) & (first >= n_of)
-    first[jumped] = np.maximum(n_of[jumped] - size, 0)
-    last = np.minimum(first + size, n_of)
-    sentence_base = np.zeros(n.shape[0], dtype=np.int64)
-    np.cumsum(n[:-1], out=sentence_base[1:])
-    offset = sentence_base[source]
-    return np.column_stack([source, first + offset, last + offset])

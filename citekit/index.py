@@ -198,16 +198,27 @@ class IdfIndex:
         vocabulary: np.ndarray,
         rows: tuple[np.ndarray, np.ndarray],
         postings: tuple[np.ndarray, np.ndarray],
+        document_frequency: np.ndarray | None = None,
+        idf_ratio: np.ndarray | None = None,
     ) -> None:
         """Install canonical rows (sorted, distinct columns), their transpose (the inverted
-        index: term -> passages containing it, ascending) and derive the rest."""
+        index: term -> passages containing it, ascending) and derive the rest. The index
+        kernel gives ``document_frequency`` (the postings' lengths) and ``idf_ratio``
+        (``(n_passages + 1) / (document_frequency + 1)``, divided as numpy divides);
+        otherwise they are computed here."""
         self.vocabulary = vocabulary
         self._rows = rows
         self._postings_int64 = postings
         indptr = rows[0]
         n_passages = indptr.shape[0] - 1
-        self.document_frequency = np.diff(self._postings_int64[0])
-        self.idf = np.log((n_passages + 1.0) / (self.document_frequency + 1.0)) + 1.0
+        if document_frequency is None:
+            document_frequency = np.diff(self._postings_int64[0])
+        self.document_frequency = document_frequency
+        if idf_ratio is None:
+            idf_ratio = (n_passages + 1.0) / (document_frequency + 1.0)
+        idf = np.log(idf_ratio)
+        idf += 1.0
+        self.idf = idf
         self.unseen_idf = float(np.log(n_passages + 1.0) + 1.0)
 
     @property
@@ -294,15 +305,26 @@ class IdfIndex:
 
     @classmethod
     def _build(cls, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> "IdfIndex":
-        """:meth:`build` from int64 arrays already checked (a corpus's own ranges)."""
-        from citekit._bag import factorize, rows_and_postings
+        """:meth:`build` from int64 arrays already checked."""
+        from citekit._corpus_kernel import index_arrays
 
-        vocabulary, columns, first = factorize(ids, return_first=True)
+        return cls._from_parts(*index_arrays(ids, starts, ends))
+
+    @classmethod
+    def _from_parts(
+        cls,
+        vocabulary: np.ndarray,
+        first_positions: np.ndarray,
+        rows: tuple[np.ndarray, np.ndarray],
+        postings: tuple[np.ndarray, np.ndarray],
+        document_frequency: np.ndarray,
+        idf_ratio: np.ndarray,
+    ) -> "IdfIndex":
+        """An index from the arrays of :func:`citekit._corpus_kernel.index_arrays` (canonical
+        by construction: nothing is checked)."""
         index = cls.__new__(cls)
-        index._set_rows(
-            vocabulary, *rows_and_postings(columns, starts, ends, vocabulary.shape[0])
-        )
-        index.first_positions = first
+        index._set_rows(vocabulary, rows, postings, document_frequency, idf_ratio)
+        index.first_positions = first_positions
         return index
 
     @classmethod

@@ -205,6 +205,22 @@ class SentenceSegmenter:
             code_points(text), *self._key_tables(), self.split_on_newlines
         )
 
+    def _segment_many(
+        self, texts: list[str], joined: str, text_starts: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The spans :meth:`segment_array` gives each of ``texts``, from one kernel call.
+
+        ``joined`` is ``"".join(texts)``, text ``t`` being
+        ``joined[text_starts[t]:text_starts[t + 1]]`` (``int64``). Returns every text's
+        spans, concatenated (offsets relative to their own text), and the span offsets
+        (text ``t`` has spans ``offsets[t]:offsets[t + 1]``).
+        """
+        from citekit._segment_kernel import code_points, segment_code_points_many
+
+        return segment_code_points_many(
+            code_points(joined), text_starts, *self._key_tables(), self.split_on_newlines
+        )
+
     def __call__(self, text: str) -> list[tuple[int, int]]:
         return self.segment(text)
 

@@ -594,3 +594,71 @@ def naive_query_terms(queries):
         terms.append([by_id[token] for token in sorted(by_id)])
         distinct_content.append(sum(1 for _, _, content in by_id.values() if content))
     return terms, distinct_content
+
+
+# =======================================================================================
+# Corpus building (references of citekit._corpus_kernel)
+# =======================================================================================
+
+
+def naive_index_arrays(ids, starts, ends):
+    """Sorted distinct ids, where each first occurs, each range's sorted distinct columns,
+    and each column's ranges (lists)."""
+    ids = list(ids)
+    vocabulary = sorted(set(ids))
+    column = {value: j for j, value in enumerate(vocabulary)}
+    first_positions = [ids.index(value) for value in vocabulary]
+    rows = [sorted({column[value] for value in ids[a:b]}) for a, b in zip(starts, ends)]
+    return vocabulary, first_positions, rows, naive_transpose(rows, len(vocabulary))
+
+
+def naive_ascending_order(values):
+    """Positions of ``values`` in ascending order, equal values in order of position."""
+    return sorted(range(len(values)), key=lambda position: (values[position], position))
+
+
+def naive_windows(n_sentences, size, stride):
+    """Passage windows ``(first, last)`` over ``n_sentences`` sentences: starts 0, stride,
+    2 * stride, ... up to the first window that reaches the last sentence; when the
+    stride jumps past the last sentence, that window ends at the last sentence instead."""
+    windows = []
+    first = 0
+    while n_sentences:
+        if first >= n_sentences:
+            first = max(n_sentences - size, 0)
+        last = min(first + size, n_sentences)
+        windows.append((first, last))
+        if last >= n_sentences:
+            break
+        first += stride
+    return windows
+
+
+def naive_corpus_passages(sources, size, stride):
+    """Passage rows of :func:`citekit._corpus_kernel.corpus_arrays` (7 lists).
+
+    ``sources``: per source ``(token_spans, sentence_spans)``, lists of ``(start, end)``.
+    A window's tokens are those lying wholly inside its characters, numbered across
+    sources; with none, the empty range where the next token would start.
+    """
+    rows = [[] for _ in range(7)]
+    token_base = 0
+    for source, (token_spans, sentence_spans) in enumerate(sources):
+        for first, last in naive_windows(len(sentence_spans), size, stride):
+            char_start, char_end = sentence_spans[first][0], sentence_spans[last - 1][1]
+            inside = [
+                token_base + i
+                for i, (start, end) in enumerate(token_spans)
+                if start >= char_start and end <= char_end
+            ]
+            if inside:
+                token_start, token_end = inside[0], inside[-1] + 1
+            else:
+                later = [i for i, (start, _) in enumerate(token_spans) if start >= char_start]
+                token_start = token_end = token_base + (later[0] if later else len(token_spans))
+            for row, value in zip(
+                rows, (source, token_start, token_end, char_start, char_end, first, last)
+            ):
+                row.append(value)
+        token_base += len(token_spans)
+    return rows

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from citekit.corpus import Corpus, as_source_records, embed_texts
 from citekit.results import SourceChunk, SourceDocument
-from citekit.segment import passage_windows, segment_sentences
+from citekit.segment import SentenceSegmenter, passage_windows, segment_sentences
 from citekit.tokenizers import SimpleTokenizer
 
 TEXTS = [
@@ -177,27 +177,6 @@ def test_empty_corpus():
     assert corpus.n_sources == 0 and corpus.n_passages == 0 and corpus.n_tokens == 0
 
 
-@settings(max_examples=200)
-@given(
-    counts=st.lists(st.integers(0, 12), max_size=6),
-    size=st.integers(1, 5),
-    stride=st.integers(1, 5),
-)
-def test_window_rows_equal_per_source_windows(counts, size, stride):
-    from citekit.corpus import _window_rows
-    from citekit.segment import passage_window_array
-
-    rows = _window_rows(np.array(counts, dtype=np.int64), size, stride)
-    expected = []
-    base = 0
-    for source, n in enumerate(counts):
-        spans = [(2 * i, 2 * i + 1) for i in range(n)]
-        for first, last, _, _ in passage_window_array(spans, size, stride).tolist():
-            expected.append([source, base + first, base + last])
-        base += n
-    assert rows.reshape(-1, 3).tolist() == expected
-
-
 def test_pickled_corpus_leaves_alignment_caches_behind():
     import pickle
 
@@ -228,3 +207,116 @@ def test_a_corpus_saved_under_another_id_scheme_is_refused(tmp_path):
     old = Corpus.load(tmp_path / "corpus")
     with pytest.raises(ValueError, match="tokenizer does not match"):
         Pipeline().align("Revenue grew 5%.", old)
+
+
+class _OwnTokenize(SimpleTokenizer):
+    """Same tokens, but an overridden ``tokenize``: read text by text, checked."""
+
+    def tokenize(self, text):
+        return super().tokenize(text)
+
+
+class _OwnSegment(SentenceSegmenter):
+    def segment(self, text):
+        return super().segment(text)
+
+
+def _assert_same_corpus(a, b):
+    for name in (
+        "token_ids", "token_starts", "token_ends", "source_token_offsets", "passage_source",
+        "passage_token_start", "passage_token_end", "passage_char_start", "passage_char_end",
+        "passage_sentence_start", "passage_sentence_end",
+    ):
+        assert getattr(a, name).tolist() == getattr(b, name).tolist(), name
+        assert getattr(a, name).dtype == np.int64
+    for x, y in zip(a.index.to_arrays().values(), b.index.to_arrays().values()):
+        assert x.tolist() == y.tolist()
+    assert a.index.first_positions.tolist() == b.index.first_positions.tolist()
+    assert a.index.idf.tolist() == b.index.idf.tolist()
+
+
+@settings(max_examples=100)
+@given(
+    texts=st.lists(
+        st.text() | st.sampled_from(TEXTS + ["a\U0001f600b. C d.", " \n "]), max_size=5
+    ),
+    size=st.integers(1, 3),
+    stride=st.integers(1, 3),
+)
+def test_sources_read_in_one_call_give_the_corpus_of_text_by_text(texts, size, stride):
+    # citekit's own stages read all sources in one kernel call each; overriding a stage's
+    # method makes Corpus.build call it text by text: the same corpus either way
+    fast = Corpus.build(texts, window_size_sentences=size, window_stride_sentences=stride)
+    for tokenizer, segmenter in ((_OwnTokenize(), None), (None, _OwnSegment())):
+        slow = Corpus.build(
+            texts,
+            tokenizer=tokenizer,
+            segmenter=segmenter,
+            window_size_sentences=size,
+            window_stride_sentences=stride,
+        )
+        _assert_same_corpus(fast, slow)
+
+
+def test_tokenize_and_segment_checks_other_stages():
+    from citekit._stages import tokenize_and_segment
+
+    class BadSpans:
+        def segment(self, text):
+            return [(0, len(text) + 1)]
+
+    with pytest.raises(ValueError, match="source_segmenter"):
+        tokenize_and_segment(
+            SimpleTokenizer(), BadSpans(), ["abc"], segmenter_name="source_segmenter"
+        )
+    with pytest.raises(TypeError, match="tokenizer"):
+        tokenize_and_segment(object(), SentenceSegmenter(), ["abc"])
+    empty = tokenize_and_segment(SimpleTokenizer(), SentenceSegmenter(), [])
+    assert [a.shape for a in empty] == [(0,), (0,), (0,), (1,), (0, 2), (1,)]
+
+
+def test_sources_read_in_several_batches_give_the_same_corpus(monkeypatch, workload):
+    from citekit import _stages
+
+    texts = [d["text"] for d in workload.make_documents(12, seed=5)]
+    texts[3:3] = ["", "東京で 5.2％ 上昇。次です。", "a\U0001f600b. C d."]
+    one_call = Corpus.build(texts)
+    df = one_call.index.document_frequency  # the IDF as numpy computes it
+    expected_idf = np.log((one_call.n_passages + 1.0) / (df + 1.0)) + 1.0
+    assert one_call.index.idf.tolist() == expected_idf.tolist()
+    monkeypatch.setattr(_stages, "_BATCH_CHARS", 9000)  # a document or two per call
+    assert len(_stages._batches(texts)) > 5
+    _assert_same_corpus(Corpus.build(texts), one_call)
+    _assert_same_corpus(Corpus.build(texts, tokenizer=_OwnTokenize()), one_call)
+
+
+def test_tokenizer_signatures_kept_only_for_configurations_that_cannot_change():
+    from dataclasses import dataclass
+
+    from citekit._stages import tokenizer_signature
+    from citekit.tokenizers import TokenizerConfig
+
+    first = tokenizer_signature(SimpleTokenizer())
+    assert tokenizer_signature(SimpleTokenizer()) == first
+    other = tokenizer_signature(SimpleTokenizer(TokenizerConfig(casefold=False)))
+    assert other != first and "casefold=False" in other
+
+    @dataclass
+    class Options:  # not frozen: may change between calls
+        lower: bool = True
+
+    class Mutable:
+        id_scheme = ["not", "hashable"]
+
+        def __init__(self):
+            self.config = Options()
+
+        def tokenize(self, text):
+            return [], []
+
+    tokenizer = Mutable()
+    before = tokenizer_signature(tokenizer)
+    tokenizer.config.lower = False
+    after = tokenizer_signature(tokenizer)
+    assert "lower=True" in before and "lower=False" in after
+    assert after.endswith("[ids: ['not', 'hashable']]")

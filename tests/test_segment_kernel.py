@@ -306,6 +306,38 @@ def test_key_hash_is_fnv1a():
     assert kernel.key_hash(b"a") == 0xAF63DC4C8601EC8C  # FNV-1a 64 of "a"
 
 
+def text_starts_of(texts):
+    return np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+
+
+@settings(max_examples=150)
+@given(
+    st.lists(any_text, max_size=5),
+    st.sampled_from(range(len(ABBREVIATION_SETS))),
+    st.booleans(),
+)
+def test_many_texts_in_one_call_match_reference(texts, which, split_on_newlines):
+    # one kernel call over the joined texts: each text's spans, relative to it, as alone
+    abbreviations = ABBREVIATION_SETS[which]
+    segmenter = SentenceSegmenter(abbreviations, split_on_newlines=split_on_newlines)
+    spans, offsets = segmenter._segment_many(texts, "".join(texts), text_starts_of(texts))
+    assert spans.dtype == offsets.dtype == np.int64 and spans.shape == (offsets[-1], 2)
+    expected = [naive_segment(text, abbreviations, (), split_on_newlines) for text in texts]
+    assert np.diff(offsets).tolist() == [len(e) for e in expected]
+    assert [tuple(row) for row in spans.tolist()] == [span for e in expected for span in e]
+
+
+def test_many_texts_learn_unknown_characters_of_any_text():
+    kernel._TABLE = None  # a fresh table: the astral and CJK characters are unknown
+    texts = ["Plain. Text.", "", "ok 😀. 𝐀 b. 利益。ですね", "Ā Ā. Next."]
+    spans, offsets = SentenceSegmenter()._segment_many(
+        texts, "".join(texts), text_starts_of(texts)
+    )
+    expected = [segment_sentences(text) for text in texts]
+    assert np.diff(offsets).tolist() == [len(e) for e in expected]
+    assert [tuple(row) for row in spans.tolist()] == [span for e in expected for span in e]
+
+
 def test_warmup_runs():
     kernel.warmup()
 
@@ -313,11 +345,13 @@ def test_warmup_runs():
 def test_code_points():
     ascii_codes = kernel.code_points("Hi.")
     assert ascii_codes.dtype == np.uint8 and ascii_codes.tolist() == [72, 105, 46]
+    bmp = kernel.code_points("€\ud800.")  # in the BMP (lone surrogates too): 16 bits
+    assert bmp.dtype == np.uint16 and bmp.tolist() == [0x20AC, 0xD800, 46]
     wide = kernel.code_points("€😀\ud800")
     assert wide.dtype == np.uint32 and wide.tolist() == [0x20AC, 0x1F600, 0xD800]
-    assert not ascii_codes.flags.writeable and not wide.flags.writeable
-    # ASCII and UTF-32 inputs only: two compiled signatures of the kernel
-    assert len(kernel._segment.signatures) <= 2
+    assert not (ascii_codes.flags.writeable or bmp.flags.writeable or wide.flags.writeable)
+    # 8-, 16- and 32-bit read-only inputs only: three compiled signatures of the kernel
+    assert len(kernel._segment.signatures) <= 3
 
 
 # ---------------------------------------------------------------------------------------

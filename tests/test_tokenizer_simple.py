@@ -15,6 +15,7 @@ import regex
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from citekit._code_units import code_units
 from citekit.tokenizers import Tokenizer, TokenizedText, tokenize_checked
 from citekit.tokenizers import simple as simple_module
 from citekit.tokenizers.simple import SimpleTokenizer, TokenizerConfig, token_id
@@ -318,7 +319,8 @@ SPECIAL_LETTERS = "ßſµªºĲĳŉİıǅǄǰœŒæøÆØÐþ" + "ΣσςΐΰΆά
 KERNEL_LETTERS = simple_module._kernel_letters()
 # characters the kernel cannot read (BMP, beyond it, a lone surrogate, a combining mark, a
 # letter whose NFKC form holds punctuation) among its own
-UNREADABLE = set("ŀͺʼ東\u0301\U0001f600\ud800")
+# ("Ŀ", "×" and "÷" are among LATIN_LETTERS too: the only ones there it cannot read)
+UNREADABLE = set("ŀĿ×÷ͺʼ東\u0301\U0001f600\ud800")
 KERNEL_TEXT = st.text(
     alphabet=st.sampled_from("aZ09 .,'-$%€£₿" + "".join(sorted(UNREADABLE)))
     | st.sampled_from(SPECIAL_LETTERS)
@@ -354,7 +356,7 @@ def unit_arrays(text):
         dtypes.append(np.uint8)
     arrays = [np.array(code_points, dtype=dtype) for dtype in dtypes]
     for array in arrays:
-        array.flags.writeable = False  # as _code_units gives them: the same compiled kernels
+        array.flags.writeable = False  # as code_units gives them: the same compiled kernels
     return arrays
 
 
@@ -367,6 +369,60 @@ def test_kernel_matches_naive_reference_for_every_unit_type(text, config, scratc
         assert ids.tolist() == expected_ids
         assert list(zip(starts.tolist(), ends.tolist())) == expected_spans
         assert n_other == sum(char in UNREADABLE for char in text)
+
+
+@settings(max_examples=100)
+@given(
+    st.lists(KERNEL_TEXT, max_size=4),
+    CONFIGS,
+    st.sampled_from([None, 0, 1, 3]),
+    st.booleans(),
+)
+def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens, keep_buffer):
+    from citekit.tokenizers._ascii_kernel import kernel_tokens_many
+
+    tokenizer = SimpleTokenizer(config)
+    _, table, kernel_ids, letter_keys = simple_module._kernel(config)
+    scratch = np.full(3 * (scratch_tokens or 0), -1, dtype=np.int64)
+    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    expected = [naive_ascii_tokens(text, config) for text in texts]
+    for units in unit_arrays("".join(texts)):
+        ids, starts, ends, offsets, n_other = kernel_tokens_many(
+            units, text_starts, table, kernel_ids, letter_keys, scratch, keep_buffer
+        )
+        assert np.diff(offsets).tolist() == [len(e[0]) for e in expected] and offsets[0] == 0
+        assert ids.tolist() == [i for e in expected for i in e[0]]
+        assert list(zip(starts.tolist(), ends.tolist())) == [s for e in expected for s in e[1]]
+        assert n_other.tolist() == [sum(c in UNREADABLE for c in text) for text in texts]
+    if texts:  # the tokenizer's own call gives what tokenize gives each text
+        got = tokenizer._tokenize_many(texts, "".join(texts), text_starts)
+        assert_same_as_tokenize(tokenizer, texts, got)
+
+
+def assert_same_as_tokenize(tokenizer, texts, got):
+    ids, starts, ends, offsets = got
+    singles = [tokenizer.tokenize(text) for text in texts]
+    assert offsets.tolist() == np.cumsum([0] + [len(single) for single in singles]).tolist()
+    assert ids.tolist() == [i for single in singles for i in single.token_ids.tolist()]
+    assert starts.tolist() == [i for single in singles for i in single.starts.tolist()]
+    assert ends.tolist() == [i for single in singles for i in single.ends.tolist()]
+    assert ids.dtype == starts.dtype == ends.dtype == offsets.dtype == np.int64
+
+
+@settings(max_examples=100)
+@given(st.lists(st.text() | KERNEL_TEXT, min_size=1, max_size=4))
+def test_tokenize_many_equals_tokenize_of_each_text(texts):
+    # texts the kernel cannot read take the general path, as alone
+    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
+    assert_same_as_tokenize(TOKENIZER, texts, got)
+
+
+def test_tokenize_many_on_workload_documents(workload):
+    texts = [d["text"] for d in workload.make_documents(6, seed=3)] + ["東京で 5.2％ 上昇", ""]
+    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
+    assert_same_as_tokenize(TOKENIZER, texts, got)
 
 
 def test_kernel_letters():
@@ -421,7 +477,7 @@ LETTER_CONTEXTS = [
 
 def assert_kernel_matches_general_path(tokenizer: SimpleTokenizer, text: str) -> None:
     """The kernel alone reads ``text`` and gives the general path's tokens."""
-    ids, starts, ends, n_other = tokenizer._kernel_tokens(simple_module._code_units(text))
+    ids, starts, ends, n_other = tokenizer._kernel_tokens(code_units(text))
     assert n_other == 0
     general = tokenizer._tokenize_unicode(text)
     assert ids.tolist() == general.token_ids.tolist()
@@ -460,9 +516,27 @@ def test_code_units_one_per_character():
         ("a\ud800b\udfff", np.uint16),  # lone surrogates: one unit each
         ("a😀b\ud83d", np.uint32),
     ]:
-        units = simple_module._code_units(text)
+        units = code_units(text)
         assert units.dtype == dtype and not units.flags.writeable
         assert units.tolist() == [ord(char) for char in text]
+
+
+def test_code_units_of_the_last_text_are_kept_per_thread():
+    import threading
+
+    text = "Kept for the segmenter: " + "€" * 3
+    units = code_units(text)
+    assert code_units(text) is units  # the same str object: the same array
+    equal = "".join(list(text))  # an equal str, another object: encoded again
+    assert equal is not text and code_units(equal) is not units
+    assert code_units(equal).tolist() == units.tolist()
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(code_units(text)))
+    worker.start()
+    worker.join()
+    assert seen[0] is not units and seen[0].tolist() == units.tolist()
+    long_text = "a" * ((1 << 20) + 1)  # too long to keep
+    assert code_units(long_text) is not code_units(long_text)
 
 
 @pytest.mark.parametrize(
@@ -489,7 +563,7 @@ def test_ascii_kernel_grows_its_buffers():
     assert result.token_ids[: len(ids)].tolist() == ids
     # without scratch: room for a token per 4 characters, then doubled twice
     text = "$" * 200 + " a" * 100
-    ids, starts, ends, n_other = kernel_run(TOKENIZER, simple_module._code_units(text), 0)
+    ids, starts, ends, n_other = kernel_run(TOKENIZER, code_units(text), 0)
     expected_ids, expected_spans = naive_ascii_tokens(text, TOKENIZER.config)
     assert ids.tolist() == expected_ids and len(expected_ids) == 300
     assert list(zip(starts.tolist(), ends.tolist())) == expected_spans

@@ -39,6 +39,7 @@ __all__ = [
     "OTHER",
     "id_table",
     "kernel_tokens",
+    "kernel_tokens_many",
     "letter_key_table",
     "unit_table",
     "warmup",
@@ -234,31 +235,13 @@ def _thousands_comma(units: np.ndarray, position: int, table: np.ndarray) -> boo
 
 
 @jit
-def kernel_tokens(
-    units: np.ndarray,
-    table: np.ndarray,
-    ids: np.ndarray,
-    letter_keys: np.ndarray,
-    scratch: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Tokens of a text given as one code unit per character, and its unreadable characters.
-
-    ``units`` (``uint8``, ``uint16`` or ``uint32``) hold one character each; ``table`` is
-    :func:`unit_table`'s, ``ids`` :func:`id_table`'s, ``letter_keys``
-    :func:`letter_key_table`'s. ``scratch`` (``int64``, any length, reused across calls so
-    that the per-call buffer needs no fresh memory) holds three regions of
-    ``len(scratch) // 3`` tokens while they are found; a larger buffer is allocated when a
-    text has more tokens (one token per four characters, then doubled as needed).
-
-    Returns ``(ids, starts, ends, n_other)``: three ``int64`` arrays (views of one buffer)
-    and the number of characters whose code is :data:`OTHER` (read as spaces).
-    """
+def _scan(units, table, ids, letter_keys, out, capacity, count):
+    """Append the tokens of ``units`` to ``out`` (three regions of ``capacity`` tokens:
+    ids, starts, ends; ``count`` used), growing it as needed. Returns ``(out, capacity,
+    count, n_other)``."""
     n_units = units.shape[0]
     n_plurals = (ids.shape[0] - _PLURALS) // 2
     plural_filter, plural_filter_high = ids[_PLURAL_FILTER], ids[_PLURAL_FILTER + 1]
-    out = scratch
-    capacity = scratch.shape[0] // 3
-    count = 0
     n_other = 0
     position = 0
     while True:
@@ -332,6 +315,32 @@ def kernel_tokens(
         out[capacity + count] = start
         out[2 * capacity + count] = position
         count += 1
+    return out, capacity, count, n_other
+
+
+@jit
+def kernel_tokens(
+    units: np.ndarray,
+    table: np.ndarray,
+    ids: np.ndarray,
+    letter_keys: np.ndarray,
+    scratch: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Tokens of a text given as one code unit per character, and its unreadable characters.
+
+    ``units`` (``uint8``, ``uint16`` or ``uint32``) hold one character each; ``table`` is
+    :func:`unit_table`'s, ``ids`` :func:`id_table`'s, ``letter_keys``
+    :func:`letter_key_table`'s. ``scratch`` (``int64``, any length, reused across calls so
+    that the per-call buffer needs no fresh memory) holds three regions of
+    ``len(scratch) // 3`` tokens while they are found; a larger buffer is allocated when a
+    text has more tokens (one token per four characters, then doubled as needed).
+
+    Returns ``(ids, starts, ends, n_other)``: three ``int64`` arrays (views of one buffer)
+    and the number of characters whose code is :data:`OTHER` (read as spaces).
+    """
+    out, capacity, count, n_other = _scan(
+        units, table, ids, letter_keys, scratch, scratch.shape[0] // 3, 0
+    )
     if out is not scratch and 2 * count >= capacity:
         # a buffer of this call, at least half full: its regions are the result (a copy
         # would add its size to the peak memory of a long text)
@@ -350,19 +359,77 @@ def kernel_tokens(
     )
 
 
-def warmup() -> None:
-    """Compile (or load from numba's on-disk cache) the kernel for all three unit types.
+@jit
+def kernel_tokens_many(
+    units: np.ndarray,
+    text_starts: np.ndarray,
+    table: np.ndarray,
+    ids: np.ndarray,
+    letter_keys: np.ndarray,
+    scratch: np.ndarray,
+    keep_buffer: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`kernel_tokens` of several texts in one call.
 
-    ASCII text reaches the kernel as ``uint8``, other text in the Basic Multilingual
+    Text ``t`` is ``units[text_starts[t]:text_starts[t + 1]]``. Returns ``(ids, starts,
+    ends, token_offsets, n_other)``: the tokens of every text, concatenated (offsets
+    relative to their text; text ``t`` has tokens ``token_offsets[t]:token_offsets[t +
+    1]``), and per text the number of characters the kernel cannot read. With
+    ``keep_buffer``, a buffer grown by this call and at least half full is the result (as
+    in :func:`kernel_tokens`); without, the result is always an exact copy (for a caller
+    that keeps several results until it joins them).
+    """
+    n_texts = text_starts.shape[0] - 1
+    token_offsets = np.zeros(n_texts + 1, dtype=np.int64)
+    n_other = np.zeros(n_texts, dtype=np.int64)
+    out = scratch
+    capacity = scratch.shape[0] // 3
+    count = 0
+    for text in range(n_texts):
+        out, capacity, count, n_other[text] = _scan(
+            units[text_starts[text] : text_starts[text + 1]],
+            table,
+            ids,
+            letter_keys,
+            out,
+            capacity,
+            count,
+        )
+        token_offsets[text + 1] = count
+    if keep_buffer and out is not scratch and 2 * count >= capacity:
+        # a buffer of this call, at least half full: its regions are the result (as in
+        # kernel_tokens: a copy would add its size to the peak memory of long texts)
+        tokens, stride = out, capacity
+    else:
+        tokens, stride = np.empty(3 * count, dtype=np.int64), count
+        for region in range(3):
+            tokens[region * count : (region + 1) * count] = out[
+                region * capacity : region * capacity + count
+            ]
+    return (
+        tokens[:count],
+        tokens[stride : stride + count],
+        tokens[2 * stride : 2 * stride + count],
+        token_offsets,
+        n_other,
+    )
+
+
+def warmup() -> None:
+    """Compile (or load from numba's on-disk cache) the kernels for all three unit types.
+
+    ASCII text reaches the kernels as ``uint8``, other text in the Basic Multilingual
     Plane as ``uint16``, text with characters beyond it as ``uint32``: one compiled
-    signature each.
+    signature each (of :func:`kernel_tokens` and of :func:`kernel_tokens_many`).
 
     Examples
     --------
     >>> warmup()
     """
-    from citekit.tokenizers.simple import SimpleTokenizer, _code_units
+    from citekit._code_units import code_units
+    from citekit.tokenizers.simple import SimpleTokenizer
 
     tokenizer = SimpleTokenizer()
     for text in ("a", "a\u2019", "a\U0001f600"):
-        tokenizer._kernel_tokens(_code_units(text))
+        tokenizer._kernel_tokens(code_units(text))
+        tokenizer._tokenize_many([text], text, np.array([0, len(text)], dtype=np.int64))

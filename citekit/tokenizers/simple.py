@@ -82,6 +82,7 @@ from typing import Any
 
 import numpy as np
 
+from citekit._code_units import code_units
 from citekit._validation import check_bool, check_str
 from citekit.normalize import (
     CURRENCY_WORDS,
@@ -341,22 +342,6 @@ def _unit_codes() -> np.ndarray:
     return codes
 
 
-def _code_units(text: str) -> np.ndarray:
-    """``text`` as one unsigned integer per character, its code point (read-only array).
-
-    ASCII text as ``uint8``, text in the Basic Multilingual Plane as ``uint16`` (UTF-16,
-    one unit per character), other text as ``uint32``: the kernel's three signatures.
-    """
-    if text.isascii():
-        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    # UTF-16 is the cheapest encoding of a non-ASCII str; a character beyond the BMP
-    # (a surrogate pair) makes it longer than two bytes per character
-    encoded = text.encode("utf-16-le", "surrogatepass")
-    if len(encoded) == 2 * len(text):
-        return np.frombuffer(encoded, dtype=np.uint16)
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-
-
 # One kernel scratch buffer per thread (the kernel releases the GIL) for the tokens of a
 # text while they are found, so that a text of up to this many tokens needs no fresh
 # memory but its result (first-touch page faults cost as much as a tenth of the kernel's
@@ -378,8 +363,8 @@ def _joins_previous(char: str) -> bool:
 def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     """``(start, end)`` rows of the pieces that need the general path (see the module doc).
 
-    ``code_points`` are :func:`_code_units`'s. None when the pieces would cover more than
-    ``_GENERAL_SHARE`` of the text.
+    ``code_points`` are :func:`~citekit._code_units.code_units`'s. None when the pieces
+    would cover more than ``_GENERAL_SHARE`` of the text.
     """
     n_chars = len(text)
     high = np.flatnonzero(code_points > 127)
@@ -616,7 +601,7 @@ class SimpleTokenizer:
         # ASCII, and English with typographic punctuation whose characters have the same
         # effect on tokens as ASCII stand-ins, one character for one: the kernel alone;
         # with other characters, the general path for the pieces around them (module doc)
-        code_points = _code_units(text)
+        code_points = code_units(text)
         ids, starts, ends, n_other = self._kernel_tokens(code_points)
         if n_other == 0:
             return TokenizedText(text, ids, starts, ends)
@@ -642,8 +627,8 @@ class SimpleTokenizer:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """Ids, starts and ends of the kernel's tokens, and how many characters it cannot read.
 
-        ``code_points`` are :func:`_code_units`'s; the characters the kernel cannot read
-        separate tokens.
+        ``code_points`` are :func:`~citekit._code_units.code_units`'s; the characters the
+        kernel cannot read separate tokens.
         """
         if self._kernel is None:
             self._kernel = _kernel(self.config)
@@ -652,6 +637,46 @@ class SimpleTokenizer:
         if scratch is None:
             scratch = _scratch.tokens = np.empty(3 * _SCRATCH_TOKENS, dtype=np.int64)
         return kernel_tokens(code_points, table, ids, letter_keys, scratch)
+
+    def _tokenize_many(
+        self, texts: list[str], joined: str, text_starts: np.ndarray, *, keep_buffer: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The tokens :meth:`tokenize` gives each of ``texts``, from one kernel call.
+
+        ``joined`` is ``"".join(texts)``, text ``t`` being
+        ``joined[text_starts[t]:text_starts[t + 1]]`` (``int64``). Returns the ids, starts
+        and ends of every text's tokens, concatenated (offsets relative to their own text),
+        and the token offsets (text ``t`` has tokens ``offsets[t]:offsets[t + 1]``). A text
+        with characters the kernel cannot read is tokenized again by :meth:`tokenize` (the
+        general path), as it would be alone. ``keep_buffer=False`` asks for arrays of their
+        exact size (a caller joining several results; see
+        :func:`~citekit.tokenizers._ascii_kernel.kernel_tokens_many`).
+        """
+        from citekit.tokenizers._ascii_kernel import kernel_tokens_many
+
+        if self._kernel is None:
+            self._kernel = _kernel(self.config)
+        _, table, kernel_ids, letter_keys = self._kernel
+        scratch = getattr(_scratch, "tokens", None)
+        if scratch is None:
+            scratch = _scratch.tokens = np.empty(3 * _SCRATCH_TOKENS, dtype=np.int64)
+        ids, starts, ends, offsets, n_other = kernel_tokens_many(
+            code_units(joined), text_starts, table, kernel_ids, letter_keys, scratch, keep_buffer
+        )
+        if not np.count_nonzero(n_other):
+            return ids, starts, ends, offsets
+        parts = []
+        for number, text in enumerate(texts):
+            if n_other[number]:
+                tokens = self.tokenize(text)
+                parts.append((tokens.token_ids, tokens.starts, tokens.ends))
+            else:
+                lo, hi = offsets[number], offsets[number + 1]
+                parts.append((ids[lo:hi], starts[lo:hi], ends[lo:hi]))
+        offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum([len(part[0]) for part in parts], out=offsets[1:])
+        ids, starts, ends = (np.concatenate([part[k] for part in parts]) for k in range(3))
+        return ids, starts, ends, offsets
 
     def _tokenize_hybrid(
         self, text: str, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, pieces: np.ndarray

@@ -1,0 +1,168 @@
+"""citekit._corpus_kernel against the plain-Python references in tests/naive.py."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citekit._corpus_kernel import _ascending_order, corpus_arrays, index_arrays
+from citekit.corpus import Corpus
+from citekit.segment import passage_window_array
+from naive import naive_ascending_order, naive_corpus_passages, naive_index_arrays, naive_windows
+
+I64 = np.iinfo(np.int64)
+
+
+def i64(values):
+    return np.array(values, dtype=np.int64)
+
+
+def check_index(ids, starts, ends):
+    vocabulary, first, rows, postings, frequency, ratio = index_arrays(
+        i64(ids), i64(starts), i64(ends)
+    )
+    want_vocabulary, want_first, want_rows, want_postings = naive_index_arrays(ids, starts, ends)
+    assert vocabulary.tolist() == want_vocabulary
+    assert first.tolist() == want_first
+    for (indptr, indices), want in ((rows, want_rows), (postings, want_postings)):
+        assert indptr.tolist() == np.cumsum([0] + [len(r) for r in want]).tolist()
+        assert indices.tolist() == [value for r in want for value in r]
+    assert frequency.tolist() == [len(p) for p in want_postings]
+    # bit for bit what numpy divides (the IDF is numpy's log of it)
+    assert ratio.dtype == np.float64
+    assert ratio.tolist() == ((len(starts) + 1.0) / (np.array(frequency) + 1.0)).tolist()
+    for array in (vocabulary, first, *rows, *postings, frequency):
+        assert array.dtype == np.int64 and array.flags.c_contiguous
+
+
+ranges = st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=8)
+
+
+@settings(max_examples=150)
+@given(
+    ids=st.lists(
+        st.one_of(st.integers(-3, 3), st.integers(I64.min, I64.max)), max_size=40
+    ),
+    pairs=ranges,
+)
+def test_index_arrays_match_reference(ids, pairs):
+    n = len(ids)
+    starts = [min(a, b, n) for a, b in pairs]
+    ends = [min(max(a, b), n) for a, b in pairs]
+    check_index(ids, starts, ends)
+
+
+@pytest.mark.parametrize("step", [1, 1 << 11, 1 << 53, 3 << 61])
+def test_index_arrays_with_colliding_and_many_ids(step):
+    # equal low or high bits probe the table hard; 5,000 distinct ids make it grow twice
+    rng = np.random.default_rng(7)
+    distinct = (np.arange(5000, dtype=np.int64) * step).tolist()
+    ids = [distinct[i] for i in rng.integers(0, 5000, 12000).tolist()]
+    starts = sorted(rng.integers(0, 12000, 50).tolist())
+    ends = [min(s + int(w), 12000) for s, w in zip(starts, rng.integers(0, 900, 50).tolist())]
+    check_index(ids, starts + [0], ends + [12000])
+
+
+@settings(max_examples=150)
+@given(
+    values=st.lists(
+        st.one_of(
+            st.integers(-300, 300),
+            st.integers(I64.min, I64.max),
+            st.sampled_from([I64.min, -1, 0, 1, I64.max, 255, 256, -256, 1 << 40]),
+        ),
+        max_size=60,
+    )
+)
+def test_ascending_order_is_a_stable_sort(values):
+    order = _ascending_order(i64(values))
+    assert order.dtype == np.int64
+    assert order.tolist() == naive_ascending_order(values)
+
+
+def test_index_arrays_empty():
+    vocabulary, first, rows, postings, _, _ = index_arrays(i64([]), i64([]), i64([]))
+    assert vocabulary.size == first.size == 0
+    assert rows[0].tolist() == [0] and postings[0].tolist() == [0]
+    vocabulary, first, rows, postings, _, _ = index_arrays(i64([5]), i64([0, 0]), i64([0, 1]))
+    assert rows[0].tolist() == [0, 0, 1] and postings[1].tolist() == [1]
+
+
+@st.composite
+def spans(draw, length):
+    """Ordered, non-overlapping, non-empty spans within ``[0, length]``."""
+    cuts = sorted(set(draw(st.lists(st.integers(0, length), max_size=14))))
+    out = []
+    for start, end in zip(cuts[::2], cuts[1::2]):
+        if end > start:
+            out.append((start, end))
+    return out
+
+
+@st.composite
+def sources(draw):
+    out = []
+    for _ in range(draw(st.integers(0, 5))):
+        length = draw(st.integers(0, 30))
+        out.append((draw(spans(length)), draw(spans(length))))
+    return out
+
+
+def flat(pairs, shape):
+    return i64([value for pair in pairs for value in pair]).reshape(shape)
+
+
+@settings(max_examples=200)
+@given(sources=sources(), size=st.integers(1, 4), stride=st.integers(1, 4), seed=st.integers(0, 9))
+def test_corpus_arrays_match_reference(sources, size, stride, seed):
+    rng = np.random.default_rng(seed)
+    token_spans = [span for tokens, _ in sources for span in tokens]
+    ids = rng.integers(0, 6, len(token_spans)).astype(np.int64)
+    token_counts = [len(tokens) for tokens, _ in sources]
+    sentence_counts = [len(sentences) for _, sentences in sources]
+    passages, index = corpus_arrays(
+        ids,
+        flat(token_spans, (-1, 2))[:, 0].copy(),
+        flat(token_spans, (-1, 2))[:, 1].copy(),
+        i64(np.cumsum([0] + token_counts)),
+        flat([s for _, sentences in sources for s in sentences], (-1, 2)),
+        i64(np.cumsum([0] + sentence_counts)),
+        size,
+        stride,
+    )
+    want = naive_corpus_passages(sources, size, stride)
+    assert passages.shape == (7, len(want[0]))
+    assert passages.tolist() == want
+    vocabulary, first, rows, postings, frequency, ratio = index
+    expected = index_arrays(ids, passages[1].copy(), passages[2].copy())
+    assert vocabulary.tolist() == expected[0].tolist() and first.tolist() == expected[1].tolist()
+    for got, reference in zip(rows + postings, expected[2] + expected[3]):
+        assert got.tolist() == reference.tolist()
+    assert frequency.tolist() == expected[4].tolist() and ratio.tolist() == expected[5].tolist()
+
+
+@settings(max_examples=200)
+@given(n=st.integers(0, 30), size=st.integers(1, 6), stride=st.integers(1, 6))
+def test_naive_windows_are_passage_window_array(n, size, stride):
+    # the reference agrees with the documented windows of citekit.segment
+    expected = passage_window_array([(2 * i, 2 * i + 1) for i in range(n)], size, stride)
+    assert naive_windows(n, size, stride) == [(int(a), int(b)) for a, b in expected[:, :2]]
+
+
+def test_corpus_build_uses_the_kernel_windows_and_index():
+    texts = ["One. Two. Three. Four. Five.", "", "Six seven. Eight.", "   "]
+    corpus = Corpus.build(texts, window_size_sentences=2, window_stride_sentences=3)
+    assert corpus.passage_source.tolist() == [0, 0, 2]
+    assert corpus.passage_sentence_start.tolist() == [0, 3, 0]
+    assert corpus.passage_sentence_end.tolist() == [2, 5, 2]
+    assert [corpus.passage_text(p) for p in range(3)] == [
+        "One. Two.",
+        "Four. Five.",
+        "Six seven. Eight.",
+    ]
+    np.testing.assert_array_equal(corpus.index.first_positions, [
+        corpus.token_ids.tolist().index(v) for v in corpus.index.vocabulary.tolist()
+    ])
+    # the IDF as numpy computes it from the document frequencies
+    df = corpus.index.document_frequency
+    assert corpus.index.idf.tolist() == (np.log((3 + 1.0) / (df + 1.0)) + 1.0).tolist()
