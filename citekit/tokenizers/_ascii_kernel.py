@@ -341,22 +341,8 @@ def kernel_tokens(
     out, capacity, count, n_other = _scan(
         units, table, ids, letter_keys, scratch, scratch.shape[0] // 3, 0
     )
-    if out is not scratch and 2 * count >= capacity:
-        # a buffer of this call, at least half full: its regions are the result (a copy
-        # would add its size to the peak memory of a long text)
-        tokens, stride = out, capacity
-    else:
-        tokens, stride = np.empty(3 * count, dtype=np.int64), count
-        for region in range(3):
-            tokens[region * count : (region + 1) * count] = out[
-                region * capacity : region * capacity + count
-            ]
-    return (
-        tokens[:count],
-        tokens[stride : stride + count],
-        tokens[2 * stride : 2 * stride + count],
-        n_other,
-    )
+    token_ids, starts, ends = _regions(out, capacity, count, out is not scratch)
+    return token_ids, starts, ends, n_other
 
 
 @jit
@@ -396,9 +382,18 @@ def kernel_tokens_many(
             count,
         )
         token_offsets[text + 1] = count
-    if keep_buffer and out is not scratch and 2 * count >= capacity:
-        # a buffer of this call, at least half full: its regions are the result (as in
-        # kernel_tokens: a copy would add its size to the peak memory of long texts)
+    token_ids, starts, ends = _regions(
+        out, capacity, count, keep_buffer and out is not scratch
+    )
+    return token_ids, starts, ends, token_offsets, n_other
+
+
+@jit
+def _regions(out, capacity, count, own_buffer):
+    """The three regions of a scan's output buffer (``count`` entries each, ``capacity``
+    apart). A buffer of this call (``own_buffer``), at least half full, is the result
+    itself: a copy would add its size to the peak memory of a long text."""
+    if own_buffer and 2 * count >= capacity:
         tokens, stride = out, capacity
     else:
         tokens, stride = np.empty(3 * count, dtype=np.int64), count
@@ -406,13 +401,7 @@ def kernel_tokens_many(
             tokens[region * count : (region + 1) * count] = out[
                 region * capacity : region * capacity + count
             ]
-    return (
-        tokens[:count],
-        tokens[stride : stride + count],
-        tokens[2 * stride : 2 * stride + count],
-        token_offsets,
-        n_other,
-    )
+    return tokens[:count], tokens[stride : stride + count], tokens[2 * stride : 2 * stride + count]
 
 
 def warmup() -> None:
