@@ -392,6 +392,18 @@ def naive_range_rows(columns, starts, ends):
     return [sorted(set(columns[a:b])) for a, b in zip(starts, ends)]
 
 
+def assert_top_candidates_by_definition(got, passage_sets, queries, k):
+    """``got`` (offsets, passages, rank scores, scores of ``top_candidates``) equals
+    :func:`naive_top_candidates` query by query: for weights whose every summation order
+    is exact (integers), where the definition applies as it stands."""
+    out_offsets, passages, rank_scores, scores = got
+    for q, (best, rank, full) in enumerate(naive_top_candidates(passage_sets, queries, k)):
+        lo, hi = out_offsets[q], out_offsets[q + 1]
+        assert passages[lo:hi].tolist() == best
+        assert rank_scores[lo:hi].tolist() == rank
+        assert scores[lo:hi].tolist() == full
+
+
 def naive_transpose(rows, n_columns):
     """Column ``c``: the rows holding ``c``, ascending."""
     return [[p for p, row in enumerate(rows) if c in row] for c in range(n_columns)]

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from citekit import _bag as bag
 from citekit._bag import _Scratch, top_candidates
 from naive import (
+    assert_top_candidates_by_definition,
     naive_kth_smallest,
     naive_rank_score,
     naive_sort_best,
-    naive_top_candidates,
     naive_top_candidates_in_order,
 )
 from test_bag_prune import WEIGHT_POOLS, _arrays, _assert_same
@@ -80,12 +80,7 @@ def test_masks_match_the_walk_everything_algorithm_bit_for_bit(case):
                 assert not scratch.slots.any()
                 _assert_same(got, expected)
     if exact_weights:
-        out_offsets, passages, rank_scores, scores = got
-        for q, (best, rank, full) in enumerate(naive_top_candidates(passage_sets, queries, k)):
-            lo, hi = out_offsets[q], out_offsets[q + 1]
-            assert passages[lo:hi].tolist() == best
-            assert rank_scores[lo:hi].tolist() == rank
-            assert scores[lo:hi].tolist() == full
+        assert_top_candidates_by_definition(got, passage_sets, queries, k)
 
 
 def _compare_paths(sets, queries, ks):

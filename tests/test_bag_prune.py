@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from citekit._bag import _Scratch, top_candidates
 from citekit.index import IdfIndex
-from naive import naive_top_candidates, naive_top_candidates_in_order
+from naive import assert_top_candidates_by_definition, naive_top_candidates_in_order
 
 # weight pools: integers (sums exact in any order, so ties are real ties), a few repeated
 # fractions (ties whose sums round differently by order), and free floats
@@ -105,13 +105,7 @@ def test_every_path_matches_the_walk_everything_algorithm_bit_for_bit(case):
             assert not scratch.scores.any()
             _assert_same(got, expected)
     if exact_weights:
-        # integer weights: every summation order is exact, so the definition applies as is
-        out_offsets, passages, rank_scores, scores = got
-        for q, (best, rank, full) in enumerate(naive_top_candidates(passage_sets, queries, k)):
-            lo, hi = out_offsets[q], out_offsets[q + 1]
-            assert passages[lo:hi].tolist() == best
-            assert rank_scores[lo:hi].tolist() == rank
-            assert scores[lo:hi].tolist() == full
+        assert_top_candidates_by_definition(got, passage_sets, queries, k)
 
 
 def test_ties_at_the_kth_score_keep_the_lowest_passages():
