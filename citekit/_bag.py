@@ -1351,6 +1351,11 @@ def top_candidates(
     """
     if walk not in _WALKS:
         raise ValueError(f"walk must be one of {sorted(_WALKS)}, got {walk!r}")
+    term_weights = np.ascontiguousarray(term_weights, dtype=np.float64)
+    if term_weights.size and not term_weights.min() > 0.0:  # (NaN fails too)
+        # a zero weight would list a passage twice in the walk that lists each passage
+        # when its score first rises above zero
+        raise ValueError("term_weights must be positive")
     n_queries = term_offsets.shape[0] - 1
     out_offsets = np.zeros(n_queries + 1, dtype=np.int64)
     capacity = n_queries * max(0, min(k, n_passages))

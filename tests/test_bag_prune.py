@@ -208,3 +208,10 @@ def test_workload_corpus_matches_the_walk_everything_algorithm(retrieval_calls):
                     prune=prune, walk=walk, check_cost=check_cost, search_cost=search_cost,
                 )
                 _assert_same(got, expected)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan")])
+def test_non_positive_weights_are_refused(bad):
+    one = np.zeros(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="term_weights must be positive"):
+        top_candidates(np.array([0, 1]), one, 1, one, np.array([bad]), np.array([0, 1]), 1)
