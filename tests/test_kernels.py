@@ -416,7 +416,7 @@ def test_stable_argsort_equals_numpy_stable_argsort():
 
 
 def test_int64_and_float32_lane_groups_both_equal_the_reference():
-    from citekit.kernels._batch import FLOAT_LANES_GROUP, INT_LANES, SINGLE, plan_work
+    from citekit.kernels._batch import FLOAT_LANES_GROUP, INT_LANES, SINGLE, plan_ranges
 
     rng = random.Random(18)
     # short pairs fit float32 keys; 50 x 100 pairs need int64 keys but are still lane-sized
@@ -431,7 +431,9 @@ def test_int64_and_float32_lane_groups_both_equal_the_reference():
     pair_target = list(range(20)) + list(range(20, 30)) + [25]
     arrays = [np.asarray(a, dtype=np.int64) for a in (query_offsets, target_offsets,
                                                       pair_query, pair_target)]
-    kinds = set(plan_work(*arrays, -1, 2, 1)[2].tolist())
+    query_offsets_a, target_offsets_a, pair_query_a, pair_target_a = arrays
+    kinds = set(plan_ranges(query_offsets_a, target_offsets_a[:-1], target_offsets_a[1:],
+                            pair_query_a, pair_target_a, -1, 2, 1)[2].tolist())
     assert {FLOAT_LANES_GROUP, INT_LANES, SINGLE} <= kinds
     result = align_pairs(query_ids, query_offsets, target_ids, target_offsets, pair_query,
                          pair_target, return_blocks=True)

@@ -45,15 +45,6 @@ FLOAT_LANES_GROUP = 2  # up to FLOAT_LANES pairs of one query, float32 lane kern
 
 
 @jit
-def plan_work(query_offsets, target_offsets, pair_query, pair_target, band_width,
-              match_score, max_penalty):
-    """:func:`plan_ranges` for CSR targets: target ``t`` is
-    ``target_ids[target_offsets[t]:target_offsets[t + 1]]``."""
-    return plan_ranges(query_offsets, target_offsets[:-1], target_offsets[1:], pair_query,
-                       pair_target, band_width, match_score, max_penalty)
-
-
-@jit
 def plan_ranges(query_offsets, target_starts, target_ends, pair_query, pair_target,
                 band_width, match_score, max_penalty):
     """Order pairs into work items: lane groups (same query, similar target lengths) for
