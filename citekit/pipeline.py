@@ -1606,17 +1606,15 @@ class _SurfaceForms:
         self,
         passages: np.ndarray,
         forms: np.ndarray,
-        distinct: np.ndarray | None = None,
         columns: np.ndarray | None = None,
     ) -> np.ndarray:
         """``held[i]``: whether passage ``passages[i]`` holds a token of form ``forms[i]``,
-        or (``columns``, when given) the index column ``columns[i]`` itself
-        (``distinct``: the distinct passages, when the caller knows them)."""
+        or (``columns``, when given) the index column ``columns[i]`` itself."""
         from citekit._forms_kernel import rows_hold
 
         if passages.shape[0] == 0:
             return np.zeros(0, dtype=bool)
-        self._learn(np.unique(passages) if distinct is None else distinct)
+        self._learn(np.unique(passages))
         indptr, indices = self.corpus.index.rows
         return rows_hold(
             indptr,
