@@ -439,19 +439,25 @@ class IdfIndex:
         ids = _as_int64_1d(query_ids, "query_ids")
         offsets = _as_int64_1d(query_offsets, "query_offsets")
         _check_offsets(offsets, ids.shape[0], "query_offsets")
-        n_queries = offsets.shape[0] - 1
         if rank_tokens is None:
             flags = np.ones(ids.shape[0], dtype=bool)
         else:
             flags = np.asarray(rank_tokens, dtype=bool).reshape(-1)
             if flags.shape != ids.shape:
                 raise ValueError("rank_tokens must have one entry per query token")
+        return self._terms(ids, offsets, flags)
+
+    def _terms(
+        self, ids: np.ndarray, offsets: np.ndarray, flags: np.ndarray
+    ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_query_terms` of checked inputs: ``ids`` and ``offsets`` contiguous int64,
+        valid CSR offsets, ``flags`` bool, one per id."""
         from citekit._bag import query_terms
 
         rows, columns, weights, flags, term_offsets, denominators = query_terms(
             ids, offsets, flags, self.vocabulary, self.idf, self.unseen_idf
         )
-        return n_queries, rows, columns, weights, flags, term_offsets, denominators
+        return offsets.shape[0] - 1, rows, columns, weights, flags, term_offsets, denominators
 
     def _product(
         self, n_queries: int, rows: np.ndarray, columns: np.ndarray, weights: np.ndarray
@@ -569,18 +575,25 @@ class IdfIndex:
         >>> index.top_k([2, 3], [0, 2], k=5, rank_tokens=[False, True]).passages.tolist()
         [1]
         """
-        from citekit._bag import top_candidates
         from citekit._validation import check_int
 
         k = int(check_int(k, "k", minimum=0))
         ids = _as_int64_1d(query_ids, "query_ids")
         offsets = _as_int64_1d(query_offsets, "query_offsets")
         _check_offsets(offsets, ids.shape[0], "query_offsets")
-        flags_all = None
-        if rank_tokens is not None:
+        if rank_tokens is None:
+            flags_all = np.ones(ids.shape[0], dtype=bool)
+        else:
             flags_all = np.asarray(rank_tokens, dtype=bool).reshape(-1)
             if flags_all.shape != ids.shape:
                 raise ValueError("rank_tokens must have one entry per query token")
+        return self._top_k(ids, offsets, k, flags_all)
+
+    def _top_k(self, ids: np.ndarray, offsets: np.ndarray, k: int, flags_all: np.ndarray) -> TopK:
+        """:meth:`top_k` of checked inputs: ``ids`` and ``offsets`` contiguous int64, valid
+        CSR offsets, ``k >= 0``, ``flags_all`` bool, one per id (the pipeline's path)."""
+        from citekit._bag import top_candidates
+
         n_queries = offsets.shape[0] - 1
         block = 256
         parts = []
@@ -588,8 +601,8 @@ class IdfIndex:
             last = min(n_queries, first + block)
             lo, hi = int(offsets[first]), int(offsets[last])
             block_offsets = offsets[first : last + 1] - lo
-            n_block, rows, columns, weights, flags, term_offsets, denominators = self._query_terms(
-                ids[lo:hi], block_offsets, None if flags_all is None else flags_all[lo:hi]
+            n_block, rows, columns, weights, flags, term_offsets, denominators = self._terms(
+                ids[lo:hi], block_offsets, flags_all[lo:hi]
             )
             posting_pointers, posting_passages = self.postings
             offsets_out, passages_out, _, sums = top_candidates(
@@ -611,6 +624,8 @@ class IdfIndex:
             parts.append(top)
         if not parts:
             return TopK(np.zeros(1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0))
+        if len(parts) == 1:
+            return parts[0]
         out_offsets = [np.zeros(1, dtype=np.int64)]
         base = 0
         for part in parts:

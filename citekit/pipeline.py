@@ -493,8 +493,9 @@ class Pipeline:
         empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
         if corpus.n_passages == 0 or n_queries == 0:
             return empty
-        lexical_top = corpus.index.top_k(
-            query_ids, query_offsets, config.max_candidates_lexical, rank_tokens=query_content
+        # (the queries' arrays are the pipeline's own: contiguous int64, valid offsets)
+        lexical_top = corpus.index._top_k(
+            query_ids, query_offsets, config.max_candidates_lexical, query_content
         )
         pair_query = np.repeat(np.arange(n_queries, dtype=np.int64), np.diff(lexical_top.offsets))
         pair_passage = lexical_top.passages
@@ -504,6 +505,9 @@ class Pipeline:
             and config.max_candidates_embedding > 0
         )
         if not use_embeddings:
+            if config.max_candidates_total >= config.max_candidates_lexical:
+                # no query has more candidates than may be kept
+                return pair_query, pair_passage, lexical_top.scores, np.zeros(pair_query.shape[0])
             rank = np.arange(pair_query.shape[0]) - lexical_top.offsets[pair_query]
             keep = rank < config.max_candidates_total
             return (
@@ -1552,14 +1556,17 @@ class _SurfaceForms:
         # C-level map (a Python loop per word is most of the cost)
         order = np.argsort(first, kind="stable")
         columns, first = columns[order], first[order]
-        bounds = np.searchsorted(first, corpus.source_token_offsets).tolist()
+        bounds = np.searchsorted(first, corpus.source_token_offsets)
         starts, ends = corpus.token_starts[first].tolist(), corpus.token_ends[first].tolist()
         surfaces: list[str] = []
-        for source in range(corpus.n_sources):
-            lo, hi = bounds[source], bounds[source + 1]
-            if lo < hi:
-                text = corpus.source_text(source)
-                surfaces.extend(map(text.__getitem__, map(slice, starts[lo:hi], ends[lo:hi])))
+        # only the sources holding such a word (a loop over every source of a large
+        # corpus cost more than the words)
+        holding = np.flatnonzero(bounds[1:] > bounds[:-1])
+        for source, lo, hi in zip(
+            holding.tolist(), bounds[holding].tolist(), bounds[holding + 1].tolist()
+        ):
+            text = corpus.source_text(source)
+            surfaces.extend(map(text.__getitem__, map(slice, starts[lo:hi], ends[lo:hi])))
         found = list(map(self.table.of_surface.get, surfaces))
         if None in found:
             for position, code in enumerate(found):
