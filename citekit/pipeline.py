@@ -1772,24 +1772,21 @@ def _token_runs(
     """Character ranges of runs of flagged tokens; unflagged ``bridgeable`` tokens
     (stop words) between two flagged ones join their runs."""
     runs: list[tuple[int, int]] = []
+    if not flagged.any():  # (most sentences: nothing left uncovered)
+        return runs
     current: list[int] | None = None
-    pending_bridge = False
-    for i in range(flagged.shape[0]):
-        if flagged[i]:
-            if current is not None and not pending_bridge:
-                current[1] = int(ends[i])
-            elif current is not None and pending_bridge:
-                current[1] = int(ends[i])
+    for is_flagged, can_bridge, start, end in zip(
+        flagged.tolist(), bridgeable.tolist(), starts.tolist(), ends.tolist()
+    ):
+        if is_flagged:
+            if current is None:
+                current = [start, end]
             else:
-                current = [int(starts[i]), int(ends[i])]
-            pending_bridge = False
-        elif bridgeable[i] and current is not None:
-            pending_bridge = True
-        else:
+                current[1] = end
+        elif not (can_bridge and current is not None):
             if current is not None:
                 runs.append((current[0], current[1]))
             current = None
-            pending_bridge = False
     if current is not None:
         runs.append((current[0], current[1]))
     return runs
