@@ -23,7 +23,7 @@ from citekit.kernels._sort import stable_argsort
 
 __all__ = [
     "assemble_blocks",
-    "choose_pairs",
+    "choose_all",
     "close_queries",
     "evidence_chars",
     "query_terms",
@@ -197,7 +197,7 @@ def rank_within_queries(items, item_query, n_queries, float_keys, int_keys):
 @jit
 def _walk(ranked, lo, hi, use_threshold, final, threshold, passage_source, char_start,
           char_end, top_k, max_per_source, pool_size, chosen, judged):
-    """Walk ``ranked[lo:hi]`` as :meth:`citekit.pipeline.Pipeline._choose` does (with
+    """Walk ``ranked[lo:hi]`` as :meth:`citekit.pipeline.Pipeline._choose_all` does (with
     ``use_threshold``, only the pairs whose ``final`` score is above ``threshold``).
     Fills ``chosen`` (at most ``top_k``) and ``judged`` (at most ``pool_size``) and
     returns their lengths."""
@@ -230,17 +230,55 @@ def _walk(ranked, lo, hi, use_threshold, final, threshold, passage_source, char_
 
 
 @jit
-def choose_pairs(ranked, passage_source, char_start, char_end, top_k, max_per_source,
-                 pool_size):
-    """The citations and evidence pool of one sentence's ranked pairs (see
-    :meth:`citekit.pipeline.Pipeline._choose`): ``(chosen, judged)`` arrays of pairs."""
+def choose_all(ranked, bounds, passage_source, char_start, char_end, top_k, max_per_source,
+               pool_size):
+    """The citations and evidence pool of every sentence (see
+    :meth:`citekit.pipeline.Pipeline._choose_all`): sentence ``q``'s pairs, best first, are
+    ``ranked[bounds[q]:bounds[q + 1]]``.
+
+    Returns ``(judged, judged_offsets, n_pool, chosen_rows, chosen_offsets)``: sentence
+    ``q`` judges ``judged[judged_offsets[q]:judged_offsets[q + 1]]``, its evidence pool
+    (the first ``n_pool[q]``) then the citations chosen by score that are not in it; its
+    citations by score are the judged pairs at rows ``chosen_rows[chosen_offsets[q]:
+    chosen_offsets[q + 1]]`` (positions in its judged list), best first.
+    """
+    n_queries = bounds.shape[0] - 1
+    judged = np.empty(n_queries * (pool_size + top_k), dtype=np.int64)
+    judged_offsets = np.zeros(n_queries + 1, dtype=np.int64)
+    n_pool = np.zeros(n_queries, dtype=np.int64)
+    chosen_rows = np.empty(n_queries * top_k, dtype=np.int64)
+    chosen_offsets = np.zeros(n_queries + 1, dtype=np.int64)
     chosen = np.empty(top_k, dtype=np.int64)
-    judged = np.empty(pool_size, dtype=np.int64)
-    n_chosen, n_judged = _walk(
-        ranked, 0, ranked.shape[0], False, np.zeros(0), 0.0, passage_source, char_start,
-        char_end, top_k, max_per_source, pool_size, chosen, judged,
+    pool = np.empty(pool_size, dtype=np.int64)
+    n_judged = 0
+    n_chosen_all = 0
+    for q in range(n_queries):
+        n_chosen, n_pooled = _walk(
+            ranked, bounds[q], bounds[q + 1], False, np.zeros(0), 0.0, passage_source,
+            char_start, char_end, top_k, max_per_source, pool_size, chosen, pool,
+        )
+        first = n_judged
+        for i in range(n_pooled):
+            judged[n_judged] = pool[i]
+            n_judged += 1
+        n_pool[q] = n_pooled
+        for c in range(n_chosen):
+            row = -1
+            for i in range(first, n_judged):
+                if judged[i] == chosen[c]:
+                    row = i - first
+                    break
+            if row < 0:
+                judged[n_judged] = chosen[c]
+                row = n_judged - first
+                n_judged += 1
+            chosen_rows[n_chosen_all] = row
+            n_chosen_all += 1
+        judged_offsets[q + 1] = n_judged
+        chosen_offsets[q + 1] = n_chosen_all
+    return (
+        judged[:n_judged], judged_offsets, n_pool, chosen_rows[:n_chosen_all], chosen_offsets
     )
-    return chosen[:n_chosen], judged[:n_judged]
 
 
 @jit
@@ -268,7 +306,7 @@ def close_queries(
     its accepted pairs (``ranked[ranked_bounds[q]:ranked_bounds[q + 1]]``, best first)
     whose ``final`` score beats ``score_bound`` of its next unaligned pair already give
     ``top_k`` citations and ``pool_size`` evidence candidates, walked as
-    :meth:`citekit.pipeline.Pipeline._choose` walks them (duplicate evidence
+    :meth:`citekit.pipeline.Pipeline._choose_all` walks them (duplicate evidence
     ``(source, char_start, char_end)`` skipped, at most ``max_per_source`` citations per
     source). Otherwise its limit grows fourfold.
 

@@ -801,11 +801,9 @@ class Pipeline:
             query_content=query_content,
             columns=columns,
         )
-        passage_source = corpus.passage_source[pair_passage]
-        chosen_all = [
-            self._choose(order[bounds[q] : bounds[q + 1]], passage_source, char_start, char_end)
-            for q in range(n_queries)
-        ]
+        judged_pairs, judged_offsets, n_pool, chosen_rows, chosen_offsets = self._choose_all(
+            order, bounds, corpus.passage_source[pair_passage], char_start, char_end
+        )
         # the tokens each candidate citation covers, for every sentence in one batch
         # (folded text, coverage weight, is a value) of every sentence token
         facts: list[tuple[str, float, bool]] = []
@@ -821,15 +819,16 @@ class Pipeline:
         query_folded = [fact[0] for fact in facts]
         query_weights = np.array([fact[1] for fact in facts], dtype=np.float64)
         query_values = [fact[2] for fact in facts]
-        judged_pairs = [list(dict.fromkeys(pool + by_score)) for by_score, pool in chosen_all]
         covers, cover_offsets = _candidate_coverage(
-            corpus, rows, judged_pairs, pair_query, pair_passage, embedding_only,
-            query_offsets, columns, query_folded,
+            corpus, rows, judged_pairs, judged_offsets, pair_query, pair_passage,
+            embedding_only, query_offsets, columns, query_folded,
         )
         judged = _judged_facts(
             corpus, context, judged_pairs, np.diff(content_prefix[query_offsets])
         )
-        judged_first = 0
+        judged_bounds = judged_offsets.tolist()
+        n_pool_list = n_pool.tolist()
+        chosen_bounds = chosen_offsets.tolist()
         out = []
         for q in range(n_queries):
             global_q = first + q
@@ -843,16 +842,17 @@ class Pipeline:
                 kind="sentence",
                 sentence_index=queries.sentence_index[global_q],
             )
-            lo, hi = int(query_offsets[q]), int(query_offsets[q + 1])
+            lo, hi = token_bounds[q], token_bounds[q + 1]
+            judged_first = judged_bounds[q]
             out.append(
                 self._span_citations(
                     answer,
                     answer_span,
                     q,
-                    chosen_all[q],
-                    judged_pairs[q],
+                    n_pool_list[q],
+                    chosen_rows[chosen_bounds[q] : chosen_bounds[q + 1]],
                     covers[cover_offsets[q] : cover_offsets[q + 1]].reshape(
-                        len(judged_pairs[q]), hi - lo
+                        judged_bounds[q + 1] - judged_first, hi - lo
                     ),
                     context,
                     query_weights[lo:hi],
@@ -861,7 +861,6 @@ class Pipeline:
                     judged_first,
                 )
             )
-            judged_first += len(judged_pairs[q])
         return out
 
     def _rank(
@@ -924,7 +923,7 @@ class Pipeline:
         Each round is ONE aligner call over the pairs of every sentence still open. A
         sentence is closed when walking its accepted pairs whose score beats the best
         score any unaligned pair could reach (``score_bound``) already fills ``top_k``
-        citations and the evidence pool (see :meth:`_choose`); the result is then
+        citations and the evidence pool (see :meth:`_choose_all`); the result is then
         exactly the result of aligning every candidate. Without a bound (custom scorer,
         embedding-only citations) every feasible pair is aligned in one call.
 
@@ -1066,27 +1065,32 @@ class Pipeline:
             )
         return rows_now(), content_matched
 
-    def _choose(
+    def _choose_all(
         self,
         ranked: np.ndarray,
+        bounds: np.ndarray,
         passage_source: np.ndarray,
         char_start: np.ndarray,
         char_end: np.ndarray,
-    ) -> tuple[list[int], list[int]]:
-        """Walk ranked pairs, dropping duplicate evidence (the same source and characters).
+    ) -> tuple[np.ndarray, ...]:
+        """Walk every sentence's ranked pairs (``ranked[bounds[q]:bounds[q + 1]]``),
+        dropping duplicate evidence (the same source and characters).
 
-        Returns the best citations by score (at most ``max_citations_per_source`` per
-        source, ``top_k`` in all) and the evidence pool: the
+        A sentence's citations by score are its best pairs, at most
+        ``max_citations_per_source`` per source and ``top_k`` in all; its evidence pool the
         ``_EVIDENCE_POOL_PER_CITATION * top_k`` best whatever their source, among which
         :meth:`_span_citations` chooses the complementary evidence set of the sentence.
-        The walk is :func:`citekit._best_first.choose_pairs` (a numba kernel shared with
-        the close test of the best-first rounds).
+        Returns ``(judged, judged_offsets, n_pool, chosen_rows, chosen_offsets)`` as
+        :func:`citekit._best_first.choose_all` (one kernel call for the batch; its walk is
+        shared with the close test of the best-first rounds): the pairs each sentence
+        judges (its pool, then the citations outside it) and the rows of its citations.
         """
-        from citekit._best_first import choose_pairs
+        from citekit._best_first import choose_all
 
         config = self.config
-        chosen, judged = choose_pairs(
+        return choose_all(  # type: ignore[no-any-return]
             np.ascontiguousarray(ranked, dtype=np.int64),
+            np.ascontiguousarray(bounds, dtype=np.int64),
             np.ascontiguousarray(passage_source, dtype=np.int64),
             np.ascontiguousarray(char_start, dtype=np.int64),
             np.ascontiguousarray(char_end, dtype=np.int64),
@@ -1094,15 +1098,14 @@ class Pipeline:
             config.max_citations_per_source,
             config.top_k * _EVIDENCE_POOL_PER_CITATION,
         )
-        return chosen.tolist(), judged.tolist()
 
     def _span_citations(
         self,
         answer: str,
         answer_span: AnswerSpan,
         q: int,
-        chosen: tuple[list[int], list[int]],
-        ranked: list[int],
+        n_pool: int,
+        chosen_rows: np.ndarray,
         covers: np.ndarray,
         context: "_ChunkContext",
         weights: np.ndarray,
@@ -1110,16 +1113,16 @@ class Pipeline:
         judged: "_JudgedFacts",
         judged_first: int,
     ) -> SpanCitations:
-        """The citations and status of sentence ``q``: ``ranked`` are the pairs judged
-        (the evidence pool, then the best by score), ``covers[i]`` the sentence tokens
-        ``ranked[i]`` covers (:func:`_candidate_coverage`), ``judged`` what the call
-        knows of them (``ranked[i]`` is entry ``judged_first + i``); ``weights`` and
+        """The citations and status of sentence ``q``: its judged pairs (the evidence
+        pool, its first ``n_pool``, then the citations by score outside it; ``chosen_rows``
+        the rows of the citations by score, best first) are entries ``judged_first +
+        i`` of ``judged`` (what the call knows of them), ``covers[i]`` the sentence tokens
+        row ``i`` covers (:func:`_candidate_coverage`); ``weights`` and
         ``answer_values``: its tokens' coverage weights and which are values."""
         from citekit._evidence_kernel import evidence_set
 
         config = self.config
         corpus = context.corpus
-        by_score, pool = chosen
         lo, hi = int(context.query_offsets[q]), int(context.query_offsets[q + 1])
         n_tokens = hi - lo
         content = context.query_content[lo:hi]
@@ -1127,16 +1130,15 @@ class Pipeline:
         disputed = np.zeros(n_tokens, dtype=bool)
         embedding_supported = False
         answer_cache: dict[int, Any] = {}  # what find_conflicts learns about them
-        row_of = {pair: row for row, pair in enumerate(ranked)}
         # the evidence set (a greedy cover of the sentence's content by the pool) and the
         # citations shown, see _evidence_set_kernel
         selected, shown_rows = evidence_set(
             covers,
-            len(pool),
+            n_pool,
             weights,
             content,
-            judged.source[judged_first : judged_first + len(ranked)],
-            np.array([row_of[pair] for pair in by_score], dtype=np.int64),
+            judged.source[judged_first : judged_first + covers.shape[0]],
+            chosen_rows,
             config.top_k,
             config.max_citations_per_source,
         )
@@ -1346,12 +1348,11 @@ class _JudgedFacts(NamedTuple):
 def _judged_facts(
     corpus: Corpus,
     context: "_ChunkContext",
-    judged_pairs: list[list[int]],
+    pairs: np.ndarray,
     content_total: np.ndarray,
 ) -> _JudgedFacts:
-    """:class:`_JudgedFacts` of the pairs of ``judged_pairs`` (``content_total``: each
-    sentence's number of content tokens)."""
-    pairs = np.array([pair for judged in judged_pairs for pair in judged], dtype=np.int64)
+    """:class:`_JudgedFacts` of the judged ``pairs`` of every sentence, concatenated
+    (``content_total``: each sentence's number of content tokens)."""
     rows = context.rows
     passage = context.pair_passage[pairs]
     source = corpus.passage_source[passage]
@@ -1588,7 +1589,7 @@ class _SurfaceForms:
             )
 
     def _learn(self, passages: np.ndarray) -> None:
-        """Make sure every word of ``passages`` (distinct) has its form."""
+        """Make sure every word of ``passages`` (repeats allowed) has its form."""
         if self.known[passages].all():
             return
         with self._lock:
@@ -1639,7 +1640,8 @@ class _SurfaceForms:
 def _candidate_coverage(
     corpus: Corpus,
     rows: PairAlignments,
-    judged_pairs: list[list[int]],
+    pairs: np.ndarray,
+    judged_offsets: np.ndarray,
     pair_query: np.ndarray,
     pair_passage: np.ndarray,
     embedding_only: np.ndarray,
@@ -1656,11 +1658,10 @@ def _candidate_coverage(
     an embedding-only pair covers none. Sentence ``q``'s flags are
     ``covered[offsets[q]:offsets[q + 1]]``, one row of its tokens
     (``query_offsets[q]:query_offsets[q + 1]`` of ``columns`` and ``folded``) per pair
-    of ``judged_pairs[q]``.
+    of its judged pairs ``pairs[judged_offsets[q]:judged_offsets[q + 1]]``.
     """
     from citekit._forms_kernel import candidate_coverage
 
-    pairs = np.array([pair for judged in judged_pairs for pair in judged], dtype=np.int64)
     aligned = ~embedding_only[pairs]
     forms = _SurfaceForms.of(corpus)
     passages = pair_passage[pairs[aligned]]
@@ -1673,10 +1674,8 @@ def _candidate_coverage(
                 inside = (side >= 0) & (side < corpus.n_passages)
                 side, owner = side[inside], passages[inside]
                 near.append(side[source[side] == source[owner]])
-        mark = np.zeros(corpus.n_passages, dtype=bool)
-        for part in near:
-            mark[part] = True
-        forms._learn(np.flatnonzero(mark))
+        # (repeats are harmless there; a mask over the corpus to drop them cost more)
+        forms._learn(np.concatenate(near))
     token_forms = np.fromiter(map(forms.form, folded), dtype=np.int64, count=len(folded))
     indptr, indices = corpus.index.rows
     covered, row_offsets = candidate_coverage(
@@ -1698,10 +1697,7 @@ def _candidate_coverage(
         rows.block_offsets[pairs + 1],
         rows.blocks,
     )
-    counts = np.array([len(judged) for judged in judged_pairs], dtype=np.int64)
-    bounds = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-    np.cumsum(counts, out=bounds[1:])
-    return covered, row_offsets[bounds].tolist()
+    return covered, row_offsets[judged_offsets].tolist()
 
 
 def _content_variant_counts(

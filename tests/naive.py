@@ -528,8 +528,9 @@ def naive_rank_within_queries(items, item_query, float_keys, int_keys):
 
 def naive_choose(ranked, passage_source, char_start, char_end, top_k, max_per_source,
                  pool_size):
-    """The walk of ``Pipeline._choose``: ``(chosen, judged)`` lists of pairs (duplicate
-    evidence skipped, a per-source cap on citations, ``pool_size`` judged at most)."""
+    """The walk of one sentence in ``Pipeline._choose_all``: ``(chosen, judged)`` lists of
+    pairs (duplicate evidence skipped, a per-source cap on citations, ``pool_size``
+    judged at most)."""
     chosen, judged, seen, per_source = [], [], set(), {}
     for pair in ranked:
         source = passage_source[pair]
@@ -545,6 +546,20 @@ def naive_choose(ranked, passage_source, char_start, char_end, top_k, max_per_so
         if len(chosen) >= top_k and len(judged) >= pool_size:
             break
     return chosen, judged
+
+
+def naive_choose_all(ranked_per_query, passage_source, char_start, char_end, top_k,
+                     max_per_source, pool_size):
+    """:func:`naive_choose` of every sentence, as the pipeline uses it: per sentence, the
+    judged pairs (its pool, then its citations not in the pool), the pool's size and the
+    rows of its citations in its judged list."""
+    out = []
+    for ranked in ranked_per_query:
+        chosen, pool = naive_choose(ranked, passage_source, char_start, char_end, top_k,
+                                    max_per_source, pool_size)
+        judged = list(dict.fromkeys(pool + chosen))
+        out.append((judged, len(pool), [judged.index(pair) for pair in chosen]))
+    return out
 
 
 def naive_close_queries(open_query, limit, query_first, order, score_bound, ranked_per_query,

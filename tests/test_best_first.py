@@ -22,7 +22,7 @@ from citekit.config import CitationConfig
 from citekit.kernels import align_pairs, align_ranges_unchecked
 from citekit.pipeline import Pipeline
 from naive import (
-    naive_choose,
+    naive_choose_all,
     naive_close_queries,
     naive_evidence_chars,
     naive_query_terms,
@@ -313,15 +313,61 @@ def test_close_queries_equals_the_reference(problem):
 
 @settings(max_examples=150, deadline=None)
 @given(problem=_close_problem())
-def test_pipeline_choose_equals_the_reference(problem):
+def test_pipeline_choose_all_equals_the_reference(problem):
     (_, _, _, _, _, ranked_per_query, _, passage_source, char_start, char_end, top_k,
      max_per_source, pool_size) = problem
     pipeline = Pipeline(CitationConfig(top_k=top_k, max_citations_per_source=max_per_source))
-    for ranked in ranked_per_query:
-        found = pipeline._choose(_array(ranked), _array(passage_source), _array(char_start),
-                                 _array(char_end))
-        assert found == naive_choose(ranked, passage_source, char_start, char_end, top_k,
-                                     max_per_source, 3 * top_k)
+    ranked = _array([p for mine in ranked_per_query for p in mine])
+    bounds = _array(np.cumsum([0] + [len(mine) for mine in ranked_per_query]))
+    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets = pipeline._choose_all(
+        ranked, bounds, _array(passage_source), _array(char_start), _array(char_end)
+    )
+    found = [
+        (
+            judged[judged_offsets[q]:judged_offsets[q + 1]].tolist(),
+            int(n_pool[q]),
+            chosen_rows[chosen_offsets[q]:chosen_offsets[q + 1]].tolist(),
+        )
+        for q in range(len(ranked_per_query))
+    ]
+    assert found == naive_choose_all(ranked_per_query, passage_source, char_start, char_end,
+                                     top_k, max_per_source, 3 * top_k)
+
+
+def test_pipeline_choose_all_of_no_sentence_and_of_empty_sentences():
+    pipeline = Pipeline(CitationConfig(top_k=2))
+    empty = _array([])
+    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets = pipeline._choose_all(
+        empty, _array([0]), empty, empty, empty
+    )
+    assert judged.size == 0 and judged_offsets.tolist() == [0] and n_pool.size == 0
+    assert chosen_rows.size == 0 and chosen_offsets.tolist() == [0]
+    # two sentences without pairs around one whose two pairs give the same evidence
+    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets = pipeline._choose_all(
+        _array([1, 0]), _array([0, 0, 2, 2]), _array([0, 0]), _array([3, 3]), _array([9, 9])
+    )
+    assert judged.tolist() == [1] and judged_offsets.tolist() == [0, 0, 1, 1]
+    assert n_pool.tolist() == [0, 1, 0]
+    assert chosen_rows.tolist() == [0] and chosen_offsets.tolist() == [0, 0, 1, 1]
+
+
+def test_pipeline_choose_all_judges_citations_outside_the_pool():
+    # one citation per source: the pool (6 pairs) fills with source 0 before the second
+    # citation, from source 1, is reached; it is judged after the pool
+    pipeline = Pipeline(CitationConfig(top_k=2, max_citations_per_source=1))
+    source = [0] * 6 + [1, 1]
+    ranked_per_query = [[0, 1, 2, 3, 4, 5, 6, 7], [7, 6, 0]]
+    starts = list(range(8))
+    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets = pipeline._choose_all(
+        _array([p for mine in ranked_per_query for p in mine]), _array([0, 8, 11]),
+        _array(source), _array(starts), _array([s + 1 for s in starts]),
+    )
+    assert judged.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 6, 0]
+    assert judged_offsets.tolist() == [0, 7, 10] and n_pool.tolist() == [6, 3]
+    assert chosen_rows.tolist() == [0, 6, 0, 2] and chosen_offsets.tolist() == [0, 2, 4]
+    expected = naive_choose_all(ranked_per_query, source, starts, [s + 1 for s in starts],
+                                2, 1, 6)
+    assert expected == [([0, 1, 2, 3, 4, 5, 6], 6, [0, 6]), ([7, 6, 0], 3, [0, 2])]
 
 
 # -- evidence characters ------------------------------------------------------------------
