@@ -764,12 +764,69 @@ def _mask_candidates(
     low = (1 << _MASK_BITS) - 1
     for i in range(n_hits):
         values[i] = _mask_score(words[hits[i]] & low, tables, term_weights, terms)
+    return n_hits, n_touched
+
+
+@jit
+def _reset_words(words, scan, touched, n_touched):
+    """Set the words :func:`_mask_candidates` touched back to zero."""
     if scan:
         words[:] = 0
     else:
         for i in range(n_touched):
             words[touched[i]] = 0
-    return n_hits
+
+
+@jit
+def _held_from_words(words, terms, first, passages, start, n, out_held):
+    """``out_held[start:start + n]``: the bits ``term - first`` of the ranking ``terms``
+    that each passage's word holds (bit ``j`` of its mask is ``terms[j]``)."""
+    low = (1 << _MASK_BITS) - 1
+    for i in range(start, start + n):
+        mask = np.int64(words[passages[i]]) & low
+        held = np.int64(0)
+        j = 0
+        while mask:
+            if mask & 1:
+                held |= np.int64(1) << (terms[j] - first)
+            mask >>= 1
+            j += 1
+        out_held[i] = held
+
+
+@jit
+def _held_from_rows(
+    row_pointers, row_columns, term_columns, first, last, passages, start, n, slots, out_held
+):
+    """``out_held[start:start + n]``: the bits ``term - first`` of the query's terms found
+    in the corpus (``first:last``) that each passage's CSR row holds. Their columns are
+    numbered in ``slots`` (one entry per column, all zero, left all zero; terms of one
+    column share a number), so a passage costs one look-up per word of its row."""
+    slot_of_term = np.zeros(last - first, dtype=np.int64)
+    n_slots = 0
+    for term in range(first, last):
+        column = term_columns[term]
+        if column >= 0:
+            if slots[column] == 0:
+                n_slots += 1
+                slots[column] = n_slots
+            slot_of_term[term - first] = slots[column]
+    # held[0]: the columns of no term
+    held = np.zeros(n_slots + 1, dtype=np.bool_)
+    for i in range(start, start + n):
+        passage = passages[i]
+        for entry in range(row_pointers[passage], row_pointers[passage + 1]):
+            held[slots[row_columns[entry]]] = True
+        bits = np.int64(0)
+        for t in range(last - first):
+            if slot_of_term[t] > 0 and held[slot_of_term[t]]:
+                bits |= np.int64(1) << t
+        out_held[i] = bits
+        held[:] = False
+    for term in range(first, last):
+        column = term_columns[term]
+        if column >= 0:
+            slots[column] = 0
 
 
 @jit
@@ -802,6 +859,7 @@ def _keep_best_estimates(k, outside, down, hits, n_hits, values):
 def _add_unranked(
     row_pointers, row_columns, term_columns, term_weights, term_ranks, first, last,
     passages, rank_scores, scores, start, n, slots, frequent_bits, bit_of_column,
+    want_held, out_held,
 ):
     """``scores[start:start + n]``: the rank scores plus, in query order, the weights of
     the query's terms (``first:last``) found in the corpus that do not rank and that
@@ -813,7 +871,8 @@ def _add_unranked(
     Otherwise their columns are numbered in ``slots`` (one entry per column, all zero,
     left all zero), so a passage costs one look-up per word of its row. Either way the
     words or rows are touched all at once first: they are rarely in cache, and
-    independent loads overlap the misses.
+    independent loads overlap the misses. With ``want_held``, the bit ``term - first`` of
+    each such term a passage holds is set in its ``out_held`` entry.
     """
     if bit_of_column.shape[0] > 0:
         frequent = True
@@ -833,6 +892,8 @@ def _add_unranked(
                     if column >= 0 and not term_ranks[term]:
                         if (bits >> bit_of_column[column]) & 1:
                             total += term_weights[term]
+                            if want_held:
+                                out_held[i] |= np.int64(1) << (term - first)
                 scores[i] = total
             return touched
     slot_of_term = np.zeros(last - first, dtype=np.int64)
@@ -863,6 +924,8 @@ def _add_unranked(
             slot = slot_of_term[term - first]
             if slot > 0 and held[slot]:
                 total += term_weights[term]
+                if want_held:
+                    out_held[i] |= np.int64(1) << (term - first)
         scores[i] = total
         held[:] = False
     for term in range(first, last):
@@ -1051,6 +1114,8 @@ def _top_candidates_kernel(
     out_passages,
     out_rank_scores,
     out_scores,
+    want_held,
+    out_held,
 ):
     n_out = 0
     n_passages = scores.shape[0]
@@ -1095,6 +1160,9 @@ def _top_candidates_kernel(
         # can be among the k best are scored again, in query order, from their rows.
         pruning = prune and have_rows and n_entries > k and n_terms >= _MIN_PRUNED_TERMS
         reordered = False
+        masked = False
+        scan = False
+        n_touched = 0
         theta = 0.0
         # (the integer weights scale the weights by about 2**16 / total: finite)
         if (
@@ -1103,10 +1171,11 @@ def _top_candidates_kernel(
             and not pruning and n_terms <= _MASK_BITS
         ):
             scan = walk == 1 or (walk < 0 and 2 * n_entries > n_passages)
-            n_hits = _mask_candidates(
+            n_hits, n_touched = _mask_candidates(
                 posting_pointers, posting_passages, term_columns, term_weights, terms, k,
                 scan, words, tables, touched, hits, values,
             )
+            masked = True
         else:
             n_hits, theta, reordered = _summed_candidates(
                 posting_pointers, posting_passages, row_pointers, row_columns,
@@ -1132,12 +1201,26 @@ def _top_candidates_kernel(
         take = _emit_best(
             hits, values, n_hits, k, theta, out_passages, out_rank_scores, n_out
         )
+        # which of the query's terms each kept passage holds: the ranking ones from the
+        # words of the walk (no row read), else every found one from the rows
+        held_bits = want_held and last - first <= _HELD_BITS
+        if want_held and not held_bits:
+            out_held[n_out:n_out + take] = -1
+        if held_bits and masked:
+            _held_from_words(words, terms, first, out_passages, n_out, take, out_held)
+        elif held_bits:
+            _held_from_rows(
+                row_pointers, row_columns, term_columns, first, last, out_passages, n_out,
+                take, slots, out_held,
+            )
+        if masked:
+            _reset_words(words, scan, touched, n_touched)
         # the full score adds the weights of the terms that do not rank
         if n_found > n_terms:
             _add_unranked(
                 row_pointers, row_columns, term_columns, term_weights, term_ranks, first,
                 last, out_passages, out_rank_scores, out_scores, n_out, take, slots,
-                frequent_bits, bit_of_column,
+                frequent_bits, bit_of_column, held_bits and masked, out_held,
             )
         else:
             out_scores[n_out:n_out + take] = out_rank_scores[n_out:n_out + take]
@@ -1145,6 +1228,8 @@ def _top_candidates_kernel(
         out_offsets[query + 1] = n_out
 
 
+# queries of at most this many terms get the bits of the terms each candidate holds
+_HELD_BITS = 63
 # the columns whose membership is kept per passage in one int64 (bit 63 unused)
 _N_FREQUENT = 63
 # corpora from this many passages keep it (smaller ones' rows are cheap to read)
@@ -1243,7 +1328,8 @@ def top_candidates(
     masks: bool | None = None,
     check_cost: float = 2.0,
     search_cost: float = 16.0,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    return_held: bool = False,
+) -> tuple[np.ndarray, ...]:
     """The ``k`` passages with the largest summed term weight for every query.
 
     A passage's rank score is the sum of the weights of the query's ranking terms it
@@ -1332,12 +1418,19 @@ def top_candidates(
         times longer than that pass; a list is searched in the candidates' rows instead
         of walked when it is ``search_cost`` times longer than the candidates. Never
         change the result (tests force every path with them).
+    return_held : bool
+        Also return ``held``: for each candidate, bit ``t`` set when its passage holds
+        the query's term ``term_offsets[q] + t`` (found in the corpus), for queries of at
+        most 63 terms (-1 for longer ones). The ranking terms' bits of a query walked as
+        words come from its words (no row is read), the others from the passages' rows
+        (or the frequent columns' word). Requires ``rows``.
 
     Returns
     -------
     offsets, passages, rank_scores, scores : ndarray
         Packed CSR: query ``q``'s candidates are ``passages[offsets[q]:offsets[q + 1]]``;
         ``rank_scores`` sums the ranking terms' weights, ``scores`` every term's.
+        With ``return_held``, ``held`` (int64) follows.
 
     Examples
     --------
@@ -1370,7 +1463,10 @@ def top_candidates(
     if rows is None:
         if not ranks.all():
             raise ValueError("rows are needed when some terms do not rank")
+        if return_held:
+            raise ValueError("rows are needed for return_held")
         rows = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    out_held = np.zeros(capacity if return_held else 0, dtype=np.int64)
     if n_queries and capacity:
         scratch = _Scratch() if scratch is None else scratch
         owned = scratch.lock.acquire(blocking=False)
@@ -1409,12 +1505,15 @@ def top_candidates(
                 out_passages,
                 out_rank_scores,
                 out_scores,
+                bool(return_held),
+                out_held,
             )
         finally:
             if owned:
                 scratch.lock.release()
     n_out = int(out_offsets[-1])
-    return out_offsets, out_passages[:n_out], out_rank_scores[:n_out], out_scores[:n_out]
+    found = out_offsets, out_passages[:n_out], out_rank_scores[:n_out], out_scores[:n_out]
+    return (*found, out_held[:n_out]) if return_held else found
 
 
 @jit

@@ -23,6 +23,7 @@ from citekit.kernels._sort import stable_argsort
 
 __all__ = [
     "assemble_blocks",
+    "bag_counts_from_held",
     "choose_all",
     "close_queries",
     "evidence_chars",
@@ -417,3 +418,45 @@ def query_terms(query_ids, query_offsets, query_content, columns):
         term_is_content[:n_terms],
         distinct_content,
     )
+
+
+@jit
+def bag_counts_from_held(held, pair_query, term_offsets, term_counts, term_is_content):
+    """:func:`citekit._bag.pair_bag_counts` from the terms each pair's passage holds:
+    ``held[p]`` has bit ``t`` set when it holds term ``term_offsets[q] + t`` of its query
+    ``q = pair_query[p]`` (terms as :func:`query_terms` gives them; -1: not known, then
+    the pair's counts are -1 too). Returns ``(all, content, distinct_content)``: the
+    query's tokens, its content tokens (with multiplicity) and its distinct content
+    tokens that the passage holds.
+
+    Why: the retrieval walk knows the terms of its candidates (the bits of its words), so
+    the counts need not read every candidate's row again.
+    """
+    n_pairs = held.shape[0]
+    out_all = np.empty(n_pairs, dtype=np.int64)
+    out_content = np.empty(n_pairs, dtype=np.int64)
+    out_distinct = np.empty(n_pairs, dtype=np.int64)
+    for p in range(n_pairs):
+        bits = held[p]
+        if bits < 0:
+            out_all[p] = -1
+            out_content[p] = -1
+            out_distinct[p] = -1
+            continue
+        first = term_offsets[pair_query[p]]
+        total_all = 0
+        total_content = 0
+        distinct = 0
+        t = 0
+        while bits:
+            if bits & 1:
+                total_all += term_counts[first + t]
+                if term_is_content[first + t]:
+                    total_content += term_counts[first + t]
+                    distinct += 1
+            bits >>= 1
+            t += 1
+        out_all[p] = total_all
+        out_content[p] = total_content
+        out_distinct[p] = distinct
+    return out_all, out_content, out_distinct

@@ -589,14 +589,27 @@ class IdfIndex:
                 raise ValueError("rank_tokens must have one entry per query token")
         return self._top_k(ids, offsets, k, flags_all)
 
-    def _top_k(self, ids: np.ndarray, offsets: np.ndarray, k: int, flags_all: np.ndarray) -> TopK:
+    def _top_k(
+        self,
+        ids: np.ndarray,
+        offsets: np.ndarray,
+        k: int,
+        flags_all: np.ndarray,
+        return_held: bool = False,
+    ) -> Any:
         """:meth:`top_k` of checked inputs: ``ids`` and ``offsets`` contiguous int64, valid
-        CSR offsets, ``k >= 0``, ``flags_all`` bool, one per id (the pipeline's path)."""
+        CSR offsets, ``k >= 0``, ``flags_all`` bool, one per id (the pipeline's path).
+
+        With ``return_held``, returns ``(top, held)``: ``held[i]`` has bit ``t`` set when
+        candidate ``i``'s passage holds its query's ``t``-th distinct token (ascending by
+        id), -1 for queries of more than 63 distinct tokens (see
+        :func:`citekit._bag.top_candidates`)."""
         from citekit._bag import top_candidates
 
         n_queries = offsets.shape[0] - 1
         block = 256
         parts = []
+        helds = []
         for first in range(0, n_queries, block):
             last = min(n_queries, first + block)
             lo, hi = int(offsets[first]), int(offsets[last])
@@ -605,7 +618,7 @@ class IdfIndex:
                 ids[lo:hi], block_offsets, flags_all[lo:hi]
             )
             posting_pointers, posting_passages = self.postings
-            offsets_out, passages_out, _, sums = top_candidates(
+            offsets_out, passages_out, _, sums, *held = top_candidates(
                 posting_pointers,
                 posting_passages,
                 self.n_passages,
@@ -616,26 +629,32 @@ class IdfIndex:
                 term_ranks=flags,
                 rows=self.rows,
                 scratch=self._scratch,
+                return_held=return_held,
             )
+            helds.extend(held)
             queries = np.repeat(np.arange(n_block, dtype=np.int64), np.diff(offsets_out))
             with np.errstate(divide="ignore", invalid="ignore"):
                 exact = sums / np.where(denominators[queries] > 0, denominators[queries], 1.0)
             top = TopK(offsets_out, passages_out, exact)
             parts.append(top)
         if not parts:
-            return TopK(np.zeros(1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0))
-        if len(parts) == 1:
-            return parts[0]
-        out_offsets = [np.zeros(1, dtype=np.int64)]
-        base = 0
-        for part in parts:
-            out_offsets.append(part.offsets[1:] + base)
-            base += int(part.offsets[-1])
-        return TopK(
-            np.concatenate(out_offsets),
-            np.concatenate([p.passages for p in parts]),
-            np.concatenate([p.scores for p in parts]),
-        )
+            top = TopK(np.zeros(1, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0))
+        elif len(parts) == 1:
+            top = parts[0]
+        else:
+            out_offsets = [np.zeros(1, dtype=np.int64)]
+            base = 0
+            for part in parts:
+                out_offsets.append(part.offsets[1:] + base)
+                base += int(part.offsets[-1])
+            top = TopK(
+                np.concatenate(out_offsets),
+                np.concatenate([p.passages for p in parts]),
+                np.concatenate([p.scores for p in parts]),
+            )
+        if not return_held:
+            return top
+        return top, np.concatenate(helds) if helds else np.zeros(0, dtype=np.int64)
 
     # -- persistence ----------------------------------------------------------------
 

@@ -479,9 +479,11 @@ class Pipeline:
         query_offsets: np.ndarray,
         query_content: np.ndarray,
         query_texts: list[str],
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(pair_query, pair_passage, lexical, embedding) of every candidate pair, grouped
-        by query, strongest first.
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        """(pair_query, pair_passage, lexical, embedding, held) of every candidate pair,
+        grouped by query, strongest first; ``held``: which of its query's distinct tokens
+        each pair's passage holds, as :meth:`IdfIndex._top_k` gives them (None when
+        embedding candidates joined).
 
         Lexical candidates are found and ranked through the sentence's CONTENT tokens: a
         passage sharing only stop words with it can never become a citation, and the
@@ -490,12 +492,13 @@ class Pipeline:
         """
         config = self.config
         n_queries = query_offsets.shape[0] - 1
-        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0), None)
         if corpus.n_passages == 0 or n_queries == 0:
             return empty
         # (the queries' arrays are the pipeline's own: contiguous int64, valid offsets)
-        lexical_top = corpus.index._top_k(
-            query_ids, query_offsets, config.max_candidates_lexical, query_content
+        lexical_top, held = corpus.index._top_k(
+            query_ids, query_offsets, config.max_candidates_lexical, query_content,
+            return_held=True,
         )
         pair_query = np.repeat(np.arange(n_queries, dtype=np.int64), np.diff(lexical_top.offsets))
         pair_passage = lexical_top.passages
@@ -507,7 +510,13 @@ class Pipeline:
         if not use_embeddings:
             if config.max_candidates_total >= config.max_candidates_lexical:
                 # no query has more candidates than may be kept
-                return pair_query, pair_passage, lexical_top.scores, np.zeros(pair_query.shape[0])
+                return (
+                    pair_query,
+                    pair_passage,
+                    lexical_top.scores,
+                    np.zeros(pair_query.shape[0]),
+                    held,
+                )
             rank = np.arange(pair_query.shape[0]) - lexical_top.offsets[pair_query]
             keep = rank < config.max_candidates_total
             return (
@@ -515,6 +524,7 @@ class Pipeline:
                 pair_passage[keep],
                 lexical_top.scores[keep],
                 np.zeros(int(keep.sum())),
+                held[keep],
             )
 
         query_vectors = embed_texts(self.embedder, query_texts)
@@ -537,7 +547,7 @@ class Pipeline:
         starts = np.searchsorted(pair_query, np.arange(n_queries))
         rank = np.arange(pair_query.shape[0]) - starts[pair_query]
         keep = rank < config.max_candidates_total
-        return pair_query[keep], pair_passage[keep], lexical[keep], embedding[keep]
+        return pair_query[keep], pair_passage[keep], lexical[keep], embedding[keep], None
 
     def _run_aligner(
         self,
@@ -644,12 +654,13 @@ class Pipeline:
         query_texts = [
             answers[queries.answer_of[q]][slice(*queries.spans[q])] for q in range(first, last)
         ]
+        held = None
         if config.top_k == 0:
             pair_query = np.zeros(0, np.int64)
             pair_passage = np.zeros(0, np.int64)
             lexical = embedding = np.zeros(0)
         else:
-            pair_query, pair_passage, lexical, embedding = self._candidates(
+            pair_query, pair_passage, lexical, embedding, held = self._candidates(
                 corpus, query_ids, query_offsets, query_content, query_texts
             )
         n_pairs = pair_query.shape[0]
@@ -658,7 +669,8 @@ class Pipeline:
         np.cumsum(query_content, out=content_prefix[1:])
         content_total = np.diff(content_prefix[query_offsets])
         bag = _bag_statistics(
-            corpus, query_ids, query_offsets, query_content, columns, pair_query, pair_passage
+            corpus, query_ids, query_offsets, query_content, columns, pair_query, pair_passage,
+            held,
         )
         safe_len = np.maximum(query_lengths[pair_query], 1)
         safe_content = np.maximum(content_total[pair_query], 1)
@@ -1417,31 +1429,51 @@ def _bag_statistics(
     columns: np.ndarray,
     pair_query: np.ndarray,
     pair_passage: np.ndarray,
+    held: np.ndarray | None = None,
 ) -> _BagStatistics:
     """For every pair: how many query tokens (all / content, with multiplicity) and how
-    many distinct content tokens of the query its passage contains."""
+    many distinct content tokens of the query its passage contains; from ``held`` (which
+    of its query's distinct tokens each passage holds, see :meth:`IdfIndex._top_k`) when
+    given and known, else from the passages' rows."""
     n_queries = query_offsets.shape[0] - 1
     n_pairs = pair_query.shape[0]
     if query_ids.size == 0:
         zeros = np.zeros(n_pairs)
         return _BagStatistics(zeros, zeros, zeros, np.zeros(n_queries))
-    from citekit._best_first import query_terms
+    from citekit._best_first import bag_counts_from_held, query_terms
 
     term_columns, term_offsets, term_counts, term_is_content, distinct_content = query_terms(
         query_ids, query_offsets, query_content, columns
     )
     row_pointers, row_columns = corpus.index.rows
-    all_occurrences, content_occurrences, content_distinct = pair_bag_counts(
-        row_pointers,
-        row_columns,
-        term_columns,
-        term_offsets,
-        term_counts,
-        term_is_content,
-        pair_query,
-        pair_passage,
-        corpus.index.n_terms,
-    )
+
+    def from_rows(pairs: np.ndarray) -> tuple[np.ndarray, ...]:
+        return pair_bag_counts(  # type: ignore[no-any-return]
+            row_pointers,
+            row_columns,
+            term_columns,
+            term_offsets,
+            term_counts,
+            term_is_content,
+            pair_query[pairs],
+            pair_passage[pairs],
+            corpus.index.n_terms,
+        )
+
+    if held is None:
+        all_occurrences, content_occurrences, content_distinct = from_rows(
+            np.arange(n_pairs)
+        )
+    else:
+        all_occurrences, content_occurrences, content_distinct = bag_counts_from_held(
+            held, pair_query, term_offsets, term_counts, term_is_content
+        )
+        unknown = np.flatnonzero(held < 0)
+        if unknown.size:  # (sentences of more than 63 distinct tokens)
+            counts = from_rows(unknown)
+            all_occurrences[unknown] = counts[0]
+            content_occurrences[unknown] = counts[1]
+            content_distinct[unknown] = counts[2]
     return _BagStatistics(
         all_occurrences=all_occurrences.astype(np.float64),
         content_occurrences=content_occurrences.astype(np.float64),

@@ -387,6 +387,43 @@ def naive_top_candidates(passage_sets, queries, k):
     return out
 
 
+def naive_held(rows, term_columns, term_offsets, out_offsets, passages):
+    """The ``held`` of ``top_candidates(..., return_held=True)``: for candidate ``i`` of
+    query ``q``, bit ``t`` set when its passage's row holds the column of term
+    ``term_offsets[q] + t`` (-1 for queries of more than 63 terms)."""
+    row_pointers, row_columns = rows
+    held = []
+    for q in range(len(term_offsets) - 1):
+        first, last = term_offsets[q], term_offsets[q + 1]
+        for i in range(out_offsets[q], out_offsets[q + 1]):
+            passage = passages[i]
+            row = set(row_columns[row_pointers[passage]:row_pointers[passage + 1]].tolist())
+            if last - first > 63:
+                held.append(-1)
+                continue
+            bits = 0
+            for t in range(last - first):
+                if term_columns[first + t] >= 0 and term_columns[first + t] in row:
+                    bits |= 1 << t
+            held.append(bits)
+    return held
+
+
+def naive_bag_counts_from_held(held, pair_query, term_offsets, term_counts, term_is_content):
+    """``(all, content, distinct_content)`` per pair from its held bits (-1: unknown)."""
+    out = ([], [], [])
+    for bits, q in zip(held, pair_query):
+        if bits < 0:
+            for values in out:
+                values.append(-1)
+            continue
+        terms = [term_offsets[q] + t for t in range(64) if bits >> t & 1]
+        out[0].append(sum(term_counts[t] for t in terms))
+        out[1].append(sum(term_counts[t] for t in terms if term_is_content[t]))
+        out[2].append(sum(1 for t in terms if term_is_content[t]))
+    return out
+
+
 def naive_range_rows(columns, starts, ends):
     """Row ``p``: the distinct values of ``columns[starts[p]:ends[p]]``, sorted."""
     return [sorted(set(columns[a:b])) for a, b in zip(starts, ends)]

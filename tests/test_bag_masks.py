@@ -13,6 +13,7 @@ from citekit import _bag as bag
 from citekit._bag import _Scratch, top_candidates
 from naive import (
     assert_top_candidates_by_definition,
+    naive_held,
     naive_kth_smallest,
     naive_rank_score,
     naive_sort_best,
@@ -256,3 +257,53 @@ def test_unranked_terms_among_and_outside_the_frequent_columns():
                        scratch)
             _assert_same(got, expected)
         assert (scratch.bit_of_column >= 0).sum() == 63
+
+
+# -- which query terms each candidate holds ------------------------------------------------
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=mask_cases(), prune=st.booleans())
+def test_held_terms_match_the_rows_on_every_path(case, prune):
+    passage_sets, queries, k, _ = case
+    index, columns, weights, ranks, offsets = _arrays(passage_sets, queries)
+    n_passages = len(passage_sets)
+    # the unranked terms' bits from rows, or from the frequent columns' bits
+    for scratch in (_Scratch(), _Scratch(frequent_min_passages=0)):
+        for masks, walk in PATHS:
+            plain = top_candidates(
+                *index.postings, n_passages, columns, weights, offsets, k, term_ranks=ranks,
+                rows=index.rows, scratch=scratch, masks=masks, walk=walk, prune=prune,
+            )
+            *got, held = top_candidates(
+                *index.postings, n_passages, columns, weights, offsets, k, term_ranks=ranks,
+                rows=index.rows, scratch=scratch, masks=masks, walk=walk, prune=prune,
+                return_held=True,
+            )
+            _assert_same(got, plain)
+            assert not scratch.words.any() and not scratch.slots.any()
+            assert held.dtype == np.int64
+            assert held.tolist() == naive_held(index.rows, columns, offsets, got[0], got[1])
+
+
+def test_held_terms_of_long_queries_are_unknown_and_a_query_may_repeat_a_column():
+    rng = np.random.default_rng(8)
+    sets = [set(rng.choice(70, size=20, replace=False).tolist()) for _ in range(50)]
+    long_query = [(c, 1.0, True) for c in range(64)]  # 64 terms: past the 63 bits
+    repeated = [(3, 1.0, True), (3, 2.0, False), (5, 1.0, False), (99, 1.0, True)]
+    index, columns, weights, ranks, offsets = _arrays(sets, [long_query, repeated])
+    *got, held = top_candidates(
+        *index.postings, len(sets), columns, weights, offsets, 10, term_ranks=ranks,
+        rows=index.rows, return_held=True,
+    )
+    n_long = int(got[0][1])
+    assert n_long == 10 and (held[:n_long] == -1).all()
+    assert held.tolist() == naive_held(index.rows, columns, offsets, got[0], got[1])
+    assert {bits & 3 for bits in held[n_long:].tolist()} == {3}  # both terms of column 3
+
+
+def test_held_terms_need_rows():
+    one = np.array([0], dtype=np.int64)
+    with pytest.raises(ValueError, match="rows"):
+        top_candidates(np.array([0, 1]), one, 1, one, np.ones(1), np.array([0, 1]), 1,
+                       return_held=True)

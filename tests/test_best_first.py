@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from citekit._best_first import (
     assemble_blocks,
+    bag_counts_from_held,
     close_queries,
     evidence_chars,
     query_terms,
@@ -22,6 +23,7 @@ from citekit.config import CitationConfig
 from citekit.kernels import align_pairs, align_ranges_unchecked
 from citekit.pipeline import Pipeline
 from naive import (
+    naive_bag_counts_from_held,
     naive_choose_all,
     naive_close_queries,
     naive_evidence_chars,
@@ -491,3 +493,67 @@ def test_custom_aligners_give_the_built_in_results(monkeypatch, rounds):
             found = [results_to_json(r) for r in custom.align_many(answers, corpus)]
             assert found == expected
     assert PairsAligner.calls >= 3
+
+
+# -- bag counts from the terms each candidate holds ----------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_bag_counts_from_held_equal_the_reference(data):
+    term_counts = data.draw(st.lists(st.integers(1, 4), max_size=70))
+    n_terms = len(term_counts)
+    term_is_content = data.draw(st.lists(st.booleans(), min_size=n_terms, max_size=n_terms))
+    cuts = sorted(data.draw(st.lists(st.integers(0, n_terms), max_size=3)))
+    term_offsets = [0] + cuts + [n_terms]
+    n_queries = len(term_offsets) - 1
+    pairs = data.draw(st.lists(st.integers(0, n_queries - 1), max_size=12))
+    held = []
+    for q in pairs:
+        size = min(term_offsets[q + 1] - term_offsets[q], 63)
+        bits = data.draw(st.integers(0, 2**size - 1))
+        held.append(data.draw(st.sampled_from([bits, -1])) if size else 0)
+    found = bag_counts_from_held(
+        _array(held), _array(pairs), _array(term_offsets), _array(term_counts),
+        np.array(term_is_content, dtype=bool),
+    )
+    expected = naive_bag_counts_from_held(held, pairs, term_offsets, term_counts,
+                                          term_is_content)
+    assert [values.tolist() for values in found] == [list(values) for values in expected]
+
+
+def test_pipeline_bag_statistics_from_held_equal_those_from_rows():
+    from citekit.pipeline import _bag_statistics
+
+    rng = np.random.default_rng(4)
+    words = [f"w{i}" for i in range(40)]
+    sources = [" ".join(rng.choice(words, size=12)) + "." for _ in range(60)]
+    pipeline = Pipeline()
+    corpus = pipeline.prepare(sources)
+    answer = " ".join(rng.choice(words, size=15)) + ". " + " ".join(words[:3]) + " w1 w1."
+    result_pairs = []
+
+    def spy(*args):
+        result_pairs.append(args)
+        return _bag_statistics(*args)
+
+    import citekit.pipeline as pipeline_module
+
+    original = pipeline_module._bag_statistics
+    pipeline_module._bag_statistics = spy
+    try:
+        pipeline.align(answer, corpus)
+    finally:
+        pipeline_module._bag_statistics = original
+    (args,) = result_pairs
+    held = args[-1]
+    assert held is not None and held.shape[0] > 0 and (held >= 0).all()
+    from_held = _bag_statistics(*args)
+    from_rows = _bag_statistics(*args[:-1])
+    for a, b in zip(from_held, from_rows):
+        assert np.array_equal(a, b)
+    # unknown entries (sentences of more than 63 distinct tokens) are read from the rows
+    mixed = held.copy()
+    mixed[::2] = -1
+    for a, b in zip(_bag_statistics(*args[:-1], mixed), from_rows):
+        assert np.array_equal(a, b)
