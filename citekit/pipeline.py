@@ -74,6 +74,16 @@ from typing import Any, Iterable, Mapping, NamedTuple, Protocol, Sequence, runti
 import numpy as np
 
 from citekit._bag import pair_bag_counts
+from citekit._best_first import (
+    assemble_blocks,
+    bag_counts_from_held,
+    choose_all,
+    close_queries,
+    evidence_chars,
+    query_terms,
+    rank_within_queries,
+    record_alignments,
+)
 from citekit._content import (
     citation_marker_mask,
     content_mask,
@@ -81,6 +91,8 @@ from citekit._content import (
     fold_surface,
     token_facts,
 )
+from citekit._evidence_kernel import evidence_set
+from citekit._forms_kernel import candidate_coverage, rows_hold
 from citekit._stages import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
 from citekit.config import CitationConfig
@@ -891,8 +903,6 @@ class Pipeline:
         order, evidence start in the source and longer evidence first, or (without it)
         evidence start, longer evidence and source order; then passage, then pair index.
         """
-        from citekit._best_first import rank_within_queries
-
         eligible = np.flatnonzero(eligible_mask)
         passage = pair_passage[eligible]
         passage_source = corpus.passage_source[passage]
@@ -943,13 +953,6 @@ class Pipeline:
         to one array, gathered per pair once at the end (:mod:`citekit._best_first`); the
         rounds rank, walk and close sentences in numba kernels too.
         """
-        from citekit._best_first import (
-            assemble_blocks,
-            close_queries,
-            rank_within_queries,
-            record_alignments,
-        )
-
         n_pairs = pair_query.shape[0]
         n_queries = query_offsets.shape[0] - 1
         top_k = self.config.top_k
@@ -1097,8 +1100,6 @@ class Pipeline:
         shared with the close test of the best-first rounds): the pairs each sentence
         judges (its pool, then the citations outside it) and the rows of its citations.
         """
-        from citekit._best_first import choose_all
-
         config = self.config
         return choose_all(  # type: ignore[no-any-return]
             np.ascontiguousarray(ranked, dtype=np.int64),
@@ -1131,15 +1132,12 @@ class Pipeline:
         i`` of ``judged`` (what the call knows of them), ``covers[i]`` the sentence tokens
         row ``i`` covers (:func:`_candidate_coverage`); ``weights`` and
         ``answer_values``: its tokens' coverage weights and which are values."""
-        from citekit._evidence_kernel import evidence_set
-
         config = self.config
         corpus = context.corpus
         lo, hi = int(context.query_offsets[q]), int(context.query_offsets[q + 1])
         n_tokens = hi - lo
         content = context.query_content[lo:hi]
         answer_starts, answer_ends = context.query_starts[lo:hi], context.query_ends[lo:hi]
-        disputed = np.zeros(n_tokens, dtype=bool)
         embedding_supported = False
         answer_cache: dict[int, Any] = {}  # what find_conflicts learns about them
         # the evidence set (a greedy cover of the sentence's content by the pool) and the
@@ -1156,8 +1154,11 @@ class Pipeline:
         )
         shown = set(shown_rows.tolist())
         citations = []
-        clean_rows: list[int] = []
-        covered_any = np.zeros(n_tokens, dtype=bool)
+        # the tokens covered by evidence free of conflicts, and (once a conflict is found)
+        # those covered apart from contradicted values, and the contradicted values
+        covered_clean = np.zeros(n_tokens, dtype=bool)
+        covered_dirty: np.ndarray | None = None
+        disputed: np.ndarray | None = None
         for row in sorted(set(np.flatnonzero(selected).tolist()) | shown):
             entry = judged_first + row
             source = judged.source_list[entry]
@@ -1195,27 +1196,33 @@ class Pipeline:
                     inside |= (answer_starts >= conflict.answer_char_start) & (
                         answer_ends <= conflict.answer_char_end
                     )
-                covered_any |= covers[row] & ~inside
-                disputed |= inside
+                if covered_dirty is None or disputed is None:
+                    covered_dirty = covers[row] & ~inside
+                    disputed = inside
+                else:
+                    covered_dirty |= covers[row] & ~inside
+                    disputed |= inside
             else:
-                clean_rows.append(row)
+                covered_clean |= covers[row]
             if row in shown:
                 citations.append(
                     self._citation(
                         entry, blocks, conflicts, answer_span, lo, context, judged, source_text
                     )
                 )
-        covered_clean = covers[clean_rows].any(axis=0)
-        covered_any |= covered_clean
         # a value some evidence contradicts counts as covered only if conflict-free
         # evidence states it too; such an unresolved value also rules out "supported"
-        unresolved = disputed & ~covered_clean & content
-        covered_final = covered_any & ~unresolved
+        any_unresolved = False
+        covered_final = covered_clean
+        if covered_dirty is not None and disputed is not None:
+            unresolved = disputed & ~covered_clean & content
+            covered_final = (covered_dirty | covered_clean) & ~unresolved
+            any_unresolved = bool(unresolved.any())
         coverage = float((weights * covered_final).sum()) / max(float(weights.sum()), 1e-12)
         if not citations:
             status = "unsupported"
         elif embedding_supported or (
-            coverage >= config.supported_answer_coverage and not unresolved.any()
+            coverage >= config.supported_answer_coverage and not any_unresolved
         ):
             status = "supported"
         else:
@@ -1440,8 +1447,6 @@ def _bag_statistics(
     if query_ids.size == 0:
         zeros = np.zeros(n_pairs)
         return _BagStatistics(zeros, zeros, zeros, np.zeros(n_queries))
-    from citekit._best_first import bag_counts_from_held, query_terms
-
     term_columns, term_offsets, term_counts, term_is_content, distinct_content = query_terms(
         query_ids, query_offsets, query_content, columns
     )
@@ -1650,8 +1655,6 @@ class _SurfaceForms:
     ) -> np.ndarray:
         """``held[i]``: whether passage ``passages[i]`` holds a token of form ``forms[i]``,
         or (``columns``, when given) the index column ``columns[i]`` itself."""
-        from citekit._forms_kernel import rows_hold
-
         if passages.shape[0] == 0:
             return np.zeros(0, dtype=bool)
         self._learn(np.unique(passages))
@@ -1692,8 +1695,6 @@ def _candidate_coverage(
     (``query_offsets[q]:query_offsets[q + 1]`` of ``columns`` and ``folded``) per pair
     of its judged pairs ``pairs[judged_offsets[q]:judged_offsets[q + 1]]``.
     """
-    from citekit._forms_kernel import candidate_coverage
-
     aligned = ~embedding_only[pairs]
     forms = _SurfaceForms.of(corpus)
     passages = pair_passage[pairs[aligned]]
@@ -1775,8 +1776,6 @@ def _evidence_chars(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Character range (in the tokenized text) of each pair's evidence: from the first
     to the last aligned token, or the whole passage window for embedding-only citations."""
-    from citekit._best_first import evidence_chars
-
     return evidence_chars(
         pair_passage,
         rows.target_start,
