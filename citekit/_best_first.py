@@ -28,6 +28,7 @@ __all__ = [
     "close_queries",
     "evidence_chars",
     "query_terms",
+    "rank_eligible",
     "rank_within_queries",
     "record_alignments",
 ]
@@ -228,6 +229,53 @@ def _walk(ranked, lo, hi, use_threshold, final, threshold, passage_source, char_
         if n_chosen >= top_k and n_judged >= pool_size:
             break
     return n_chosen, n_judged
+
+
+@jit
+def rank_eligible(eligible_mask, pair_query, pair_passage, char_start, char_end, final,
+                  passage_source, base_offsets, source_indices, prefer_source_order):
+    """The eligible pairs grouped by query, best first (see
+    :meth:`citekit.pipeline.Pipeline._rank`): :func:`rank_within_queries` of the pairs
+    whose ``eligible_mask`` is set, by ``-final``, then (``prefer_source_order``) source
+    index, absolute evidence start, longer evidence first and passage, or absolute start,
+    longer evidence, source index and passage; the keys are computed here rather than
+    gathered by a dozen numpy calls."""
+    n_pairs = eligible_mask.shape[0]
+    n_eligible = 0
+    for p in range(n_pairs):
+        n_eligible += eligible_mask[p]
+    eligible = np.empty(n_eligible, dtype=np.int64)
+    query = np.empty(n_eligible, dtype=np.int64)
+    float_keys = np.empty((1, n_eligible))
+    int_keys = np.empty((4, n_eligible), dtype=np.int64)
+    n_queries = 0
+    k = 0
+    for p in range(n_pairs):
+        if not eligible_mask[p]:
+            continue
+        eligible[k] = p
+        query[k] = pair_query[p]
+        n_queries = max(n_queries, pair_query[p] + 1)
+        passage = pair_passage[p]
+        source = passage_source[passage]
+        start = char_start[p]
+        absolute_start = start + base_offsets[source]
+        negative_length = start - char_end[p]
+        float_keys[0, k] = -final[p]
+        if prefer_source_order:
+            int_keys[0, k] = source_indices[source]
+            int_keys[1, k] = absolute_start
+            int_keys[2, k] = negative_length
+        else:
+            int_keys[0, k] = absolute_start
+            int_keys[1, k] = negative_length
+            int_keys[2, k] = source_indices[source]
+        int_keys[3, k] = passage
+        k += 1
+    ranked, _ = rank_within_queries(
+        np.arange(n_eligible), query, n_queries, float_keys, int_keys
+    )
+    return eligible[ranked]
 
 
 @jit

@@ -81,6 +81,7 @@ from citekit._best_first import (
     close_queries,
     evidence_chars,
     query_terms,
+    rank_eligible,
     rank_within_queries,
     record_alignments,
 )
@@ -903,26 +904,18 @@ class Pipeline:
         order, evidence start in the source and longer evidence first, or (without it)
         evidence start, longer evidence and source order; then passage, then pair index.
         """
-        eligible = np.flatnonzero(eligible_mask)
-        passage = pair_passage[eligible]
-        passage_source = corpus.passage_source[passage]
-        start = char_start[eligible]
-        absolute_start = start + corpus.base_offsets[passage_source]
-        source_index = corpus.source_indices[passage_source]
-        negative_length = start - char_end[eligible]
-        if self.config.prefer_source_order:
-            int_keys = (source_index, absolute_start, negative_length, passage)
-        else:
-            int_keys = (absolute_start, negative_length, source_index, passage)
-        query = pair_query[eligible]
-        ranked, _ = rank_within_queries(
-            np.arange(eligible.shape[0]),
-            query,
-            int(query.max()) + 1 if query.size else 0,
-            -final[eligible].reshape(1, -1),
-            np.stack(int_keys),
+        return rank_eligible(  # type: ignore[no-any-return]
+            np.ascontiguousarray(eligible_mask, dtype=np.bool_),
+            pair_query,
+            pair_passage,
+            char_start,
+            char_end,
+            np.ascontiguousarray(final, dtype=np.float64),
+            corpus.passage_source,
+            corpus.base_offsets,
+            corpus.source_indices,
+            self.config.prefer_source_order,
         )
-        return eligible[ranked]
 
     def _align_best_first(
         self,
