@@ -1596,6 +1596,26 @@ def factorize(values: np.ndarray, *, return_first: bool = False) -> tuple[np.nda
 
 
 @jit
+def gather_ranges_kernel(starts, ends):
+    """Positions ``concat(range(s, e) for s, e in zip(starts, ends))`` and the row of
+    each (see :func:`citekit.index.gather_ranges`); an end before its start raises."""
+    n = 0
+    for i in range(starts.shape[0]):
+        if ends[i] < starts[i]:
+            raise ValueError("every range must end at or after its start")
+        n += ends[i] - starts[i]
+    positions = np.empty(n, dtype=np.int64)
+    rows = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(starts.shape[0]):
+        for position in range(starts[i], ends[i]):
+            positions[k] = position
+            rows[k] = i
+            k += 1
+    return positions, rows
+
+
+@jit
 def _range_rows_kernel(columns, starts, ends, n_terms, indptr):
     """Distinct columns of ``columns[starts[p]:ends[p]]`` for every passage ``p``, in
     order of first appearance: fills ``indptr`` (n_passages + 1), returns the indices."""

@@ -424,6 +424,13 @@ def naive_bag_counts_from_held(held, pair_query, term_offsets, term_counts, term
     return out
 
 
+def naive_gather_ranges(starts, ends):
+    """``(positions, rows)``: ``range(s, e)`` of every range, concatenated, and its row."""
+    positions = [p for s, e in zip(starts, ends) for p in range(s, e)]
+    rows = [i for i, (s, e) in enumerate(zip(starts, ends)) for _ in range(s, e)]
+    return positions, rows
+
+
 def naive_range_rows(columns, starts, ends):
     """Row ``p``: the distinct values of ``columns[starts[p]:ends[p]]``, sorted."""
     return [sorted(set(columns[a:b])) for a, b in zip(starts, ends)]

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citekit.index import IdfIndex, TopK, gather_ranges, top_k_rows
+from naive import naive_gather_ranges
 
 
 def dense_scores(passages, queries):
@@ -165,6 +166,21 @@ def test_bad_inputs_name_the_argument():
         IdfIndex.from_token_lists("abc")
     with pytest.raises(ValueError, match="vocabulary"):
         IdfIndex([2, 1], [0, 0], [])
+
+
+@settings(max_examples=100, deadline=None)
+@given(ranges=st.lists(st.tuples(st.integers(0, 50), st.integers(0, 6)), max_size=12))
+def test_gather_ranges_equals_the_reference(ranges):
+    starts = [s for s, _ in ranges]
+    ends = [s + length for s, length in ranges]
+    positions, rows = gather_ranges(np.array(starts, dtype=np.int32), np.array(ends))
+    assert positions.dtype == rows.dtype == np.int64
+    assert (positions.tolist(), rows.tolist()) == naive_gather_ranges(starts, ends)
+
+
+def test_gather_ranges_refuses_an_end_before_its_start():
+    with pytest.raises(ValueError, match="start"):
+        gather_ranges(np.array([4, 2]), np.array([5, 1]))
 
 
 def test_gather_ranges_and_top_k_rows_edge_cases():
