@@ -75,11 +75,13 @@ import numpy as np
 
 from citekit._bag import pair_bag_counts
 from citekit._best_first import (
+    accept_pairs,
     assemble_blocks,
     bag_counts_from_held,
     choose_all,
     close_queries,
     evidence_chars,
+    pair_feasibility,
     query_terms,
     rank_eligible,
     rank_within_queries,
@@ -128,6 +130,8 @@ _COVERAGE_NEIGHBOURS = 1
 _MIN_CONTENT_TOKENS = 2
 # the evidence set of a sentence is chosen among this many best citations per top_k slot
 _EVIDENCE_POOL_PER_CITATION = 3
+# accept_pairs' "every pair" (no selection)
+_ALL_PAIRS = np.zeros(0, dtype=np.int64)
 
 
 @runtime_checkable
@@ -663,7 +667,6 @@ class Pipeline:
             first, last
         )
         n_queries = last - first
-        query_lengths = np.diff(query_offsets)
         query_texts = [
             answers[queries.answer_of[q]][slice(*queries.spans[q])] for q in range(first, last)
         ]
@@ -685,24 +688,29 @@ class Pipeline:
             corpus, query_ids, query_offsets, query_content, columns, pair_query, pair_passage,
             held,
         )
-        safe_len = np.maximum(query_lengths[pair_query], 1)
-        safe_content = np.maximum(content_total[pair_query], 1)
-        passage_content_coverage = bag.content_distinct / np.maximum(
-            bag.distinct_content_per_query[pair_query], 1
-        )
-
         # Which pairs can become citations at all, and the best score each could reach:
-        # an alignment matches at most the query tokens the passage contains.
-        # (half of them, rounded up, for a sentence of fewer than four content words)
-        min_content = np.minimum(
-            _MIN_CONTENT_TOKENS, (bag.distinct_content_per_query[pair_query] + 1) // 2
-        )
-        feasible = (bag.content_occurrences >= 1) & (
-            (bag.content_occurrences / safe_content >= config.min_answer_coverage)
-            | (passage_content_coverage >= config.min_answer_coverage)
+        # an alignment matches at most the query tokens the passage contains. A citation
+        # needs _MIN_CONTENT_TOKENS distinct content tokens of the sentence (half of them,
+        # rounded up, for a sentence of fewer than four content words).
+        (
+            safe_len,
+            safe_content,
+            passage_content_coverage,
+            min_content,
+            feasible,
+            short_mask,
+        ) = pair_feasibility(
+            pair_query,
+            np.diff(query_offsets),
+            content_total,
+            bag.distinct_content_per_query,
+            bag.content_occurrences,
+            bag.content_distinct,
+            float(config.min_answer_coverage),
+            _MIN_CONTENT_TOKENS,
         )
         content_variants = bag.content_distinct.copy()
-        short = np.flatnonzero(feasible & (content_variants < min_content))
+        short = np.flatnonzero(short_mask)
         if short.size:
             # the passage may hold the other content words as inflections ("expects")
             content_variants[short] = _content_variant_counts(
@@ -755,16 +763,20 @@ class Pipeline:
                 raise ValueError(
                     f"scorer.score must return one score per pair, got shape {final.shape}"
                 )
-            accepted = (
-                (rows.score >= config.min_alignment_score)
-                & (rows.target_end > rows.target_start)
-                & (content_matched >= 1)
-                & (np.maximum(content_matched, of(content_variants)) >= of(min_content))
-                & (
-                    (components["content_coverage"] >= config.min_answer_coverage)
-                    | (pair_coverage >= config.min_answer_coverage)
-                )
-                & (final >= config.min_final_score)
+            accepted = accept_pairs(
+                rows.score,
+                rows.target_start,
+                rows.target_end,
+                np.ascontiguousarray(content_matched, dtype=np.float64),
+                content_variants,
+                min_content,
+                components["content_coverage"],
+                passage_content_coverage,
+                final,
+                _ALL_PAIRS if pairs is None else pairs,
+                float(config.min_alignment_score),
+                float(config.min_answer_coverage),
+                float(config.min_final_score),
             )
             return components, final, accepted
 

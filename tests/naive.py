@@ -431,6 +431,46 @@ def naive_gather_ranges(starts, ends):
     return positions, rows
 
 
+def naive_pair_feasibility(pair_query, query_lengths, content_total, distinct_per_query,
+                           content_occurrences, content_distinct, min_answer_coverage,
+                           min_content_tokens):
+    """The pipeline's numpy expressions for the quantities of ``pair_feasibility``."""
+    import numpy as np
+
+    safe_len = np.maximum(query_lengths[pair_query], 1)
+    safe_content = np.maximum(content_total[pair_query], 1)
+    coverage = content_distinct / np.maximum(distinct_per_query[pair_query], 1)
+    min_content = np.minimum(min_content_tokens, (distinct_per_query[pair_query] + 1) // 2)
+    feasible = (content_occurrences >= 1) & (
+        (content_occurrences / safe_content >= min_answer_coverage)
+        | (coverage >= min_answer_coverage)
+    )
+    short = feasible & (content_distinct < min_content)
+    return safe_len, safe_content, coverage, min_content, feasible, short
+
+
+def naive_accept_pairs(score, target_start, target_end, content_matched, content_variants,
+                       min_content, content_coverage, passage_coverage, final, pairs,
+                       min_alignment_score, min_answer_coverage, min_final_score):
+    """The pipeline's numpy expression for ``accept_pairs`` (``pairs`` None: every pair)."""
+    import numpy as np
+
+    def of(values):
+        return values if pairs is None else values[pairs]
+
+    return (
+        (score >= min_alignment_score)
+        & (target_end > target_start)
+        & (content_matched >= 1)
+        & (np.maximum(content_matched, of(content_variants)) >= of(min_content))
+        & (
+            (content_coverage >= min_answer_coverage)
+            | (of(passage_coverage) >= min_answer_coverage)
+        )
+        & (final >= min_final_score)
+    )
+
+
 def naive_range_rows(columns, starts, ends):
     """Row ``p``: the distinct values of ``columns[starts[p]:ends[p]]``, sorted."""
     return [sorted(set(columns[a:b])) for a, b in zip(starts, ends)]

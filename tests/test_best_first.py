@@ -11,10 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citekit._best_first import (
+    accept_pairs,
     assemble_blocks,
     bag_counts_from_held,
     close_queries,
     evidence_chars,
+    pair_feasibility,
     query_terms,
     rank_within_queries,
     record_alignments,
@@ -23,10 +25,12 @@ from citekit.config import CitationConfig
 from citekit.kernels import align_pairs, align_ranges_unchecked
 from citekit.pipeline import Pipeline
 from naive import (
+    naive_accept_pairs,
     naive_bag_counts_from_held,
     naive_choose_all,
     naive_close_queries,
     naive_evidence_chars,
+    naive_pair_feasibility,
     naive_query_terms,
     naive_rank_within_queries,
     naive_record_alignments,
@@ -565,3 +569,56 @@ def test_pipeline_bag_statistics_from_held_equal_those_from_rows():
     mixed[::2] = -1
     for a, b in zip(_bag_statistics(*args[:-1], mixed), from_rows):
         assert np.array_equal(a, b)
+
+
+# -- feasibility before aligning, acceptance after ------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_queries=st.integers(1, 5),
+       n_pairs=st.sampled_from([0, 1, 9, 60]),
+       min_answer_coverage=st.sampled_from([0.0, 0.2, 1 / 3, 0.5, 1.0]),
+       min_content_tokens=st.integers(0, 3))
+def test_pair_feasibility_equals_the_numpy_expressions(seed, n_queries, n_pairs,
+                                                       min_answer_coverage,
+                                                       min_content_tokens):
+    rng = np.random.default_rng(seed)
+    query_lengths = _array(rng.integers(0, 30, n_queries))
+    content_total = np.minimum(query_lengths, _array(rng.integers(0, 20, n_queries)))
+    distinct = np.minimum(content_total, rng.integers(0, 15, n_queries)).astype(np.float64)
+    pair_query = np.sort(_array(rng.integers(0, n_queries, n_pairs)))
+    content_distinct = np.floor(rng.random(n_pairs) * (distinct[pair_query] + 1))
+    occurrences = content_distinct + rng.integers(0, 3, n_pairs)
+    args = (pair_query, query_lengths, content_total, distinct, occurrences,
+            content_distinct, min_answer_coverage, min_content_tokens)
+    found = pair_feasibility(*args)
+    expected = naive_pair_feasibility(*args)
+    for a, b in zip(found, expected):
+        assert a.tolist() == b.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_pairs=st.sampled_from([0, 1, 12, 80]),
+       select=st.booleans(), thresholds=st.tuples(st.integers(-2, 4),
+                                                  st.sampled_from([0.0, 0.2, 0.5, 1.0]),
+                                                  st.sampled_from([-1.0, 0.0, 0.8, 1.5])))
+def test_accept_pairs_equals_the_numpy_expression(seed, n_pairs, select, thresholds):
+    rng = np.random.default_rng(seed)
+    content_variants = rng.integers(0, 4, n_pairs).astype(np.float64)
+    min_content = rng.integers(0, 3, n_pairs).astype(np.float64)
+    passage_coverage = rng.choice([0.0, 0.2, 0.5, 1.0], n_pairs)
+    pairs = np.sort(_array(rng.choice(n_pairs, n_pairs // 2, replace=False))) if select \
+        else None
+    n = n_pairs if pairs is None else pairs.shape[0]
+    score = _array(rng.integers(-1, 8, n))
+    target_start = _array(rng.integers(0, 5, n))
+    target_end = target_start + rng.integers(0, 3, n)
+    content_matched = rng.integers(0, 4, n).astype(np.float64)
+    content_coverage = rng.choice([0.0, 0.2, 0.5, 1.0], n)
+    final = rng.choice([0.0, 0.8, 1.5, 2.2, np.nan], n)
+    args = (score, target_start, target_end, content_matched, content_variants, min_content,
+            content_coverage, passage_coverage, final)
+    found = accept_pairs(*args, _array([]) if pairs is None else pairs,
+                         *(float(t) for t in thresholds))
+    expected = naive_accept_pairs(*args, pairs, *thresholds)
+    assert found.tolist() == expected.tolist()
