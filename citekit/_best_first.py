@@ -28,6 +28,7 @@ __all__ = [
     "close_queries",
     "evidence_chars",
     "pair_feasibility",
+    "score_components",
     "query_terms",
     "rank_eligible",
     "rank_within_queries",
@@ -581,3 +582,59 @@ def accept_pairs(score, target_start, target_end, content_matched, content_varia
             and final[i] >= min_final_score
         )
     return accepted
+
+
+#: the rows of :func:`score_components`' matrix, in the order of the components dict
+COMPONENT_NAMES = (
+    "alignment_score",
+    "normalized_alignment",
+    "matches",
+    "answer_coverage",
+    "evidence_coverage",
+    "lexical_score",
+    "embedding_score",
+    "content_coverage",
+    "passage_content_coverage",
+)
+
+
+@jit
+def score_components(score, matches, target_start, target_end, content_matched, safe_len,
+                     safe_content, passage_coverage, lexical, embedding, pairs, match_score,
+                     weights, weighted):
+    """The score components of the aligned pairs (rows of the returned matrix, in the
+    order of :data:`COMPONENT_NAMES`) and, when ``weighted``, their final score: the
+    specification's weighted sum (``weights``: alignment, answer coverage, evidence
+    coverage, lexical, embedding; embedding similarity clipped at 0 as ``np.maximum``
+    clips it), each value computed with the float operations, in the order, of
+    :meth:`citekit.pipeline.WeightedScorer.score` and the numpy expressions they replace.
+    Entry ``i`` is entry ``i`` of the arrays of the pairs judged (``score`` to
+    ``content_matched``) and describes pair ``pairs[i]`` of the per-pair arrays (the
+    rest); an empty ``pairs`` stands for every pair, in order."""
+    n = score.shape[0]
+    every = pairs.shape[0] == 0
+    out = np.empty((9, n), dtype=np.float64)
+    final = np.zeros(n if weighted else 0, dtype=np.float64)
+    for i in range(n):
+        p = i if every else pairs[i]
+        length = safe_len[p]
+        out[0, i] = score[i]
+        out[1, i] = score[i] / max(match_score * length, 1)
+        out[2, i] = matches[i]
+        out[3, i] = matches[i] / length
+        out[4, i] = matches[i] / max(target_end[i] - target_start[i], 1)
+        out[5, i] = lexical[p]
+        out[6, i] = embedding[p]
+        out[7, i] = content_matched[i] / safe_content[p]
+        out[8, i] = passage_coverage[p]
+        if weighted:
+            similarity = embedding[p]
+            clipped = similarity if (similarity > 0.0 or similarity != similarity) else 0.0
+            final[i] = (
+                weights[0] * out[1, i]
+                + weights[1] * out[3, i]
+                + weights[2] * out[4, i]
+                + weights[3] * out[5, i]
+                + weights[4] * clipped
+            )
+    return out, final

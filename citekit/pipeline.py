@@ -75,6 +75,7 @@ import numpy as np
 
 from citekit._bag import pair_bag_counts
 from citekit._best_first import (
+    COMPONENT_NAMES,
     accept_pairs,
     assemble_blocks,
     bag_counts_from_held,
@@ -86,6 +87,7 @@ from citekit._best_first import (
     rank_eligible,
     rank_within_queries,
     record_alignments,
+    score_components,
 )
 from citekit._content import (
     citation_marker_mask,
@@ -733,36 +735,51 @@ class Pipeline:
         else:
             score_bound = np.full(n_pairs, np.inf)
 
+        weighted_scorer = type(scorer) is WeightedScorer
+        component_weights = np.array(
+            [
+                config.weights.alignment,
+                config.weights.answer_coverage,
+                config.weights.evidence_coverage,
+                config.weights.lexical,
+                config.weights.embedding,
+            ],
+            dtype=np.float64,
+        )
+
         def evaluate(
             rows: PairAlignments, content_matched: np.ndarray, pairs: np.ndarray | None = None
         ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
             """Score components, final score and acceptance of ``pairs`` (default: all),
             given their ``rows`` and ``content_matched`` (in that order)."""
 
-            def of(values: np.ndarray) -> np.ndarray:
-                return values if pairs is None else values[pairs]
-
-            pair_len, pair_content = of(safe_len), of(safe_content)
-            pair_coverage = of(passage_content_coverage)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                components = {
-                    "alignment_score": rows.score.astype(np.float64),
-                    "normalized_alignment": rows.score
-                    / np.maximum(config.match_score * pair_len, 1),
-                    "matches": rows.matches.astype(np.float64),
-                    "answer_coverage": rows.matches / pair_len,
-                    "evidence_coverage": rows.matches
-                    / np.maximum(rows.target_end - rows.target_start, 1),
-                    "lexical_score": of(lexical).astype(np.float64),
-                    "embedding_score": of(embedding).astype(np.float64),
-                    "content_coverage": content_matched / pair_content,
-                    "passage_content_coverage": pair_coverage,
-                }
-            final = np.asarray(scorer.score(components, config), dtype=np.float64)
-            if final.shape != pair_len.shape:
-                raise ValueError(
-                    f"scorer.score must return one score per pair, got shape {final.shape}"
-                )
+            selection = _ALL_PAIRS if pairs is None else pairs
+            # (the default scorer's sum is computed with the components, in its order)
+            matrix, weighted_final = score_components(
+                rows.score,
+                rows.matches,
+                rows.target_start,
+                rows.target_end,
+                np.ascontiguousarray(content_matched, dtype=np.float64),
+                safe_len,
+                safe_content,
+                passage_content_coverage,
+                lexical,
+                embedding,
+                selection,
+                config.match_score,
+                component_weights,
+                weighted_scorer,
+            )
+            components = dict(zip(COMPONENT_NAMES, matrix))
+            if weighted_scorer:
+                final = weighted_final
+            else:
+                final = np.asarray(scorer.score(components, config), dtype=np.float64)
+                if final.shape != (matrix.shape[1],):
+                    raise ValueError(
+                        f"scorer.score must return one score per pair, got shape {final.shape}"
+                    )
             accepted = accept_pairs(
                 rows.score,
                 rows.target_start,
@@ -773,7 +790,7 @@ class Pipeline:
                 components["content_coverage"],
                 passage_content_coverage,
                 final,
-                _ALL_PAIRS if pairs is None else pairs,
+                selection,
                 float(config.min_alignment_score),
                 float(config.min_answer_coverage),
                 float(config.min_final_score),

@@ -471,6 +471,30 @@ def naive_accept_pairs(score, target_start, target_end, content_matched, content
     )
 
 
+def naive_score_components(score, matches, target_start, target_end, content_matched,
+                           safe_len, safe_content, passage_coverage, lexical, embedding,
+                           pairs, match_score):
+    """The pipeline's numpy expressions for the score components (``pairs`` None: every
+    pair), as a dict in the pipeline's order."""
+    import numpy as np
+
+    def of(values):
+        return values if pairs is None else values[pairs]
+
+    pair_len, pair_content = of(safe_len), of(safe_content)
+    return {
+        "alignment_score": score.astype(np.float64),
+        "normalized_alignment": score / np.maximum(match_score * pair_len, 1),
+        "matches": matches.astype(np.float64),
+        "answer_coverage": matches / pair_len,
+        "evidence_coverage": matches / np.maximum(target_end - target_start, 1),
+        "lexical_score": of(lexical).astype(np.float64),
+        "embedding_score": of(embedding).astype(np.float64),
+        "content_coverage": content_matched / pair_content,
+        "passage_content_coverage": of(passage_coverage),
+    }
+
+
 def naive_range_rows(columns, starts, ends):
     """Row ``p``: the distinct values of ``columns[starts[p]:ends[p]]``, sorted."""
     return [sorted(set(columns[a:b])) for a, b in zip(starts, ends)]

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citekit._best_first import (
+    COMPONENT_NAMES,
     accept_pairs,
     assemble_blocks,
     bag_counts_from_held,
@@ -20,6 +21,7 @@ from citekit._best_first import (
     query_terms,
     rank_within_queries,
     record_alignments,
+    score_components,
 )
 from citekit.config import CitationConfig
 from citekit.kernels import align_pairs, align_ranges_unchecked
@@ -34,6 +36,7 @@ from naive import (
     naive_query_terms,
     naive_rank_within_queries,
     naive_record_alignments,
+    naive_score_components,
     naive_smith_waterman,
 )
 
@@ -622,3 +625,43 @@ def test_accept_pairs_equals_the_numpy_expression(seed, n_pairs, select, thresho
                          *(float(t) for t in thresholds))
     expected = naive_accept_pairs(*args, pairs, *thresholds)
     assert found.tolist() == expected.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_pairs=st.sampled_from([0, 1, 12, 80]),
+       select=st.booleans(), match_score=st.integers(1, 3),
+       weights=st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, 1 / 3, 2.0]), min_size=5,
+                        max_size=5))
+def test_score_components_equal_the_numpy_expressions(seed, n_pairs, select, match_score,
+                                                      weights):
+    from citekit.config import CitationWeights
+    from citekit.pipeline import WeightedScorer
+
+    rng = np.random.default_rng(seed)
+    safe_len = _array(rng.integers(1, 30, n_pairs))
+    safe_content = _array(rng.integers(1, 20, n_pairs))
+    passage_coverage = rng.random(n_pairs)
+    lexical = rng.random(n_pairs)
+    # similarities below zero, negative zero and NaN are clipped as np.maximum clips them
+    embedding = rng.choice([-0.5, -0.0, 0.0, 0.3, 0.9, np.nan], n_pairs)
+    pairs = np.sort(_array(rng.choice(n_pairs, n_pairs // 2, replace=False))) if select \
+        else None
+    n = n_pairs if pairs is None else pairs.shape[0]
+    score = _array(rng.integers(0, 40, n))
+    matches = _array(rng.integers(0, 20, n))
+    target_start = _array(rng.integers(0, 9, n))
+    target_end = target_start + rng.integers(0, 25, n)
+    content_matched = rng.integers(0, 10, n).astype(np.float64)
+    args = (score, matches, target_start, target_end, content_matched, safe_len,
+            safe_content, passage_coverage, lexical, embedding)
+    matrix, final = score_components(*args, _array([]) if pairs is None else pairs,
+                                     match_score, np.array(weights), True)
+    expected = naive_score_components(*args, pairs, match_score)
+    assert list(expected) == list(COMPONENT_NAMES)
+    for row, name in zip(matrix, COMPONENT_NAMES):
+        assert row.tobytes() == expected[name].tobytes(), name
+    config = CitationConfig(weights=CitationWeights(*weights))
+    assert final.tobytes() == WeightedScorer().score(expected, config).tobytes()
+    _, unweighted = score_components(*args, _array([]) if pairs is None else pairs,
+                                     match_score, np.array(weights), False)
+    assert unweighted.shape == (0,)
