@@ -27,6 +27,7 @@ __all__ = [
     "choose_all",
     "close_queries",
     "evidence_chars",
+    "judged_int_facts",
     "pair_feasibility",
     "score_components",
     "query_terms",
@@ -638,3 +639,37 @@ def score_components(score, matches, target_start, target_end, content_matched, 
                 + weights[4] * clipped
             )
     return out, final
+
+
+@jit
+def judged_int_facts(pairs, pair_passage, passage_source, base_offsets, source_indices,
+                     block_offsets, passage_token_start, passage_token_end, char_start,
+                     char_end, query_start, query_end, passage_char_start,
+                     passage_char_end):
+    """The integer facts the records need of each judged pair, one row each (see
+    :class:`citekit.pipeline._JudgedFacts`), so that one ``tolist`` gives them all:
+    source, source index, passage, base offset, block range (lo, hi), token range (lo,
+    hi), evidence characters (start, end), answer token range (start, last: ``query_end -
+    1``, at least the start), passage characters (start, end; absolute)."""
+    n = pairs.shape[0]
+    out = np.empty((14, n), dtype=np.int64)
+    for i in range(n):
+        pair = pairs[i]
+        passage = pair_passage[pair]
+        source = passage_source[passage]
+        base = base_offsets[source]
+        out[0, i] = source
+        out[1, i] = source_indices[source]
+        out[2, i] = passage
+        out[3, i] = base
+        out[4, i] = block_offsets[pair]
+        out[5, i] = block_offsets[pair + 1]
+        out[6, i] = passage_token_start[passage]
+        out[7, i] = passage_token_end[passage]
+        out[8, i] = char_start[pair]
+        out[9, i] = char_end[pair]
+        out[10, i] = query_start[pair]
+        out[11, i] = max(query_end[pair] - 1, query_start[pair])
+        out[12, i] = base + passage_char_start[passage]
+        out[13, i] = base + passage_char_end[passage]
+    return out

@@ -82,6 +82,7 @@ from citekit._best_first import (
     choose_all,
     close_queries,
     evidence_chars,
+    judged_int_facts,
     pair_feasibility,
     query_terms,
     rank_eligible,
@@ -1395,18 +1396,46 @@ def _judged_facts(
     """:class:`_JudgedFacts` of the judged ``pairs`` of every sentence, concatenated
     (``content_total``: each sentence's number of content tokens)."""
     rows = context.rows
-    passage = context.pair_passage[pairs]
-    source = corpus.passage_source[passage]
-    base = corpus.base_offsets[source]
     components = context.components
     names = list(components)
-    query_start = rows.query_start[pairs]
+    facts = judged_int_facts(
+        pairs,
+        context.pair_passage,
+        corpus.passage_source,
+        corpus.base_offsets,
+        corpus.source_indices,
+        rows.block_offsets,
+        corpus.passage_token_start,
+        corpus.passage_token_end,
+        context.char_start,
+        context.char_end,
+        rows.query_start,
+        rows.query_end,
+        corpus.passage_char_start,
+        corpus.passage_char_end,
+    )
+    (
+        source_list,
+        source_index,
+        passage,
+        base,
+        block_lo,
+        block_hi,
+        token_lo,
+        token_hi,
+        char_start,
+        char_end,
+        query_start,
+        query_end,
+        passage_char_start,
+        passage_char_end,
+    ) = facts.tolist()
     return _JudgedFacts(
-        source=source,
-        source_list=source.tolist(),
-        source_index=corpus.source_indices[source].tolist(),
-        passage=passage.tolist(),
-        base=base.tolist(),
+        source=facts[0],
+        source_list=source_list,
+        source_index=source_index,
+        passage=passage,
+        base=base,
         embedding_only=context.embedding_only[pairs].tolist(),
         embedding_score=components["embedding_score"][pairs].tolist(),
         # content tokens the alignment matched (content coverage x content tokens)
@@ -1414,17 +1443,17 @@ def _judged_facts(
             components["content_coverage"][pairs]
             * np.maximum(content_total[context.pair_query[pairs]], 1)
         ).tolist(),
-        block_lo=rows.block_offsets[pairs].tolist(),
-        block_hi=rows.block_offsets[pairs + 1].tolist(),
-        token_lo=corpus.passage_token_start[passage].tolist(),
-        token_hi=corpus.passage_token_end[passage].tolist(),
-        char_start=context.char_start[pairs].tolist(),
-        char_end=context.char_end[pairs].tolist(),
+        block_lo=block_lo,
+        block_hi=block_hi,
+        token_lo=token_lo,
+        token_hi=token_hi,
+        char_start=char_start,
+        char_end=char_end,
         final=context.final[pairs].astype(np.float64).tolist(),
-        query_start=query_start.tolist(),
-        query_end=np.maximum(rows.query_end[pairs] - 1, query_start).tolist(),
-        passage_char_start=(base + corpus.passage_char_start[passage]).tolist(),
-        passage_char_end=(base + corpus.passage_char_end[passage]).tolist(),
+        query_start=query_start,
+        query_end=query_end,
+        passage_char_start=passage_char_start,
+        passage_char_end=passage_char_end,
         component_names=names,
         components=np.column_stack([components[name][pairs] for name in names]).tolist()
         if pairs.size

@@ -495,6 +495,25 @@ def naive_score_components(score, matches, target_start, target_end, content_mat
     }
 
 
+def naive_judged_int_facts(pairs, pair_passage, passage_source, base_offsets,
+                           source_indices, block_offsets, passage_token_start,
+                           passage_token_end, char_start, char_end, query_start, query_end,
+                           passage_char_start, passage_char_end):
+    """The rows of ``judged_int_facts`` as the pipeline's numpy gathers computed them."""
+    import numpy as np
+
+    passage = pair_passage[pairs]
+    source = passage_source[passage]
+    base = base_offsets[source]
+    return np.stack([
+        source, source_indices[source], passage, base, block_offsets[pairs],
+        block_offsets[pairs + 1], passage_token_start[passage], passage_token_end[passage],
+        char_start[pairs], char_end[pairs], query_start[pairs],
+        np.maximum(query_end[pairs] - 1, query_start[pairs]),
+        base + passage_char_start[passage], base + passage_char_end[passage],
+    ])
+
+
 def naive_range_rows(columns, starts, ends):
     """Row ``p``: the distinct values of ``columns[starts[p]:ends[p]]``, sorted."""
     return [sorted(set(columns[a:b])) for a, b in zip(starts, ends)]

@@ -17,6 +17,7 @@ from citekit._best_first import (
     bag_counts_from_held,
     close_queries,
     evidence_chars,
+    judged_int_facts,
     pair_feasibility,
     query_terms,
     rank_within_queries,
@@ -32,6 +33,7 @@ from naive import (
     naive_choose_all,
     naive_close_queries,
     naive_evidence_chars,
+    naive_judged_int_facts,
     naive_pair_feasibility,
     naive_query_terms,
     naive_rank_within_queries,
@@ -665,3 +667,31 @@ def test_score_components_equal_the_numpy_expressions(seed, n_pairs, select, mat
     _, unweighted = score_components(*args, _array([]) if pairs is None else pairs,
                                      match_score, np.array(weights), False)
     assert unweighted.shape == (0,)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_pairs=st.sampled_from([0, 1, 10, 50]))
+def test_judged_int_facts_equal_the_numpy_gathers(seed, n_pairs):
+    rng = np.random.default_rng(seed)
+    n_passages, n_sources = 12, 4
+    passage_source = _array(rng.integers(0, n_sources, n_passages))
+    args = (
+        _array(rng.integers(0, max(n_pairs, 1), rng.integers(0, 2 * n_pairs + 1)))
+        if n_pairs else _array([]),
+        _array(rng.integers(0, n_passages, n_pairs)),
+        passage_source,
+        _array(rng.integers(0, 500, n_sources)),
+        _array(rng.permutation(n_sources)),
+        np.sort(_array(rng.integers(0, 40, n_pairs + 1))),
+        _array(rng.integers(0, 50, n_passages)),
+        _array(rng.integers(50, 90, n_passages)),
+        _array(rng.integers(0, 30, n_pairs)),
+        _array(rng.integers(30, 60, n_pairs)),
+        _array(rng.integers(0, 5, n_pairs)),
+        _array(rng.integers(0, 9, n_pairs)),
+        _array(rng.integers(0, 200, n_passages)),
+        _array(rng.integers(200, 400, n_passages)),
+    )
+    found = judged_int_facts(*args)
+    assert found.shape == (14, args[0].shape[0])
+    assert found.tolist() == naive_judged_int_facts(*args).reshape(14, -1).tolist()
