@@ -236,13 +236,15 @@ def _walk(ranked, lo, hi, use_threshold, final, threshold, passage_source, char_
 
 @jit
 def rank_eligible(eligible_mask, pair_query, pair_passage, char_start, char_end, final,
-                  passage_source, base_offsets, source_indices, prefer_source_order):
+                  passage_source, base_offsets, source_indices, prefer_source_order,
+                  n_queries):
     """The eligible pairs grouped by query, best first (see
     :meth:`citekit.pipeline.Pipeline._rank`): :func:`rank_within_queries` of the pairs
     whose ``eligible_mask`` is set, by ``-final``, then (``prefer_source_order``) source
     index, absolute evidence start, longer evidence first and passage, or absolute start,
     longer evidence, source index and passage; the keys are computed here rather than
-    gathered by a dozen numpy calls."""
+    gathered by a dozen numpy calls. Returns ``(ranked, bounds)``: query ``q``'s pairs
+    are ``ranked[bounds[q]:bounds[q + 1]]`` (``pair_query`` below ``n_queries``)."""
     n_pairs = eligible_mask.shape[0]
     n_eligible = 0
     for p in range(n_pairs):
@@ -251,14 +253,12 @@ def rank_eligible(eligible_mask, pair_query, pair_passage, char_start, char_end,
     query = np.empty(n_eligible, dtype=np.int64)
     float_keys = np.empty((1, n_eligible))
     int_keys = np.empty((4, n_eligible), dtype=np.int64)
-    n_queries = 0
     k = 0
     for p in range(n_pairs):
         if not eligible_mask[p]:
             continue
         eligible[k] = p
         query[k] = pair_query[p]
-        n_queries = max(n_queries, pair_query[p] + 1)
         passage = pair_passage[p]
         source = passage_source[passage]
         start = char_start[p]
@@ -275,10 +275,10 @@ def rank_eligible(eligible_mask, pair_query, pair_passage, char_start, char_end,
             int_keys[2, k] = source_indices[source]
         int_keys[3, k] = passage
         k += 1
-    ranked, _ = rank_within_queries(
+    ranked, bounds = rank_within_queries(
         np.arange(n_eligible), query, n_queries, float_keys, int_keys
     )
-    return eligible[ranked]
+    return eligible[ranked], bounds
 
 
 @jit

@@ -132,6 +132,23 @@ def _mark_chain(keys, heads, following, key, covered, base):
 
 
 @jit
+def near_passages(passages, passage_source, neighbours):
+    """``passages`` and every passage at most ``neighbours`` away in the same source (the
+    ones :func:`candidate_coverage` reads), with repeats: ascending from each passage's
+    lowest neighbour to its highest."""
+    n_passages = passage_source.shape[0]
+    out = np.empty(passages.shape[0] * (2 * neighbours + 1), dtype=np.int64)
+    n = 0
+    for i in range(passages.shape[0]):
+        passage = passages[i]
+        for near in range(max(0, passage - neighbours), min(n_passages, passage + neighbours + 1)):
+            if passage_source[near] == passage_source[passage]:
+                out[n] = near
+                n += 1
+    return out[:n]
+
+
+@jit
 def _coverage_kernel(
     row_pointers,
     row_columns,

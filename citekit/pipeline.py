@@ -98,7 +98,7 @@ from citekit._content import (
     token_facts,
 )
 from citekit._evidence_kernel import evidence_set
-from citekit._forms_kernel import candidate_coverage, rows_hold
+from citekit._forms_kernel import candidate_coverage, near_passages, rows_hold
 from citekit._stages import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
 from citekit.config import CitationConfig
@@ -828,7 +828,7 @@ class Pipeline:
             final = np.where(embedding_only, embed_final, final)
 
         char_start, char_end = _evidence_chars(corpus, rows, pair_passage, embedding_only)
-        order = self._rank(
+        order, bounds = self._rank(
             aligned_ok | embedding_only,
             pair_query,
             pair_passage,
@@ -836,8 +836,8 @@ class Pipeline:
             char_end,
             final,
             corpus,
+            n_queries,
         )
-        bounds = np.searchsorted(pair_query[order], np.arange(n_queries + 1))
 
         context = _ChunkContext(
             corpus=corpus,
@@ -927,8 +927,10 @@ class Pipeline:
         char_end: np.ndarray,
         final: np.ndarray,
         corpus: Corpus,
-    ) -> np.ndarray:
-        """Eligible pairs grouped by query, best first, with the specification's tie-breaks.
+        n_queries: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Eligible pairs grouped by query, best first, with the specification's tie-breaks,
+        and the bounds of each query's pairs (``pair_query`` below ``n_queries``).
 
         Within a query: by ``final`` descending, then (``prefer_source_order``) source
         order, evidence start in the source and longer evidence first, or (without it)
@@ -945,6 +947,7 @@ class Pipeline:
             corpus.base_offsets,
             corpus.source_indices,
             self.config.prefer_source_order,
+            n_queries,
         )
 
     def _align_best_first(
@@ -1082,8 +1085,15 @@ class Pipeline:
                 corpus, rows, judged_passage, np.zeros(judged.shape[0], dtype=bool)
             )
             judged_query = pair_query[judged]
-            ranked = self._rank(
-                accepted, judged_query, judged_passage, char_start, char_end, final, corpus
+            ranked, ranked_bounds = self._rank(
+                accepted,
+                judged_query,
+                judged_passage,
+                char_start,
+                char_end,
+                final,
+                corpus,
+                n_queries,
             )
             close_queries(
                 open_query,
@@ -1092,7 +1102,7 @@ class Pipeline:
                 order,
                 score_bound,
                 ranked,
-                np.searchsorted(judged_query[ranked], np.arange(n_queries + 1)),
+                ranked_bounds,
                 final,
                 passage_source[judged],
                 char_start,
@@ -1750,16 +1760,9 @@ def _candidate_coverage(
     forms = _SurfaceForms.of(corpus)
     passages = pair_passage[pairs[aligned]]
     if passages.size:
-        # every word of the passages looked at needs its form
-        source = corpus.passage_source
-        near = [passages]
-        for step in range(1, _COVERAGE_NEIGHBOURS + 1):
-            for side in (passages - step, passages + step):
-                inside = (side >= 0) & (side < corpus.n_passages)
-                side, owner = side[inside], passages[inside]
-                near.append(side[source[side] == source[owner]])
-        # (repeats are harmless there; a mask over the corpus to drop them cost more)
-        forms._learn(np.concatenate(near))
+        # every word of the passages looked at needs its form (repeats are harmless
+        # there; a mask over the corpus to drop them cost more)
+        forms._learn(near_passages(passages, corpus.passage_source, _COVERAGE_NEIGHBOURS))
     token_forms = np.fromiter(map(forms.form, folded), dtype=np.int64, count=len(folded))
     indptr, indices = corpus.index.rows
     covered, row_offsets = candidate_coverage(

@@ -514,6 +514,19 @@ def naive_judged_int_facts(pairs, pair_passage, passage_source, base_offsets,
     ])
 
 
+def naive_near_passages(passages, passage_source, neighbours):
+    """Every passage at most ``neighbours`` away from one of ``passages`` in the same
+    source, the passages included, as a sorted list with repeats."""
+    out = []
+    for passage in passages:
+        for near in range(passage - neighbours, passage + neighbours + 1):
+            if 0 <= near < len(passage_source) and passage_source[near] == passage_source[
+                passage
+            ]:
+                out.append(near)
+    return sorted(out)
+
+
 def naive_range_rows(columns, starts, ends):
     """Row ``p``: the distinct values of ``columns[starts[p]:ends[p]]``, sorted."""
     return [sorted(set(columns[a:b])) for a, b in zip(starts, ends)]

@@ -269,8 +269,11 @@ def test_pipeline_rank_equals_the_lexsort_definition(
     # (a custom scorer may give NaN: it ranks last, as numpy sorts it)
     final = rng.choice([0.2, 0.4, 0.6, np.nan] if with_nan else [0.2, 0.4, 0.6], n_pairs)
     eligible = rng.random(n_pairs) < 0.7
-    ranked = pipeline._rank(eligible, pair_query, pair_passage, char_start, char_end, final,
-                            corpus)
+    n_queries = int(pair_query.max()) + 2 if n_pairs else 1
+    ranked, bounds = pipeline._rank(eligible, pair_query, pair_passage, char_start, char_end,
+                                    final, corpus, n_queries)
+    queries = pair_query[ranked]
+    assert bounds.tolist() == np.searchsorted(queries, np.arange(n_queries + 1)).tolist()
     source = corpus.passage_source[pair_passage]
     absolute = char_start + corpus.base_offsets[source]
     index = corpus.source_indices[source]

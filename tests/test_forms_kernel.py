@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._forms_kernel import candidate_coverage, rows_hold
-from naive import naive_candidate_coverage, naive_rows_hold
+from citekit._forms_kernel import candidate_coverage, near_passages, rows_hold
+from naive import naive_candidate_coverage, naive_near_passages, naive_rows_hold
 
 i64 = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
 
@@ -172,3 +172,20 @@ def test_candidate_coverage_edge_cases():
         i64([0, -1]), i64([3, 4]), 1, i64([0, 0]), i64([0, 1]), i64([[0, 0, 2]]),
     )
     assert offsets.tolist() == [0, 0, 2] and covered.tolist() == [False, False]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    sources=st.lists(st.integers(0, 3), max_size=20),
+    data=st.data(),
+    neighbours=st.integers(0, 3),
+)
+def test_near_passages_equal_the_reference(sources, data, neighbours):
+    passage_source = np.sort(np.array(sources, dtype=np.int64))  # a source's passages in a run
+    passages = data.draw(st.lists(st.integers(0, max(len(sources) - 1, 0)), max_size=8))
+    if not sources:
+        passages = []
+    found = near_passages(np.array(passages, dtype=np.int64), passage_source, neighbours)
+    assert found.dtype == np.int64
+    assert sorted(found.tolist()) == naive_near_passages(passages, passage_source.tolist(),
+                                                         neighbours)
