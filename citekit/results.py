@@ -88,31 +88,41 @@ def _freeze_tuple(obj: Any, name: str, item_type: type | None = None) -> None:
     object.__setattr__(obj, name, items)
 
 
-_FIELDS_OF: dict[type, tuple[tuple[str, Any, Any], ...]] = {}
+# per record class: every field with its default (_NO_DEFAULT: none, or a factory), in
+# field order, and the fields with a default factory
+_NO_DEFAULT = object()
+_FIELDS_OF: dict[type, tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
 
 
 def _unchecked(cls: type, **values: Any) -> Any:
     """A frozen record built from values already in the form ``__post_init__`` would leave
     them in (exact types, tuples, a fresh dict), without running its checks: the
     pipeline's own records, thousands per call. Omitted fields take their defaults."""
-    record_fields = _FIELDS_OF.get(cls)
-    if record_fields is None:
-        record_fields = _FIELDS_OF[cls] = tuple(
-            (f.name, f.default, f.default_factory) for f in fields(cls)
+    spec = _FIELDS_OF.get(cls)
+    if spec is None:
+        template = {
+            f.name: f.default if f.default is not MISSING else _NO_DEFAULT for f in fields(cls)
+        }
+        factories = tuple(
+            (f.name, f.default_factory) for f in fields(cls) if f.default_factory is not MISSING
         )
-    record = object.__new__(cls)
-    state = {}
-    for name, default, factory in record_fields:
-        if name in values:
-            state[name] = values[name]
-        elif default is not MISSING:
-            state[name] = default
-        elif factory is not MISSING:
-            state[name] = factory()
-        else:
-            raise TypeError(f"{cls.__name__}: missing field {name!r}")
+        spec = _FIELDS_OF[cls] = (template, factories)
+    template, factories = spec
     # a frozen dataclass keeps its fields in the instance dict: one update sets them all
-    # (what object.__setattr__ per field does, without a call per field)
+    # (what object.__setattr__ per field does, without a call per field), in field order
+    state = template.copy()
+    state.update(values)
+    if len(state) != len(template):
+        unknown = sorted(set(values) - set(template))
+        raise TypeError(f"{cls.__name__}: unknown field {unknown[0]!r}")
+    if len(values) != len(template):
+        for name, factory in factories:
+            if name not in values:
+                state[name] = factory()
+        for name, value in state.items():
+            if value is _NO_DEFAULT:
+                raise TypeError(f"{cls.__name__}: missing field {name!r}")
+    record = object.__new__(cls)
     record.__dict__.update(state)
     return record
 

@@ -130,3 +130,29 @@ def test_span_citations_status_rules():
 def test_results_from_json_rejects_non_array():
     with pytest.raises(ValueError, match="array"):
         results_from_json("{}")
+
+
+def test_unchecked_records_equal_the_checked_ones():
+    from citekit.results import _unchecked
+
+    citation = make_citation()
+    values = {name: getattr(citation, name) for name in citation.__dataclass_fields__}
+    built = _unchecked(Citation, **values)
+    assert built == citation and type(built) is Citation
+    assert list(vars(built)) == list(Citation.__dataclass_fields__)  # field order
+    # omitted fields take their defaults, a default factory a fresh value each time
+    span = _unchecked(EvidenceSpan, char_start=1, char_end=3, evidence="ab")
+    assert span == EvidenceSpan(char_start=1, char_end=3, evidence="ab")
+    first = _unchecked(SourceDocument, id="d", text="t")
+    second = _unchecked(SourceDocument, id="d", text="t")
+    assert first.metadata == {} and first.metadata is not second.metadata
+    assert list(vars(first)) == ["id", "text", "metadata"]
+
+
+def test_unchecked_records_refuse_missing_and_unknown_fields():
+    from citekit.results import _unchecked
+
+    with pytest.raises(TypeError, match="missing field 'text'"):
+        _unchecked(SourceDocument, id="d")
+    with pytest.raises(TypeError, match="unknown field 'colour'"):
+        _unchecked(SourceDocument, id="d", text="t", colour="red")
