@@ -1596,6 +1596,19 @@ def factorize(values: np.ndarray, *, return_first: bool = False) -> tuple[np.nda
 
 
 @jit
+def normalized_scores(offsets, sums, denominators):
+    """``sums`` of query ``q``'s entries (``offsets[q]:offsets[q + 1]``) divided by its
+    ``denominators[q]`` (1 when it is not positive): the lexical scores of the candidates
+    (see :meth:`citekit.index.IdfIndex.top_k`)."""
+    out = np.empty(sums.shape[0], dtype=np.float64)
+    for q in range(offsets.shape[0] - 1):
+        denominator = denominators[q] if denominators[q] > 0 else 1.0
+        for i in range(offsets[q], offsets[q + 1]):
+            out[i] = sums[i] / denominator
+    return out
+
+
+@jit
 def gather_ranges_kernel(starts, ends):
     """Positions ``concat(range(s, e) for s, e in zip(starts, ends))`` and the row of
     each (see :func:`citekit.index.gather_ranges`); an end before its start raises."""

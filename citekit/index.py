@@ -602,7 +602,7 @@ class IdfIndex:
         candidate ``i``'s passage holds its query's ``t``-th distinct token (ascending by
         id), -1 for queries of more than 63 distinct tokens (see
         :func:`citekit._bag.top_candidates`)."""
-        from citekit._bag import top_candidates
+        from citekit._bag import normalized_scores, top_candidates
 
         n_queries = offsets.shape[0] - 1
         block = 256
@@ -612,7 +612,7 @@ class IdfIndex:
             last = min(n_queries, first + block)
             lo, hi = int(offsets[first]), int(offsets[last])
             block_offsets = offsets[first : last + 1] - lo
-            n_block, rows, columns, weights, flags, term_offsets, denominators = self._terms(
+            _, rows, columns, weights, flags, term_offsets, denominators = self._terms(
                 ids[lo:hi], block_offsets, flags_all[lo:hi]
             )
             posting_pointers, posting_passages = self.postings
@@ -630,9 +630,7 @@ class IdfIndex:
                 return_held=return_held,
             )
             helds.extend(held)
-            queries = np.repeat(np.arange(n_block, dtype=np.int64), np.diff(offsets_out))
-            with np.errstate(divide="ignore", invalid="ignore"):
-                exact = sums / np.where(denominators[queries] > 0, denominators[queries], 1.0)
+            exact = normalized_scores(offsets_out, sums, denominators)
             top = TopK(offsets_out, passages_out, exact)
             parts.append(top)
         if not parts:

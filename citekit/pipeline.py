@@ -97,7 +97,7 @@ from citekit._content import (
     fold_surface,
     token_facts,
 )
-from citekit._evidence_kernel import evidence_set
+from citekit._evidence_kernel import _evidence_set_kernel
 from citekit._forms_kernel import candidate_coverage, near_passages, rows_hold
 from citekit._stages import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
@@ -1174,8 +1174,11 @@ class Pipeline:
         embedding_supported = False
         answer_cache: dict[int, Any] = {}  # what find_conflicts learns about them
         # the evidence set (a greedy cover of the sentence's content by the pool) and the
-        # citations shown, see _evidence_set_kernel
-        selected, shown_rows = evidence_set(
+        # citations shown (:func:`citekit._evidence_kernel.evidence_set`; its kernel is
+        # called directly: every array is the pipeline's own, contiguous and typed)
+        selected = np.zeros(covers.shape[0], dtype=np.bool_)
+        shown_rows = np.zeros(config.top_k, dtype=np.int64)
+        n_shown = _evidence_set_kernel(
             covers,
             n_pool,
             weights,
@@ -1184,8 +1187,10 @@ class Pipeline:
             chosen_rows,
             config.top_k,
             config.max_citations_per_source,
+            selected,
+            shown_rows,
         )
-        shown = set(shown_rows.tolist())
+        shown = set(shown_rows[:n_shown].tolist())
         citations = []
         # the tokens covered by evidence free of conflicts, and (once a conflict is found)
         # those covered apart from contradicted values, and the contradicted values

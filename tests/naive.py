@@ -527,6 +527,16 @@ def naive_near_passages(passages, passage_source, neighbours):
     return sorted(out)
 
 
+def naive_normalized_scores(offsets, sums, denominators):
+    """The index's numpy expression: each entry's sum over its query's denominator (1
+    when that is not positive)."""
+    import numpy as np
+
+    queries = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return sums / np.where(denominators[queries] > 0, denominators[queries], 1.0)
+
+
 def naive_range_rows(columns, starts, ends):
     """Row ``p``: the distinct values of ``columns[starts[p]:ends[p]]``, sorted."""
     return [sorted(set(columns[a:b])) for a, b in zip(starts, ends)]

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citekit.index import IdfIndex, TopK, gather_ranges, top_k_rows
-from naive import naive_gather_ranges
+from naive import naive_gather_ranges, naive_normalized_scores
 
 
 def dense_scores(passages, queries):
@@ -277,3 +277,24 @@ def test_query_terms_kernel_matches_reference(queries, vocabulary):
     assert np.diff(term_offsets).tolist() == [
         len({t for t, _ in tokens}) for tokens in queries
     ]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    counts=st.lists(st.integers(0, 5), max_size=6),
+    data=st.data(),
+)
+def test_normalized_scores_equal_the_reference(counts, data):
+    from citekit._bag import normalized_scores
+
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    values = st.floats(-3, 40, allow_nan=False) | st.sampled_from([0.0, 1 / 3, 7.1])
+    sums = np.array(data.draw(st.lists(values, min_size=int(offsets[-1]),
+                                       max_size=int(offsets[-1]))), dtype=np.float64)
+    denominators = np.array(
+        data.draw(st.lists(st.sampled_from([0.0, -1.0, np.nan, 0.3, 2.5, 1 / 7]),
+                           min_size=len(counts), max_size=len(counts))),
+        dtype=np.float64,
+    )
+    found = normalized_scores(offsets, sums, denominators)
+    assert found.tobytes() == naive_normalized_scores(offsets, sums, denominators).tobytes()
