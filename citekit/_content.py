@@ -368,10 +368,13 @@ def value_class(text: str, start: int, end: int) -> str:
     >>> [value_class(s, *span) for span in [(3, 5), (6, 10), (11, 15), (17, 27)]]
     ['day', 'month', 'year', 'date']
     """
-    kind = value_kind(text, start, end)
+    return _class_of_kind(value_kind(text, start, end), text[start:end])
+
+
+def _class_of_kind(kind: str, surface: str) -> str:
+    """:func:`value_class` of a value ``surface`` whose :func:`value_kind` is ``kind``."""
     if kind != "date":
         return kind
-    surface = text[start:end]
     if surface.casefold() in _MONTHS:
         return "month"
     if _DATE_SHAPE.match(surface):
@@ -454,13 +457,8 @@ def _answer_value(
     if _RANGE.search(surface) or _in_range(text, start, end):
         return None, "", start, end, ""
     a_start, a_end = _value_span(text, start, end)
-    return (
-        value_key(surface),
-        value_class(text, start, end),
-        a_start,
-        a_end,
-        value_kind(text, start, end),
-    )
+    kind = value_kind(text, start, end)
+    return value_key(surface), _class_of_kind(kind, surface), a_start, a_end, kind
 
 
 def find_conflicts(
