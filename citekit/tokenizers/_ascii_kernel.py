@@ -26,17 +26,21 @@ import numpy as np
 
 from citekit._jit import jit
 from citekit.tokenizers.simple import (
+    _DIGIT_CODE,
     _FNV_OFFSET,
     _FNV_PRIME,
     _ID_MASK,
     _LETTER_CODE,
     _MAX_LETTER_KEY_BYTES,
     _OTHER_CODE,
+    _SINGLE_CODE,
 )
 
 __all__ = [
+    "DIGIT",
     "LETTER",
     "OTHER",
+    "SINGLE",
     "id_table",
     "kernel_tokens",
     "kernel_tokens_many",
@@ -50,10 +54,13 @@ _PRIME = np.uint64(_FNV_PRIME)
 _MASK = np.uint64(_ID_MASK)
 
 # The kernel code of the characters the kernel cannot read (they separate tokens, and the
-# kernel counts them), and that of the non-ASCII letters it reads; the other codes in use
-# are ASCII and the currency symbols from 128.
+# kernel counts them), and those of the non-ASCII letters, digits and tokens of their own
+# (Han, kana) it reads, whose keys are in the key table; the other codes in use are ASCII
+# and the currency symbols from 128.
 OTHER = _OTHER_CODE
 LETTER = _LETTER_CODE
+DIGIT = _DIGIT_CODE
+SINGLE = _SINGLE_CODE
 
 # Character classes: bits of an entry's third byte.
 _WORD = 1  # letter or ASCII digit: part of a word or number
@@ -62,8 +69,9 @@ _SYMBOL = 4  # a token of its own ("$", "%", currency symbols)
 _DIGIT_JOINER = 8  # "." and ",": inside a token between two digits
 _WORD_JOINER = 16  # "'" and "-": inside a token between two letters or digits
 _THOUSANDS = 32  # "," when thousands separators are left out of keys
-_LETTER = 64  # a non-ASCII letter: its key is in the letter key table
-_STARTS_TOKEN = _WORD | _SYMBOL
+_LETTER = 64  # a non-ASCII letter or digit: its key is in the letter key table
+_SINGLE = 128  # a token of its own whose key is in the letter key table (Han, kana)
+_STARTS_TOKEN = _WORD | _SYMBOL | _SINGLE
 _CLASS_SHIFT = 16
 _KEY_SHIFT = 8
 # A letter's key bytes fit in the low 7 bytes of an int64, below its sign bit (no UTF-8
@@ -85,8 +93,9 @@ def unit_table(
     ----------
     unit_codes : numpy.ndarray
         ``uint8[65536]``: the kernel code of each code unit (:data:`OTHER` for the
-        characters the kernel cannot read, :data:`LETTER` for the non-ASCII letters it
-        reads).
+        characters the kernel cannot read, :data:`LETTER`, :data:`DIGIT` and
+        :data:`SINGLE` for the non-ASCII letters, digits and tokens of their own it reads,
+        whose keys are in :func:`letter_key_table`'s table).
     symbol_ids : numpy.ndarray
         ``int64[256]``: the id of the symbol token with each kernel code, 0 for the codes
         of characters that are no symbol.
@@ -126,6 +135,8 @@ def unit_table(
     classes[ord("'")] = classes[ord("-")] = _WORD_JOINER
     classes[symbol_ids != 0] = _SYMBOL
     classes[LETTER] = _WORD | _LETTER
+    classes[DIGIT] = _WORD | _DIGIT | _LETTER
+    classes[SINGLE] = _SINGLE
     keys = np.zeros(256, dtype=np.uint32)
     keys[letters] = letters
     if casefold:
@@ -267,6 +278,14 @@ def _scan(units, table, ids, letter_keys, out, capacity, count):
         start = position
         if (entry >> _CLASS_SHIFT) & _SYMBOL:  # a symbol is a token of its own
             token = ids[entry & 255]
+            position += 1
+        elif (entry >> _CLASS_SHIFT) & _SINGLE:  # so is a Han or kana character
+            value = _OFFSET
+            key = letter_keys[units[position]]
+            while key != 0:
+                value = (value ^ np.uint64(key & 255)) * _PRIME
+                key >>= 8
+            token = np.int64(value & _MASK)  # no plural currency word
             position += 1
         else:
             value = _OFFSET

@@ -75,10 +75,11 @@ on the whole text.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -229,10 +230,11 @@ def _snap_to_clusters(
     return starts, ends
 
 
-# Non-ASCII characters frequent in English prose, each replaced by an ASCII character that
-# has the same effect on tokenization (with or without NFKC): the apostrophe and hyphens
-# join words like their ASCII forms (and fold to them in keys), the rest only separate
-# tokens. Tests check that the kernel and the general path agree on such text.
+# Non-ASCII characters frequent in English prose (and the ideographic space), each replaced
+# by an ASCII character that has the same effect on tokenization (with or without NFKC):
+# the apostrophe and hyphens join words like their ASCII forms (and fold to them in keys),
+# the rest only separate tokens. Tests check that the kernel and the general path agree on
+# such text.
 _TYPOGRAPHIC_TO_ASCII = {
     "’": "'",
     "‐": "-",
@@ -250,6 +252,7 @@ _TYPOGRAPHIC_TO_ASCII = {
     "\u00a0": " ",
     "\u2009": " ",
     "\u202f": " ",
+    "\u3000": " ",
 }
 # Non-ASCII currency symbols are tokens of their own like "$" (and, like it, invariant
 # under NFKC and case-folding): the kernel reads them as codes 128, 129, ..., whose ids
@@ -258,27 +261,64 @@ _KERNEL_SYMBOLS = [symbol for symbol in CURRENCY_WORDS if not symbol.isascii()]
 _KERNEL_CODES = {char: ord(ascii) for char, ascii in _TYPOGRAPHIC_TO_ASCII.items()} | {
     symbol: 128 + index for index, symbol in enumerate(_KERNEL_SYMBOLS)
 }
-# The kernel code of the characters the kernel cannot read (defined here, as the kernel
-# module imports numba): they separate tokens there, and the pieces of the text around
-# them take the general path.
+# The kernel codes of the other characters (defined here, as the kernel module imports
+# numba). The characters the kernel cannot read separate tokens there, and the pieces of
+# the text around them take the general path.
 _OTHER_CODE = 255
-# The kernel code of the non-ASCII letters it reads (_kernel_letters); the kernel's letter
-# key table holds the UTF-8 bytes of their keys.
+# The non-ASCII letters the kernel reads (_kernel_chars), in words; the kernel's key table
+# holds the UTF-8 bytes of their keys.
 _LETTER_CODE = 254
-# Where the kernel looks for letters it can read: Latin-1 Supplement letters, Latin
-# Extended-A and -B, Greek, Cyrillic, Latin Extended Additional (Vietnamese).
-_LETTER_CANDIDATES = (
-    (0x00AA, 0x00AA),
+# The non-ASCII decimal digits it reads (Arabic-Indic, Devanagari, full-width, ...): like
+# letters, and digits to the number rules.
+_DIGIT_CODE = 253
+# The characters it reads as tokens of their own (Han, Hiragana, Katakana), keys in the
+# key table.
+_SINGLE_CODE = 252
+# The punctuation it reads that only separates tokens (、 。 「 」 ، ؟ ।): read as a space.
+_SEPARATOR_CODE = ord(" ")
+# Where the kernel looks for characters it can read beyond ASCII and the characters above
+# (_kernel_chars decides, by rule, which ones it reads).
+_KERNEL_CANDIDATES = (
+    (0x00AA, 0x00AA),  # Latin-1 Supplement letters
     (0x00B5, 0x00B5),
     (0x00BA, 0x00BA),
-    (0x00C0, 0x024F),
-    (0x0370, 0x03FF),
-    (0x0400, 0x04FF),
-    (0x1E00, 0x1EFF),
+    (0x00C0, 0x024F),  # ... and Latin Extended-A and -B
+    (0x0370, 0x03FF),  # Greek
+    (0x0400, 0x04FF),  # Cyrillic
+    (0x0531, 0x058F),  # Armenian
+    (0x05BE, 0x05F4),  # Hebrew (its points are combining marks)
+    (0x0609, 0x06FF),  # Arabic
+    (0x0900, 0x0DFF),  # Devanagari to Sinhala: letters, digits, dandas (not their signs)
+    (0x10A0, 0x10FF),  # Georgian
+    (0x1C90, 0x1CBF),
+    (0x2D00, 0x2D2F),
+    (0x1E00, 0x1EFF),  # Latin Extended Additional (Vietnamese)
+    (0x3001, 0x30FF),  # CJK punctuation, Hiragana, Katakana
+    (0x3400, 0x4DBF),  # CJK ideographs
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7A3),  # Hangul syllables
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFB00, 0xFB17),  # Latin and Armenian ligatures
+    (0xFB50, 0xFDFF),  # Arabic presentation forms
+    (0xFE70, 0xFEFC),
+    (0xFF10, 0xFF19),  # full-width digits and Latin letters
+    (0xFF21, 0xFF3A),
+    (0xFF41, 0xFF5A),
+    (0xFF66, 0xFF9D),  # half-width katakana
 )
-# The most UTF-8 bytes a letter's key may have: they fit in an int64 of the kernel's letter
+# The grapheme cluster break properties of the characters the kernel reads besides ASCII:
+# between two such characters (or one and ASCII) no rule of UAX #29 joins a cluster (the
+# rules that join an LV or LVT syllable or an Indic consonant to a neighbour need a jamo or
+# a virama there, which the kernel does not read).
+_STANDS_ALONE = (
+    r"[\p{Grapheme_Cluster_Break=Other}\p{Grapheme_Cluster_Break=LV}"
+    r"\p{Grapheme_Cluster_Break=LVT}]"
+)
+# The most UTF-8 bytes a character's key may have: they fit in an int64 of the kernel's
 # key table (defined here, as the kernel module imports numba).
 _MAX_LETTER_KEY_BYTES = 7
+# The switch settings that change a character's fold: (nfkc, casefold, normalize_numbers).
+_FOLD_SETTINGS = tuple(itertools.product((True, False), repeat=3))
 
 
 def _letter_key(char: str, nfkc: bool, casefold: bool, numbers: bool) -> str:
@@ -286,49 +326,105 @@ def _letter_key(char: str, nfkc: bool, casefold: bool, numbers: bool) -> str:
     return _fold_string(char, nfkc, casefold, numbers).translate(_KEY_TRANSLATION)
 
 
-@lru_cache(maxsize=1)
-def _kernel_letters() -> tuple[str, ...]:
-    """The non-ASCII letters the kernel reads, in code point order.
+class _KernelChars(NamedTuple):
+    """The non-ASCII characters the kernel reads beyond ``_KERNEL_CODES``, by kind."""
 
-    A candidate letter is read if, alone, it is a normalization unit and a grapheme
-    cluster of its own whatever its neighbours are (no combining class, no composition
-    with the character before it, no cluster extension either way), and if under every
-    switch setting its fold (NFKC, case-folding, script digits, as the general path
-    computes it for a unit of one character) is one or more letters, possibly with
-    combining marks after the first, none of a script tokenized per character, whose key
-    fits in ``_MAX_LETTER_KEY_BYTES`` UTF-8 bytes. Then the general path reads the
-    letter's whole fold inside the word around it, maps it back to the letter alone, and
-    the token's key is the concatenation of its characters' keys: what the kernel
-    computes. ``ß`` (``ss``), ``Ĳ`` (``IJ`` under NFKC), ``ŉ`` (``ʼn``), ``µ`` (Greek
-    ``μ``) and ``ſ`` (``s``) are read; ``ŀ`` is not (NFKC gives ``l·``, which ends a word).
+    letters: tuple[str, ...]
+    digits: tuple[str, ...]
+    singles: tuple[str, ...]
+    separators: tuple[str, ...]
+
+
+@lru_cache(maxsize=1)
+def _kernel_chars() -> _KernelChars:
+    """The characters of ``_KERNEL_CANDIDATES`` the kernel reads, by kind, in code point order.
+
+    A candidate is read if, alone, it is a normalization unit and a grapheme cluster of
+    its own next to any character the kernel reads (no combining class, no composition
+    with the character before it, a cluster break property of ``_STANDS_ALONE``), and if
+    under every switch setting its fold (NFKC, case-folding, script digits, as the general
+    path computes it for a unit of one character) makes it one of:
+
+    - a letter: the fold is one or more letters, possibly with combining marks after the
+      first, none of a script tokenized per character, with a key of at most
+      ``_MAX_LETTER_KEY_BYTES`` UTF-8 bytes. The general path reads the letter's whole fold
+      inside the word around it and maps it back to the letter alone, so the token's key
+      is the concatenation of its characters' keys: what the kernel computes. ``ß``
+      (``ss``), ``Ĳ`` (``IJ`` under NFKC), ``ŉ`` (``ʼn``), ``µ`` (Greek ``μ``), ``ſ``
+      (``s``), ``ﬁ``, ``Ａ``, ``ب``, ``ﻻ`` (``لا`` under NFKC), ``क``, ``한`` are read; ``ŀ``
+      is not (NFKC gives ``l·``, which ends a word);
+    - a digit: the fold is one decimal digit (ASCII or of a script written with spaces),
+      which the number rules (``5.2``, ``1,200``) treat as they treat ASCII digits
+      (``٣``, ``३``, ``３``; not Thai digits, tokens of their own without
+      ``normalize_numbers``);
+    - a token of its own: the fold is one character of a script tokenized per character
+      (``東``, ``か``, ``ア``, ``ｱ``; not ``ゟ``, whose NFKC form ``より`` is two tokens);
+    - a separator: punctuation whose fold is itself and that no token rule reads
+      (``、``, ``。``, ``「``, ``،``, ``؟``, ``।``; not ``，``, whose NFKC form ``,`` joins
+      digits).
     """
     import unicodedata
 
-    joins_previous, joins_next = _regexes()[1]
-    no_space_script = _regexes()[4]
-    settings = [(n, c, d) for n in (True, False) for c in (True, False) for d in (True, False)]
-    letters = []
-    for first, last in _LETTER_CANDIDATES:
+    import regex
+
+    token_pattern, _, _, _, no_space_script = _regexes()
+    stands_alone = regex.compile(_STANDS_ALONE)
+    letters, digits, singles, separators = [], [], [], []
+    for first, last in _KERNEL_CANDIDATES:
         for code_point in range(first, last + 1):
             char = chr(code_point)
-            if not unicodedata.category(char).startswith("L"):
+            category = unicodedata.category(char)
+            if (
+                char in _KERNEL_CODES
+                or category[0] not in "LNP"
+                or _attaches(char)
+                or not stands_alone.match(char)
+            ):
                 continue
-            if _attaches(char) or joins_previous.match(char) or joins_next.match(char):
-                continue
-            for nfkc, casefold, numbers in settings:
-                folded = _fold_string(char, nfkc, casefold, numbers)
-                if (
-                    not folded
-                    or not unicodedata.category(folded[0]).startswith("L")
-                    or any(unicodedata.category(c)[0] not in "LM" for c in folded)
-                    or no_space_script.search(folded)
-                    or len(_letter_key(char, nfkc, casefold, numbers).encode("utf-8"))
-                    > _MAX_LETTER_KEY_BYTES
-                ):
-                    break
+            if (
+                category != "Nd"
+                and unicodedata.normalize("NFKC", char) == char
+                and char.casefold() == char
+            ):
+                folds = [char]  # then so is every setting's fold (_fold_string)
             else:
+                folds = [_fold_string(char, *setting) for setting in _FOLD_SETTINGS]
+            if category[0] == "L" and all(
+                folded
+                and unicodedata.category(folded[0])[0] == "L"
+                and all(unicodedata.category(c)[0] in "LM" for c in folded)
+                and not no_space_script.search(folded)
+                and len(folded.translate(_KEY_TRANSLATION).encode("utf-8"))
+                <= _MAX_LETTER_KEY_BYTES
+                for folded in folds
+            ):
                 letters.append(char)
-    return tuple(letters)
+            elif category == "Nd" and all(
+                len(folded) == 1
+                and unicodedata.category(folded) == "Nd"
+                and not no_space_script.match(folded)
+                for folded in folds
+            ):
+                digits.append(char)
+            elif all(len(folded) == 1 and no_space_script.match(folded) for folded in folds):
+                singles.append(char)
+            elif (
+                category[0] == "P"
+                and folds == [char]
+                and char not in _TOKEN_JOINERS
+                and not token_pattern.search(char)
+            ):
+                separators.append(char)
+    return _KernelChars(tuple(letters), tuple(digits), tuple(singles), tuple(separators))
+
+
+# The characters the token pattern reads inside a token, between two others.
+_TOKEN_JOINERS = ".,'’ʼ‐‑-"
+
+
+def _kernel_letters() -> tuple[str, ...]:
+    """The non-ASCII letters the kernel reads (:func:`_kernel_chars`)."""
+    return _kernel_chars().letters
 
 
 @lru_cache(maxsize=1)
@@ -338,7 +434,14 @@ def _unit_codes() -> np.ndarray:
     codes[:128] = np.arange(128, dtype=np.uint8)
     for char, code in _KERNEL_CODES.items():
         codes[ord(char)] = code
-    codes[[ord(letter) for letter in _kernel_letters()]] = _LETTER_CODE
+    kernel_chars = _kernel_chars()
+    for chars, code in (
+        (kernel_chars.letters, _LETTER_CODE),
+        (kernel_chars.digits, _DIGIT_CODE),
+        (kernel_chars.singles, _SINGLE_CODE),
+        (kernel_chars.separators, _SEPARATOR_CODE),
+    ):
+        codes[[ord(char) for char in chars]] = code
     return codes
 
 
@@ -780,11 +883,12 @@ def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray, np.nd
     )
 
     symbol_ids, plural_ids, singular_ids = SimpleTokenizer(config)._make_ascii_tables()
+    kernel_chars = _kernel_chars()
     letter_keys = {
-        ord(letter): _letter_key(
-            letter, config.nfkc, config.casefold, config.normalize_numbers
+        ord(char): _letter_key(
+            char, config.nfkc, config.casefold, config.normalize_numbers
         ).encode("utf-8")
-        for letter in _kernel_letters()
+        for char in kernel_chars.letters + kernel_chars.digits + kernel_chars.singles
     }
     table = unit_table(_unit_codes(), symbol_ids, config.casefold, config.normalize_numbers)
     ids = id_table(symbol_ids, plural_ids, singular_ids)
