@@ -268,10 +268,17 @@ def naive_ascii_tokens(
     letters and digits in words and numbers like ASCII ones, Han and kana characters as
     tokens of their own, separators like spaces; other characters separate tokens (the
     kernel reads the characters it cannot read as spaces). A token's key is its
-    characters' folds, joined.
+    characters' folds, joined. Stand-ins (full-width ``，``, ``％``, ...) read as
+    separators, and with NFKC as the character NFKC makes of them.
     """
     tokenizer = SimpleTokenizer(config)
     kernel_chars = simple_module._kernel_chars()
+    # a stand-in reads as what NFKC makes of it, or as a space
+    readings = {
+        char: unicodedata.normalize("NFKC", char) if config.nfkc else " "
+        for char in kernel_chars.stand_ins
+    }
+    original, text = text, "".join(readings.get(char, char) for char in text)
     digits = set("0123456789") | set(kernel_chars.digits)
     alnum = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") | digits
     alnum |= set(kernel_chars.letters)
@@ -310,6 +317,7 @@ def naive_ascii_tokens(
             for char in text[start:end]
         )
         token_ids.append(token_id(tokenizer.token_key(surface)))
+    assert len(original) == len(text)
     return token_ids, spans
 
 
@@ -337,14 +345,14 @@ SCRIPT_CHARS = [
 # and some of each, with their forms whose fold differs
 SCRIPT_SAMPLE = (
     "Աաևﬓשלוםאبتثـءإﻻﻼﭖﷲपक\u0958অআਕગଓகఅಕഅකაႠᲐⴀ東京会社の売上ヴーｱｶﾝ豈𤋮々〆〇"
-    "가각힣한국어ＡｚﬁﬀﬆﬅＤＯＬＬＡＲＳ٣١٥۴३৩０９、。「」『』【】〜・،؛؟٪٫٬।॥׳״֊־"
+    "가각힣한국어ＡｚﬁﬀﬆﬅＤＯＬＬＡＲＳ٣١٥۴३৩０９、。「」『』【】〜・،؛؟٪٫٬।॥׳״֊־，．％＄￥－＇！（）：﹐"
 )
 # characters the kernel cannot read (BMP, beyond it, a lone surrogate, combining marks,
 # a letter whose NFKC form holds punctuation, a kana whose NFKC form is two, a full-width
 # comma, a circled digit, Hangul jamo, a variation selector, ZWJ, Thai)
 # ("Ŀ", "×" and "÷" are among LATIN_LETTERS too: the only ones there it cannot read)
 UNREADABLE = set(
-    "ŀĿ×÷ͺʼ\u0301\U0001f600\ud800ゟ\u3099\u309b，①\u1100\u1161\u11a8\ufe00\u200dก\u093f\u064e"
+    "ŀĿ×÷ͺʼ\u0301\U0001f600\ud800ゟ\u3099\u309b㎏①\u1100\u1161\u11a8\ufe00\u200dก\u093f\u064e"
 )
 # the characters the kernel reads
 READABLE = (
@@ -357,7 +365,7 @@ READABLE = (
 SCRIPT_JOINERS = (
     "\u0301\u3099\u309a\u309b\uff9e\uff9f\ufe00\ufe0f\U000e0100\u200d\u200c"
     "\u1100\u1161\u11a8\u093c\u093f\u094d\u0954\u09be\u09d7\u0bd7\u064b\u0654\u05b4"
-    "\u0600\u0d4e\u0e33，．：％１①ゟ"
+    "\u0600\u0d4e\u0e33，．：％＄￥１①ゟ㎏"
 )
 KERNEL_TEXT = st.text(
     alphabet=st.sampled_from("aZ09 .,'-$%€£₿" + "".join(sorted(UNREADABLE)))
@@ -509,16 +517,26 @@ def test_kernel_chars():
     assert block(0xFF10, 0xFF19) <= digits
     assert all(unicodedata.category(digit) == "Nd" for digit in digits)
     assert "๑" not in digits
-    # punctuation that only separates; not full-width forms whose NFKC form is ASCII
-    # punctuation with a role in the token rules ("，" joins digits, "％" is a symbol)
+    # punctuation that only separates (with its full-width forms whose NFKC form is ASCII
+    # punctuation the token rules do not read); not those whose NFKC form is, nor ones
+    # that are emoji
     separators = set(KERNEL_CHARS.separators)
-    assert set("、。「」『』【】・〜،؛؟٪।॥։־׃") <= separators
-    assert not set("，．％＄：！（〰〽") & separators
+    assert set("、。「」『』【】・〜،؛؟٪।॥։־׃‹›！？：；（）｢｣｡､") <= separators
+    assert not set("，．％＄－＇￥〰〽‼") & separators
     assert all(unicodedata.category(char).startswith("P") for char in separators)
+    # ... which the kernel reads as separators without NFKC, and with NFKC as the ASCII
+    # punctuation or symbol NFKC makes of them
+    stand_ins = set(KERNEL_CHARS.stand_ins)
+    assert set("，．％＄－＇￥﹐﹩＋") <= stand_ins
+    without_nfkc, with_nfkc = simple_module._unit_codes(False), simple_module._unit_codes(True)
+    for char in stand_ins:
+        assert without_nfkc[ord(char)] == ord(" ")
+        reading = unicodedata.normalize("NFKC", char)
+        assert with_nfkc[ord(char)] == simple_module._KERNEL_CODES.get(reading, ord(reading))
+    assert with_nfkc[ord("，")] == ord(",") and with_nfkc[ord("￥")] == with_nfkc[ord("¥")]
     # each read one way, and the unit codes say which
     kinds = [set(chars) for chars in KERNEL_CHARS] + [set(simple_module._KERNEL_CODES)]
     assert sum(map(len, kinds)) == len(set().union(*kinds))
-    codes = simple_module._unit_codes()
     for chars, code in zip(
         KERNEL_CHARS,
         [
@@ -528,9 +546,11 @@ def test_kernel_chars():
             simple_module._SEPARATOR_CODE,
         ],
     ):
-        assert set(chars) <= {chr(unit) for unit in np.flatnonzero(codes == code)}
-    high = {chr(unit) for unit in np.flatnonzero(codes != simple_module._OTHER_CODE)}
-    assert high - {chr(cp) for cp in range(128)} == READABLE - {chr(cp) for cp in range(128)}
+        for codes in (with_nfkc, without_nfkc):
+            assert set(chars) <= {chr(unit) for unit in np.flatnonzero(codes == code)}
+    for codes in (with_nfkc, without_nfkc):
+        high = {chr(unit) for unit in np.flatnonzero(codes != simple_module._OTHER_CODE)}
+        assert high - set(map(chr, range(128))) == READABLE - set(map(chr, range(128)))
     assert len(READABLE) > 40_000
 
 
@@ -1245,3 +1265,15 @@ def test_multilingual_text():
     hindi = "कंपनी का राजस्व पिछले वर्ष १५ प्रतिशत बढ़ा।"  # vowel signs: the general path
     assert_matches_general_path(TOKENIZER, text + " " + hindi)
     assert TOKENIZER.tokenize(hindi).tokens[:2] == ["कंपनी", "का"]
+
+
+def test_full_width_punctuation_reads_as_nfkc_makes_it():
+    # with NFKC, "，" is a comma (it joins digits, and is a thousands separator), "％" a
+    # percent sign, "￥" a yen sign, "＇" an apostrophe; without, they only separate
+    text = "1，200 ５．２％ ￥500 a＇b x－y 3﹐000 （注）！"
+    for config in ALL_CONFIGS:
+        assert_kernel_matches_general_path(SimpleTokenizer(config), text)
+    assert ids("1，200") == ids("1,200") == ids("1200")
+    assert ids("５．２％ ￥5") == ids("5.2% ¥5")
+    no_nfkc = SimpleTokenizer(TokenizerConfig(nfkc=False))
+    assert tokens("1，200 a＇b 5％", no_nfkc) == ["1", "200", "a", "b", "5"]

@@ -275,6 +275,9 @@ _DIGIT_CODE = 253
 # key table.
 _SINGLE_CODE = 252
 # The punctuation it reads that only separates tokens (、 。 「 」 ، ؟ ।): read as a space.
+# So are the full-width and small forms of ASCII punctuation and currency symbols without
+# NFKC; with NFKC they read as the character NFKC makes of them (``，`` as ``,``, ``％`` as
+# ``%``, ``￥`` as ``¥``).
 _SEPARATOR_CODE = ord(" ")
 # Where the kernel looks for characters it can read beyond ASCII and the characters above
 # (_kernel_chars decides, by rule, which ones it reads).
@@ -293,6 +296,7 @@ _KERNEL_CANDIDATES = (
     (0x1C90, 0x1CBF),
     (0x2D00, 0x2D2F),
     (0x1E00, 0x1EFF),  # Latin Extended Additional (Vietnamese)
+    (0x2010, 0x205E),  # general punctuation
     (0x3001, 0x30FF),  # CJK punctuation, Hiragana, Katakana
     (0x3400, 0x4DBF),  # CJK ideographs
     (0x4E00, 0x9FFF),
@@ -301,10 +305,12 @@ _KERNEL_CANDIDATES = (
     (0xFB00, 0xFB17),  # Latin and Armenian ligatures
     (0xFB50, 0xFDFF),  # Arabic presentation forms
     (0xFE70, 0xFEFC),
-    (0xFF10, 0xFF19),  # full-width digits and Latin letters
-    (0xFF21, 0xFF3A),
-    (0xFF41, 0xFF5A),
+    (0xFE10, 0xFE19),  # vertical, CJK compatibility and small forms of punctuation
+    (0xFE30, 0xFE6B),
+    (0xFF01, 0xFF5A),  # full-width punctuation, digits and Latin letters
+    (0xFF5B, 0xFF65),  # full-width and half-width punctuation
     (0xFF66, 0xFF9D),  # half-width katakana
+    (0xFFE0, 0xFFEE),  # full-width currency symbols, half-width forms
 )
 # The grapheme cluster break properties of the characters the kernel reads besides ASCII:
 # between two such characters (or one and ASCII) no rule of UAX #29 joins a cluster (the
@@ -333,6 +339,7 @@ class _KernelChars(NamedTuple):
     digits: tuple[str, ...]
     singles: tuple[str, ...]
     separators: tuple[str, ...]
+    stand_ins: tuple[str, ...]
 
 
 @lru_cache(maxsize=1)
@@ -359,9 +366,13 @@ def _kernel_chars() -> _KernelChars:
       ``normalize_numbers``);
     - a token of its own: the fold is one character of a script tokenized per character
       (``東``, ``か``, ``ア``, ``ｱ``; not ``ゟ``, whose NFKC form ``より`` is two tokens);
-    - a separator: punctuation whose fold is itself and that no token rule reads
-      (``、``, ``。``, ``「``, ``،``, ``؟``, ``।``; not ``，``, whose NFKC form ``,`` joins
-      digits).
+    - a separator: punctuation that no token rule reads, and so is its fold (``、``,
+      ``。``, ``「``, ``،``, ``؟``, ``।``, ``‼``; half-width ``｡``, NFKC ``。``);
+    - a stand-in: a character that no token rule reads without NFKC, and that NFKC makes
+      a character the kernel reads as punctuation or a symbol: ASCII punctuation (the
+      full-width ``，``, which then joins digits as ``,`` does, ``％``, ``＄``, ``．``) or a
+      currency symbol (``￥``). The kernel reads it as a separator without NFKC, and as
+      that character with NFKC.
     """
     import unicodedata
 
@@ -369,14 +380,14 @@ def _kernel_chars() -> _KernelChars:
 
     token_pattern, _, _, _, no_space_script = _regexes()
     stands_alone = regex.compile(_STANDS_ALONE)
-    letters, digits, singles, separators = [], [], [], []
+    letters, digits, singles, separators, stand_ins = [], [], [], [], []
     for first, last in _KERNEL_CANDIDATES:
         for code_point in range(first, last + 1):
             char = chr(code_point)
             category = unicodedata.category(char)
             if (
                 char in _KERNEL_CODES
-                or category[0] not in "LNP"
+                or category[0] not in "LNPS"
                 or _attaches(char)
                 or not stands_alone.match(char)
             ):
@@ -394,8 +405,7 @@ def _kernel_chars() -> _KernelChars:
                 and unicodedata.category(folded[0])[0] == "L"
                 and all(unicodedata.category(c)[0] in "LM" for c in folded)
                 and not no_space_script.search(folded)
-                and len(folded.translate(_KEY_TRANSLATION).encode("utf-8"))
-                <= _MAX_LETTER_KEY_BYTES
+                and len(folded.translate(_KEY_TRANSLATION).encode("utf-8")) <= _MAX_LETTER_KEY_BYTES
                 for folded in folds
             ):
                 letters.append(char)
@@ -408,14 +418,42 @@ def _kernel_chars() -> _KernelChars:
                 digits.append(char)
             elif all(len(folded) == 1 and no_space_script.match(folded) for folded in folds):
                 singles.append(char)
-            elif (
-                category[0] == "P"
-                and folds == [char]
-                and char not in _TOKEN_JOINERS
-                and not token_pattern.search(char)
+            elif all(
+                folded
+                and all(unicodedata.category(c)[0] == "P" for c in folded)
+                and not any(c in _TOKEN_JOINERS for c in folded)
+                and not token_pattern.search(folded)
+                for folded in folds
             ):
                 separators.append(char)
-    return _KernelChars(tuple(letters), tuple(digits), tuple(singles), tuple(separators))
+            elif (
+                not token_pattern.search(char)
+                and char not in _TOKEN_JOINERS
+                and all(
+                    _fold_string(char, False, casefold, numbers) == char
+                    for casefold in (True, False)
+                    for numbers in (True, False)
+                )
+                and _stand_in_code(char) is not None
+            ):
+                stand_ins.append(char)
+    return _KernelChars(*map(tuple, (letters, digits, singles, separators, stand_ins)))
+
+
+def _stand_in_code(char: str) -> int | None:
+    """The kernel code of ``char``'s fold under NFKC when that is one character the kernel
+    reads as ASCII punctuation or a symbol (under every other switch setting), else None."""
+    folds = {
+        _fold_string(char, True, *setting) for setting in itertools.product((True, False), repeat=2)
+    }
+    if len(folds) != 1:
+        return None
+    folded = folds.pop()
+    if len(folded) != 1 or folded.isalnum():
+        return None
+    if folded.isascii():
+        return ord(folded)
+    return _KERNEL_CODES.get(folded)
 
 
 # The characters the token pattern reads inside a token, between two others.
@@ -427,9 +465,10 @@ def _kernel_letters() -> tuple[str, ...]:
     return _kernel_chars().letters
 
 
-@lru_cache(maxsize=1)
-def _unit_codes() -> np.ndarray:
-    """The kernel code of each UTF-16 code unit (``uint8[65536]``; ``_OTHER_CODE`` if none)."""
+@lru_cache(maxsize=2)
+def _unit_codes(nfkc: bool) -> np.ndarray:
+    """The kernel code of each UTF-16 code unit (``uint8[65536]``; ``_OTHER_CODE`` if none)
+    with or without NFKC (only the codes of stand-ins differ: the same characters are read)."""
     codes = np.full(65536, _OTHER_CODE, dtype=np.uint8)
     codes[:128] = np.arange(128, dtype=np.uint8)
     for char, code in _KERNEL_CODES.items():
@@ -442,6 +481,8 @@ def _unit_codes() -> np.ndarray:
         (kernel_chars.separators, _SEPARATOR_CODE),
     ):
         codes[[ord(char) for char in chars]] = code
+    for char in kernel_chars.stand_ins:
+        codes[ord(char)] = _stand_in_code(char) if nfkc else _SEPARATOR_CODE
     return codes
 
 
@@ -471,7 +512,8 @@ def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     """
     n_chars = len(text)
     high = np.flatnonzero(code_points > 127)
-    others = high[_unit_codes()[np.minimum(code_points[high], 65535)] == _OTHER_CODE]
+    # (the kernel reads the same characters with or without NFKC)
+    others = high[_unit_codes(True)[np.minimum(code_points[high], 65535)] == _OTHER_CODE]
     # candidates: after ASCII whitespace (not after a typographic space: without NFKC,
     # a no-break space is no space to the symbol padding)
     previous = code_points[:-1]
@@ -885,12 +927,14 @@ def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray, np.nd
     symbol_ids, plural_ids, singular_ids = SimpleTokenizer(config)._make_ascii_tables()
     kernel_chars = _kernel_chars()
     letter_keys = {
-        ord(char): _letter_key(
-            char, config.nfkc, config.casefold, config.normalize_numbers
-        ).encode("utf-8")
+        ord(char): _letter_key(char, config.nfkc, config.casefold, config.normalize_numbers).encode(
+            "utf-8"
+        )
         for char in kernel_chars.letters + kernel_chars.digits + kernel_chars.singles
     }
-    table = unit_table(_unit_codes(), symbol_ids, config.casefold, config.normalize_numbers)
+    table = unit_table(
+        _unit_codes(config.nfkc), symbol_ids, config.casefold, config.normalize_numbers
+    )
     ids = id_table(symbol_ids, plural_ids, singular_ids)
     keys = letter_key_table(letter_keys)
     table.flags.writeable = ids.flags.writeable = keys.flags.writeable = False
