@@ -3,21 +3,24 @@
 One pass over the text's code units finds the tokens and hashes their keys (FNV-1a, as
 :func:`~citekit.tokenizers.simple.token_id` does in Python), so no Python object is made
 per token. The kernel reads ASCII, and the non-ASCII characters that ``simple.py`` gives
-kernel codes (typographic punctuation read as its ASCII stand-in, currency symbols read as
-codes above 127, and about a thousand Latin, Greek and Cyrillic letters whose fold is
-context-free: ``é``, ``ß``, ``œ``, ``ж``); any other character separates tokens and is
-counted, so that the caller knows whether the text needs its general path. Imported only
-when the first text is tokenized, so that importing citekit (or the tokenizer module) does
-not import numba. The rules match the general path; ``tests/test_tokenizer_simple.py``
-checks the kernel against a plain-Python reference and against the general path.
+kernel codes: typographic punctuation and the punctuation of other scripts read as ASCII
+stand-ins, currency symbols read as codes above 127, and some 42,000 characters whose fold
+is context-free: letters (``é``, ``ß``, ``ж``, ``ب``, ``한``) and script digits (``٣``)
+inside words and numbers, Han and kana characters as tokens of their own (``東``). Any other
+character separates tokens and is counted, so that the caller knows whether the text
+needs its general path. Imported only when the first text is tokenized, so that importing
+citekit (or the tokenizer module) does not import numba. The rules match the general path;
+``tests/test_tokenizer_simple.py`` checks the kernel against a plain-Python reference and
+against the general path.
 
 Everything the kernel needs to know about a code unit is in one ``uint32`` entry of a
 65,536-entry table (:func:`unit_table`): its kernel code, its byte in a token key (the
 case-folded ASCII letter or digit, 0 for any other character) and its character class. One
 load per character, no branch on the configuration in the loop. A non-ASCII letter's key
 has several bytes (with case-folding the two UTF-8 bytes of ``é`` for ``É``, ``ss`` for
-``ß``): they are in a second table (:func:`letter_key_table`), read when the letter ends a
-run of ASCII letters, so that ASCII text costs what it did before the kernel read them.
+``ß``): they are in a second table (:func:`letter_key_table`, also holding the keys of
+digits and of tokens of their own), read when the letter ends a run of ASCII letters, so
+that ASCII text costs what it did before the kernel read them.
 """
 
 from __future__ import annotations

@@ -29,23 +29,33 @@ equal; the tests check a 30,000-word vocabulary and 400,000 generated keys.
 
 Spans index the text AS PASSED. Text whose characters are ASCII, typographic quotes,
 apostrophes, dashes and spaces (replaced one for one by ASCII characters with the same
-effect on tokens), currency symbols (tokens of their own, like ``$``) and the common
-precomposed Latin, Greek and Cyrillic letters (``é``, ``ß``, ``œ``, ``ø``, ``ж``:
-:func:`_kernel_letters`) goes through a numba kernel that finds tokens and hashes their
-keys in one pass. No offset map is needed: each of those characters is a normalization
-unit and a grapheme cluster of its own, its fold (NFKC, case-folding) depends on no
-neighbour, and the general path maps all of its fold (``ß`` -> ``ss``, ``Ĳ`` -> ``ij``)
-back to it, so a token's span is that of its characters and its key the concatenation of
-their folds, which the kernel's letter key table holds as UTF-8 bytes. The kernel reads the text as
-one code unit per character (its ASCII bytes, else UTF-16 when every character is in the
-Basic Multilingual Plane, else UTF-32) and counts the characters it cannot read, so the
-same pass tells whether the text needs more.
+effect on tokens), currency symbols (tokens of their own, like ``$``) and the characters
+:func:`_kernel_chars` chooses by rule goes through a numba kernel that finds tokens and
+hashes their keys in one pass. Those are about 14,000 letters (precomposed Latin, Greek and
+Cyrillic ``é``, ``ß``, ``œ``, ``ж``; Armenian, Hebrew, Arabic, Georgian; the letters of
+Devanagari, Bengali and the other Indic scripts, but not their vowel signs or viramas;
+Hangul syllables; full-width Latin and ligatures ``Ａ``, ``ﬁ``), 130 decimal digits of
+scripts written with spaces (``٣``, ``३``, ``３``: digits to the number rules), 28,000
+characters that are tokens of their own (Han, Hiragana, Katakana: ``東``, ``か``, ``ア``),
+and punctuation that only separates tokens (``、``, ``。``, ``「``, ``،``, ``؟``, ``।``, and
+full-width ``，``, ``％``, ``＄``, which read as ``,``, ``%``, ``$`` with NFKC). No offset
+map is needed: each of those characters is a normalization unit and a grapheme cluster of
+its own next to any other the kernel reads, its fold (NFKC, case-folding, script digits)
+depends on no neighbour, and the general path maps all of its fold (``ß`` -> ``ss``, ``Ĳ``
+-> ``ij``) back to it, so a token's span is that of its characters and its key the
+concatenation of their folds, which the kernel's key table holds as UTF-8 bytes. What may
+join or change a neighbour stays unreadable: combining marks, Hangul jamo, variation
+selectors, ZWJ, emoji, Thai, Lao, Khmer and Myanmar, and forms whose fold is several tokens
+or joins words differently with and without NFKC (``ゟ``, ``①``, ``㎏``, ``ŀ``). The kernel
+reads the text as one code unit per character (its ASCII bytes, else UTF-16 when every
+character is in the Basic Multilingual Plane, else UTF-32) and counts the characters it
+cannot read, so the same pass tells whether the text needs more.
 Other text goes through the general path: :func:`citekit.normalize.normalize_text`, a
 token pattern on the normalized text, and the map back; spans are then widened to whole
 grapheme clusters of the original text (when normalization moved a cluster boundary, as
 NFKC does to Thai ``ำ``) and overlapping tokens merged.
 
-Mixed text (a few ``東``, emoji, combining marks or ``ŀ`` among kernel text) is cut so
+Mixed text (a few ``ゟ``, emoji, combining marks or ``ŀ`` among kernel text) is cut so
 that only the stretches around the characters the kernel cannot read take the general
 path, with the same result as the general path on the whole text. A *cut point* is a
 position ``p`` such that
@@ -458,11 +468,6 @@ def _stand_in_code(char: str) -> int | None:
 
 # The characters the token pattern reads inside a token, between two others.
 _TOKEN_JOINERS = ".,'’ʼ‐‑-"
-
-
-def _kernel_letters() -> tuple[str, ...]:
-    """The non-ASCII letters the kernel reads (:func:`_kernel_chars`)."""
-    return _kernel_chars().letters
 
 
 @lru_cache(maxsize=2)
