@@ -1080,6 +1080,24 @@ def test_hybrid_path_sends_only_pieces_to_general_path(always_hybrid, monkeypatc
     ]
 
 
+def test_hybrid_path_pieces_end_before_syllables_and_consonants(always_hybrid, monkeypatch):
+    # a Hangul syllable or a Devanagari consonant joins a jamo or a virama before it,
+    # never a space: the word after the emoji's is not in its piece
+    seen = []
+    general = SimpleTokenizer._tokenize_unicode
+
+    def record(self, text):
+        seen.append(text)
+        return general(self, text)
+
+    monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
+    text = "한국어 문장 😀 입니다 다음 क ख 😀 घ 東京 ok 😀 \u1161x \u0915\u094d \u0937"
+    assert_matches_general_path(TOKENIZER, text)
+    # ... but a vowel jamo or a mark after a space joins it (and a consonant after a
+    # virama, not after the space)
+    assert seen[0] == "😀  😀  😀 \u1161x  \u0915\u094d "
+
+
 def test_hybrid_path_gives_up_on_dense_text(monkeypatch):
     seen = []
     general = SimpleTokenizer._tokenize_unicode

@@ -63,10 +63,11 @@ position ``p`` such that
 - ``text[p - 1]`` is ASCII whitespace (space, tab, line feed, carriage return, form
   feed, vertical tab), but not a carriage return before a line feed at ``p`` (one
   grapheme cluster; kept whole although no token touches it), and
-- ``text[p]`` cannot join the character before it: it is not a combining mark or the
+- ``text[p]`` cannot join the whitespace before it: it is not a combining mark or the
   second half of a canonical composition (``normalize._attaches``), nor a character that
-  extends a grapheme cluster (``_JOINS_PREVIOUS``: a mark after a space belongs to the
-  space, under NFKC and in grapheme clusters).
+  extends a grapheme cluster after whitespace (``_JOINS_SPACE``: a mark after a space
+  belongs to the space, under NFKC and in grapheme clusters; a Hangul syllable or an
+  Indic consonant joins a jamo or a virama before it, never whitespace).
 
 No token, normalization unit, symbol padding (``€`` is padded only next to a non-space,
 and the whitespace is the same on both sides of a cut), thousands separator or grapheme
@@ -150,11 +151,19 @@ _JOINS_NEXT = (
     r"[\p{Grapheme_Cluster_Break=Prepend}\p{Grapheme_Cluster_Break=ZWJ}"
     r"\p{Grapheme_Cluster_Break=Extend}]"
 )
+# What joins the whitespace before it into one grapheme cluster (UAX #29 GB9, GB9a; the
+# other rules that join a cluster need a Hangul jamo, a virama, an emoji, a regional
+# indicator or a Prepend character before, not whitespace).
+_JOINS_SPACE = (
+    r"[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=ZWJ}"
+    r"\p{Grapheme_Cluster_Break=SpacingMark}]"
+)
 
 
 @lru_cache(maxsize=1)
-def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any, Any]:
-    """Token pattern, the two suspect finders, grapheme cluster, Prepend, no-space scripts.
+def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any, Any, Any]:
+    """Token pattern, the two suspect finders, grapheme cluster, Prepend, no-space scripts,
+    what joins a space.
 
     Compiled lazily (the ``regex`` module is only needed for non-ASCII text and to build
     the kernel's table).
@@ -167,6 +176,7 @@ def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any, Any]:
         regex.compile(r"\X"),
         regex.compile(r"\p{Grapheme_Cluster_Break=Prepend}"),
         regex.compile(rf"[{_NO_SPACE_SCRIPTS}]"),
+        regex.compile(_JOINS_SPACE),
     )
 
 
@@ -388,7 +398,7 @@ def _kernel_chars() -> _KernelChars:
 
     import regex
 
-    token_pattern, _, _, _, no_space_script = _regexes()
+    token_pattern, no_space_script = _regexes()[0], _regexes()[4]
     stands_alone = regex.compile(_STANDS_ALONE)
     letters, digits, singles, separators, stand_ins = [], [], [], [], []
     for first, last in _KERNEL_CANDIDATES:
@@ -504,9 +514,9 @@ _GENERAL_SHARE = 0.5
 
 
 @lru_cache(maxsize=4096)
-def _joins_previous(char: str) -> bool:
-    """True if ``char`` may join the character before it (normalization or grapheme cluster)."""
-    return _attaches(char) or _regexes()[1][0].match(char) is not None
+def _joins_space(char: str) -> bool:
+    """True if ``char`` may join ASCII whitespace before it (normalization or cluster)."""
+    return _attaches(char) or _regexes()[5].match(char) is not None
 
 
 def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
@@ -526,7 +536,7 @@ def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     not_cut = (code_points[cuts - 1] == 13) & (code_points[cuts] == 10)  # CR LF
     # a non-ASCII character right after the whitespace may join it
     check = np.flatnonzero(code_points[cuts] > 127)
-    joining = [index for index in check.tolist() if _joins_previous(text[cuts[index]])]
+    joining = [index for index in check.tolist() if _joins_space(text[cuts[index]])]
     not_cut[joining] = True
     cuts = np.concatenate((_ZERO, cuts[~not_cut], np.array([n_chars], dtype=np.int64)))
     cells = np.searchsorted(cuts, others, side="right") - 1
