@@ -941,10 +941,9 @@ def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray, np.nd
 
     symbol_ids, plural_ids, singular_ids = SimpleTokenizer(config)._make_ascii_tables()
     kernel_chars = _kernel_chars()
+    setting = (config.nfkc, config.casefold, config.normalize_numbers)
     letter_keys = {
-        ord(char): _letter_key(char, config.nfkc, config.casefold, config.normalize_numbers).encode(
-            "utf-8"
-        )
+        ord(char): _letter_key(char, *setting).encode("utf-8")
         for char in kernel_chars.letters + kernel_chars.digits + kernel_chars.singles
     }
     table = unit_table(
