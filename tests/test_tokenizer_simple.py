@@ -348,8 +348,9 @@ SCRIPT_SAMPLE = (
     "가각힣한국어ＡｚﬁﬀﬆﬅＤＯＬＬＡＲＳ٣١٥۴३৩０９、。「」『』【】〜・،؛؟٪٫٬।॥׳״֊־，．％＄￥－＇！（）：﹐"
 )
 # characters the kernel cannot read (BMP, beyond it, a lone surrogate, combining marks,
-# a letter whose NFKC form holds punctuation, a kana whose NFKC form is two, a full-width
-# comma, a circled digit, Hangul jamo, a variation selector, ZWJ, Thai)
+# a letter whose NFKC form holds punctuation, a kana whose NFKC form is two, a unit
+# symbol and a circled digit whose NFKC forms are letters or digits, Hangul jamo, a
+# variation selector, ZWJ, Thai)
 # ("Ŀ", "×" and "÷" are among LATIN_LETTERS too: the only ones there it cannot read)
 UNREADABLE = set(
     "ŀĿ×÷ͺʼ\u0301\U0001f600\ud800ゟ\u3099\u309b㎏①\u1100\u1161\u11a8\ufe00\u200dก\u093f\u064e"
@@ -360,8 +361,8 @@ READABLE = (
     | set(simple_module._KERNEL_CODES)
     | {char for chars in KERNEL_CHARS for char in chars}
 )
-# marks, jamo, variation selectors, ZWJ and forms the kernel cannot read, which join or
-# change the characters next to them
+# marks, jamo, variation selectors and ZWJ, which join or change the characters next to
+# them, and compatibility forms (the kernel reads the full-width punctuation, not the rest)
 SCRIPT_JOINERS = (
     "\u0301\u3099\u309a\u309b\uff9e\uff9f\ufe00\ufe0f\U000e0100\u200d\u200c"
     "\u1100\u1161\u11a8\u093c\u093f\u094d\u0954\u09be\u09d7\u0bd7\u064b\u0654\u05b4"
