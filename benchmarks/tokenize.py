@@ -23,7 +23,14 @@ the same text every run):
   decimal commas, ``€`` amounts and percentages (read by citekit's kernel alone);
 - ``mixed``: documents mixing English, accented Latin, Cyrillic, Arabic, Devanagari,
   Chinese, Japanese, Thai and emoji: citekit's hybrid path (the kernel for the text it
-  reads, the general path for the words around the other characters).
+  reads, the general path for the words around the other characters);
+- ``chinese``, ``japanese``, ``arabic``, ``russian``, ``hindi``: one script per corpus (the
+  languages of the specification's exact-copy tests), news-style sentences drawn from a
+  dozen per language with random numbers and percentages (Arabic with Arabic-Indic
+  digits half of the time, ``٪``, ``،``; Chinese and Japanese with ``，``/``、``, ``。``,
+  ``「」``, ASCII and full-width digits). Chinese, Japanese, Arabic and Russian are read by
+  citekit's kernel alone; Hindi words with a vowel sign, virama or nukta (most of them)
+  take the general path.
 
 Measured, each on every document of a corpus (one core, nothing in parallel):
 
@@ -218,6 +225,98 @@ def mixed_document(rng: random.Random) -> str:
     return " ".join(parts)
 
 
+SCRIPT_SENTENCES = {
+    "chinese": [
+        "该公司的收入在上一季度增长了{p}%，达到{n}亿元。",
+        "研究人员发现，这种治疗方法可以将风险降低{p}%。",
+        "根据最新报告，全球气温在过去{n}年中持续上升。",
+        "政府宣布将在未来{n}年内投资更多资金用于基础设施建设。",
+        "市场分析师认为，通货膨胀率将在明年有所下降。",
+        "这项研究共有{n}名患者参加，结果显示效果显著。",
+        "“我们对这个结果非常满意，”首席执行官说。",
+        "银行将利率上调了{p}个百分点，影响了投资者的信心。",
+        "该技术系统的效率比旧系统高出{f}倍。",
+        "据统计，去年共有{n}万人访问了这个城市。",
+        "专家指出，气候变化对农业生产的影响越来越明显。",
+        "公司计划在{n}年推出新的软件产品。",
+    ],
+    "japanese": [
+        "会社の売上高は前年比{p}%増加し、過去最高を記録した。",
+        "研究チームは{n}人の患者を対象に臨床試験を行った。",
+        "東京の気温は昨日{n}度まで上昇しました。",
+        "政府は新しい経済政策を発表し、市場は好意的に反応した。",
+        "「この結果は非常に重要です」と教授は述べた。",
+        "エネルギー価格の上昇により、インフレ率は{p}%に達した。",
+        "データの分析によると、顧客満足度が向上している。",
+        "同社は{n}年に新しいソフトウェアを発売する予定だ。",
+        "銀行は金利を引き上げ、投資家の間に不安が広がった。",
+        "調査では、回答者の{p}％が改革を支持すると答えた。",
+        "専門家は、気候変動が農業に与える影響を指摘している。",
+        "新しいシステムの効率は従来の{f}倍になった。",
+    ],
+    "arabic": [
+        "ارتفعت الإيرادات بنسبة {p}٪ في الربع الأخير من العام.",
+        "أظهرت الدراسة أن العلاج يقلل من خطر الإصابة بنسبة {p}٪.",
+        "أعلنت الحكومة عن خطة جديدة للاستثمار في البنية التحتية.",
+        "شارك في التجربة السريرية {n} مريضا من عدة دول.",
+        "قال المدير التنفيذي إن الشركة حققت نتائج قوية هذا العام.",
+        "ارتفعت درجات الحرارة في المدينة إلى {n} درجة مئوية.",
+        "يتوقع المحللون أن ينخفض معدل التضخم في العام المقبل.",
+        "بلغت قيمة الصفقة {n} مليون دولار، وفقا للتقرير.",
+        "هل تؤثر أسعار الفائدة على قرارات المستثمرين؟",
+        "أكد الباحثون أن النتائج تحتاج إلى دراسات إضافية.",
+        "زاد عدد العملاء بمقدار {n} ألف عميل خلال عام {n}.",
+        "تعمل الشركة على تطوير أنظمة الطاقة المتجددة.",
+    ],
+    "russian": [
+        "Выручка компании выросла на {p}% за последний квартал.",
+        "В исследовании приняли участие {n} пациентов из нескольких стран.",
+        "Правительство объявило о новой программе инвестиций в инфраструктуру.",
+        "По словам аналитиков, инфляция снизится в следующем году.",
+        "«Мы очень довольны результатом», — сказал генеральный директор.",
+        "Температура в городе поднялась до {n} градусов.",
+        "Стоимость сделки составила {n} млн долларов, говорится в отчёте.",
+        "Банк повысил ключевую ставку на {f} процентного пункта.",
+        "Учёные считают, что изменение климата влияет на урожайность.",
+        "Компания планирует выпустить новое программное обеспечение в {n} году.",
+    ],
+    "hindi": [
+        "कंपनी का राजस्व पिछले वर्ष {p} प्रतिशत बढ़ा।",
+        "अध्ययन में {n} मरीजों ने भाग लिया।",
+        "सरकार ने नई आर्थिक नीति की घोषणा की।",
+        "विशेषज्ञों का मानना है कि महंगाई कम होगी।",
+        "शहर का तापमान कल {n} डिग्री तक पहुंच गया।",
+        "बैंक ने ब्याज दर में {f} प्रतिशत की वृद्धि की।",
+        "शोधकर्ताओं ने कहा कि परिणाम बहुत महत्वपूर्ण हैं।",
+        "इस सौदे का मूल्य {n} करोड़ रुपये था।",
+        "जलवायु परिवर्तन का खेती पर असर बढ़ रहा है।",
+        "कंपनी अगले साल नया सॉफ्टवेयर जारी करेगी।",
+    ],
+}
+_ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
+_FULL_WIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
+
+
+def script_document(rng: random.Random, language: str) -> str:
+    """About 2 KB of sentences in one language, with fresh numbers in each sentence."""
+    sentences = []
+    size = 0
+    while size < 2000:
+        sentence = rng.choice(SCRIPT_SENTENCES[language]).format(
+            n=rng.randint(2, 2030),
+            p=rng.randint(1, 99),
+            f=f"{rng.randint(1, 9)}.{rng.randint(0, 9)}",
+        )
+        if language == "arabic" and rng.random() < 0.5:
+            sentence = sentence.translate(_ARABIC_INDIC)
+        elif language in ("chinese", "japanese") and rng.random() < 0.2:
+            sentence = sentence.translate(_FULL_WIDTH)
+        sentences.append(sentence)
+        size += len(sentence.encode("utf-8")) + 1
+    separator = "" if language in ("chinese", "japanese") else " "
+    return separator.join(sentences)
+
+
 def make_corpus(kind: str, megabytes: float, seed: int = 0) -> list[str]:
     rng = random.Random(seed)
     documents: list[str] = []
@@ -225,6 +324,8 @@ def make_corpus(kind: str, megabytes: float, seed: int = 0) -> list[str]:
     while total < megabytes * 1e6:
         if kind == "mixed":
             document = mixed_document(rng)
+        elif kind in SCRIPT_SENTENCES:
+            document = script_document(rng, kind)
         elif kind == "english-few-unicode":
             document = few_unicode_document(rng)
         elif kind == "european":
@@ -281,7 +382,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--peer-python", default="/work/peers/bin/python")
     parser.add_argument(
-        "--corpora", default="english,english-typographic,english-few-unicode,european,mixed"
+        "--corpora",
+        default="english,english-typographic,english-few-unicode,european,mixed,"
+        "chinese,japanese,arabic,russian,hindi",
     )
     args = parser.parse_args()
 

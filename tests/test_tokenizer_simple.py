@@ -15,6 +15,7 @@ import regex
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from citekit import normalize as normalize_module
 from citekit._code_units import code_units
 from citekit.tokenizers import Tokenizer, TokenizedText, tokenize_checked
 from citekit.tokenizers import simple as simple_module
@@ -246,13 +247,15 @@ def test_no_collisions_on_a_real_vocabulary():
 
 
 def naive_letter_fold(char: str, config: TokenizerConfig) -> str:
-    """What a letter the kernel reads becomes in the normalized text (stated on its own)."""
+    """What a character the kernel reads becomes in the normalized text (stated on its own)."""
     if config.nfkc:
         char = unicodedata.normalize("NFKC", char)
     if config.casefold:
         char = char.casefold()
         if config.nfkc:
             char = unicodedata.normalize("NFKC", char)
+    if config.normalize_numbers:
+        char = "".join(str(unicodedata.decimal(c, c)) for c in char)
     return char
 
 
@@ -261,14 +264,25 @@ def naive_ascii_tokens(
 ) -> tuple[list[int], list[tuple[int, int]]]:
     """Obviously correct (slow) statement of the kernel's token rules.
 
-    The kernel reads ASCII, the currency symbols and the letters of ``_kernel_letters``;
-    other characters separate tokens (the kernel reads the characters it cannot read as
-    spaces). A token's key is its characters' folds, joined.
+    The kernel reads ASCII, the currency symbols and the characters of ``_kernel_chars``:
+    letters and digits in words and numbers like ASCII ones, Han and kana characters as
+    tokens of their own, separators like spaces; other characters separate tokens (the
+    kernel reads the characters it cannot read as spaces). A token's key is its
+    characters' folds, joined. Stand-ins (full-width ``，``, ``％``, ...) read as
+    separators, and with NFKC as the character NFKC makes of them.
     """
     tokenizer = SimpleTokenizer(config)
-    letters = set(simple_module._kernel_letters())
-    alnum = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") | letters
-    digits = set("0123456789")
+    kernel_chars = simple_module._kernel_chars()
+    # a stand-in reads as what NFKC makes of it, or as a space
+    readings = {
+        char: unicodedata.normalize("NFKC", char) if config.nfkc else " "
+        for char in kernel_chars.stand_ins
+    }
+    original, text = text, "".join(readings.get(char, char) for char in text)
+    digits = set("0123456789") | set(kernel_chars.digits)
+    alnum = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") | digits
+    alnum |= set(kernel_chars.letters)
+    singles = set(kernel_chars.singles)
 
     def inside(i: int) -> bool:
         char = text[i]
@@ -285,7 +299,7 @@ def naive_ascii_tokens(
     token_ids, spans = [], []
     i = 0
     while i < len(text):
-        if text[i] in "$%€£¥₹₩₽¢₺₪₫₱₿":
+        if text[i] in "$%€£¥₹₩₽¢₺₪₫₱₿" or text[i] in singles:
             spans.append((i, i + 1))
             i += 1
         elif text[i] in alnum:
@@ -297,12 +311,13 @@ def naive_ascii_tokens(
             i += 1
     for start, end in spans:
         surface = "".join(
-            naive_letter_fold(char, config)
-            if char in letters
-            else (char.lower() if config.casefold else char)
+            (char.lower() if config.casefold else char)
+            if char.isascii()
+            else naive_letter_fold(char, config)
             for char in text[start:end]
         )
         token_ids.append(token_id(tokenizer.token_key(surface)))
+    assert len(original) == len(text)
     return token_ids, spans
 
 
@@ -316,15 +331,49 @@ ASCII_TEXT = st.text(
 # fold has several characters or leaves their script, Greek, Cyrillic, Vietnamese
 LATIN_LETTERS = [chr(code_point) for code_point in range(0x00C0, 0x0250)]
 SPECIAL_LETTERS = "ßſµªºĲĳŉİıǅǄǰœŒæøÆØÐþ" + "ΣσςΐΰΆάϐϴЖжЁёẞẖẚệỗ"
-KERNEL_LETTERS = simple_module._kernel_letters()
-# characters the kernel cannot read (BMP, beyond it, a lone surrogate, a combining mark, a
-# letter whose NFKC form holds punctuation) among its own
+KERNEL_CHARS = simple_module._kernel_chars()
+KERNEL_LETTERS = KERNEL_CHARS.letters
+# the characters of the scripts beyond Latin, Greek and Cyrillic the kernel reads: Armenian,
+# Hebrew, Arabic, Indic letters and digits, Georgian, Han, kana, Hangul syllables, full-width
+# and ligature forms, and their punctuation
+SCRIPT_CHARS = [
+    char
+    for chars in KERNEL_CHARS
+    for char in chars
+    if ord(char) >= 0x0500 and not 0x1E00 <= ord(char) <= 0x1EFF
+]
+# and some of each, with their forms whose fold differs
+SCRIPT_SAMPLE = (
+    "Աաևﬓשלוםאبتثـءإﻻﻼﭖﷲपक\u0958অআਕગଓகఅಕഅකაႠᲐⴀ東京会社の売上ヴーｱｶﾝ豈𤋮々〆〇"
+    "가각힣한국어ＡｚﬁﬀﬆﬅＤＯＬＬＡＲＳ٣١٥۴३৩０９、。「」『』【】〜・،؛؟٪٫٬।॥׳״֊־，．％＄￥－＇！（）：﹐"
+)
+# characters the kernel cannot read (BMP, beyond it, a lone surrogate, combining marks,
+# a letter whose NFKC form holds punctuation, a kana whose NFKC form is two, a unit
+# symbol and a circled digit whose NFKC forms are letters or digits, Hangul jamo, a
+# variation selector, ZWJ, Thai)
 # ("Ŀ", "×" and "÷" are among LATIN_LETTERS too: the only ones there it cannot read)
-UNREADABLE = set("ŀĿ×÷ͺʼ東\u0301\U0001f600\ud800")
+UNREADABLE = set(
+    "ŀĿ×÷ͺʼ\u0301\U0001f600\ud800ゟ\u3099\u309b㎏①\u1100\u1161\u11a8\ufe00\u200dก\u093f\u064e"
+)
+# the characters the kernel reads
+READABLE = (
+    {chr(code_point) for code_point in range(128)}
+    | set(simple_module._KERNEL_CODES)
+    | {char for chars in KERNEL_CHARS for char in chars}
+)
+# marks, jamo, variation selectors and ZWJ, which join or change the characters next to
+# them, and compatibility forms (the kernel reads the full-width punctuation, not the rest)
+SCRIPT_JOINERS = (
+    "\u0301\u3099\u309a\u309b\uff9e\uff9f\ufe00\ufe0f\U000e0100\u200d\u200c"
+    "\u1100\u1161\u11a8\u093c\u093f\u094d\u0954\u09be\u09d7\u0bd7\u064b\u0654\u05b4"
+    "\u0600\u0d4e\u0e33，．：％＄￥１①ゟ㎏"
+)
 KERNEL_TEXT = st.text(
     alphabet=st.sampled_from("aZ09 .,'-$%€£₿" + "".join(sorted(UNREADABLE)))
     | st.sampled_from(SPECIAL_LETTERS)
     | st.sampled_from(LATIN_LETTERS)
+    | st.sampled_from(SCRIPT_SAMPLE)
+    | st.sampled_from(SCRIPT_CHARS)
     | st.characters(max_codepoint=127)
 )
 
@@ -368,7 +417,7 @@ def test_kernel_matches_naive_reference_for_every_unit_type(text, config, scratc
         ids, starts, ends, n_other = kernel_run(tokenizer, units, scratch_tokens)
         assert ids.tolist() == expected_ids
         assert list(zip(starts.tolist(), ends.tolist())) == expected_spans
-        assert n_other == sum(char in UNREADABLE for char in text)
+        assert n_other == sum(char not in READABLE for char in text)
 
 
 @settings(max_examples=100)
@@ -393,7 +442,7 @@ def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens, keep
         assert np.diff(offsets).tolist() == [len(e[0]) for e in expected] and offsets[0] == 0
         assert ids.tolist() == [i for e in expected for i in e[0]]
         assert list(zip(starts.tolist(), ends.tolist())) == [s for e in expected for s in e[1]]
-        assert n_other.tolist() == [sum(c in UNREADABLE for c in text) for text in texts]
+        assert n_other.tolist() == [sum(c not in READABLE for c in text) for text in texts]
     if texts:  # the tokenizer's own call gives what tokenize gives each text
         got = tokenizer._tokenize_many(texts, "".join(texts), text_starts)
         assert_same_as_tokenize(tokenizer, texts, got)
@@ -425,24 +474,96 @@ def test_tokenize_many_on_workload_documents(workload):
     assert_same_as_tokenize(TOKENIZER, texts, got)
 
 
-def test_kernel_letters():
-    letters = set(simple_module._kernel_letters())
+def block(first: int, last: int, category: str = "L") -> set[str]:
+    """The characters of ``first..last`` whose general category starts with ``category``."""
+    chars = map(chr, range(first, last + 1))
+    return {char for char in chars if unicodedata.category(char).startswith(category)}
+
+
+def test_kernel_chars():
+    letters = set(KERNEL_LETTERS)
     assert all(unicodedata.category(letter).startswith("L") for letter in letters)
     # every letter of Latin-1 Supplement and Latin Extended-A and -B but Ŀ and ŀ (NFKC
     # gives "l·": punctuation inside the fold ends a word)
-    latin = {
-        char
-        for char in "ªµº" + "".join(LATIN_LETTERS)
-        if unicodedata.category(char).startswith("L")
-    }
+    latin = block(0xAA, 0xAA) | block(0xB5, 0xB5) | block(0xBA, 0xBA) | block(0xC0, 0x24F)
     assert latin - letters == {"Ŀ", "ŀ"}
     assert set(SPECIAL_LETTERS) <= letters
     # Greek: all but ͺ (NFKC: a space and a combining mark)
-    greek = {chr(cp) for cp in range(0x0370, 0x0400) if unicodedata.category(chr(cp))[0] == "L"}
-    assert greek - letters == {"ͺ"}
-    assert len(letters) > 1000
-    codes = simple_module._unit_codes()
-    assert {chr(unit) for unit in np.flatnonzero(codes == simple_module._LETTER_CODE)} == letters
+    assert block(0x0370, 0x03FF) - letters == {"ͺ"}
+    # the letters of scripts written with spaces (their marks, points and vowel signs are
+    # not letters), Hangul syllables, ー (a letter of no script tokenized per character),
+    # full-width Latin and ligatures
+    assert block(0x0531, 0x0556) | block(0x0561, 0x0587) <= letters  # Armenian
+    assert block(0x05D0, 0x05EA) <= letters  # Hebrew
+    assert block(0x0620, 0x064A) | block(0x066E, 0x06D3) <= letters  # Arabic
+    assert block(0x0904, 0x0939) | block(0x0958, 0x0961) <= letters  # Devanagari
+    assert block(0x0985, 0x09B9) <= letters  # Bengali
+    assert block(0x10A0, 0x10FA) <= letters  # Georgian
+    assert {chr(cp) for cp in range(0xAC00, 0xD7A4)} <= letters
+    assert set("ーＡＺａｚﬁﬀﬃﬆＫ") <= letters
+    assert not {"\u0d4e", "\u093c", "\u093f", "\u0e01", "\u3099", "ﷲ", "ﷺ"} & letters
+    # Han, Hiragana and Katakana: tokens of their own
+    singles = set(KERNEL_CHARS.singles)
+    assert {chr(cp) for cp in range(0x4E00, 0xA000)} <= singles
+    assert {chr(cp) for cp in range(0x3400, 0x4DC0)} <= singles
+    assert {chr(cp) for cp in range(0x3041, 0x3097)} <= singles  # Hiragana
+    assert {chr(cp) for cp in range(0x30A1, 0x30FB)} <= singles  # Katakana
+    assert set("々〇豈ｱｶﾝ") <= singles
+    # ゟ and ヿ: NFKC gives two kana (two tokens); ー: a letter; voiced marks attach
+    assert not set("ゟヿーｰ\u3099\u309a\u309b\uff9e") & singles
+    # decimal digits of scripts written with spaces; not Thai ones (tokens of their own
+    # without normalize_numbers)
+    digits = set(KERNEL_CHARS.digits)
+    assert block(0x0660, 0x0669) | block(0x06F0, 0x06F9) | block(0x0966, 0x096F) <= digits
+    assert block(0xFF10, 0xFF19) <= digits
+    assert all(unicodedata.category(digit) == "Nd" for digit in digits)
+    assert "๑" not in digits
+    # punctuation that only separates (with its full-width forms whose NFKC form is ASCII
+    # punctuation the token rules do not read); not those whose NFKC form is, nor ones
+    # that are emoji
+    separators = set(KERNEL_CHARS.separators)
+    assert set("、。「」『』【】・〜،؛؟٪।॥։־׃‹›！？：；（）｢｣｡､") <= separators
+    assert not set("，．％＄－＇￥〰〽‼") & separators
+    assert all(unicodedata.category(char).startswith("P") for char in separators)
+    # ... which the kernel reads as separators without NFKC, and with NFKC as the ASCII
+    # punctuation or symbol NFKC makes of them
+    stand_ins = set(KERNEL_CHARS.stand_ins)
+    assert set("，．％＄－＇￥﹐﹩＋") <= stand_ins
+    without_nfkc, with_nfkc = simple_module._unit_codes(False), simple_module._unit_codes(True)
+    for char in stand_ins:
+        assert without_nfkc[ord(char)] == ord(" ")
+        reading = unicodedata.normalize("NFKC", char)
+        assert with_nfkc[ord(char)] == simple_module._KERNEL_CODES.get(reading, ord(reading))
+    assert with_nfkc[ord("，")] == ord(",") and with_nfkc[ord("￥")] == with_nfkc[ord("¥")]
+    # each read one way, and the unit codes say which
+    kinds = [set(chars) for chars in KERNEL_CHARS] + [set(simple_module._KERNEL_CODES)]
+    assert sum(map(len, kinds)) == len(set().union(*kinds))
+    for chars, code in zip(
+        KERNEL_CHARS,
+        [
+            simple_module._LETTER_CODE,
+            simple_module._DIGIT_CODE,
+            simple_module._SINGLE_CODE,
+            simple_module._SEPARATOR_CODE,
+        ],
+    ):
+        for codes in (with_nfkc, without_nfkc):
+            assert set(chars) <= {chr(unit) for unit in np.flatnonzero(codes == code)}
+    for codes in (with_nfkc, without_nfkc):
+        high = {chr(unit) for unit in np.flatnonzero(codes != simple_module._OTHER_CODE)}
+        assert high - set(map(chr, range(128))) == READABLE - set(map(chr, range(128)))
+    assert len(READABLE) > 40_000
+
+
+def test_kernel_chars_are_units_and_clusters_of_their_own():
+    # between any two characters the kernel reads, a normalization unit and a grapheme
+    # cluster ends (but in CR LF, which no token touches): in code point order, in
+    # reverse, and with ASCII between them
+    chars = sorted(READABLE - {chr(cp) for cp in range(128)})
+    assert not any(map(normalize_module._attaches, chars))
+    for sequence in (chars, chars[::-1], [c + a for c in chars for a in "a5 -\t\n"][::7]):
+        text = "".join(sequence)
+        assert regex.findall(r"\X", text) == list(text)
 
 
 @pytest.mark.parametrize("key", [b"", b"abcdefgh", b"a\x00"])
@@ -455,7 +576,8 @@ def test_letter_key_table_refuses_keys_it_cannot_hold(key):
 
 
 ALL_CONFIGS = [TokenizerConfig(*flags) for flags in itertools.product([True, False], repeat=5)]
-# a letter in the places where token rules could treat it differently from an ASCII letter
+# a character in the places where token rules could treat it differently from an ASCII
+# letter
 LETTER_CONTEXTS = [
     "{c}",
     "a{c}b",
@@ -472,6 +594,8 @@ LETTER_CONTEXTS = [
     "{c}dollars",
     "{c}%",
     "“{c}”",
+    "東{c}ア",
+    "٣,{c}、",
 ]
 
 
@@ -485,26 +609,73 @@ def assert_kernel_matches_general_path(tokenizer: SimpleTokenizer, text: str) ->
     assert ends.tolist() == general.ends.tolist()
 
 
+# the characters the kernel reads besides ASCII, typographic punctuation and currency
+# symbols: those whose fold differs from them under some setting, and the others
+VARYING, INVARIANT = [], []
+for _char in sorted(READABLE - {chr(cp) for cp in range(128)} - set(simple_module._KERNEL_CODES)):
+    _folds = {normalize_module._fold_string(_char, *s) for s in simple_module._FOLD_SETTINGS}
+    (INVARIANT if _folds == {_char} else VARYING).append(_char)
+
+
 @pytest.mark.parametrize("config", ALL_CONFIGS)
-def test_every_kernel_letter_matches_general_path(config):
+def test_every_kernel_char_matches_general_path(config):
     tokenizer = SimpleTokenizer(config)
-    letters = simple_module._kernel_letters()
-    for letter in letters:
-        assert_kernel_matches_general_path(tokenizer, letter)
+    for char in VARYING:
+        assert_kernel_matches_general_path(tokenizer, char)
+    everything = VARYING + INVARIANT
+    assert_kernel_matches_general_path(tokenizer, " ".join(everything[::2]))
+    assert_kernel_matches_general_path(tokenizer, "\n".join(everything))
+    assert_kernel_matches_general_path(tokenizer, "".join(sorted(everything)))
     for context in LETTER_CONTEXTS:
         assert_kernel_matches_general_path(
-            tokenizer, " ".join(context.format(c=letter) for letter in letters)
+            tokenizer, " ".join(context.format(c=char) for char in VARYING)
         )
 
 
-def test_every_pair_of_kernel_letters_matches_general_path():
-    # a fold is context-free: no letter's fold composes with or changes the next one's
-    # (NFKC could only compose a letter with the next one: so the config with NFKC)
-    tokenizer = SimpleTokenizer()
-    letters = simple_module._kernel_letters()
-    for first in letters:
+@pytest.mark.parametrize("config", [ALL_CONFIGS[0], ALL_CONFIGS[-1]])
+def test_every_invariant_kernel_char_in_context_matches_general_path(config):
+    # a character that every setting leaves as it is reads the same under every config:
+    # only its neighbours' tokens change with the switches, each way here
+    tokenizer = SimpleTokenizer(config)
+    for context in LETTER_CONTEXTS:
         assert_kernel_matches_general_path(
-            tokenizer, " ".join(first + second for second in letters)
+            tokenizer, "\n".join(context.format(c=char) for char in INVARIANT)
+        )
+
+
+# characters the kernel cannot read next to a character it reads: the marks, jamo,
+# variation selectors and ZWJ join its cluster or normalization unit; the others make
+# its word a piece for the general path
+UNREADABLE_CONTEXTS = [
+    "{c}\u0301ゟ{c}，5",
+    "{c}\u3099x①{c}\U0001f600",
+    "{c}\ufe00{c}\u093f\u094d",
+    "\u1100{c}\u11a8{c}\u200d{c}",
+]
+
+
+@pytest.mark.parametrize("config", [ALL_CONFIGS[0], ALL_CONFIGS[-1]])
+def test_every_kernel_char_next_to_unreadable_chars_matches_general_path(
+    config, always_hybrid
+):
+    # every other word is a piece for the general path, the others the kernel's
+    tokenizer = SimpleTokenizer(config)
+    chars = VARYING + INVARIANT
+    for context in UNREADABLE_CONTEXTS:
+        text = "\n".join(f"{char} {context.format(c=char)}" for char in chars)
+        assert_matches_general_path(tokenizer, text)
+
+
+def test_every_kernel_char_next_to_others_matches_general_path():
+    # a fold is context-free: no character's fold composes with or changes its
+    # neighbour's, here the characters whose folds differ most from them, on each side
+    # (NFKC could only compose a character with the next one: so the config with NFKC)
+    tokenizer = SimpleTokenizer()
+    partners = "a5ßﬁ３東ｶ\u0958\ufe71가"
+    chars = VARYING + INVARIANT
+    for partner in partners:
+        assert_kernel_matches_general_path(
+            tokenizer, "\n".join(partner + char + partner for char in chars)
         )
 
 
@@ -680,7 +851,7 @@ def test_ascii_fast_path_matches_general_path(text):
 
 
 TYPOGRAPHIC = st.text(
-    alphabet=st.sampled_from("ab1 2.,'-$%€£¥₹₩₽¢₺₪₫₱₿\"’‐‑‘“”„«»–—…•\u00a0\u2009\u202f")
+    alphabet=st.sampled_from("ab1 2.,'-$%€£¥₹₩₽¢₺₪₫₱₿\"’‐‑‘“”„«»–—…•\u00a0\u2009\u202f\u3000")
     | st.characters(max_codepoint=127)
 )
 
@@ -786,6 +957,24 @@ MIXED_PARTS = st.sampled_from(
         "\u0600",
         "\u0d4e",
         "\u0e33",
+        "東京",
+        "2020年",
+        "会社の",
+        "、",
+        "。",
+        "「引用」",
+        "한국어",
+        "각\u11a8",
+        "العام",
+        "١٥٪",
+        "١,٢٣٤",
+        "שלום",
+        "Ｔｈｅ",
+        "３,０００",
+        "ｶﾞ",
+        "ゟ",
+        "か\u3099",
+        "葛\U000e0100",
         "ﬁ",
         "①",
         "½",
@@ -890,6 +1079,24 @@ def test_hybrid_path_sends_only_pieces_to_general_path(always_hybrid, monkeypatc
         " \u0301x",
         "ok",
     ]
+
+
+def test_hybrid_path_pieces_end_before_syllables_and_consonants(always_hybrid, monkeypatch):
+    # a Hangul syllable or a Devanagari consonant joins a jamo or a virama before it,
+    # never a space: the word after the emoji's is not in its piece
+    seen = []
+    general = SimpleTokenizer._tokenize_unicode
+
+    def record(self, text):
+        seen.append(text)
+        return general(self, text)
+
+    monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
+    text = "한국어 문장 😀 입니다 다음 क ख 😀 घ 東京 ok 😀 \u1161x \u0915\u094d \u0937"
+    assert_matches_general_path(TOKENIZER, text)
+    # ... but a vowel jamo or a mark after a space joins it (and a consonant after a
+    # virama, not after the space)
+    assert seen[0] == "😀  😀  😀 \u1161x  \u0915\u094d "
 
 
 def test_hybrid_path_gives_up_on_dense_text(monkeypatch):
@@ -999,3 +1206,93 @@ def test_european_text():
     assert ids("ĲSSEL", cased) == ids("IJSSEL", cased)  # NFKC, no case-folding
     assert_kernel_matches_general_path(TOKENIZER, text)
     assert_kernel_matches_general_path(cased, text)
+
+
+# text of the scripts the kernel reads beyond Latin, Greek and Cyrillic, drawn often, with
+# what it cannot read next to them (marks, jamo, variation selectors, ZWJ, full-width forms)
+SCRIPT_TEXT = st.text(
+    alphabet=st.sampled_from(SCRIPT_SAMPLE)
+    | st.sampled_from(SCRIPT_CHARS)
+    | st.sampled_from(SCRIPT_JOINERS)
+    | st.sampled_from(" \n\r\u3000-'.,5%$€’")
+    | st.characters(),
+    max_size=40,
+)
+SCRIPT_WORDS = st.lists(
+    st.tuples(
+        st.text(
+            alphabet=st.sampled_from(SCRIPT_SAMPLE)
+            | st.sampled_from(SCRIPT_CHARS)
+            | st.sampled_from(SCRIPT_JOINERS)
+            | st.sampled_from("aZ9'-.,"),
+            min_size=1,
+            max_size=8,
+        ),
+        MIXED_SEPARATORS,
+    ),
+    max_size=20,
+).map(lambda pairs: "".join(word + separator for word, separator in pairs))
+
+
+@settings(max_examples=300)
+@given(SCRIPT_TEXT | SCRIPT_WORDS | MIXED_TEXT, CONFIGS)
+def test_script_text_matches_general_path_for_every_config(text, config):
+    tokenizer = SimpleTokenizer(config)
+    assert_matches_general_path(tokenizer, text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
+        assert_matches_general_path(tokenizer, text)
+
+
+# text the kernel reads alone: the scripts' characters, ASCII and its punctuation
+SCRIPT_KERNEL_WORDS = st.lists(
+    st.tuples(
+        st.text(
+            alphabet=st.sampled_from(sorted(set(SCRIPT_SAMPLE) & READABLE))
+            | st.sampled_from(SCRIPT_CHARS)
+            | st.sampled_from("aZ9'-’.,"),
+            min_size=1,
+            max_size=8,
+        ),
+        st.sampled_from([" ", "\n", "\r\n", "\u3000", "、", "。", "-", ".", ",", "’", "「"])
+        | st.sampled_from(["€", "$", "%", "5,200", "١٢,٣٤٥", "1.5", "''", "--"]),
+    ),
+    max_size=20,
+).map(lambda pairs: "".join(word + separator for word, separator in pairs))
+
+
+@given(SCRIPT_KERNEL_WORDS, CONFIGS)
+def test_script_words_without_marks_take_the_kernel_alone(text, config):
+    assert_kernel_matches_general_path(SimpleTokenizer(config), text)
+
+
+def test_multilingual_text():
+    # the spec's exact-copy languages: the kernel reads all of it but the Hindi
+    text = (
+        "会社の売上高は前年比15%増加し、過去最高を記録した。该公司的收入增长了百分之十五。"
+        " ارتفعت الإيرادات بنسبة ١٥٪ في الربع الأخير. Выручка выросла на 15%. "
+        "한국어 문장, שלום עולם, Ｔｈｅ ﬁnal ＲＥＰＯＲＴ"
+    )
+    result = TOKENIZER.tokenize(text)
+    assert result.tokens[:4] == ["会", "社", "の", "売"]
+    assert "١٥" in result.tokens and "한국어" in result.tokens
+    assert ids("١٥") == ids("15") and ids("ＲＥＰＯＲＴ") == ids("report")
+    assert ids("2020年") == ids("2020") + ids("年")
+    assert ids("東京2020") == ids("東") + ids("京") + ids("2020")
+    for config in ALL_CONFIGS:
+        assert_kernel_matches_general_path(SimpleTokenizer(config), text)
+    hindi = "कंपनी का राजस्व पिछले वर्ष १५ प्रतिशत बढ़ा।"  # vowel signs: the general path
+    assert_matches_general_path(TOKENIZER, text + " " + hindi)
+    assert TOKENIZER.tokenize(hindi).tokens[:2] == ["कंपनी", "का"]
+
+
+def test_full_width_punctuation_reads_as_nfkc_makes_it():
+    # with NFKC, "，" is a comma (it joins digits, and is a thousands separator), "％" a
+    # percent sign, "￥" a yen sign, "＇" an apostrophe; without, they only separate
+    text = "1，200 ５．２％ ￥500 a＇b x－y 3﹐000 （注）！"
+    for config in ALL_CONFIGS:
+        assert_kernel_matches_general_path(SimpleTokenizer(config), text)
+    assert ids("1，200") == ids("1,200") == ids("1200")
+    assert ids("５．２％ ￥5") == ids("5.2% ¥5")
+    no_nfkc = SimpleTokenizer(TokenizerConfig(nfkc=False))
+    assert tokens("1，200 a＇b 5％", no_nfkc) == ["1", "200", "a", "b", "5"]

@@ -3,21 +3,24 @@
 One pass over the text's code units finds the tokens and hashes their keys (FNV-1a, as
 :func:`~citekit.tokenizers.simple.token_id` does in Python), so no Python object is made
 per token. The kernel reads ASCII, and the non-ASCII characters that ``simple.py`` gives
-kernel codes (typographic punctuation read as its ASCII stand-in, currency symbols read as
-codes above 127, and about a thousand Latin, Greek and Cyrillic letters whose fold is
-context-free: ``é``, ``ß``, ``œ``, ``ж``); any other character separates tokens and is
-counted, so that the caller knows whether the text needs its general path. Imported only
-when the first text is tokenized, so that importing citekit (or the tokenizer module) does
-not import numba. The rules match the general path; ``tests/test_tokenizer_simple.py``
-checks the kernel against a plain-Python reference and against the general path.
+kernel codes: typographic punctuation and the punctuation of other scripts read as ASCII
+stand-ins, currency symbols read as codes above 127, and some 42,000 characters whose fold
+is context-free: letters (``é``, ``ß``, ``ж``, ``ب``, ``한``) and script digits (``٣``)
+inside words and numbers, Han and kana characters as tokens of their own (``東``). Any other
+character separates tokens and is counted, so that the caller knows whether the text
+needs its general path. Imported only when the first text is tokenized, so that importing
+citekit (or the tokenizer module) does not import numba. The rules match the general path;
+``tests/test_tokenizer_simple.py`` checks the kernel against a plain-Python reference and
+against the general path.
 
 Everything the kernel needs to know about a code unit is in one ``uint32`` entry of a
 65,536-entry table (:func:`unit_table`): its kernel code, its byte in a token key (the
 case-folded ASCII letter or digit, 0 for any other character) and its character class. One
 load per character, no branch on the configuration in the loop. A non-ASCII letter's key
 has several bytes (with case-folding the two UTF-8 bytes of ``é`` for ``É``, ``ss`` for
-``ß``): they are in a second table (:func:`letter_key_table`), read when the letter ends a
-run of ASCII letters, so that ASCII text costs what it did before the kernel read them.
+``ß``): they are in a second table (:func:`letter_key_table`, also holding the keys of
+digits and of tokens of their own), read when the letter ends a run of ASCII letters, so
+that ASCII text costs what it did before the kernel read them.
 """
 
 from __future__ import annotations
@@ -26,17 +29,21 @@ import numpy as np
 
 from citekit._jit import jit
 from citekit.tokenizers.simple import (
+    _DIGIT_CODE,
     _FNV_OFFSET,
     _FNV_PRIME,
     _ID_MASK,
     _LETTER_CODE,
     _MAX_LETTER_KEY_BYTES,
     _OTHER_CODE,
+    _SINGLE_CODE,
 )
 
 __all__ = [
+    "DIGIT",
     "LETTER",
     "OTHER",
+    "SINGLE",
     "id_table",
     "kernel_tokens",
     "kernel_tokens_many",
@@ -50,10 +57,13 @@ _PRIME = np.uint64(_FNV_PRIME)
 _MASK = np.uint64(_ID_MASK)
 
 # The kernel code of the characters the kernel cannot read (they separate tokens, and the
-# kernel counts them), and that of the non-ASCII letters it reads; the other codes in use
-# are ASCII and the currency symbols from 128.
+# kernel counts them), and those of the non-ASCII letters, digits and tokens of their own
+# (Han, kana) it reads, whose keys are in the key table; the other codes in use are ASCII
+# and the currency symbols from 128.
 OTHER = _OTHER_CODE
 LETTER = _LETTER_CODE
+DIGIT = _DIGIT_CODE
+SINGLE = _SINGLE_CODE
 
 # Character classes: bits of an entry's third byte.
 _WORD = 1  # letter or ASCII digit: part of a word or number
@@ -62,8 +72,9 @@ _SYMBOL = 4  # a token of its own ("$", "%", currency symbols)
 _DIGIT_JOINER = 8  # "." and ",": inside a token between two digits
 _WORD_JOINER = 16  # "'" and "-": inside a token between two letters or digits
 _THOUSANDS = 32  # "," when thousands separators are left out of keys
-_LETTER = 64  # a non-ASCII letter: its key is in the letter key table
-_STARTS_TOKEN = _WORD | _SYMBOL
+_LETTER = 64  # a non-ASCII letter or digit: its key is in the letter key table
+_SINGLE = 128  # a token of its own whose key is in the letter key table (Han, kana)
+_STARTS_TOKEN = _WORD | _SYMBOL | _SINGLE
 _CLASS_SHIFT = 16
 _KEY_SHIFT = 8
 # A letter's key bytes fit in the low 7 bytes of an int64, below its sign bit (no UTF-8
@@ -85,8 +96,9 @@ def unit_table(
     ----------
     unit_codes : numpy.ndarray
         ``uint8[65536]``: the kernel code of each code unit (:data:`OTHER` for the
-        characters the kernel cannot read, :data:`LETTER` for the non-ASCII letters it
-        reads).
+        characters the kernel cannot read, :data:`LETTER`, :data:`DIGIT` and
+        :data:`SINGLE` for the non-ASCII letters, digits and tokens of their own it reads,
+        whose keys are in :func:`letter_key_table`'s table).
     symbol_ids : numpy.ndarray
         ``int64[256]``: the id of the symbol token with each kernel code, 0 for the codes
         of characters that are no symbol.
@@ -126,6 +138,8 @@ def unit_table(
     classes[ord("'")] = classes[ord("-")] = _WORD_JOINER
     classes[symbol_ids != 0] = _SYMBOL
     classes[LETTER] = _WORD | _LETTER
+    classes[DIGIT] = _WORD | _DIGIT | _LETTER
+    classes[SINGLE] = _SINGLE
     keys = np.zeros(256, dtype=np.uint32)
     keys[letters] = letters
     if casefold:
@@ -267,6 +281,14 @@ def _scan(units, table, ids, letter_keys, out, capacity, count):
         start = position
         if (entry >> _CLASS_SHIFT) & _SYMBOL:  # a symbol is a token of its own
             token = ids[entry & 255]
+            position += 1
+        elif (entry >> _CLASS_SHIFT) & _SINGLE:  # so is a Han or kana character
+            value = _OFFSET
+            key = letter_keys[units[position]]
+            while key != 0:
+                value = (value ^ np.uint64(key & 255)) * _PRIME
+                key >>= 8
+            token = np.int64(value & _MASK)  # no plural currency word
             position += 1
         else:
             value = _OFFSET

@@ -29,23 +29,33 @@ equal; the tests check a 30,000-word vocabulary and 400,000 generated keys.
 
 Spans index the text AS PASSED. Text whose characters are ASCII, typographic quotes,
 apostrophes, dashes and spaces (replaced one for one by ASCII characters with the same
-effect on tokens), currency symbols (tokens of their own, like ``$``) and the common
-precomposed Latin, Greek and Cyrillic letters (``é``, ``ß``, ``œ``, ``ø``, ``ж``:
-:func:`_kernel_letters`) goes through a numba kernel that finds tokens and hashes their
-keys in one pass. No offset map is needed: each of those characters is a normalization
-unit and a grapheme cluster of its own, its fold (NFKC, case-folding) depends on no
-neighbour, and the general path maps all of its fold (``ß`` -> ``ss``, ``Ĳ`` -> ``ij``)
-back to it, so a token's span is that of its characters and its key the concatenation of
-their folds, which the kernel's letter key table holds as UTF-8 bytes. The kernel reads the text as
-one code unit per character (its ASCII bytes, else UTF-16 when every character is in the
-Basic Multilingual Plane, else UTF-32) and counts the characters it cannot read, so the
-same pass tells whether the text needs more.
+effect on tokens), currency symbols (tokens of their own, like ``$``) and the characters
+:func:`_kernel_chars` chooses by rule goes through a numba kernel that finds tokens and
+hashes their keys in one pass. Those are about 14,000 letters (precomposed Latin, Greek and
+Cyrillic ``é``, ``ß``, ``œ``, ``ж``; Armenian, Hebrew, Arabic, Georgian; the letters of
+Devanagari, Bengali and the other Indic scripts, but not their vowel signs or viramas;
+Hangul syllables; full-width Latin and ligatures ``Ａ``, ``ﬁ``), 130 decimal digits of
+scripts written with spaces (``٣``, ``३``, ``３``: digits to the number rules), 28,000
+characters that are tokens of their own (Han, Hiragana, Katakana: ``東``, ``か``, ``ア``),
+and punctuation that only separates tokens (``、``, ``。``, ``「``, ``،``, ``؟``, ``।``, and
+full-width ``，``, ``％``, ``＄``, which read as ``,``, ``%``, ``$`` with NFKC). No offset
+map is needed: each of those characters is a normalization unit and a grapheme cluster of
+its own next to any other the kernel reads, its fold (NFKC, case-folding, script digits)
+depends on no neighbour, and the general path maps all of its fold (``ß`` -> ``ss``, ``Ĳ``
+-> ``ij``) back to it, so a token's span is that of its characters and its key the
+concatenation of their folds, which the kernel's key table holds as UTF-8 bytes. What may
+join or change a neighbour stays unreadable: combining marks, Hangul jamo, variation
+selectors, ZWJ, emoji, Thai, Lao, Khmer and Myanmar, and forms whose fold is several tokens
+or joins words differently with and without NFKC (``ゟ``, ``①``, ``㎏``, ``ŀ``). The kernel
+reads the text as one code unit per character (its ASCII bytes, else UTF-16 when every
+character is in the Basic Multilingual Plane, else UTF-32) and counts the characters it
+cannot read, so the same pass tells whether the text needs more.
 Other text goes through the general path: :func:`citekit.normalize.normalize_text`, a
 token pattern on the normalized text, and the map back; spans are then widened to whole
 grapheme clusters of the original text (when normalization moved a cluster boundary, as
 NFKC does to Thai ``ำ``) and overlapping tokens merged.
 
-Mixed text (a few ``東``, emoji, combining marks or ``ŀ`` among kernel text) is cut so
+Mixed text (a few ``ゟ``, emoji, combining marks or ``ŀ`` among kernel text) is cut so
 that only the stretches around the characters the kernel cannot read take the general
 path, with the same result as the general path on the whole text. A *cut point* is a
 position ``p`` such that
@@ -53,10 +63,11 @@ position ``p`` such that
 - ``text[p - 1]`` is ASCII whitespace (space, tab, line feed, carriage return, form
   feed, vertical tab), but not a carriage return before a line feed at ``p`` (one
   grapheme cluster; kept whole although no token touches it), and
-- ``text[p]`` cannot join the character before it: it is not a combining mark or the
+- ``text[p]`` cannot join the whitespace before it: it is not a combining mark or the
   second half of a canonical composition (``normalize._attaches``), nor a character that
-  extends a grapheme cluster (``_JOINS_PREVIOUS``: a mark after a space belongs to the
-  space, under NFKC and in grapheme clusters).
+  extends a grapheme cluster after whitespace (``_JOINS_SPACE``: a mark after a space
+  belongs to the space, under NFKC and in grapheme clusters; a Hangul syllable or an
+  Indic consonant joins a jamo or a virama before it, never whitespace).
 
 No token, normalization unit, symbol padding (``€`` is padded only next to a non-space,
 and the whitespace is the same on both sides of a cut), thousands separator or grapheme
@@ -75,10 +86,11 @@ on the whole text.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -139,11 +151,19 @@ _JOINS_NEXT = (
     r"[\p{Grapheme_Cluster_Break=Prepend}\p{Grapheme_Cluster_Break=ZWJ}"
     r"\p{Grapheme_Cluster_Break=Extend}]"
 )
+# What joins the whitespace before it into one grapheme cluster (UAX #29 GB9, GB9a; the
+# other rules that join a cluster need a Hangul jamo, a virama, an emoji, a regional
+# indicator or a Prepend character before, not whitespace).
+_JOINS_SPACE = (
+    r"[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=ZWJ}"
+    r"\p{Grapheme_Cluster_Break=SpacingMark}]"
+)
 
 
 @lru_cache(maxsize=1)
-def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any, Any]:
-    """Token pattern, the two suspect finders, grapheme cluster, Prepend, no-space scripts.
+def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any, Any, Any]:
+    """Token pattern, the two suspect finders, grapheme cluster, Prepend, no-space scripts,
+    what joins a space.
 
     Compiled lazily (the ``regex`` module is only needed for non-ASCII text and to build
     the kernel's table).
@@ -156,6 +176,7 @@ def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any, Any]:
         regex.compile(r"\X"),
         regex.compile(r"\p{Grapheme_Cluster_Break=Prepend}"),
         regex.compile(rf"[{_NO_SPACE_SCRIPTS}]"),
+        regex.compile(_JOINS_SPACE),
     )
 
 
@@ -229,10 +250,11 @@ def _snap_to_clusters(
     return starts, ends
 
 
-# Non-ASCII characters frequent in English prose, each replaced by an ASCII character that
-# has the same effect on tokenization (with or without NFKC): the apostrophe and hyphens
-# join words like their ASCII forms (and fold to them in keys), the rest only separate
-# tokens. Tests check that the kernel and the general path agree on such text.
+# Non-ASCII characters frequent in English prose (and the ideographic space), each replaced
+# by an ASCII character that has the same effect on tokenization (with or without NFKC):
+# the apostrophe and hyphens join words like their ASCII forms (and fold to them in keys),
+# the rest only separate tokens. Tests check that the kernel and the general path agree on
+# such text.
 _TYPOGRAPHIC_TO_ASCII = {
     "’": "'",
     "‐": "-",
@@ -250,6 +272,7 @@ _TYPOGRAPHIC_TO_ASCII = {
     "\u00a0": " ",
     "\u2009": " ",
     "\u202f": " ",
+    "\u3000": " ",
 }
 # Non-ASCII currency symbols are tokens of their own like "$" (and, like it, invariant
 # under NFKC and case-folding): the kernel reads them as codes 128, 129, ..., whose ids
@@ -258,27 +281,70 @@ _KERNEL_SYMBOLS = [symbol for symbol in CURRENCY_WORDS if not symbol.isascii()]
 _KERNEL_CODES = {char: ord(ascii) for char, ascii in _TYPOGRAPHIC_TO_ASCII.items()} | {
     symbol: 128 + index for index, symbol in enumerate(_KERNEL_SYMBOLS)
 }
-# The kernel code of the characters the kernel cannot read (defined here, as the kernel
-# module imports numba): they separate tokens there, and the pieces of the text around
-# them take the general path.
+# The kernel codes of the other characters (defined here, as the kernel module imports
+# numba). The characters the kernel cannot read separate tokens there, and the pieces of
+# the text around them take the general path.
 _OTHER_CODE = 255
-# The kernel code of the non-ASCII letters it reads (_kernel_letters); the kernel's letter
-# key table holds the UTF-8 bytes of their keys.
+# The non-ASCII letters the kernel reads (_kernel_chars), in words; the kernel's key table
+# holds the UTF-8 bytes of their keys.
 _LETTER_CODE = 254
-# Where the kernel looks for letters it can read: Latin-1 Supplement letters, Latin
-# Extended-A and -B, Greek, Cyrillic, Latin Extended Additional (Vietnamese).
-_LETTER_CANDIDATES = (
-    (0x00AA, 0x00AA),
+# The non-ASCII decimal digits it reads (Arabic-Indic, Devanagari, full-width, ...): like
+# letters, and digits to the number rules.
+_DIGIT_CODE = 253
+# The characters it reads as tokens of their own (Han, Hiragana, Katakana), keys in the
+# key table.
+_SINGLE_CODE = 252
+# The punctuation it reads that only separates tokens (、 。 「 」 ، ؟ ।): read as a space.
+# So are the full-width and small forms of ASCII punctuation and currency symbols without
+# NFKC; with NFKC they read as the character NFKC makes of them (``，`` as ``,``, ``％`` as
+# ``%``, ``￥`` as ``¥``).
+_SEPARATOR_CODE = ord(" ")
+# Where the kernel looks for characters it can read beyond ASCII and the characters above
+# (_kernel_chars decides, by rule, which ones it reads).
+_KERNEL_CANDIDATES = (
+    (0x00AA, 0x00AA),  # Latin-1 Supplement letters
     (0x00B5, 0x00B5),
     (0x00BA, 0x00BA),
-    (0x00C0, 0x024F),
-    (0x0370, 0x03FF),
-    (0x0400, 0x04FF),
-    (0x1E00, 0x1EFF),
+    (0x00C0, 0x024F),  # ... and Latin Extended-A and -B
+    (0x0370, 0x03FF),  # Greek
+    (0x0400, 0x04FF),  # Cyrillic
+    (0x0531, 0x058F),  # Armenian
+    (0x05BE, 0x05F4),  # Hebrew (its points are combining marks)
+    (0x0609, 0x06FF),  # Arabic
+    (0x0900, 0x0DFF),  # Devanagari to Sinhala: letters, digits, dandas (not their signs)
+    (0x10A0, 0x10FF),  # Georgian
+    (0x1C90, 0x1CBF),
+    (0x2D00, 0x2D2F),
+    (0x1E00, 0x1EFF),  # Latin Extended Additional (Vietnamese)
+    (0x2010, 0x205E),  # general punctuation
+    (0x3001, 0x30FF),  # CJK punctuation, Hiragana, Katakana
+    (0x3400, 0x4DBF),  # CJK ideographs
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7A3),  # Hangul syllables
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFB00, 0xFB17),  # Latin and Armenian ligatures
+    (0xFB50, 0xFDFF),  # Arabic presentation forms
+    (0xFE70, 0xFEFC),
+    (0xFE10, 0xFE19),  # vertical, CJK compatibility and small forms of punctuation
+    (0xFE30, 0xFE6B),
+    (0xFF01, 0xFF5A),  # full-width punctuation, digits and Latin letters
+    (0xFF5B, 0xFF65),  # full-width and half-width punctuation
+    (0xFF66, 0xFF9D),  # half-width katakana
+    (0xFFE0, 0xFFEE),  # full-width currency symbols, half-width forms
 )
-# The most UTF-8 bytes a letter's key may have: they fit in an int64 of the kernel's letter
+# The grapheme cluster break properties of the characters the kernel reads besides ASCII:
+# between two such characters (or one and ASCII) no rule of UAX #29 joins a cluster (the
+# rules that join an LV or LVT syllable or an Indic consonant to a neighbour need a jamo or
+# a virama there, which the kernel does not read).
+_STANDS_ALONE = (
+    r"[\p{Grapheme_Cluster_Break=Other}\p{Grapheme_Cluster_Break=LV}"
+    r"\p{Grapheme_Cluster_Break=LVT}]"
+)
+# The most UTF-8 bytes a character's key may have: they fit in an int64 of the kernel's
 # key table (defined here, as the kernel module imports numba).
 _MAX_LETTER_KEY_BYTES = 7
+# The switch settings that change a character's fold: (nfkc, casefold, normalize_numbers).
+_FOLD_SETTINGS = tuple(itertools.product((True, False), repeat=3))
 
 
 def _letter_key(char: str, nfkc: bool, casefold: bool, numbers: bool) -> str:
@@ -286,59 +352,152 @@ def _letter_key(char: str, nfkc: bool, casefold: bool, numbers: bool) -> str:
     return _fold_string(char, nfkc, casefold, numbers).translate(_KEY_TRANSLATION)
 
 
-@lru_cache(maxsize=1)
-def _kernel_letters() -> tuple[str, ...]:
-    """The non-ASCII letters the kernel reads, in code point order.
+class _KernelChars(NamedTuple):
+    """The non-ASCII characters the kernel reads beyond ``_KERNEL_CODES``, by kind."""
 
-    A candidate letter is read if, alone, it is a normalization unit and a grapheme
-    cluster of its own whatever its neighbours are (no combining class, no composition
-    with the character before it, no cluster extension either way), and if under every
-    switch setting its fold (NFKC, case-folding, script digits, as the general path
-    computes it for a unit of one character) is one or more letters, possibly with
-    combining marks after the first, none of a script tokenized per character, whose key
-    fits in ``_MAX_LETTER_KEY_BYTES`` UTF-8 bytes. Then the general path reads the
-    letter's whole fold inside the word around it, maps it back to the letter alone, and
-    the token's key is the concatenation of its characters' keys: what the kernel
-    computes. ``ß`` (``ss``), ``Ĳ`` (``IJ`` under NFKC), ``ŉ`` (``ʼn``), ``µ`` (Greek
-    ``μ``) and ``ſ`` (``s``) are read; ``ŀ`` is not (NFKC gives ``l·``, which ends a word).
+    letters: tuple[str, ...]
+    digits: tuple[str, ...]
+    singles: tuple[str, ...]
+    separators: tuple[str, ...]
+    stand_ins: tuple[str, ...]
+
+
+@lru_cache(maxsize=1)
+def _kernel_chars() -> _KernelChars:
+    """The characters of ``_KERNEL_CANDIDATES`` the kernel reads, by kind, in code point order.
+
+    A candidate is read if, alone, it is a normalization unit and a grapheme cluster of
+    its own next to any character the kernel reads (no combining class, no composition
+    with the character before it, a cluster break property of ``_STANDS_ALONE``), and if
+    under every switch setting its fold (NFKC, case-folding, script digits, as the general
+    path computes it for a unit of one character) makes it one of:
+
+    - a letter: the fold is one or more letters, possibly with combining marks after the
+      first, none of a script tokenized per character, with a key of at most
+      ``_MAX_LETTER_KEY_BYTES`` UTF-8 bytes. The general path reads the letter's whole fold
+      inside the word around it and maps it back to the letter alone, so the token's key
+      is the concatenation of its characters' keys: what the kernel computes. ``ß``
+      (``ss``), ``Ĳ`` (``IJ`` under NFKC), ``ŉ`` (``ʼn``), ``µ`` (Greek ``μ``), ``ſ``
+      (``s``), ``ﬁ``, ``Ａ``, ``ب``, ``ﻻ`` (``لا`` under NFKC), ``क``, ``한`` are read; ``ŀ``
+      is not (NFKC gives ``l·``, which ends a word);
+    - a digit: the fold is one decimal digit (ASCII or of a script written with spaces),
+      which the number rules (``5.2``, ``1,200``) treat as they treat ASCII digits
+      (``٣``, ``३``, ``３``; not Thai digits, tokens of their own without
+      ``normalize_numbers``);
+    - a token of its own: the fold is one character of a script tokenized per character
+      (``東``, ``か``, ``ア``, ``ｱ``; not ``ゟ``, whose NFKC form ``より`` is two tokens);
+    - a separator: punctuation that no token rule reads, and so is its fold (``、``,
+      ``。``, ``「``, ``،``, ``؟``, ``।``, ``‼``; half-width ``｡``, NFKC ``。``);
+    - a stand-in: a character that no token rule reads without NFKC, and that NFKC makes
+      a character the kernel reads as punctuation or a symbol: ASCII punctuation (the
+      full-width ``，``, which then joins digits as ``,`` does, ``％``, ``＄``, ``．``) or a
+      currency symbol (``￥``). The kernel reads it as a separator without NFKC, and as
+      that character with NFKC.
     """
     import unicodedata
 
-    joins_previous, joins_next = _regexes()[1]
-    no_space_script = _regexes()[4]
-    settings = [(n, c, d) for n in (True, False) for c in (True, False) for d in (True, False)]
-    letters = []
-    for first, last in _LETTER_CANDIDATES:
+    import regex
+
+    token_pattern, no_space_script = _regexes()[0], _regexes()[4]
+    stands_alone = regex.compile(_STANDS_ALONE)
+    letters, digits, singles, separators, stand_ins = [], [], [], [], []
+    for first, last in _KERNEL_CANDIDATES:
         for code_point in range(first, last + 1):
             char = chr(code_point)
-            if not unicodedata.category(char).startswith("L"):
+            category = unicodedata.category(char)
+            if (
+                char in _KERNEL_CODES
+                or category[0] not in "LNPS"
+                or _attaches(char)
+                or not stands_alone.match(char)
+            ):
                 continue
-            if _attaches(char) or joins_previous.match(char) or joins_next.match(char):
-                continue
-            for nfkc, casefold, numbers in settings:
-                folded = _fold_string(char, nfkc, casefold, numbers)
-                if (
-                    not folded
-                    or not unicodedata.category(folded[0]).startswith("L")
-                    or any(unicodedata.category(c)[0] not in "LM" for c in folded)
-                    or no_space_script.search(folded)
-                    or len(_letter_key(char, nfkc, casefold, numbers).encode("utf-8"))
-                    > _MAX_LETTER_KEY_BYTES
-                ):
-                    break
+            if (
+                category != "Nd"
+                and unicodedata.normalize("NFKC", char) == char
+                and char.casefold() == char
+            ):
+                folds = [char]  # then so is every setting's fold (_fold_string)
             else:
+                folds = [_fold_string(char, *setting) for setting in _FOLD_SETTINGS]
+            if category[0] == "L" and all(
+                folded
+                and unicodedata.category(folded[0])[0] == "L"
+                and all(unicodedata.category(c)[0] in "LM" for c in folded)
+                and not no_space_script.search(folded)
+                and len(folded.translate(_KEY_TRANSLATION).encode("utf-8")) <= _MAX_LETTER_KEY_BYTES
+                for folded in folds
+            ):
                 letters.append(char)
-    return tuple(letters)
+            elif category == "Nd" and all(
+                len(folded) == 1
+                and unicodedata.category(folded) == "Nd"
+                and not no_space_script.match(folded)
+                for folded in folds
+            ):
+                digits.append(char)
+            elif all(len(folded) == 1 and no_space_script.match(folded) for folded in folds):
+                singles.append(char)
+            elif all(
+                folded
+                and all(unicodedata.category(c)[0] == "P" for c in folded)
+                and not any(c in _TOKEN_JOINERS for c in folded)
+                and not token_pattern.search(folded)
+                for folded in folds
+            ):
+                separators.append(char)
+            elif (
+                not token_pattern.search(char)
+                and char not in _TOKEN_JOINERS
+                and all(
+                    _fold_string(char, False, casefold, numbers) == char
+                    for casefold in (True, False)
+                    for numbers in (True, False)
+                )
+                and _stand_in_code(char) is not None
+            ):
+                stand_ins.append(char)
+    return _KernelChars(*map(tuple, (letters, digits, singles, separators, stand_ins)))
 
 
-@lru_cache(maxsize=1)
-def _unit_codes() -> np.ndarray:
-    """The kernel code of each UTF-16 code unit (``uint8[65536]``; ``_OTHER_CODE`` if none)."""
+def _stand_in_code(char: str) -> int | None:
+    """The kernel code of ``char``'s fold under NFKC when that is one character the kernel
+    reads as ASCII punctuation or a symbol (under every other switch setting), else None."""
+    folds = {
+        _fold_string(char, True, *setting) for setting in itertools.product((True, False), repeat=2)
+    }
+    if len(folds) != 1:
+        return None
+    folded = folds.pop()
+    if len(folded) != 1 or folded.isalnum():
+        return None
+    if folded.isascii():
+        return ord(folded)
+    return _KERNEL_CODES.get(folded)
+
+
+# The characters the token pattern reads inside a token, between two others.
+_TOKEN_JOINERS = ".,'’ʼ‐‑-"
+
+
+@lru_cache(maxsize=2)
+def _unit_codes(nfkc: bool) -> np.ndarray:
+    """The kernel code of each UTF-16 code unit (``uint8[65536]``; ``_OTHER_CODE`` if none)
+    with or without NFKC (only the codes of stand-ins differ: the same characters are read)."""
     codes = np.full(65536, _OTHER_CODE, dtype=np.uint8)
     codes[:128] = np.arange(128, dtype=np.uint8)
     for char, code in _KERNEL_CODES.items():
         codes[ord(char)] = code
-    codes[[ord(letter) for letter in _kernel_letters()]] = _LETTER_CODE
+    kernel_chars = _kernel_chars()
+    for chars, code in (
+        (kernel_chars.letters, _LETTER_CODE),
+        (kernel_chars.digits, _DIGIT_CODE),
+        (kernel_chars.singles, _SINGLE_CODE),
+        (kernel_chars.separators, _SEPARATOR_CODE),
+    ):
+        codes[[ord(char) for char in chars]] = code
+    for char in kernel_chars.stand_ins:
+        codes[ord(char)] = _stand_in_code(char) if nfkc else _SEPARATOR_CODE
     return codes
 
 
@@ -355,9 +514,9 @@ _GENERAL_SHARE = 0.5
 
 
 @lru_cache(maxsize=4096)
-def _joins_previous(char: str) -> bool:
-    """True if ``char`` may join the character before it (normalization or grapheme cluster)."""
-    return _attaches(char) or _regexes()[1][0].match(char) is not None
+def _joins_space(char: str) -> bool:
+    """True if ``char`` may join ASCII whitespace before it (normalization or cluster)."""
+    return _attaches(char) or _regexes()[5].match(char) is not None
 
 
 def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
@@ -368,7 +527,8 @@ def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     """
     n_chars = len(text)
     high = np.flatnonzero(code_points > 127)
-    others = high[_unit_codes()[np.minimum(code_points[high], 65535)] == _OTHER_CODE]
+    # (the kernel reads the same characters with or without NFKC)
+    others = high[_unit_codes(True)[np.minimum(code_points[high], 65535)] == _OTHER_CODE]
     # candidates: after ASCII whitespace (not after a typographic space: without NFKC,
     # a no-break space is no space to the symbol padding)
     previous = code_points[:-1]
@@ -376,7 +536,7 @@ def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     not_cut = (code_points[cuts - 1] == 13) & (code_points[cuts] == 10)  # CR LF
     # a non-ASCII character right after the whitespace may join it
     check = np.flatnonzero(code_points[cuts] > 127)
-    joining = [index for index in check.tolist() if _joins_previous(text[cuts[index]])]
+    joining = [index for index in check.tolist() if _joins_space(text[cuts[index]])]
     not_cut[joining] = True
     cuts = np.concatenate((_ZERO, cuts[~not_cut], np.array([n_chars], dtype=np.int64)))
     cells = np.searchsorted(cuts, others, side="right") - 1
@@ -780,13 +940,15 @@ def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray, np.nd
     )
 
     symbol_ids, plural_ids, singular_ids = SimpleTokenizer(config)._make_ascii_tables()
+    kernel_chars = _kernel_chars()
+    setting = (config.nfkc, config.casefold, config.normalize_numbers)
     letter_keys = {
-        ord(letter): _letter_key(
-            letter, config.nfkc, config.casefold, config.normalize_numbers
-        ).encode("utf-8")
-        for letter in _kernel_letters()
+        ord(char): _letter_key(char, *setting).encode("utf-8")
+        for char in kernel_chars.letters + kernel_chars.digits + kernel_chars.singles
     }
-    table = unit_table(_unit_codes(), symbol_ids, config.casefold, config.normalize_numbers)
+    table = unit_table(
+        _unit_codes(config.nfkc), symbol_ids, config.casefold, config.normalize_numbers
+    )
     ids = id_table(symbol_ids, plural_ids, singular_ids)
     keys = letter_key_table(letter_keys)
     table.flags.writeable = ids.flags.writeable = keys.flags.writeable = False
