@@ -993,12 +993,28 @@ MIXED_TEXT = st.lists(
 ).map(lambda pairs: "".join(part + separator for part, separator in pairs))
 
 
+def joined_words(alphabet, separators):
+    """Up to 20 words of 1-8 characters of ``alphabet``, each followed by a separator."""
+    return st.lists(
+        st.tuples(st.text(alphabet=alphabet, min_size=1, max_size=8), separators), max_size=20
+    ).map(lambda pairs: "".join(word + separator for word, separator in pairs))
+
+
 def assert_matches_general_path(tokenizer: SimpleTokenizer, text: str) -> None:
     result = tokenizer.tokenize(text)
     general = tokenizer._tokenize_unicode(text)
     assert result.token_ids.tolist() == general.token_ids.tolist()
     assert result.spans == general.spans
     check_spans(text, result)
+
+
+def assert_matches_general_path_in_pieces_and_whole(tokenizer: SimpleTokenizer, text: str):
+    """As the general path on the whole text, whether the pieces it needs go to it whole
+    (when they cover most of the text) or never do."""
+    assert_matches_general_path(tokenizer, text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
+        assert_matches_general_path(tokenizer, text)
 
 
 @pytest.fixture
@@ -1011,10 +1027,7 @@ def always_hybrid():
 
 @given(MIXED_TEXT | TRICKY_TEXT | st.text())
 def test_hybrid_path_matches_general_path(text):
-    assert_matches_general_path(TOKENIZER, text)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
-        assert_matches_general_path(TOKENIZER, text)
+    assert_matches_general_path_in_pieces_and_whole(TOKENIZER, text)
 
 
 @settings(max_examples=60)
@@ -1143,47 +1156,29 @@ ACCENTED_TEXT = st.text(
     | st.characters(),
     max_size=40,
 )
-ACCENTED_WORDS = st.lists(
-    st.tuples(
-        st.text(
-            alphabet=st.sampled_from(LATIN_LETTERS)
-            | st.sampled_from(SPECIAL_LETTERS)
-            | st.sampled_from("aZ9'-\u0301ﬁŀ"),
-            min_size=1,
-            max_size=8,
-        ),
-        MIXED_SEPARATORS,
-    ),
-    max_size=20,
-).map(lambda pairs: "".join(word + separator for word, separator in pairs))
+ACCENTED_WORDS = joined_words(
+    st.sampled_from(LATIN_LETTERS)
+    | st.sampled_from(SPECIAL_LETTERS)
+    | st.sampled_from("aZ9'-\u0301ﬁŀ"),
+    MIXED_SEPARATORS,
+)
 
 
 @settings(max_examples=300)
 @given(ACCENTED_TEXT | ACCENTED_WORDS | MIXED_TEXT, CONFIGS)
 def test_accented_text_matches_general_path_for_every_config(text, config):
-    tokenizer = SimpleTokenizer(config)
-    assert_matches_general_path(tokenizer, text)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
-        assert_matches_general_path(tokenizer, text)
+    assert_matches_general_path_in_pieces_and_whole(SimpleTokenizer(config), text)
 
 
 # text the kernel reads alone: its letters, ASCII and typographic punctuation
-KERNEL_WORDS = st.lists(
-    st.tuples(
-        st.text(
-            alphabet=st.sampled_from(sorted(set(LATIN_LETTERS) & set(KERNEL_LETTERS)))
-            | st.sampled_from(KERNEL_LETTERS)
-            | st.sampled_from(SPECIAL_LETTERS)
-            | st.sampled_from("aZ9'-’"),
-            min_size=1,
-            max_size=8,
-        ),
-        st.sampled_from([" ", "\n", "\r\n", "\t", "\u00a0", "-", ".", ",", " — ", "’", "«"])
-        | st.sampled_from(["€", "$", "%", "5,200", "1.5", "''", "--"]),
-    ),
-    max_size=20,
-).map(lambda pairs: "".join(word + separator for word, separator in pairs))
+KERNEL_WORDS = joined_words(
+    st.sampled_from(sorted(set(LATIN_LETTERS) & set(KERNEL_LETTERS)))
+    | st.sampled_from(KERNEL_LETTERS)
+    | st.sampled_from(SPECIAL_LETTERS)
+    | st.sampled_from("aZ9'-’"),
+    st.sampled_from([" ", "\n", "\r\n", "\t", "\u00a0", "-", ".", ",", " — ", "’", "«"])
+    | st.sampled_from(["€", "$", "%", "5,200", "1.5", "''", "--"]),
+)
 
 
 @given(KERNEL_WORDS, CONFIGS)
@@ -1218,47 +1213,29 @@ SCRIPT_TEXT = st.text(
     | st.characters(),
     max_size=40,
 )
-SCRIPT_WORDS = st.lists(
-    st.tuples(
-        st.text(
-            alphabet=st.sampled_from(SCRIPT_SAMPLE)
-            | st.sampled_from(SCRIPT_CHARS)
-            | st.sampled_from(SCRIPT_JOINERS)
-            | st.sampled_from("aZ9'-.,"),
-            min_size=1,
-            max_size=8,
-        ),
-        MIXED_SEPARATORS,
-    ),
-    max_size=20,
-).map(lambda pairs: "".join(word + separator for word, separator in pairs))
+SCRIPT_WORDS = joined_words(
+    st.sampled_from(SCRIPT_SAMPLE)
+    | st.sampled_from(SCRIPT_CHARS)
+    | st.sampled_from(SCRIPT_JOINERS)
+    | st.sampled_from("aZ9'-.,"),
+    MIXED_SEPARATORS,
+)
 
 
 @settings(max_examples=300)
 @given(SCRIPT_TEXT | SCRIPT_WORDS | MIXED_TEXT, CONFIGS)
 def test_script_text_matches_general_path_for_every_config(text, config):
-    tokenizer = SimpleTokenizer(config)
-    assert_matches_general_path(tokenizer, text)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
-        assert_matches_general_path(tokenizer, text)
+    assert_matches_general_path_in_pieces_and_whole(SimpleTokenizer(config), text)
 
 
 # text the kernel reads alone: the scripts' characters, ASCII and its punctuation
-SCRIPT_KERNEL_WORDS = st.lists(
-    st.tuples(
-        st.text(
-            alphabet=st.sampled_from(sorted(set(SCRIPT_SAMPLE) & READABLE))
-            | st.sampled_from(SCRIPT_CHARS)
-            | st.sampled_from("aZ9'-’.,"),
-            min_size=1,
-            max_size=8,
-        ),
-        st.sampled_from([" ", "\n", "\r\n", "\u3000", "、", "。", "-", ".", ",", "’", "「"])
-        | st.sampled_from(["€", "$", "%", "5,200", "١٢,٣٤٥", "1.5", "''", "--"]),
-    ),
-    max_size=20,
-).map(lambda pairs: "".join(word + separator for word, separator in pairs))
+SCRIPT_KERNEL_WORDS = joined_words(
+    st.sampled_from(sorted(set(SCRIPT_SAMPLE) & READABLE))
+    | st.sampled_from(SCRIPT_CHARS)
+    | st.sampled_from("aZ9'-’.,"),
+    st.sampled_from([" ", "\n", "\r\n", "\u3000", "、", "。", "-", ".", ",", "’", "「"])
+    | st.sampled_from(["€", "$", "%", "5,200", "١٢,٣٤٥", "1.5", "''", "--"]),
+)
 
 
 @given(SCRIPT_KERNEL_WORDS, CONFIGS)
