@@ -1273,3 +1273,23 @@ def test_full_width_punctuation_reads_as_nfkc_makes_it():
     assert ids("５．２％ ￥5") == ids("5.2% ¥5")
     no_nfkc = SimpleTokenizer(TokenizerConfig(nfkc=False))
     assert tokens("1，200 a＇b 5％", no_nfkc) == ["1", "200", "a", "b", "5"]
+
+
+@given(st.text(alphabet=" \nab\u0e33", max_size=40), st.lists(st.integers(0, 45), max_size=8))
+def test_next_space_for_growing_positions_equals_its_definition(text, positions):
+    next_space = simple_module._NextSpace(text)
+    for position in sorted(positions):
+        position = min(position, len(text))
+        expected = min([i for i in range(position, len(text)) if text[i] in " \n"] + [len(text)])
+        assert next_space(position) == expected
+
+
+def test_long_text_without_line_breaks_snaps_every_word_to_its_clusters():
+    # every word is flagged for cluster snapping and there is no line feed (the search for
+    # the next line feed once ran from every position to the end of such a text: quadratic)
+    text = "ข้อความ ำ ราคา " * 20_000
+    result = SimpleTokenizer().tokenize(text)
+    check_spans(text, result)
+    assert result.token_ids.shape[0] > 40_000
+    piece = "ข้อความ ำ ราคา " * 3
+    assert result.spans[: len(TOKENIZER.tokenize(piece).spans)] == TOKENIZER.tokenize(piece).spans

@@ -180,12 +180,22 @@ def _regexes() -> tuple[Any, tuple[Any, Any], Any, Any, Any, Any]:
     )
 
 
-def _next_space(text: str, position: int) -> int:
-    """Index of the first space or line feed at or after ``position`` (or ``len(text)``)."""
-    space, newline = text.find(" ", position), text.find("\n", position)
-    if space < 0:
-        return newline if newline >= 0 else len(text)
-    return min(space, newline) if newline >= 0 else space
+class _NextSpace:
+    """Index of the first space or line feed at or after a position (or ``len(text)``),
+    for positions that only grow: the next line feed is searched again only once passed
+    (searching it from every position made long texts without line breaks quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.newline = -1  # the first line feed at or after the last position, or len(text)
+
+    def __call__(self, position: int) -> int:
+        text = self.text
+        if self.newline < position:
+            newline = text.find("\n", position)
+            self.newline = newline if newline >= 0 else len(text)
+        space = text.find(" ", position, self.newline)
+        return space if space >= 0 else self.newline
 
 
 def _snap_to_clusters(
@@ -217,11 +227,16 @@ def _snap_to_clusters(
     cluster, prepend = _regexes()[2], _regexes()[3]
     boundary_list = [0]
     stretch_end = 0
+    next_space = _NextSpace(text)
     bad_positions = np.unique(np.concatenate([starts[bad_starts], ends[bad_ends]]))
     for position in bad_positions.tolist():
         if position <= stretch_end:
             continue  # inside a stretch already done
-        stretch_start = max(text.rfind(" ", 0, position), text.rfind("\n", 0, position), 0)
+        # (searched back to the previous stretch only: it is the floor below, and a search
+        # to the start of the text made long texts without line breaks quadratic)
+        stretch_start = max(
+            text.rfind(" ", stretch_end, position), text.rfind("\n", stretch_end, position), 0
+        )
         if text[stretch_start] == "\n" and text[stretch_start - 1 : stretch_start] == "\r":
             stretch_start -= 1
         while stretch_start > 0 and prepend.match(text, stretch_start - 1):
@@ -229,7 +244,7 @@ def _snap_to_clusters(
         stretch_start = max(stretch_start, stretch_end)
         stretch_end = position
         while True:
-            space = _next_space(text, stretch_end)
+            space = next_space(stretch_end)
             if space == len(text) or text[space] == "\n":
                 stretch_end = min(space + 1, len(text))
                 break
