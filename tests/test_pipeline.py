@@ -837,6 +837,31 @@ def test_word_forms_of_a_loaded_corpus_match_the_built_one(tmp_path):
     assert results_to_json(pipe.align(answer, loaded)) == results_to_json(pipe.align(answer, built))
 
 
+def test_prepare_folds_every_word_once_and_results_match_lazy_folding(tmp_path):
+    from citekit.pipeline import _SurfaceForms
+
+    sources = ["Revenue grows fast. Analysts expected growth.", "It grew 5%.", "..."]
+    answer = "Revenue grew 5% as analysts expect. Growth was twelve-fold."
+    pipe = Pipeline()
+    prepared = pipe.prepare(sources)
+    forms = _SurfaceForms.of(prepared)
+    assert forms.known.all()
+    assert (forms.column_code != _SurfaceForms._UNKNOWN).all()
+    # sources given to align, and a loaded corpus, fold only what calls look at
+    built = pipe._build(sources)
+    assert not _SurfaceForms.of(built).known.any()
+    prepared.save(tmp_path / "corpus")
+    loaded = Corpus.load(tmp_path / "corpus")
+    assert not _SurfaceForms.of(loaded).known.any()
+    expected = results_to_json(pipe.align(answer, sources))
+    for corpus in (prepared, built, loaded):
+        assert results_to_json(pipe.align(answer, corpus)) == expected
+    # a second learn_all finds nothing left to fold
+    codes = forms.column_code.copy()
+    forms.learn_all()
+    np.testing.assert_array_equal(forms.column_code, codes)
+
+
 def test_one_call_form_reuses_no_state_between_calls():
     # align_citations without stages shares one default pipeline: a corpus built with
     # another tokenizer must still be aligned with that corpus's tokenizer
