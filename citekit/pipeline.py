@@ -886,9 +886,8 @@ class Pipeline:
             lo, hi = token_bounds[q], token_bounds[q + 1]
             surfaces = map(text.__getitem__, map(slice, starts_list[lo:hi], ends_list[lo:hi]))
             facts.extend(map(token_facts, surfaces, content_list[lo:hi]))
-        query_folded = [fact[0] for fact in facts]
-        query_weights = np.array([fact[1] for fact in facts], dtype=np.float64)
-        query_values = [fact[2] for fact in facts]
+        query_folded, weights, query_values = zip(*facts) if facts else ((), (), ())
+        query_weights = np.array(weights, dtype=np.float64)
         covers, cover_offsets = _candidate_coverage(
             corpus, rows, judged_pairs, judged_offsets, pair_query, pair_passage,
             embedding_only, query_offsets, columns, query_folded,
@@ -1170,7 +1169,7 @@ class Pipeline:
         covers: np.ndarray,
         context: "_ChunkContext",
         weights: np.ndarray,
-        answer_values: list[bool],
+        answer_values: Sequence[bool],
         judged: "_JudgedFacts",
         judged_first: int,
     ) -> SpanCitations:
@@ -1307,7 +1306,7 @@ class Pipeline:
         corpus = context.corpus
         source, base = judged.source_list[entry], judged.base[entry]
         start, end = judged.char_start[entry], judged.char_end[entry]
-        components = dict(zip(judged.component_names, judged.components[entry]))
+        components = dict(zip(judged.component_names, judged.components[entry].tolist()))
         components["passage_char_start"] = float(judged.passage_char_start[entry])
         components["passage_char_end"] = float(judged.passage_char_end[entry])
         if judged.embedding_only[entry]:
@@ -1414,7 +1413,7 @@ class _JudgedFacts(NamedTuple):
     passage_char_start: list[int]
     passage_char_end: list[int]
     component_names: list[str]
-    components: list[list[float]]
+    components: np.ndarray
 
 
 def _judged_facts(
@@ -1485,9 +1484,8 @@ def _judged_facts(
         passage_char_start=passage_char_start,
         passage_char_end=passage_char_end,
         component_names=names,
-        components=np.column_stack([components[name][pairs] for name in names]).tolist()
-        if pairs.size
-        else [],
+        # (a row becomes Python floats only for a citation shown)
+        components=np.column_stack([components[name][pairs] for name in names]),
     )
 
 
@@ -1791,7 +1789,10 @@ def _candidate_coverage(
         # every word of the passages looked at needs its form (repeats are harmless
         # there; a mask over the corpus to drop them cost more)
         forms._learn(near_passages(passages, corpus.passage_source, _COVERAGE_NEIGHBOURS))
-    token_forms = np.fromiter(map(forms.form, folded), dtype=np.int64, count=len(folded))
+    numbers = list(map(forms.table.number.get, folded))
+    if None in numbers:  # words new to the table: numbered one by one
+        numbers = list(map(forms.form, folded))
+    token_forms = np.array(numbers, dtype=np.int64)
     indptr, indices = corpus.index.rows
     covered, row_offsets = candidate_coverage(
         indptr,
