@@ -528,6 +528,9 @@ def _list_marker_end(codes, start, end, bmp, astral_codes, astral_info, missing)
                 punctuation = after
             elif code == 73 or code == 86 or code == 88:
                 punctuation = _roman_marker_end(codes, position, end, 73, 86, 88)
+                if punctuation == after:
+                    # one capital with a period is an initial ("V. Putin"), as any other
+                    punctuation = -1
         if punctuation < 0:
             return start
         position = punctuation + 1

@@ -6,8 +6,9 @@ one):
 - a line break ends a sentence (single newlines, blank lines, ``\\r\\n``, and the Unicode
   line and paragraph separators), so lists and headings never run into the next line;
 - a list marker at the start of a line (``-``, ``*``, ``•``, ``1.``, ``2)``, ``a.``,
-  ``B)``, ``(iv)``, ``XII.``...) followed by a space is not part of the sentence (a
-  capital letter with a period is not a marker: it is an initial, ``A. B. Smith``);
+  ``B)``, ``(iv)``, ``XII.``...) followed by a space is not part of the sentence (one
+  capital letter with a period is not a marker, even a roman numeral: it is an initial,
+  ``A. B. Smith``, ``V. Putin``);
 - ``.``, ``?``, ``!`` and ``…`` end a sentence when followed by whitespace or the end of the
   text; ``。！？``, Devanagari ``।`` / ``॥``, Arabic ``؟`` and Urdu ``۔`` end one anywhere
   (those scripts do not put spaces after them). Runs (``?!``, ``...``) stay together and

@@ -159,7 +159,7 @@ _NAIVE_BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n|[\n\r\u2029])){2,}")
 _NAIVE_LIST_MARKER = re.compile(
     r"[ \t]*(?:[-*+•‣◦▪▫–—·]"
     r"|\(?(?:\d{1,3}|[a-z]|[A-Z](?=\))"
-    r"|(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})|(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3}))[.)])[ \t]+"
+    r"|(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})|(?=[IVX])(?![IVX]\.)X{0,3}(?:IX|IV|V?I{0,3}))[.)])[ \t]+"
 )
 _NAIVE_CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
 _NAIVE_SPACED_TERMINATORS = ".?!…"

@@ -105,6 +105,18 @@ def test_newlines_and_blank_lines():
     assert sentences("a\u2028b\u2029c") == ["a", "b", "c"]
 
 
+def test_one_capital_roman_numeral_with_a_period_is_an_initial():
+    # "V." at a line start once read as the list marker 5 and was dropped
+    assert sentences("V. Putin said it. Then he left.") == ["V. Putin said it.", "Then he left."]
+    assert sentences("Intro.\nI. Newton wrote\nX. Li replied") == [
+        "Intro.", "I. Newton wrote", "X. Li replied"
+    ]
+    # longer numerals, and one capital before ")", stay markers
+    assert sentences("II. Two\nIV) four\nXII. twelve\nV) five\n(X) ten") == [
+        "Two", "four", "twelve", "five", "ten"
+    ]
+
+
 def test_bullets_and_numbered_lists():
     text = (
         "Summary:\n- first point\n* second point\n• third\n1. one.\n2) two\n(a) three\n"
