@@ -20,12 +20,14 @@ decrease, and ``orig_starts[i] < orig_ends[i]``.
 
 Folding rules (each switchable in :class:`NormalizerConfig`)
 -----------------------------------------------------------
-- numbers: decimal digits of every script become ASCII digits (``٣`` -> ``3``), and a
-  comma between digits that starts a group of exactly three digits is removed
-  (``1,200`` -> ``1200``, ``12,345,678`` -> ``12345678``); decimals stay (``5.2``). A
-  comma in ``1,2`` or ``1,2345`` is kept: it is a list or a decimal comma, not a
-  thousands separator.
-- percent: ``%`` becomes the word ``percent``, so ``15%`` and ``15 percent`` normalize alike.
+- numbers: decimal digits of every script become ASCII digits (``٣`` -> ``3``), the
+  Arabic decimal and thousands separators ``٫`` and ``٬`` become ``.`` and ``,``
+  (``٣٫٥`` -> ``3.5``), and a comma between digits that starts a group of exactly three
+  digits is removed (``1,200`` -> ``1200``, ``12,345,678`` -> ``12345678``, ``١٬٢٠٠`` ->
+  ``1200``); decimals stay (``5.2``). A comma in ``1,2`` or ``1,2345`` is kept: it is a
+  list or a decimal comma, not a thousands separator.
+- percent: ``%`` and the Arabic ``٪`` become the word ``percent``, so ``15%``, ``١٥٪`` and
+  ``15 percent`` normalize alike.
 - currency: ``$`` -> ``dollar``, ``€`` -> ``euro``, ``£`` -> ``pound``, and the other
   symbols in :data:`CURRENCY_WORDS`.
 
@@ -56,6 +58,8 @@ __all__ = [
 
 #: Word that ``%`` (and its full-width / small forms, after NFKC) folds to.
 PERCENT_WORD = "percent"
+#: The percent sign and the Arabic one (U+066A).
+PERCENT_SIGNS = "%\u066a"
 
 #: Currency symbol -> the (singular) word it folds to.
 CURRENCY_WORDS: dict[str, str] = {
@@ -134,9 +138,10 @@ class NormalizerConfig:
     casefold : bool, default True
         Unicode case-folding (``REVENUE`` -> ``revenue``, ``ß`` -> ``ss``).
     normalize_numbers : bool, default True
-        Script digits to ASCII and thousands separators removed (``1,200`` -> ``1200``).
+        Script digits to ASCII, the Arabic separators ``٫`` / ``٬`` to ``.`` / ``,``, and
+        thousands separators removed (``1,200`` -> ``1200``).
     normalize_percent : bool, default True
-        ``%`` -> ``percent``.
+        ``%`` (and the Arabic ``٪``) -> ``percent``.
     normalize_currency : bool, default True
         Currency symbols to words (``$`` -> ``dollar``, ``€`` -> ``euro``, ``£`` -> ``pound``).
 
@@ -314,7 +319,7 @@ def _fold_one_to_one(text: str, config: NormalizerConfig) -> str | None:
             return None
         text = folded
     if config.normalize_numbers:
-        text = _SCRIPT_DIGIT.sub(_ascii_digit_match, text)
+        text = _SCRIPT_DIGIT.sub(_ascii_digit_match, text).translate(_NUMBER_SEPARATORS)
     return text
 
 
@@ -423,7 +428,7 @@ def _fold_string(text: str, nfkc: bool, casefold: bool, numbers: bool) -> str:
             # Case-folding can produce sequences NFKC would compose differently (e.g. ǰ).
             text = unicodedata.normalize("NFKC", text)
     if numbers and not text.isascii():
-        text = _SCRIPT_DIGIT.sub(_ascii_digit_match, text)
+        text = _SCRIPT_DIGIT.sub(_ascii_digit_match, text).translate(_NUMBER_SEPARATORS)
     return text
 
 
@@ -433,6 +438,8 @@ def _ascii_digit_match(match: re.Match[str]) -> str:
 
 # decimal digits of any script except ASCII (Python's \d is Unicode Nd)
 _SCRIPT_DIGIT = re.compile(r"(?![0-9])\d")
+# the Arabic decimal and thousands separators: number syntax, as "." and ","
+_NUMBER_SEPARATORS = str.maketrans({"\u066b": ".", "\u066c": ","})
 
 
 @lru_cache(maxsize=65536)
@@ -463,7 +470,7 @@ THOUSANDS_COMMA_RE = re.compile(_THOUSANDS_COMMA)
 
 @lru_cache(maxsize=8)
 def _symbol_pattern(numbers: bool, percent: bool, currency: bool) -> re.Pattern[str] | None:
-    symbols = ("%" if percent else "") + ("".join(CURRENCY_WORDS) if currency else "")
+    symbols = (PERCENT_SIGNS if percent else "") + ("".join(CURRENCY_WORDS) if currency else "")
     alternatives = []
     if numbers:
         alternatives.append(_THOUSANDS_COMMA)
@@ -480,7 +487,7 @@ def symbol_word(symbol: str) -> str | None:
     >>> symbol_word("€"), symbol_word("%"), symbol_word("#")
     ('euro', 'percent', None)
     """
-    if symbol == "%":
+    if symbol in PERCENT_SIGNS:
         return PERCENT_WORD
     return CURRENCY_WORDS.get(symbol)
 

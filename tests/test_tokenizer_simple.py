@@ -173,6 +173,22 @@ def test_arabic_digits_fold():
     assert ids("٣٤٥") == ids("345")
 
 
+def test_arabic_separators_and_percent_read_as_ascii_ones():
+    # ٫ (decimal) and ٬ (thousands) join digits as "." and "," do; ٪ is "%"
+    text = "نما ١٬٢٠٠ و ٣٫٥ و ١٥٪"
+    assert tokens(text) == ["نما", "١٬٢٠٠", "و", "٣٫٥", "و", "١٥", "٪"]
+    assert ids("١٬٢٠٠") == ids("1,200") == ids("1200")
+    assert ids("٣٫٥") == ids("3.5") != ids("35")
+    assert ids("١٥٪") == ids("15%") == ids("15 percent")
+    # as with "." and ",", not between digits they separate
+    assert tokens("x٫y ٬ ٣٫") == ["x", "y", "٣"]
+    # without the number switch they are punctuation; without the percent one, ٪ is its
+    # own token as % is
+    plain = SimpleTokenizer(TokenizerConfig(normalize_numbers=False, normalize_percent=False))
+    assert tokens("١٬٢٠٠ ٣٫٥ ١٥٪", plain) == ["١", "٢٠٠", "٣", "٥", "١٥", "٪"]
+    assert ids("٪", plain) != ids("percent", plain)
+
+
 # ---------------------------------------------------------------------------------------
 # ids
 
@@ -522,8 +538,12 @@ def test_kernel_chars():
     # punctuation the token rules do not read); not those whose NFKC form is, nor ones
     # that are emoji
     separators = set(KERNEL_CHARS.separators)
-    assert set("、。「」『』【】・〜،؛؟٪।॥։־׃‹›！？：；（）｢｣｡､") <= separators
+    assert set("、。「」『』【】・〜،؛؟।॥։־׃‹›！？：；（）｢｣｡､") <= separators
     assert not set("，．％＄－＇￥〰〽‼") & separators
+    # the Arabic percent sign is a symbol (read as one, like "€"); the Arabic decimal and
+    # thousands separators join digits with normalize_numbers: left to the general path
+    assert "٪" in simple_module._KERNEL_CODES
+    assert not set("٪٫٬") & set().union(*KERNEL_CHARS)
     assert all(unicodedata.category(char).startswith("P") for char in separators)
     # ... which the kernel reads as separators without NFKC, and with NFKC as the ASCII
     # punctuation or symbol NFKC makes of them
@@ -1293,3 +1313,12 @@ def test_long_text_without_line_breaks_snaps_every_word_to_its_clusters():
     assert result.token_ids.shape[0] > 40_000
     piece = "ข้อความ ำ ราคา " * 3
     assert result.spans[: len(TOKENIZER.tokenize(piece).spans)] == TOKENIZER.tokenize(piece).spans
+
+
+@pytest.mark.parametrize("config", ALL_CONFIGS)
+def test_arabic_separators_in_kernel_text_match_general_path(config):
+    # the kernel leaves ٫ and ٬ to the general path, whose pieces join the kernel's tokens
+    tokenizer = SimpleTokenizer(config)
+    text = "نما ١٬٢٠٠ و ٣٫٥ و ١٥٪ 1٬200 3٫5 15٪ ٪٪ a٬b ٣٫٫٥ ١٬٢٠٠٬٠٠٠ ٬٣ ٣٬"
+    assert_matches_general_path_in_pieces_and_whole(tokenizer, text)
+    check_spans(text, tokenizer.tokenize(text))

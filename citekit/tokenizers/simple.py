@@ -7,12 +7,13 @@ Tokens
   typographic ``’`` / ``‐`` forms, which get the same id as the ASCII ones);
 - numbers: a ``.`` or ``,`` between two digits stays inside the token (``5.2``, ``1,200``);
   with ``normalize_numbers`` thousands separators are ignored, so ``1,200`` and ``1200``
-  get the same id;
-- ``%`` and currency symbols are tokens of their own. With ``normalize_percent`` /
-  ``normalize_currency`` they get the id of the word they stand for: ``15%`` and
-  ``15 percent`` give the same ids, ``$`` the id of ``dollar``. Plural currency words fold
-  to the singular (``dollars`` -> ``dollar``), so ``$5`` and ``5 dollars`` share their
-  tokens (in a different order);
+  get the same id, and the Arabic separators ``٫`` and ``٬`` act as ``.`` and ``,``
+  (``٣٫٥`` is one token, with the id of ``3.5``);
+- ``%`` (and the Arabic ``٪``) and currency symbols are tokens of their own. With
+  ``normalize_percent`` / ``normalize_currency`` they get the id of the word they stand
+  for: ``15%`` and ``15 percent`` give the same ids, ``$`` the id of ``dollar``. Plural
+  currency words fold to the singular (``dollars`` -> ``dollar``), so ``$5`` and
+  ``5 dollars`` share their tokens (in a different order);
 - scripts written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar):
   one token per grapheme cluster, so paraphrases can still partially match;
 - emoji: one token per grapheme cluster (skin-tone modifiers and ZWJ sequences stay whole).
@@ -29,7 +30,7 @@ equal; the tests check a 30,000-word vocabulary and 400,000 generated keys.
 
 Spans index the text AS PASSED. Text whose characters are ASCII, typographic quotes,
 apostrophes, dashes and spaces (replaced one for one by ASCII characters with the same
-effect on tokens), currency symbols (tokens of their own, like ``$``) and the characters
+effect on tokens), currency symbols and ``٪`` (tokens of their own, like ``$``) and the characters
 :func:`_kernel_chars` chooses by rule goes through a numba kernel that finds tokens and
 hashes their keys in one pass. Those are about 14,000 letters (precomposed Latin, Greek and
 Cyrillic ``é``, ``ß``, ``œ``, ``ж``; Armenian, Hebrew, Arabic, Georgian; the letters of
@@ -98,8 +99,10 @@ from citekit._code_units import code_units
 from citekit._validation import check_bool, check_str
 from citekit.normalize import (
     CURRENCY_WORDS,
+    PERCENT_SIGNS,
     THOUSANDS_COMMA_RE,
     NormalizerConfig,
+    _NUMBER_SEPARATORS,
     _attaches,
     _fold_string,
     normalize_text,
@@ -126,7 +129,7 @@ _PLURAL_CURRENCY = {
 
 
 _NO_SPACE_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
-_SYMBOLS = "%" + "".join(CURRENCY_WORDS)
+_SYMBOLS = PERCENT_SIGNS + "".join(CURRENCY_WORDS)
 # Tokens are found on the normalized text with character classes (fast), then widened to
 # whole grapheme clusters of the original text by _snap_to_clusters.
 _WORD_CHAR = rf"[[\p{{L}}\p{{N}}\p{{M}}]--[{_NO_SPACE_SCRIPTS}]]"
@@ -289,10 +292,12 @@ _TYPOGRAPHIC_TO_ASCII = {
     "\u202f": " ",
     "\u3000": " ",
 }
-# Non-ASCII currency symbols are tokens of their own like "$" (and, like it, invariant
-# under NFKC and case-folding): the kernel reads them as codes 128, 129, ..., whose ids
-# it is given in its symbol table.
-_KERNEL_SYMBOLS = [symbol for symbol in CURRENCY_WORDS if not symbol.isascii()]
+# Non-ASCII currency symbols and the Arabic percent sign are tokens of their own like "$"
+# and "%" (and, like them, invariant under NFKC and case-folding): the kernel reads them as
+# codes 128, 129, ..., whose ids it is given in its symbol table.
+_KERNEL_SYMBOLS = [
+    symbol for symbol in PERCENT_SIGNS + "".join(CURRENCY_WORDS) if not symbol.isascii()
+]
 _KERNEL_CODES = {char: ord(ascii) for char, ascii in _TYPOGRAPHIC_TO_ASCII.items()} | {
     symbol: 128 + index for index, symbol in enumerate(_KERNEL_SYMBOLS)
 }
@@ -431,6 +436,7 @@ def _kernel_chars() -> _KernelChars:
                 category != "Nd"
                 and unicodedata.normalize("NFKC", char) == char
                 and char.casefold() == char
+                and char.translate(_NUMBER_SEPARATORS) == char
             ):
                 folds = [char]  # then so is every setting's fold (_fold_string)
             else:
@@ -727,7 +733,9 @@ class SimpleTokenizer:
         if len(key) == 1:
             word = symbol_word(key)
             if word is not None:
-                enabled = config.normalize_percent if key == "%" else config.normalize_currency
+                enabled = (
+                    config.normalize_percent if key in PERCENT_SIGNS else config.normalize_currency
+                )
                 if enabled:
                     key = word
         if config.normalize_currency:
