@@ -146,13 +146,18 @@ _JOINS_PREVIOUS = (
     r"\p{Grapheme_Cluster_Break=SpacingMark}\p{Grapheme_Cluster_Break=L}"
     r"\p{Grapheme_Cluster_Break=V}\p{Grapheme_Cluster_Break=T}"
     r"\p{Grapheme_Cluster_Break=LV}\p{Grapheme_Cluster_Break=LVT}"
-    r"\p{Grapheme_Cluster_Break=Regional_Indicator}\p{InCB=Consonant}]"
+    r"\p{Grapheme_Cluster_Break=Regional_Indicator}]"
 )
-# ... or after these (Prepend; ZWJ before an emoji; Extend for conjuncts such as a virama
-# or Khmer coeng before a consonant).
+# ... or after these: a Prepend character (UAX #29 GB9b); an Extend or ZWJ character
+# before a consonant (GB9c: a conjunct, the character before the consonant is of InCB
+# Linker or Extend, all of which are Extend or ZWJ); ZWJ before an emoji (GB11). The other
+# rules that join need a character of the set above after the position. So consonants,
+# most letters of Indic text, are not suspects, nor the end of a word whose last letter
+# carries a vowel sign.
 _JOINS_NEXT = (
-    r"[\p{Grapheme_Cluster_Break=Prepend}\p{Grapheme_Cluster_Break=ZWJ}"
-    r"\p{Grapheme_Cluster_Break=Extend}]"
+    r"\p{Grapheme_Cluster_Break=Prepend}"
+    r"|[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=ZWJ}](?=\p{InCB=Consonant})"
+    r"|\p{Grapheme_Cluster_Break=ZWJ}(?=\p{Extended_Pictographic})"
 )
 # What joins the whitespace before it into one grapheme cluster (UAX #29 GB9, GB9a; the
 # other rules that join a cluster need a Hangul jamo, a virama, an emoji, a regional
