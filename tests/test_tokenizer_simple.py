@@ -1322,3 +1322,20 @@ def test_arabic_separators_in_kernel_text_match_general_path(config):
     text = "نما ١٬٢٠٠ و ٣٫٥ و ١٥٪ 1٬200 3٫5 15٪ ٪٪ a٬b ٣٫٫٥ ١٬٢٠٠٬٠٠٠ ٬٣ ٣٬"
     assert_matches_general_path_in_pieces_and_whole(tokenizer, text)
     check_spans(text, tokenizer.tokenize(text))
+
+
+def test_cluster_suspects_rest_on_the_conjunct_rule():
+    # _JOINS_NEXT lists Extend and ZWJ before a consonant as the only places where GB9c
+    # joins a consonant to the cluster before it: true while every character of InCB
+    # Linker or Extend is of Grapheme_Cluster_Break Extend or ZWJ
+    import regex
+
+    incb = regex.compile(r"[\p{InCB=Linker}\p{InCB=Extend}]")
+    extend = regex.compile(r"[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=ZWJ}]")
+    every = "".join(map(chr, range(0x110000)))
+    assert incb.search(every)
+    assert all(extend.match(match.group()) for match in incb.finditer(every))
+    # a conjunct at a token boundary still snaps: a lone virama + consonant after a word
+    text = "क्ष \u094dष क्\u200dष"
+    check_spans(text, TOKENIZER.tokenize(text))
+    assert_matches_general_path(TOKENIZER, text)
