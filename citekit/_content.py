@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from itertools import compress
 from typing import Any, Sequence
 
 import numpy as np
@@ -339,8 +338,8 @@ def value_kind(text: str, start: int, end: int) -> str:
 def _kind_between(before: str, surface: str, after: str) -> str:
     """:func:`value_kind` of a value ``surface`` that the texts ``before`` and ``after``
     (its neighbourhood: up to 12 characters each) surround."""
-    # digits alone hold no separator, so they never have the shape of a full date
-    if surface.casefold() in _MONTHS or (not surface.isdigit() and _DATE_SHAPE.match(surface)):
+    # digits alone are no month name, and hold no separator: never a full date
+    if not surface.isdigit() and (surface.casefold() in _MONTHS or _DATE_SHAPE.match(surface)):
         return "date"
     after_stripped = after.casefold().lstrip()
     if after_stripped.startswith(("%", "％", "percent", "per cent", "pct")):
@@ -385,10 +384,10 @@ def _class_of_kind(kind: str, surface: str) -> str:
         return kind
     if surface.casefold() in _MONTHS:
         return "month"
+    if surface.isdigit():  # digits alone hold no separator: never a full date
+        return "year" if len(surface) == 4 else "day"
     if _DATE_SHAPE.match(surface):
         return "date"
-    if surface.isdigit() and len(surface) == 4:
-        return "year"
     return "day"
 
 
@@ -426,10 +425,30 @@ def _in_range(text: str, start: int, end: int) -> bool:
     )
 
 
+# the last character before a range's second end ("to", a dash), the first after its first
+_RANGE_LAST = frozenset("o-\u2013\u2014")
+_RANGE_FIRST = frozenset("t-\u2013\u2014")
+
+
 def _range_around(before: str, after: str) -> bool:
-    """:func:`_in_range` of a value that the texts ``before`` and ``after`` (up to 8
-    characters each) surround."""
-    return bool(_RANGE_BEFORE.search(before) or _RANGE_AFTER.match(after))
+    """:func:`_in_range` of a value that the texts ``before`` and ``after`` surround (of
+    which the range test reads 8 characters on each side)."""
+    # both patterns need "to" or a dash next to the value (past white space): most values
+    # have neither, and the regexes are not run
+    return bool(
+        (before.rstrip()[-1:] in _RANGE_LAST and _RANGE_BEFORE.search(before[-_RANGE_WINDOW:]))
+        or (after.lstrip()[:1] in _RANGE_FIRST and _RANGE_AFTER.match(after[:_RANGE_WINDOW]))
+    )
+
+
+def _is_range(surface: str) -> bool:
+    """Whether the value ``surface`` is a range itself ("2018-2019", "80/85")."""
+    # digits alone hold no dash or slash: the regex is not run
+    return (
+        not surface.isdigit()
+        and ("-" in surface or "/" in surface or "\u2013" in surface or "\u2014" in surface)
+        and _RANGE.search(surface) is not None
+    )
 
 
 _DIGIT_GROUP = re.compile(r"(?<=\d)[,\s_'\u2009\u202f](?=\d)")
@@ -477,7 +496,7 @@ def _value_facts(before: str, surface: str, after: str) -> tuple[str | None, str
     These characters are all that the tests read, so a value met again in the same
     neighbourhood (a passage checked for several sentences, overlapping passages) is
     looked up, not analysed again."""
-    if _RANGE.search(surface) or _range_around(before[-_RANGE_WINDOW:], after[:_RANGE_WINDOW]):
+    if _is_range(surface) or _range_around(before, after):
         return _PART_OF_RANGE
     kind = _kind_between(before, surface, after)
     widen_left = 1 if before and unicodedata.category(before[-1]) == "Sc" else 0
@@ -497,7 +516,7 @@ def _value_facts_at(text: str, start: int, end: int) -> tuple[str | None, str, i
         )
     # offsets outside the text: every test reads its own window, as written
     surface = text[start:end]
-    if _RANGE.search(surface) or _in_range(text, start, end):
+    if _is_range(surface) or _in_range(text, start, end):
         return _PART_OF_RANGE
     wide_start, wide_end = _value_span(text, start, end)
     kind = value_kind(text, start, end)
@@ -562,40 +581,48 @@ def find_conflicts(
     >>> [(c.kind, c.answer_text, c.evidence_text) for c in found]
     [('percent', '9%', '15%')]
     """
-    block_list = [block for block in np.asarray(blocks, dtype=np.int64).tolist() if block[2] > 0]
-    if not block_list:
-        return []
+    rows = np.asarray(blocks, dtype=np.int64).tolist()
     if answer_values is None:
+        if not any(length > 0 for _, _, length in rows):
+            return []
         answer_values = value_mask(answer_text, answer_starts, answer_ends).tolist()
-    n_answer, n_source = answer_ids.shape[0], source_ids.shape[0]
-    # the gaps between blocks, and one token before the first block and after the last,
-    # as (query_lo, query_hi, target_lo, target_hi); only those holding a value of the
-    # answer: most alignments have none, and there is nothing else to look at
+    # the gaps between blocks (of positive length), and one token before the first block
+    # and after the last, as (query_lo, query_hi, target_lo, target_hi); only those holding
+    # a value of the answer: most alignments have none, and there is nothing else to look at
     regions: list[tuple[int, int, int, int]] = []
-    q_lo, t_lo = max(0, block_list[0][0] - 1), max(0, block_list[0][1] - 1)
-    for q_hi, t_hi, length in block_list:
+    q_lo = t_lo = -1
+    first = True
+    for q_hi, t_hi, length in rows:
+        if length <= 0:
+            continue
+        if first:
+            q_lo, t_lo, first = max(0, q_hi - 1), max(0, t_hi - 1), False
         if q_lo < q_hi and t_lo < t_hi and any(answer_values[q_lo:q_hi]):
             regions.append((q_lo, q_hi, t_lo, t_hi))
         q_lo, t_lo = q_hi + length, t_hi + length
-    q_hi, t_hi = min(n_answer, q_lo + 1), min(n_source, t_lo + 1)
-    if q_lo < q_hi and t_lo < t_hi and any(answer_values[q_lo:q_hi]):
-        regions.append((q_lo, q_hi, t_lo, t_hi))
+    if first:
+        return []
+    if q_lo < answer_ids.shape[0] and t_lo < source_ids.shape[0]:
+        if any(answer_values[q_lo : q_lo + 1]):
+            regions.append((q_lo, q_lo + 1, t_lo, t_lo + 1))
     if not regions:
         return []
-    # Python ints once (indexing numpy arrays per token is slow)
-    answer_starts = np.asarray(answer_starts).tolist()
-    answer_ends = np.asarray(answer_ends).tolist()
     conflicts: list[Conflict] = []
     seen: set[tuple[int, int]] = set()
     for q_lo, q_hi, t_lo, t_hi in regions:
         region_values = [i for i in range(q_lo, q_hi) if answer_values[i]]
+        # Python ints once (indexing numpy arrays per token is slow)
         starts = np.asarray(source_starts[t_lo:t_hi]).tolist()
         ends = np.asarray(source_ends[t_lo:t_hi]).tolist()
-        surfaces = list(map(source_text.__getitem__, map(slice, starts, ends)))
-        # positions in the region of its values
-        source_values = list(compress(range(len(surfaces)), map(_is_value, surfaces)))
-        for i, k in zip(region_values, source_values):
-            j = t_lo + k
+        # the i-th value of the answer faces the i-th value of the evidence: the evidence's
+        # tokens are read up to its last value that faces one
+        k, n_tokens = 0, min(len(starts), len(ends))
+        for i in region_values:
+            while k < n_tokens and not _is_value(source_text[starts[k] : ends[k]]):
+                k += 1
+            if k == n_tokens:
+                break
+            j, k = t_lo + k, k + 1
             if answer_ids[i] == source_ids[j] or (i, j) in seen:
                 continue
             answer = None if answer_cache is None else answer_cache.get(i)
@@ -610,7 +637,7 @@ def find_conflicts(
             key, answer_class, a_start, a_end, kind = answer
             if key is None:  # part of a range
                 continue
-            source_start, source_end = int(starts[k]), int(ends[k])
+            source_start, source_end = int(starts[k - 1]), int(ends[k - 1])
             try:
                 source_key, source_class, widen_left, widen_right, _ = _value_facts_at(
                     source_text, source_start, source_end
@@ -618,7 +645,7 @@ def find_conflicts(
             except ValueError:
                 # value_kind cannot read the value (int() refuses digits such as "²⁰²⁰"):
                 # it raises where the value is classified, after the comparison of keys
-                if key == value_key(surfaces[k]):
+                if key == value_key(source_text[source_start:source_end]):
                     continue
                 raise
             # a range ("2018-2019", "80 to 85") is not one value to contradict
