@@ -196,7 +196,9 @@ _WORDS = st.one_of(
     _CURRENCY,
     st.text(max_size=3),
 )
-_SEPARATORS = st.sampled_from([" "] * 8 + ["", "\u00a0", "\u2009", "\u202f", "\n", " to ", "-"])
+_SEPARATORS = st.sampled_from(
+    [" "] * 8 + ["", "\u00a0", "\u2009", "\u202f", "\n", " to ", "-", "\u2013", " \u2014 "]
+)
 _TEMPLATES = st.lists(st.tuples(_WORDS, _SEPARATORS), max_size=16)
 
 
@@ -215,7 +217,7 @@ def _outcome(function, *args):
         return "raises", type(error), str(error)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(value_texts, st.data())
 def test_value_analysis_matches_reference(text, data):
     from citekit._content import (
@@ -228,9 +230,14 @@ def test_value_analysis_matches_reference(text, data):
     )
 
     n = len(text)
-    # offsets inside the text (every token), then any offsets at all
-    start = data.draw(st.integers(0, n))
-    end = data.draw(st.integers(start, n))
+    # a token's offsets (or any inside the text), then any offsets at all
+    _, token_starts, token_ends = _tokens(text, [], data.draw(st.integers(0, 2)))
+    if token_starts.shape[0] and data.draw(st.booleans()):
+        token = data.draw(st.integers(0, token_starts.shape[0] - 1))
+        start, end = int(token_starts[token]), int(token_ends[token])
+    else:
+        start = data.draw(st.integers(0, n))
+        end = data.draw(st.integers(start, n))
     anywhere = data.draw(st.integers(-n - 3, n + 3)), data.draw(st.integers(-n - 3, n + 3))
     spans = [(start, end), anywhere]
     for s, e in spans:
@@ -283,10 +290,12 @@ def _alignments(draw):
         # the answer's words, some with other digits ("grew 9%" / "grew 15%"), some others
         new_digits = draw(st.text(alphabet="0123456789", min_size=4, max_size=4))
         renumber = str.maketrans("0123456789", new_digits * 2 + new_digits[:2])
-        source_pieces = [
-            (draw(st.sampled_from([word, word.translate(renumber), draw(_WORDS)])), separator)
-            for word, separator in pieces
-        ]
+        source_pieces = []
+        for word, separator in pieces:
+            if draw(st.integers(0, 4)) == 0:  # a word more
+                source_pieces.append((draw(_WORDS), draw(_SEPARATORS)))
+            word = draw(st.sampled_from([word, word.translate(renumber), draw(_WORDS)]))
+            source_pieces.append((word, separator))
     else:
         source_pieces = draw(_TEMPLATES)
     answer, source = _render(pieces), _render(source_pieces)
@@ -389,3 +398,29 @@ def test_find_conflicts_raises_where_the_reference_raises(answer, source, last_b
         assert got == expected
     else:
         assert expected == ("returns", []) and got == expected
+
+
+@pytest.mark.parametrize(
+    "answer, source, blocks, expected",
+    [
+        # fullwidth percent signs widen the values, as "%" does
+        ("Sales grew 9％ in 2020", "Sales grew 15％ in 2020", [(0, 0, 2), (3, 3, 3)],
+         [("percent", "9％", "15％")]),
+        # one token beyond the last block faces one token: "by" is no value, 15 is not read
+        ("Sales grew 9 % in 2020", "Sales grew by 15 % in 2021", [(0, 0, 2)], []),
+        # in a gap, the i-th value faces the i-th value, words between them skipped
+        ("from 5 and 7 in May", "from about 5 or 8 in May", [(0, 0, 1), (4, 5, 2)],
+         [("number", "7", "8")]),
+        # the year of a range is not compared, the day is
+        ("on 3 May 2019-2020 ,", "on 4 May 2018 ,", [(0, 0, 1), (2, 2, 1), (4, 4, 1)],
+         [("date", "3", "4")]),
+    ],
+)
+def test_find_conflicts_examples(answer, source, blocks, expected):
+    from citekit._content import find_conflicts
+
+    a, s = _tokens(answer, [], 1), _tokens(source, [], 1)
+    found = find_conflicts(answer, *a, source, *s, np.array(blocks))
+    assert [(c.kind, c.answer_text, c.evidence_text) for c in found] == expected
+    reference = naive.naive_find_conflicts(answer, *a, source, *s, np.array(blocks))
+    assert _fields(found) == _fields(reference)
