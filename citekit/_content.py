@@ -487,15 +487,16 @@ _PART_OF_RANGE: tuple[None, str, int, int, str] = (None, "", 0, 0, "")
 
 
 @lru_cache(maxsize=1 << 14)
-def _value_facts(before: str, surface: str, after: str) -> tuple[str | None, str, int, int, str]:
-    """What :func:`find_conflicts` needs of a value ``surface`` that the texts ``before``
-    and ``after`` (up to 12 characters each) surround: its key (None when it is one end of
-    a range), its class, by how many characters its span widens to the left and to the
-    right (a currency sign before it, a percent sign after it: 0 or 1), and its kind.
+def _value_facts(neighbourhood: str, start: int, end: int) -> tuple[str | None, str, int, int, str]:
+    """What :func:`find_conflicts` needs of the value ``neighbourhood[start:end]``, where
+    ``neighbourhood`` holds up to 12 characters of text on each side of it (all that the
+    tests read): its key (None when it is one end of a range), its class, by how many
+    characters its span widens to the left and to the right (a currency sign before it, a
+    percent sign after it: 0 or 1), and its kind.
 
-    These characters are all that the tests read, so a value met again in the same
-    neighbourhood (a passage checked for several sentences, overlapping passages) is
-    looked up, not analysed again."""
+    A value met again in the same neighbourhood (a passage checked for several sentences,
+    overlapping passages) is then looked up, not analysed again."""
+    before, surface, after = neighbourhood[:start], neighbourhood[start:end], neighbourhood[end:]
     if _is_range(surface) or _range_around(before, after):
         return _PART_OF_RANGE
     kind = _kind_between(before, surface, after)
@@ -506,15 +507,15 @@ def _value_facts(before: str, surface: str, after: str) -> tuple[str | None, str
 
 def _value_facts_at(text: str, start: int, end: int) -> tuple[str | None, str, int, int, str]:
     """:func:`_value_facts` of the value ``text[start:end]``."""
-    if 0 <= start <= len(text) and end >= 0:
-        # offsets in the text: the range test's and the span's windows are then pieces of
-        # the 12-character neighbourhood that value_kind reads
+    if 0 <= start <= end <= len(text):
+        # a value inside the text: the windows that the tests read (12 characters on each
+        # side for value_kind, 8 for the range test, 1 for the span) are pieces of its
+        # neighbourhood
+        first = max(0, start - _NEIGHBOURHOOD)
         return _value_facts(
-            text[max(0, start - _NEIGHBOURHOOD) : start],
-            text[start:end],
-            text[end : end + _NEIGHBOURHOOD],
+            text[first : end + _NEIGHBOURHOOD], start - first, end - first
         )
-    # offsets outside the text: every test reads its own window, as written
+    # offsets outside the text, or reversed: every test reads its own window, as written
     surface = text[start:end]
     if _is_range(surface) or _in_range(text, start, end):
         return _PART_OF_RANGE
