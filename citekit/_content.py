@@ -486,7 +486,8 @@ def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
 _PART_OF_RANGE: tuple[None, str, int, int, str] = (None, "", 0, 0, "")
 
 
-@lru_cache(maxsize=1 << 14)
+# (4,096 neighbourhoods: about 1.4 MB when full)
+@lru_cache(maxsize=1 << 12)
 def _value_facts(neighbourhood: str, start: int, end: int) -> tuple[str | None, str, int, int, str]:
     """What :func:`find_conflicts` needs of the value ``neighbourhood[start:end]``, where
     ``neighbourhood`` holds up to 12 characters of text on each side of it (all that the
