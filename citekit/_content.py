@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from itertools import compress
 from typing import Any, Sequence
 
 import numpy as np
@@ -316,8 +315,8 @@ def value_mask(text: str, starts: Any, ends: Any) -> np.ndarray:
     return np.fromiter((_is_value(text[s:e]) for s, e in spans), dtype=bool, count=len(starts))
 
 
-def _neighbour_text(text: str, start: int, end: int, width: int = 12) -> tuple[str, str]:
-    return text[max(0, start - width) : start].casefold(), text[end : end + width].casefold()
+# what classifies a value: the characters around it, up to this many on each side
+_NEIGHBOURHOOD = 12
 
 
 def value_kind(text: str, start: int, end: int) -> str:
@@ -329,18 +328,26 @@ def value_kind(text: str, start: int, end: int) -> str:
     >>> [value_kind(s, *span) for span in [(5, 6), (12, 15), (27, 32), (33, 37)]]
     ['percent', 'currency', 'date', 'date']
     """
-    surface = text[start:end]
-    folded = surface.casefold()
-    before, after = _neighbour_text(text, start, end)
-    after_stripped = after.lstrip()
-    if folded in _MONTHS or _DATE_SHAPE.match(surface):
+    return _kind_between(
+        text[max(0, start - _NEIGHBOURHOOD) : start],
+        text[start:end],
+        text[end : end + _NEIGHBOURHOOD],
+    )
+
+
+def _kind_between(before: str, surface: str, after: str) -> str:
+    """:func:`value_kind` of a value ``surface`` that the texts ``before`` and ``after``
+    (its neighbourhood: up to 12 characters each) surround."""
+    # digits alone are no month name, and hold no separator: never a full date
+    if not surface.isdigit() and (surface.casefold() in _MONTHS or _DATE_SHAPE.match(surface)):
         return "date"
+    after_stripped = after.casefold().lstrip()
     if after_stripped.startswith(("%", "％", "percent", "per cent", "pct")):
         return "percent"
-    before_stripped = before.rstrip()
+    before_stripped = before.casefold().rstrip()
     if before_stripped and unicodedata.category(before_stripped[-1]) == "Sc":
         return "currency"
-    if after_stripped[:1] and unicodedata.category(after_stripped[0]) == "Sc":
+    if after_stripped and unicodedata.category(after_stripped[0]) == "Sc":
         return "currency"
     first_word_after = after_stripped.split(" ", 1)[0].strip(".,;:") if after_stripped else ""
     if first_word_after in _CURRENCY_WORDS:
@@ -377,10 +384,10 @@ def _class_of_kind(kind: str, surface: str) -> str:
         return kind
     if surface.casefold() in _MONTHS:
         return "month"
+    if surface.isdigit():  # digits alone hold no separator: never a full date
+        return "year" if len(surface) == 4 else "day"
     if _DATE_SHAPE.match(surface):
         return "date"
-    if surface.isdigit() and len(surface) == 4:
-        return "year"
     return "day"
 
 
@@ -407,13 +414,40 @@ _MONTH_NUMBER = {
 }
 _RANGE_BEFORE = re.compile(r"\d\s*(?:to|-|\u2013|\u2014)\s*$")
 _RANGE_AFTER = re.compile(r"^\s*(?:to|-|\u2013|\u2014)\s*\d")
+# what the range test reads: up to this many characters on each side of a value
+_RANGE_WINDOW = 8
 
 
 def _in_range(text: str, start: int, end: int) -> bool:
     """Whether the value at ``text[start:end]`` is one end of a range ("80 to 85")."""
+    return _range_around(
+        text[max(0, start - _RANGE_WINDOW) : start], text[end : end + _RANGE_WINDOW]
+    )
+
+
+# the last character before a range's second end ("to", a dash), the first after its first
+_RANGE_LAST = frozenset("o-\u2013\u2014")
+_RANGE_FIRST = frozenset("t-\u2013\u2014")
+
+
+def _range_around(before: str, after: str) -> bool:
+    """:func:`_in_range` of a value that the texts ``before`` and ``after`` surround (of
+    which the range test reads 8 characters on each side)."""
+    # both patterns need "to" or a dash next to the value (past white space): most values
+    # have neither, and the regexes are not run
     return bool(
-        _RANGE_BEFORE.search(text[max(0, start - 8) : start])
-        or _RANGE_AFTER.match(text[end : end + 8])
+        (before.rstrip()[-1:] in _RANGE_LAST and _RANGE_BEFORE.search(before[-_RANGE_WINDOW:]))
+        or (after.lstrip()[:1] in _RANGE_FIRST and _RANGE_AFTER.match(after[:_RANGE_WINDOW]))
+    )
+
+
+def _is_range(surface: str) -> bool:
+    """Whether the value ``surface`` is a range itself ("2018-2019", "80/85")."""
+    # digits alone hold no dash or slash: the regex is not run
+    return (
+        not surface.isdigit()
+        and ("-" in surface or "/" in surface or "\u2013" in surface or "\u2014" in surface)
+        and _RANGE.search(surface) is not None
     )
 
 
@@ -448,17 +482,48 @@ def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _answer_value(
-    text: str, start: int, end: int
-) -> tuple[str | None, str, int, int, str]:
-    """What :func:`find_conflicts` needs of an answer value: its key (None when it is part
-    of a range), class, span and kind."""
+# what find_conflicts learns of a value that is one end of a range: nothing to compare
+_PART_OF_RANGE: tuple[None, str, int, int, str] = (None, "", 0, 0, "")
+
+
+# (4,096 neighbourhoods: about 1.4 MB when full)
+@lru_cache(maxsize=1 << 12)
+def _value_facts(neighbourhood: str, start: int, end: int) -> tuple[str | None, str, int, int, str]:
+    """What :func:`find_conflicts` needs of the value ``neighbourhood[start:end]``, where
+    ``neighbourhood`` holds up to 12 characters of text on each side of it (all that the
+    tests read): its key (None when it is one end of a range), its class, by how many
+    characters its span widens to the left and to the right (a currency sign before it, a
+    percent sign after it: 0 or 1), and its kind.
+
+    A value met again in the same neighbourhood (a passage checked for several sentences,
+    overlapping passages) is then looked up, not analysed again."""
+    before, surface, after = neighbourhood[:start], neighbourhood[start:end], neighbourhood[end:]
+    if _is_range(surface) or _range_around(before, after):
+        return _PART_OF_RANGE
+    kind = _kind_between(before, surface, after)
+    widen_left = 1 if before and unicodedata.category(before[-1]) == "Sc" else 0
+    widen_right = 1 if after[:1] in ("%", "％") else 0
+    return value_key(surface), _class_of_kind(kind, surface), widen_left, widen_right, kind
+
+
+def _value_facts_at(text: str, start: int, end: int) -> tuple[str | None, str, int, int, str]:
+    """:func:`_value_facts` of the value ``text[start:end]``."""
+    if 0 <= start <= end <= len(text):
+        # a value inside the text: the windows that the tests read (12 characters on each
+        # side for value_kind, 8 for the range test, 1 for the span) are pieces of its
+        # neighbourhood
+        first = max(0, start - _NEIGHBOURHOOD)
+        return _value_facts(
+            text[first : end + _NEIGHBOURHOOD], start - first, end - first
+        )
+    # offsets outside the text, or reversed: every test reads its own window, as written
     surface = text[start:end]
-    if _RANGE.search(surface) or _in_range(text, start, end):
-        return None, "", start, end, ""
-    a_start, a_end = _value_span(text, start, end)
+    if _is_range(surface) or _in_range(text, start, end):
+        return _PART_OF_RANGE
+    wide_start, wide_end = _value_span(text, start, end)
     kind = value_kind(text, start, end)
-    return value_key(surface), _class_of_kind(kind, surface), a_start, a_end, kind
+    widen_left, widen_right = start - wide_start, wide_end - end
+    return value_key(surface), _class_of_kind(kind, surface), widen_left, widen_right, kind
 
 
 def find_conflicts(
@@ -518,64 +583,78 @@ def find_conflicts(
     >>> [(c.kind, c.answer_text, c.evidence_text) for c in found]
     [('percent', '9%', '15%')]
     """
-    block_list = [block for block in np.asarray(blocks, dtype=np.int64).tolist() if block[2] > 0]
-    if not block_list:
-        return []
-    n_answer, n_source = answer_ids.shape[0], source_ids.shape[0]
-    regions: list[tuple[int, int, int, int]] = []
-    first_q, first_t, _ = block_list[0]
-    regions.append((max(0, first_q - 1), first_q, max(0, first_t - 1), first_t))
-    for (q0, t0, length0), (q1, t1, _) in zip(block_list, block_list[1:]):
-        regions.append((q0 + length0, q1, t0 + length0, t1))
-    last_q, last_t, last_len = block_list[-1]
-    end_q, end_t = last_q + last_len, last_t + last_len
-    regions.append((end_q, min(n_answer, end_q + 1), end_t, min(n_source, end_t + 1)))
-
+    rows = np.asarray(blocks, dtype=np.int64).tolist()
     if answer_values is None:
+        if not any(length > 0 for _, _, length in rows):
+            return []
         answer_values = value_mask(answer_text, answer_starts, answer_ends).tolist()
-    # most alignments have no value of the answer in a gap: nothing else to look at
-    regions = [
-        region
-        for region in regions
-        if region[0] < region[1]
-        and region[2] < region[3]
-        and any(answer_values[region[0] : region[1]])
-    ]
+    # the gaps between blocks (of positive length), and one token before the first block
+    # and after the last, as (query_lo, query_hi, target_lo, target_hi); only those holding
+    # a value of the answer: most alignments have none, and there is nothing else to look at
+    regions: list[tuple[int, int, int, int]] = []
+    q_lo = t_lo = -1
+    first = True
+    for q_hi, t_hi, length in rows:
+        if length <= 0:
+            continue
+        if first:
+            q_lo, t_lo, first = max(0, q_hi - 1), max(0, t_hi - 1), False
+        if q_lo < q_hi and t_lo < t_hi and any(answer_values[q_lo:q_hi]):
+            regions.append((q_lo, q_hi, t_lo, t_hi))
+        q_lo, t_lo = q_hi + length, t_hi + length
+    if first:
+        return []
+    if q_lo < answer_ids.shape[0] and t_lo < source_ids.shape[0]:
+        if any(answer_values[q_lo : q_lo + 1]):
+            regions.append((q_lo, q_lo + 1, t_lo, t_lo + 1))
     if not regions:
         return []
-    # Python ints once (indexing numpy arrays per token is slow)
-    answer_starts = np.asarray(answer_starts).tolist()
-    answer_ends = np.asarray(answer_ends).tolist()
     conflicts: list[Conflict] = []
     seen: set[tuple[int, int]] = set()
     for q_lo, q_hi, t_lo, t_hi in regions:
         region_values = [i for i in range(q_lo, q_hi) if answer_values[i]]
+        # Python ints once (indexing numpy arrays per token is slow)
         starts = np.asarray(source_starts[t_lo:t_hi]).tolist()
         ends = np.asarray(source_ends[t_lo:t_hi]).tolist()
-        surfaces = map(source_text.__getitem__, map(slice, starts, ends))
-        source_values = list(compress(range(t_lo, t_hi), map(_is_value, surfaces)))
-        for i, j in zip(region_values, source_values):
+        # the i-th value of the answer faces the i-th value of the evidence: the evidence's
+        # tokens are read up to its last value that faces one
+        k, n_tokens = 0, min(len(starts), len(ends))
+        for i in region_values:
+            while k < n_tokens and not _is_value(source_text[starts[k] : ends[k]]):
+                k += 1
+            if k == n_tokens:
+                break
+            j, k = t_lo + k, k + 1
             if answer_ids[i] == source_ids[j] or (i, j) in seen:
                 continue
             answer = None if answer_cache is None else answer_cache.get(i)
             if answer is None:
-                answer = _answer_value(answer_text, int(answer_starts[i]), int(answer_ends[i]))
+                a_start, a_end = int(answer_starts[i]), int(answer_ends[i])
+                key, answer_class, widen_left, widen_right, kind = _value_facts_at(
+                    answer_text, a_start, a_end
+                )
+                answer = key, answer_class, a_start - widen_left, a_end + widen_right, kind
                 if answer_cache is not None:
                     answer_cache[i] = answer
             key, answer_class, a_start, a_end, kind = answer
             if key is None:  # part of a range
                 continue
-            source_start, source_end = int(source_starts[j]), int(source_ends[j])
-            source_value = source_text[source_start:source_end]
-            if key == value_key(source_value):
-                continue
+            source_start, source_end = int(starts[k - 1]), int(ends[k - 1])
+            try:
+                source_key, source_class, widen_left, widen_right, _ = _value_facts_at(
+                    source_text, source_start, source_end
+                )
+            except ValueError:
+                # value_kind cannot read the value (int() refuses digits such as "²⁰²⁰"):
+                # it raises where the value is classified, after the comparison of keys
+                if key == value_key(source_text[source_start:source_end]):
+                    continue
+                raise
             # a range ("2018-2019", "80 to 85") is not one value to contradict
-            if _RANGE.search(source_value) or _in_range(source_text, source_start, source_end):
-                continue
-            if answer_class != value_class(source_text, source_start, source_end):
+            if source_key is None or key == source_key or answer_class != source_class:
                 continue
             seen.add((i, j))
-            s_start, s_end = _value_span(source_text, source_start, source_end)
+            s_start, s_end = source_start - widen_left, source_end + widen_right
             conflicts.append(
                 _unchecked(  # every field is a str or a Python int, the range is ordered
                     Conflict,

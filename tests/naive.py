@@ -839,3 +839,224 @@ def naive_corpus_passages(sources, size, stride):
                 row.append(value)
         token_base += len(token_spans)
     return rows
+
+# =======================================================================================
+# Value conflicts (reference of citekit._content's value analysis and find_conflicts)
+#
+# The implementation citekit._content had before value analysis was made cheaper, kept
+# verbatim in behaviour (its own constants and regexes): value_kind, value_class,
+# value_key, value_mask and find_conflicts must give the same results for every input.
+# =======================================================================================
+
+
+import unicodedata  # noqa: E402
+from itertools import compress  # noqa: E402
+
+_NAIVE_CURRENCY_WORDS = frozenset(
+    {"dollar", "dollars", "usd", "euro", "euros", "eur", "pound", "pounds", "gbp", "yen", "jpy"}
+)
+_NAIVE_MONTHS = frozenset("""
+    january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    """.split())
+_NAIVE_DATE_SHAPE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
+_NAIVE_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)$")
+_NAIVE_RANGE = re.compile(r"\d\s*[-\u2013\u2014/]\s*\d")
+_NAIVE_MONTH_NUMBER = {
+    name: number
+    for number, names in enumerate(
+        [
+            "january jan janv jän",
+            "february feb febr fév févr",
+            "march mar mär mars",
+            "april apr avr",
+            "may mai",
+            "june jun juin",
+            "july jul juil",
+            "august aug août",
+            "september sep sept",
+            "october oct okt",
+            "november nov",
+            "december dec dez déc",
+        ],
+        start=1,
+    )
+    for name in names.split()
+}
+_NAIVE_RANGE_BEFORE = re.compile(r"\d\s*(?:to|-|\u2013|\u2014)\s*$")
+_NAIVE_RANGE_AFTER = re.compile(r"^\s*(?:to|-|\u2013|\u2014)\s*\d")
+_NAIVE_DIGIT_GROUP = re.compile(r"(?<=\d)[,\s_'\u2009\u202f](?=\d)")
+
+
+def naive_is_value(surface: str) -> bool:
+    folded = surface.casefold()
+    if folded == "may":  # the month, not the verb
+        return surface == "May"
+    has_digit = not surface.isalpha() and any(char.isdigit() for char in surface)
+    return has_digit or folded in _NAIVE_MONTHS
+
+
+def naive_value_mask(text, starts, ends):
+    import numpy as np
+
+    spans = zip(np.asarray(starts).tolist(), np.asarray(ends).tolist())
+    return [naive_is_value(text[s:e]) for s, e in spans]
+
+
+def naive_value_kind(text: str, start: int, end: int) -> str:
+    surface = text[start:end]
+    folded = surface.casefold()
+    before = text[max(0, start - 12) : start].casefold()
+    after = text[end : end + 12].casefold()
+    after_stripped = after.lstrip()
+    if folded in _NAIVE_MONTHS or _NAIVE_DATE_SHAPE.match(surface):
+        return "date"
+    if after_stripped.startswith(("%", "％", "percent", "per cent", "pct")):
+        return "percent"
+    before_stripped = before.rstrip()
+    if before_stripped and unicodedata.category(before_stripped[-1]) == "Sc":
+        return "currency"
+    if after_stripped[:1] and unicodedata.category(after_stripped[0]) == "Sc":
+        return "currency"
+    first_word_after = after_stripped.split(" ", 1)[0].strip(".,;:") if after_stripped else ""
+    if first_word_after in _NAIVE_CURRENCY_WORDS:
+        return "currency"
+    last_word_before = before_stripped.rsplit(" ", 1)[-1] if before_stripped else ""
+    if last_word_before in _NAIVE_MONTHS or first_word_after in _NAIVE_MONTHS:
+        return "date"
+    if surface.isdigit() and len(surface) == 4 and 1000 <= int(surface) <= 2999:
+        if first_word_after not in {"dollars", "euros", "people", "units"}:
+            return "date"
+    return "number"
+
+
+def naive_class_of_kind(kind: str, surface: str) -> str:
+    if kind != "date":
+        return kind
+    if surface.casefold() in _NAIVE_MONTHS:
+        return "month"
+    if _NAIVE_DATE_SHAPE.match(surface):
+        return "date"
+    if surface.isdigit() and len(surface) == 4:
+        return "year"
+    return "day"
+
+
+def naive_value_class(text: str, start: int, end: int) -> str:
+    return naive_class_of_kind(naive_value_kind(text, start, end), text[start:end])
+
+
+def naive_in_range(text: str, start: int, end: int) -> bool:
+    return bool(
+        _NAIVE_RANGE_BEFORE.search(text[max(0, start - 8) : start])
+        or _NAIVE_RANGE_AFTER.match(text[end : end + 8])
+    )
+
+
+def naive_value_key(surface: str) -> str:
+    folded = unicodedata.normalize("NFKC", surface).casefold()
+    month = _NAIVE_MONTH_NUMBER.get(folded.rstrip("."))
+    if month is not None:
+        return f"month {month}"
+    folded = _NAIVE_DIGIT_GROUP.sub("", folded)
+    return _NAIVE_ORDINAL.sub("", folded)
+
+
+def naive_value_span(text: str, start: int, end: int) -> tuple[int, int]:
+    if start > 0 and unicodedata.category(text[start - 1]) == "Sc":
+        start -= 1
+    if end < len(text) and text[end] in "%％":
+        end += 1
+    return start, end
+
+
+def naive_answer_value(text: str, start: int, end: int):
+    surface = text[start:end]
+    if _NAIVE_RANGE.search(surface) or naive_in_range(text, start, end):
+        return None, "", start, end, ""
+    a_start, a_end = naive_value_span(text, start, end)
+    kind = naive_value_kind(text, start, end)
+    return naive_value_key(surface), naive_class_of_kind(kind, surface), a_start, a_end, kind
+
+
+def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, source_text,
+                         source_ids, source_starts, source_ends, blocks, source_offset=0,
+                         answer_values=None, answer_cache=None):
+    """citekit._content.find_conflicts as it was (its code, with the helpers above)."""
+    import numpy as np
+
+    from citekit.results import Conflict, _unchecked
+
+    block_list = [block for block in np.asarray(blocks, dtype=np.int64).tolist() if block[2] > 0]
+    if not block_list:
+        return []
+    n_answer, n_source = answer_ids.shape[0], source_ids.shape[0]
+    regions = []
+    first_q, first_t, _ = block_list[0]
+    regions.append((max(0, first_q - 1), first_q, max(0, first_t - 1), first_t))
+    for (q0, t0, length0), (q1, t1, _) in zip(block_list, block_list[1:]):
+        regions.append((q0 + length0, q1, t0 + length0, t1))
+    last_q, last_t, last_len = block_list[-1]
+    end_q, end_t = last_q + last_len, last_t + last_len
+    regions.append((end_q, min(n_answer, end_q + 1), end_t, min(n_source, end_t + 1)))
+
+    if answer_values is None:
+        answer_values = np.array(naive_value_mask(answer_text, answer_starts, answer_ends),
+                                 dtype=bool).tolist()
+    regions = [
+        region
+        for region in regions
+        if region[0] < region[1]
+        and region[2] < region[3]
+        and any(answer_values[region[0] : region[1]])
+    ]
+    if not regions:
+        return []
+    answer_starts = np.asarray(answer_starts).tolist()
+    answer_ends = np.asarray(answer_ends).tolist()
+    conflicts = []
+    seen = set()
+    for q_lo, q_hi, t_lo, t_hi in regions:
+        region_values = [i for i in range(q_lo, q_hi) if answer_values[i]]
+        starts = np.asarray(source_starts[t_lo:t_hi]).tolist()
+        ends = np.asarray(source_ends[t_lo:t_hi]).tolist()
+        surfaces = map(source_text.__getitem__, map(slice, starts, ends))
+        source_values = list(compress(range(t_lo, t_hi), map(naive_is_value, surfaces)))
+        for i, j in zip(region_values, source_values):
+            if answer_ids[i] == source_ids[j] or (i, j) in seen:
+                continue
+            answer = None if answer_cache is None else answer_cache.get(i)
+            if answer is None:
+                answer = naive_answer_value(
+                    answer_text, int(answer_starts[i]), int(answer_ends[i])
+                )
+                if answer_cache is not None:
+                    answer_cache[i] = answer
+            key, answer_class, a_start, a_end, kind = answer
+            if key is None:  # part of a range
+                continue
+            source_start, source_end = int(source_starts[j]), int(source_ends[j])
+            source_value = source_text[source_start:source_end]
+            if key == naive_value_key(source_value):
+                continue
+            if _NAIVE_RANGE.search(source_value) or naive_in_range(
+                source_text, source_start, source_end
+            ):
+                continue
+            if answer_class != naive_value_class(source_text, source_start, source_end):
+                continue
+            seen.add((i, j))
+            s_start, s_end = naive_value_span(source_text, source_start, source_end)
+            conflicts.append(
+                _unchecked(
+                    Conflict,
+                    kind=kind,
+                    answer_text=answer_text[a_start:a_end],
+                    answer_char_start=a_start,
+                    answer_char_end=a_end,
+                    evidence_text=source_text[s_start:s_end],
+                    evidence_char_start=s_start + source_offset,
+                    evidence_char_end=s_end + source_offset,
+                )
+            )
+    return conflicts

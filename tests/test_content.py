@@ -1,5 +1,6 @@
 """citekit._content: folding for coverage tests and coverage weights."""
 
+import naive
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -166,3 +167,260 @@ def test_token_facts_bad_input():
 
     with pytest.raises(TypeError):
         token_facts(["not", "a", "str"], True)  # unhashable: the cache refuses it
+
+
+# ---------------------------------------------------------------------------------------
+# Value analysis and find_conflicts against their plain references (tests/naive.py)
+# ---------------------------------------------------------------------------------------
+
+# texts around values: numbers with digits of several kinds (superscripts are digits
+# that int() refuses), currency signs (any of category Sc), percent signs, month names in
+# any case, ranges ("to", dashes), the spaces of numbers (no-break, thin) and any text
+_NUMBERS = st.one_of(
+    st.integers(0, 99_999).map(str),
+    st.integers(1000, 2999).map(str),
+    st.sampled_from(["٣", "²", "²⁰²⁰", "１２", "7th", "2020-01-05", "1,200", "2.5", "12 000", "½"]),
+)
+_CURRENCY = st.characters(whitelist_categories=["Sc"])
+_MONTH_NAMES = ["January", "May", "may", "Sept", "nov.", "Mär", "déc", "août", "jun"]
+_WORDS = st.one_of(
+    _NUMBERS,
+    st.tuples(_CURRENCY, _NUMBERS).map("".join),
+    st.tuples(_NUMBERS, st.sampled_from(["%", "％", "€", " %"])).map("".join),
+    st.tuples(_NUMBERS, st.sampled_from(["-", "\u2013", "\u2014", "/", " to "]), _NUMBERS).map(
+        "".join
+    ),
+    st.sampled_from(_MONTH_NAMES).map(str.swapcase) | st.sampled_from(_MONTH_NAMES),
+    st.sampled_from(["percent", "per cent", "pct", "dollars", "EUR", "yen", "people", "units"]),
+    st.sampled_from(["grew", "in", "the", "Revenue", "to", "-", "\u2013", "\u2014", ".", ","]),
+    _CURRENCY,
+    st.text(max_size=3),
+)
+_SEPARATORS = st.sampled_from(
+    [" "] * 8 + ["", "\u00a0", "\u2009", "\u202f", "\n", " to ", "-", "\u2013", " \u2014 "]
+)
+_TEMPLATES = st.lists(st.tuples(_WORDS, _SEPARATORS), max_size=16)
+
+
+def _render(pieces):
+    return "".join(word + separator for word, separator in pieces)
+
+
+value_texts = _TEMPLATES.map(_render)
+
+
+def _outcome(function, *args):
+    """What a call gives: its result, or the type and message of what it raises."""
+    try:
+        return "returns", function(*args)
+    except Exception as error:  # noqa: BLE001 - both sides must raise alike
+        return "raises", type(error), str(error)
+
+
+@settings(max_examples=500, deadline=None)
+@given(value_texts, st.data())
+def test_value_analysis_matches_reference(text, data):
+    from citekit._content import (
+        _in_range,
+        _value_facts_at,
+        value_class,
+        value_key,
+        value_kind,
+        value_mask,
+    )
+
+    n = len(text)
+    # a token's offsets (or any inside the text), then any offsets at all
+    _, token_starts, token_ends = _tokens(text, [], data.draw(st.integers(0, 2)))
+    if token_starts.shape[0] and data.draw(st.booleans()):
+        token = data.draw(st.integers(0, token_starts.shape[0] - 1))
+        start, end = int(token_starts[token]), int(token_ends[token])
+    else:
+        start = data.draw(st.integers(0, n))
+        end = data.draw(st.integers(start, n))
+    anywhere = data.draw(st.integers(-n - 3, n + 3)), data.draw(st.integers(-n - 3, n + 3))
+    spans = [(start, end), anywhere]
+    for s, e in spans:
+        assert _outcome(value_kind, text, s, e) == _outcome(naive.naive_value_kind, text, s, e)
+        assert _outcome(value_class, text, s, e) == _outcome(naive.naive_value_class, text, s, e)
+        assert _in_range(text, s, e) == naive.naive_in_range(text, s, e)
+        # what find_conflicts learns of a value (key, class, span, kind)
+        got = _outcome(_value_facts_at, text, s, e)
+        expected = _outcome(naive.naive_answer_value, text, s, e)
+        if got[0] == "returns" and expected[0] == "returns":
+            key, value_class_, left, right, kind = got[1]
+            ref_key, ref_class, ref_start, ref_end, ref_kind = expected[1]
+            assert (key, value_class_, kind) == (ref_key, ref_class, ref_kind)
+            if key is not None:
+                assert (s - left, e + right) == (ref_start, ref_end)
+        else:
+            assert got == expected
+    surface = text[start:end]
+    assert value_key(surface) == naive.naive_value_key(surface)
+    assert value_mask(text, [start], [end]).tolist() == naive.naive_value_mask(text, [start], [end])
+
+
+_TOKEN_SHAPES = [r"\S+", r"\w+|[^\w\s]", r"\d[\d.,/-]*\d|\w+|[^\w\s]"]
+
+
+def _tokens(text, cuts, shape=0):
+    """Tokens of ``text`` (regex ``_TOKEN_SHAPES[shape]``, also cut at ``cuts``): ids (one
+    per distinct text, so that equal values match, and a few collisions), starts, ends."""
+    import re
+    import zlib
+
+    bounds = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
+    starts, ends = [], []
+    for lo, hi in zip(bounds, bounds[1:]):
+        for match in re.finditer(_TOKEN_SHAPES[shape], text[lo:hi]):
+            starts.append(lo + match.start())
+            ends.append(lo + match.end())
+    surfaces = [text[s:e].encode("utf-8", "surrogatepass") for s, e in zip(starts, ends)]
+    ids = [zlib.crc32(surface) % 50 for surface in surfaces]
+    return [np.array(v, dtype=np.int64) for v in (ids, starts, ends)]
+
+
+@st.composite
+def _alignments(draw):
+    """An answer and a passage (mostly the answer with some words changed), their tokens
+    and blocks: in order (what alignments give) or anywhere (overlapping, out of order,
+    empty)."""
+    pieces = draw(st.lists(st.tuples(_WORDS, _SEPARATORS), min_size=3, max_size=16))
+    if draw(st.booleans()):
+        # the answer's words, some with other digits ("grew 9%" / "grew 15%"), some others
+        new_digits = draw(st.text(alphabet="0123456789", min_size=4, max_size=4))
+        renumber = str.maketrans("0123456789", new_digits * 2 + new_digits[:2])
+        source_pieces = []
+        for word, separator in pieces:
+            if draw(st.integers(0, 4)) == 0:  # a word more
+                source_pieces.append((draw(_WORDS), draw(_SEPARATORS)))
+            word = draw(st.sampled_from([word, word.translate(renumber), draw(_WORDS)]))
+            source_pieces.append((word, separator))
+    else:
+        source_pieces = draw(_TEMPLATES)
+    answer, source = _render(pieces), _render(source_pieces)
+    shape = draw(st.integers(0, len(_TOKEN_SHAPES) - 1))
+    a = _tokens(answer, draw(st.lists(st.integers(0, 200), max_size=3)), shape)
+    s = _tokens(source, draw(st.lists(st.integers(0, 200), max_size=3)), shape)
+    n_a, n_s = a[0].shape[0], s[0].shape[0]
+    how = draw(st.sampled_from(["matched", "in order", "anywhere"]))
+    if how == "matched":  # the blocks of equal tokens, as an alignment finds them
+        blocks = naive.naive_matching_blocks(a[0].tolist(), s[0].tolist())
+    elif how == "in order":
+        blocks, q, t = [], 0, 0
+        same_steps = draw(st.booleans())
+        while q < n_a and t < n_s and len(blocks) < 5:
+            step = draw(st.integers(0, 2))
+            q, t = q + step, t + (step if same_steps else draw(st.integers(0, 2)))
+            length = draw(st.integers(1, 3))
+            if q + length > n_a or t + length > n_s:
+                break
+            blocks.append((q, t, length))
+            q, t = q + length, t + length
+    else:
+        blocks = draw(st.lists(
+            st.tuples(st.integers(0, max(n_a - 1, 0)), st.integers(0, max(n_s - 1, 0)),
+                      st.integers(-1, 2)),
+            max_size=4,
+        ))
+        blocks = [(q, t, min(length, n_a - q, n_s - t)) for q, t, length in blocks]
+    return answer, a, source, s, np.array(blocks, dtype=np.int64).reshape(-1, 3)
+
+
+def _fields(conflicts):
+    """Conflicts as their fields with their exact types (results must be bit-identical)."""
+    return [[(type(v), v) for v in vars(c).values()] for c in conflicts]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_alignments(), st.integers(0, 1000), st.booleans())
+def test_find_conflicts_matches_reference(alignment, offset, known_values):
+    from citekit._content import find_conflicts
+
+    answer, a, source, s, blocks = alignment
+    values = naive.naive_value_mask(answer, a[1], a[2]) if known_values else None
+    got = _outcome(find_conflicts, answer, *a, source, *s, blocks, offset, values)
+    expected = _outcome(naive.naive_find_conflicts, answer, *a, source, *s, blocks, offset, values)
+    if got[0] == "returns":
+        assert expected[0] == "returns" and _fields(got[1]) == _fields(expected[1])
+    else:
+        assert got == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(value_texts, st.lists(st.integers(0, 200), max_size=8),
+       st.lists(st.tuples(value_texts, st.lists(st.integers(0, 200), max_size=8)), max_size=4),
+       st.data())
+def test_find_conflicts_with_one_cache_per_sentence_matches_reference(answer, cuts, passages,
+                                                                      data):
+    # one sentence checked against several passages, learning about its values once
+    from citekit._content import find_conflicts
+
+    a = _tokens(answer, cuts, 1)
+    values = naive.naive_value_mask(answer, a[1], a[2])
+    cache, reference_cache = {}, {}
+    for source, source_cuts in passages:
+        s = _tokens(source, source_cuts, 1)
+        n = min(a[0].shape[0], s[0].shape[0])
+        split = data.draw(st.integers(0, n))
+        blocks = np.array([(0, 0, split), (split + 1, split + 1, max(n - split - 1, 0))])
+        got = _outcome(find_conflicts, answer, *a, source, *s, blocks, 0, values, cache)
+        expected = _outcome(naive.naive_find_conflicts, answer, *a, source, *s, blocks, 0,
+                            values, reference_cache)
+        if got[0] == "returns":
+            assert expected[0] == "returns" and _fields(got[1]) == _fields(expected[1])
+        else:
+            assert got == expected
+
+
+@pytest.mark.parametrize(
+    "answer, source, last_block, raises",
+    [
+        ("in ²⁰²⁰ we", "in ²⁰²¹ we", (2, 2, 1), True),  # the answer's year is read
+        ("in 2021 we", "in ²⁰²⁰ we", (2, 2, 1), True),  # the evidence's year is read
+        ("in 2020 we", "in ²⁰²⁰ we", (2, 2, 1), False),  # same key: never classified
+        ("in 2021 we", "in ²⁰²⁰ to 5 we", (2, 4, 1), False),  # a range: never classified
+    ],
+)
+def test_find_conflicts_raises_where_the_reference_raises(answer, source, last_block, raises):
+    # value_kind reads a four-digit year with int(), which refuses superscript digits
+    # ("²⁰²⁰" is digits, not decimals): the error comes where, and only where, the
+    # reference's comes
+    from citekit._content import find_conflicts
+
+    a, s = _tokens(answer, []), _tokens(source, [])
+    a[0], s[0] = np.arange(len(a[0])), np.arange(len(s[0])) + 100 * np.arange(len(s[0]))
+    blocks = np.array([(0, 0, 1), last_block])
+    got = _outcome(find_conflicts, answer, *a, source, *s, blocks)
+    expected = _outcome(naive.naive_find_conflicts, answer, *a, source, *s, blocks)
+    if raises:
+        assert expected[:2] == ("raises", ValueError)
+        assert got == expected
+    else:
+        assert expected == ("returns", []) and got == expected
+
+
+@pytest.mark.parametrize(
+    "answer, source, blocks, expected",
+    [
+        # fullwidth percent signs widen the values, as "%" does
+        ("Sales grew 9％ in 2020", "Sales grew 15％ in 2020", [(0, 0, 2), (3, 3, 3)],
+         [("percent", "9％", "15％")]),
+        # one token beyond the last block faces one token: "by" is no value, 15 is not read
+        ("Sales grew 9 % in 2020", "Sales grew by 15 % in 2021", [(0, 0, 2)], []),
+        # in a gap, the i-th value faces the i-th value, words between them skipped
+        ("from 5 and 7 in May", "from about 5 or 8 in May", [(0, 0, 1), (4, 5, 2)],
+         [("number", "7", "8")]),
+        # the year of a range is not compared, the day is
+        ("on 3 May 2019-2020 ,", "on 4 May 2018 ,", [(0, 0, 1), (2, 2, 1), (4, 4, 1)],
+         [("date", "3", "4")]),
+    ],
+)
+def test_find_conflicts_examples(answer, source, blocks, expected):
+    from citekit._content import find_conflicts
+
+    a, s = _tokens(answer, [], 1), _tokens(source, [], 1)
+    found = find_conflicts(answer, *a, source, *s, np.array(blocks))
+    assert [(c.kind, c.answer_text, c.evidence_text) for c in found] == expected
+    reference = naive.naive_find_conflicts(answer, *a, source, *s, np.array(blocks))
+    assert _fields(found) == _fields(reference)
