@@ -30,6 +30,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from citekit.normalize import _NUMBER_SEPARATORS, _SCRIPT_DIGIT, _ascii_digit_match
 from citekit.results import Conflict, _unchecked
 
 __all__ = [
@@ -63,7 +64,10 @@ STOP_WORDS: frozenset[str] = frozenset("""
     el los las una unos unas y o pero es son fue era del al con por para que en se lo
     """.split())
 
-_VALUE_UNITS_PERCENT = frozenset({"%", "percent", "per cent", "percentage", "pct", "％"})
+# a percent sign after a value (ASCII, full-width, Arabic) belongs to it
+_PERCENT_CHARS = "%％\u066a"
+# what makes a value a percentage when it follows it
+_PERCENT_AFTER = (*_PERCENT_CHARS, "percent", "per cent", "pct")
 _CURRENCY_WORDS = frozenset(
     {"dollar", "dollars", "usd", "euro", "euros", "eur", "pound", "pounds", "gbp", "yen", "jpy"}
 )
@@ -342,7 +346,7 @@ def _kind_between(before: str, surface: str, after: str) -> str:
     if not surface.isdigit() and (surface.casefold() in _MONTHS or _DATE_SHAPE.match(surface)):
         return "date"
     after_stripped = after.casefold().lstrip()
-    if after_stripped.startswith(("%", "％", "percent", "per cent", "pct")):
+    if after_stripped.startswith(_PERCENT_AFTER):
         return "percent"
     before_stripped = before.casefold().rstrip()
     if before_stripped and unicodedata.category(before_stripped[-1]) == "Sc":
@@ -355,10 +359,20 @@ def _kind_between(before: str, surface: str, after: str) -> str:
     last_word_before = before_stripped.rsplit(" ", 1)[-1] if before_stripped else ""
     if last_word_before in _MONTHS or first_word_after in _MONTHS:
         return "date"
-    if surface.isdigit() and len(surface) == 4 and 1000 <= int(surface) <= 2999:
+    if _year_number(surface):
         if first_word_after not in {"dollars", "euros", "people", "units"}:
             return "date"
     return "number"
+
+
+def _year_number(surface: str) -> bool:
+    """Whether the digits ``surface`` read as a year from 1000 to 2999 (also when written
+    with digits that only NFKC makes decimal, such as superscripts: ``²⁰²⁰``)."""
+    if not surface.isdigit():
+        return False
+    if not surface.isdecimal():
+        surface = unicodedata.normalize("NFKC", surface)
+    return len(surface) == 4 and surface.isdecimal() and 1000 <= int(surface) <= 2999
 
 
 _ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)$")
@@ -456,19 +470,24 @@ _DIGIT_GROUP = re.compile(r"(?<=\d)[,\s_'\u2009\u202f](?=\d)")
 
 @lru_cache(maxsize=1 << 16)
 def value_key(surface: str) -> str:
-    """How a value is compared: NFKC, case-folded, without digit-group separators and
-    ordinal suffixes (``7th`` = ``7``, ``1,200`` = ``1200``); month names by number
-    (``Nov.`` = ``November``).
+    """How a value is compared: NFKC, case-folded, digits of every script as ASCII ones
+    and the Arabic separators as ``.`` and ``,``, without digit-group separators and
+    ordinal suffixes (``7th`` = ``7``, ``1,200`` = ``1200`` = ``١٬٢٠٠``); month names by
+    number (``Nov.`` = ``November``).
 
     Examples
     --------
     >>> [value_key(v) for v in ["7th", "7", "1,200", "1 200", "Nov.", "November", "2.5"]]
     ['7', '7', '1200', '1200', 'month 11', 'month 11', '2.5']
+    >>> value_key("١٬٢٠٠"), value_key("٣٫٥")
+    ('1200', '3.5')
     """
     folded = unicodedata.normalize("NFKC", surface).casefold()
     month = _MONTH_NUMBER.get(folded.rstrip("."))
     if month is not None:
         return f"month {month}"
+    if not folded.isascii():
+        folded = _SCRIPT_DIGIT.sub(_ascii_digit_match, folded).translate(_NUMBER_SEPARATORS)
     folded = _DIGIT_GROUP.sub("", folded)
     return _ORDINAL.sub("", folded)
 
@@ -477,7 +496,7 @@ def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
     """Widen a value token to an adjacent currency sign before or percent sign after."""
     if start > 0 and unicodedata.category(text[start - 1]) == "Sc":
         start -= 1
-    if end < len(text) and text[end] in "%％":
+    if end < len(text) and text[end] in _PERCENT_CHARS:
         end += 1
     return start, end
 
@@ -502,7 +521,7 @@ def _value_facts(neighbourhood: str, start: int, end: int) -> tuple[str | None, 
         return _PART_OF_RANGE
     kind = _kind_between(before, surface, after)
     widen_left = 1 if before and unicodedata.category(before[-1]) == "Sc" else 0
-    widen_right = 1 if after[:1] in ("%", "％") else 0
+    widen_right = 1 if after[:1] and after[0] in _PERCENT_CHARS else 0
     return value_key(surface), _class_of_kind(kind, surface), widen_left, widen_right, kind
 
 
@@ -640,16 +659,9 @@ def find_conflicts(
             if key is None:  # part of a range
                 continue
             source_start, source_end = int(starts[k - 1]), int(ends[k - 1])
-            try:
-                source_key, source_class, widen_left, widen_right, _ = _value_facts_at(
-                    source_text, source_start, source_end
-                )
-            except ValueError:
-                # value_kind cannot read the value (int() refuses digits such as "²⁰²⁰"):
-                # it raises where the value is classified, after the comparison of keys
-                if key == value_key(source_text[source_start:source_end]):
-                    continue
-                raise
+            source_key, source_class, widen_left, widen_right, _ = _value_facts_at(
+                source_text, source_start, source_end
+            )
             # a range ("2018-2019", "80 to 85") is not one value to contradict
             if source_key is None or key == source_key or answer_class != source_class:
                 continue

@@ -911,7 +911,7 @@ def naive_value_kind(text: str, start: int, end: int) -> str:
     after_stripped = after.lstrip()
     if folded in _NAIVE_MONTHS or _NAIVE_DATE_SHAPE.match(surface):
         return "date"
-    if after_stripped.startswith(("%", "％", "percent", "per cent", "pct")):
+    if after_stripped.startswith(("%", "％", "\u066a", "percent", "per cent", "pct")):
         return "percent"
     before_stripped = before.rstrip()
     if before_stripped and unicodedata.category(before_stripped[-1]) == "Sc":
@@ -924,7 +924,10 @@ def naive_value_kind(text: str, start: int, end: int) -> str:
     last_word_before = before_stripped.rsplit(" ", 1)[-1] if before_stripped else ""
     if last_word_before in _NAIVE_MONTHS or first_word_after in _NAIVE_MONTHS:
         return "date"
-    if surface.isdigit() and len(surface) == 4 and 1000 <= int(surface) <= 2999:
+    # a year from 1000 to 2999, in any digits NFKC makes decimal ("²⁰²⁰")
+    digits = unicodedata.normalize("NFKC", surface)
+    year = surface.isdigit() and digits.isdecimal() and len(digits) == 4
+    if year and 1000 <= int(digits) <= 2999:
         if first_word_after not in {"dollars", "euros", "people", "units"}:
             return "date"
     return "number"
@@ -958,6 +961,11 @@ def naive_value_key(surface: str) -> str:
     month = _NAIVE_MONTH_NUMBER.get(folded.rstrip("."))
     if month is not None:
         return f"month {month}"
+    # digits of any script as ASCII ones, the Arabic decimal/thousands separators as . and ,
+    folded = "".join(
+        str(unicodedata.decimal(c)) if c.isdecimal() else {"\u066b": ".", "\u066c": ","}.get(c, c)
+        for c in folded
+    )
     folded = _NAIVE_DIGIT_GROUP.sub("", folded)
     return _NAIVE_ORDINAL.sub("", folded)
 
@@ -965,7 +973,7 @@ def naive_value_key(surface: str) -> str:
 def naive_value_span(text: str, start: int, end: int) -> tuple[int, int]:
     if start > 0 and unicodedata.category(text[start - 1]) == "Sc":
         start -= 1
-    if end < len(text) and text[end] in "%％":
+    if end < len(text) and text[end] in ("%", "％", "\u066a"):
         end += 1
     return start, end
 
