@@ -319,7 +319,7 @@ def _fold_one_to_one(text: str, config: NormalizerConfig) -> str | None:
             return None
         text = folded
     if config.normalize_numbers:
-        text = _SCRIPT_DIGIT.sub(_ascii_digit_match, text).translate(_NUMBER_SEPARATORS)
+        text = _fold_number_syntax(text)
     return text
 
 
@@ -428,7 +428,16 @@ def _fold_string(text: str, nfkc: bool, casefold: bool, numbers: bool) -> str:
             # Case-folding can produce sequences NFKC would compose differently (e.g. ǰ).
             text = unicodedata.normalize("NFKC", text)
     if numbers and not text.isascii():
-        text = _SCRIPT_DIGIT.sub(_ascii_digit_match, text).translate(_NUMBER_SEPARATORS)
+        text = _fold_number_syntax(text)
+    return text
+
+
+def _fold_number_syntax(text: str) -> str:
+    """Script digits to ASCII, the Arabic decimal and thousands separators to "." and ","."""
+    text = _SCRIPT_DIGIT.sub(_ascii_digit_match, text)
+    # (str.translate looks every character up: only when there is something to replace)
+    if "\u066b" in text or "\u066c" in text:
+        text = text.translate(_NUMBER_SEPARATORS)
     return text
 
 
