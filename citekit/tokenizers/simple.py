@@ -148,15 +148,16 @@ _JOINS_PREVIOUS = (
     r"\p{Grapheme_Cluster_Break=LV}\p{Grapheme_Cluster_Break=LVT}"
     r"\p{Grapheme_Cluster_Break=Regional_Indicator}]"
 )
-# ... or after these: a Prepend character (UAX #29 GB9b); an Extend or ZWJ character
-# before a consonant (GB9c: a conjunct, the character before the consonant is of InCB
-# Linker or Extend, all of which are Extend or ZWJ); ZWJ before an emoji (GB11). The other
-# rules that join need a character of the set above after the position. So consonants,
-# most letters of Indic text, are not suspects, nor the end of a word whose last letter
-# carries a vowel sign.
+# ... or after these: a Prepend character (UAX #29 GB9b); a character of InCB Linker or
+# Extend before a consonant (GB9c: a conjunct; Extend and ZWJ characters too, which they
+# mostly are, though not all in every Unicode version); ZWJ before an emoji (GB11). The
+# other rules that join need a character of the set above after the position. So
+# consonants, most letters of Indic text, are not suspects, nor the end of a word whose last
+# letter carries a vowel sign.
 _JOINS_NEXT = (
     r"\p{Grapheme_Cluster_Break=Prepend}"
-    r"|[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=ZWJ}](?=\p{InCB=Consonant})"
+    r"|[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=ZWJ}"
+    r"\p{InCB=Linker}\p{InCB=Extend}](?=\p{InCB=Consonant})"
     r"|\p{Grapheme_Cluster_Break=ZWJ}(?=\p{Extended_Pictographic})"
 )
 # What joins the whitespace before it into one grapheme cluster (UAX #29 GB9, GB9a; the
