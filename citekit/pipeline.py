@@ -564,11 +564,10 @@ class Pipeline:
             )
 
         query_vectors = embed_texts(self.embedder, query_texts)
-        similarity = query_vectors @ corpus.embeddings.T
+        similarity = _similarities(query_vectors, corpus.embeddings)
         k = min(config.max_candidates_embedding, corpus.n_passages)
-        best = np.argpartition(-similarity, k - 1, axis=1)[:, :k]
         embed_query = np.repeat(np.arange(n_queries, dtype=np.int64), k)
-        embed_passage = best.reshape(-1).astype(np.int64)
+        embed_passage = np.concatenate([_most_similar(row, k) for row in similarity])
         pair_query = np.concatenate([pair_query, embed_query])
         pair_passage = np.concatenate([pair_passage, embed_passage])
         keys = np.unique(pair_query * corpus.n_passages + pair_passage)
@@ -1507,6 +1506,27 @@ class _BagStatistics(NamedTuple):
     content_occurrences: np.ndarray
     content_distinct: np.ndarray
     distinct_content_per_query: np.ndarray
+
+
+def _similarities(query_vectors: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
+    """Cosine similarity of every query vector with every passage embedding (rows
+    L2-normalized), one matrix-vector product per query: a sentence's similarities do
+    not depend on the other sentences aligned with it (a matrix product's rounding
+    depends on the batch's shape)."""
+    similarity = np.empty((query_vectors.shape[0], embeddings.shape[0]), dtype=np.float32)
+    for row, vector in enumerate(query_vectors):
+        np.matmul(embeddings, vector, out=similarity[row])
+    return similarity
+
+
+def _most_similar(similarity: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` passages (``0 < k <= similarity.size``) of largest similarity; of those
+    tied with the k-th largest, the lowest passages."""
+    n = similarity.shape[0]
+    kth = np.partition(similarity, n - k)[n - k]
+    above = np.flatnonzero(similarity > kth)
+    tied = np.flatnonzero(similarity == kth)[: k - above.shape[0]]
+    return np.concatenate([above, tied]).astype(np.int64)
 
 
 def _bag_statistics(

@@ -394,6 +394,44 @@ def test_embedder_adds_candidates_and_embedding_only_citations():
     assert no_embedder[0].status == "unsupported"
 
 
+def test_embedding_scores_do_not_depend_on_the_batch():
+    # a matrix product's rounding depends on how many sentences it multiplies at once:
+    # a sentence's embedding scores must be the same alone, in an answer or in a batch
+    sources = [
+        "Kittens nap for most hours of daylight.",
+        "Stock markets fell sharply on Monday, by 3.2 percent.",
+        "The museum opened in 1931 and draws 2 million visitors a year.",
+    ]
+    sentences = [
+        "Kitten naps fill most daylight hours.",
+        "Markets dropped 3.2 percent on Monday.",
+        "About two million people visit the museum every year.",
+    ]
+    config = CitationConfig(allow_embedding_only=True, min_embedding_similarity=0.1)
+    pipe = Pipeline(config, embedder=TrigramEmbedder(dim=384))
+    corpus = pipe.prepare(sources)
+    alone = [pipe.align(sentence, corpus)[0].to_dict() for sentence in sentences]
+    together = [span.to_dict() for span in pipe.align(" ".join(sentences), corpus)]
+    batched = pipe.align_many(sentences, corpus)
+    assert [result[0].to_dict() for result in batched] == alone
+    for one, joined in zip(alone, together):
+        assert [c["components"] for c in one["citations"]] == [
+            c["components"] for c in joined["citations"]
+        ]
+    assert any(c["components"]["embedding_score"] > 0.0 for c in alone[0]["citations"])
+
+
+def test_embedding_candidates_prefer_lower_passages_on_ties():
+    from citekit.pipeline import _most_similar
+
+    similarity = np.array([0.5, 0.9, 0.5, 0.5, 0.1, 0.9], dtype=np.float32)
+    assert _most_similar(similarity, 1).tolist() == [1]
+    assert sorted(_most_similar(similarity, 2).tolist()) == [1, 5]
+    assert sorted(_most_similar(similarity, 3).tolist()) == [0, 1, 5]
+    assert sorted(_most_similar(similarity, 4).tolist()) == [0, 1, 2, 5]
+    assert sorted(_most_similar(similarity, 6).tolist()) == [0, 1, 2, 3, 4, 5]
+
+
 def test_custom_stages_are_used():
     class WordTokenizer:
         def tokenize(self, text):
