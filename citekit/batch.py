@@ -358,6 +358,12 @@ def _score_in_processes(
 ) -> Iterator[RecordResult]:
     import multiprocessing
 
+    from citekit._warm import cache_is_cold, warm
+
+    if cache_is_cold():
+        # a fresh install: every worker would compile every kernel; compile them once
+        # (on up to two cores) into the disk cache, which the workers then load
+        warm(min(2, n_jobs))
     shared_sources = _shared_sources_of(pipeline, corpus)
     context = multiprocessing.get_context(mp_context)
     pool = ProcessPoolExecutor(
@@ -430,6 +436,9 @@ def score_records(
         once with ``pipeline.prepare``.
     n_jobs : int, optional
         Worker processes (``-1``: one per CPU). Results are identical to ``n_jobs=1``.
+        When numba's disk cache is cold (a fresh install), the kernels are compiled once
+        first (:func:`citekit.warmup` with up to two processes) rather than by every
+        worker.
     show_progress : bool, optional
         Show a tqdm progress bar when tqdm is installed and stderr is a terminal or the
         code runs in a notebook; silent otherwise.

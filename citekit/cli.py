@@ -165,11 +165,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             raise _InputError(f"no bundled answer with id {args.answer!r}; known ids: {known}")
     pipeline = Pipeline(config=config)
     # the very first run compiles the numba kernels (cached on disk afterwards): say so,
-    # or a newcomer may take the pause for a hang
-    sys.stderr.write(
-        "citekit demo: aligning (the first run compiles the kernels; "
-        "later runs load them from the cache)...\n"
-    )
+    # or a newcomer may take the pause for a hang, and use two cores for it
+    from citekit._warm import cache_is_cold, warm
+
+    if cache_is_cold():
+        sys.stderr.write(
+            "citekit demo: compiling the kernels (first run only, about a minute; "
+            "later runs load them from the cache)...\n"
+        )
+        sys.stderr.flush()
+        warm(min(2, os.cpu_count() or 1))
+    sys.stderr.write("citekit demo: aligning...\n")
     sys.stderr.flush()
     started = time.perf_counter()
     corpus = pipeline.prepare(sources)

@@ -1,0 +1,136 @@
+"""Compiling citekit's kernels ahead of use, in one process or several at once.
+
+numba compiles a kernel in the process that first calls it and, with the on-disk cache
+(on unless ``CITEKIT_NUMBA_CACHE=0``), stores the machine code for later processes. Cold,
+compiling everything takes one to two minutes of one core; compilation holds the GIL,
+so threads cannot share it, but processes can: each compiles a share of the modules
+into the cache and the caller then loads what the others compiled.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from typing import Sequence
+
+from citekit._jit import CACHE
+
+__all__ = ["SHARES", "cache_is_cold", "start_share", "warm", "warm_modules"]
+
+# The kernel modules in two shares of about equal compile time, measured cold on a
+# 2-core machine one module after another: retrieval 26 s, tokenizer 10 s, highlighter
+# 7 s, corpus 3 s (46 s) | alignment 26 s, segmenter 24 s (50 s). The caller takes the
+# first share and then compiles what the modules leave (the pipeline's own stages, 7 s).
+SHARES: tuple[tuple[str, ...], ...] = (
+    (
+        "citekit._bag",
+        "citekit.tokenizers._ascii_kernel",
+        "citekit.highlight",
+        "citekit._corpus_kernel",
+    ),
+    ("citekit.kernels", "citekit._segment_kernel"),
+)
+
+
+def warm_modules(names: Sequence[str]) -> None:
+    """Run the ``warmup()`` of each module named (compiling or loading its kernels).
+
+    Examples
+    --------
+    >>> warm_modules(["citekit._corpus_kernel"])
+    """
+    for name in names:
+        importlib.import_module(name).warmup()
+
+
+def _child_environment() -> dict[str, str]:
+    """The environment of a compiling child: this one, with the directory this citekit
+    was imported from first on ``PYTHONPATH`` (so the child compiles the same code)."""
+    import citekit
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(citekit.__file__)))
+    env = dict(os.environ)
+    paths = [root, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
+
+
+def start_share(names: Sequence[str], env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start a Python process that runs :func:`warm_modules` on ``names`` (its output is
+    discarded), in ``env`` (default: this environment, with this citekit first on the
+    path).
+
+    Examples
+    --------
+    >>> start_share(["citekit._corpus_kernel"]).wait()
+    0
+    """
+    code = f"from citekit._warm import warm_modules; warm_modules({list(names)!r})"
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        env=_child_environment() if env is None else env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def warm(processes: int = 1) -> None:
+    """Compile (or load) every kernel, the shares of :data:`SHARES` in up to
+    ``processes`` processes at once, then run the pipeline once on a tiny input.
+
+    The other processes only fill numba's on-disk cache: if one fails, this process
+    compiles what it left, so the result is the same either way. Without the on-disk
+    cache, everything is compiled here.
+
+    Examples
+    --------
+    >>> warm(1)
+    """
+    from citekit.pipeline import align_citations
+
+    delegated = list(SHARES[1:processes]) if CACHE else []
+    children = []
+    for share in list(delegated):
+        try:
+            children.append(start_share(share))
+        except OSError:  # no interpreter to start (an embedded Python): compile here
+            delegated.remove(share)
+    try:
+        for share in SHARES:
+            if share not in delegated:
+                warm_modules(share)
+        for child in children:
+            child.wait()
+    finally:
+        for child in children:
+            if child.poll() is None:  # interrupted: stop compiling for nobody
+                child.kill()
+                child.wait()
+    # what the other processes compiled (loaded from the cache now; compiled here if one
+    # failed), then the pipeline's own kernels
+    for share in delegated:
+        warm_modules(share)
+    align_citations("Revenue grew 15% to $1,200.", ["Revenue grew 15% to $1,200 in 2024."])
+
+
+def cache_is_cold() -> bool:
+    """Whether numba's on-disk cache holds no machine code of the current source for
+    the main alignment kernel (a fresh install, or an upgraded one): False when it does,
+    when caching is off, or when numba's cache is not laid out as expected (numba 0.5x
+    to 0.6x: a per-function index file stamped with the source file's time and size).
+
+    Examples
+    --------
+    >>> isinstance(cache_is_cold(), bool)
+    True
+    """
+    if not CACHE:
+        return False
+    try:
+        from citekit.kernels._batch import align_worker
+
+        return not align_worker._cache._cache_file._load_index()
+    except Exception:  # a numba whose cache internals differ: assume warm (serial)
+        return False

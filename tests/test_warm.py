@@ -1,0 +1,160 @@
+"""Compiling ahead of use: citekit.warmup(processes=...) and citekit._warm."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import citekit
+from citekit import _warm
+
+
+class FakeChild:
+    def __init__(self, running=False):
+        self.running = running
+        self.killed = False
+
+    def wait(self, timeout=None):
+        self.running = False
+        return 0
+
+    def poll(self):
+        return None if self.running else 0
+
+    def kill(self):
+        self.killed = True
+        self.running = False
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    """Record the shares started in other processes and warmed here (no compiling)."""
+    calls = {"started": [], "warmed": [], "children": []}
+
+    def start_share(names, env=None):
+        calls["started"].append(tuple(names))
+        child = FakeChild()
+        calls["children"].append(child)
+        return child
+
+    monkeypatch.setattr(_warm, "start_share", start_share)
+    monkeypatch.setattr(_warm, "warm_modules", lambda names: calls["warmed"].append(tuple(names)))
+    monkeypatch.setattr(_warm, "CACHE", True)
+    return calls
+
+
+def test_shares_name_every_kernel_module_once():
+    names = [name for share in _warm.SHARES for name in share]
+    assert len(names) == len(set(names))
+    assert {"citekit.kernels", "citekit._bag", "citekit._segment_kernel"} <= set(names)
+    for name in names:
+        __import__(name)
+        assert callable(getattr(sys.modules[name], "warmup"))
+
+
+@pytest.mark.parametrize("processes", [2, 3, 8])
+def test_warm_delegates_the_other_shares_then_loads_them(recorded, processes):
+    _warm.warm(processes)
+    assert recorded["started"] == list(_warm.SHARES[1:])
+    # this process: its own share while the others compile, then theirs (from the cache)
+    assert recorded["warmed"] == [_warm.SHARES[0], *_warm.SHARES[1:]]
+
+
+def test_warm_in_one_process_starts_none(recorded):
+    _warm.warm(1)
+    assert recorded["started"] == []
+    assert recorded["warmed"] == list(_warm.SHARES)
+
+
+def test_warm_without_the_disk_cache_compiles_here(recorded, monkeypatch):
+    monkeypatch.setattr(_warm, "CACHE", False)
+    _warm.warm(2)
+    assert recorded["started"] == []
+    assert recorded["warmed"] == list(_warm.SHARES)
+
+
+def test_an_interrupted_warm_stops_its_children(monkeypatch):
+    child = FakeChild(running=True)
+    monkeypatch.setattr(_warm, "CACHE", True)
+    monkeypatch.setattr(_warm, "start_share", lambda names, env=None: child)
+
+    def interrupted(names):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_warm, "warm_modules", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _warm.warm(2)
+    assert child.killed
+
+
+@pytest.mark.parametrize(
+    "processes, error",
+    [(0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError), ("2", TypeError)],
+)
+def test_warmup_rejects_bad_processes(processes, error):
+    with pytest.raises(error, match="processes"):
+        citekit.warmup(processes=processes)
+
+
+def test_warmup_in_two_processes_leaves_every_kernel_ready():
+    citekit.warmup(processes=2)
+    from citekit.pipeline import align_citations
+
+    result = align_citations("Revenue grew 15%.", ["Revenue grew 15% in 2024."])
+    assert result[0].status == "supported"
+
+
+def _environment(cache_dir):
+    env = _warm._child_environment()
+    env["NUMBA_CACHE_DIR"] = str(cache_dir)
+    return env
+
+
+@pytest.mark.skipif(not _warm.CACHE, reason="numba's on-disk cache is off")
+def test_a_started_share_compiles_into_the_disk_cache(tmp_path):
+    child = _warm.start_share(["citekit._corpus_kernel"], _environment(tmp_path))
+    assert child.wait(timeout=600) == 0
+    assert list(tmp_path.rglob("*_corpus_kernel*.nbi"))
+
+
+@pytest.mark.skipif(not _warm.CACHE, reason="numba's on-disk cache is off")
+def test_cache_is_cold_on_an_empty_cache(tmp_path):
+    code = "from citekit._warm import cache_is_cold; print(cache_is_cold())"
+    cold = subprocess.run(
+        [sys.executable, "-c", code], env=_environment(tmp_path), capture_output=True,
+        text=True, check=True,
+    )
+    assert cold.stdout.strip() == "True"
+
+
+def test_cache_is_not_cold_without_the_disk_cache(monkeypatch):
+    monkeypatch.setattr(_warm, "CACHE", False)
+    assert _warm.cache_is_cold() is False
+
+
+def test_child_environment_puts_this_citekit_first():
+    env = _warm._child_environment()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(citekit.__file__)))
+    assert env["PYTHONPATH"].split(os.pathsep)[0] == root
+
+
+def test_warm_compiles_here_when_no_process_starts(recorded, monkeypatch):
+    def cannot_start(names, env=None):
+        raise OSError("no interpreter")
+
+    monkeypatch.setattr(_warm, "start_share", cannot_start)
+    _warm.warm(2)
+    assert recorded["warmed"] == list(_warm.SHARES)
+
+
+def test_batch_workers_find_a_cold_cache_compiled_once(monkeypatch):
+    from citekit import batch
+
+    warmed = []
+    monkeypatch.setattr(_warm, "cache_is_cold", lambda: True)
+    monkeypatch.setattr(_warm, "warm", lambda processes: warmed.append(processes))
+    records = [{"id": "a", "answer": "Revenue grew 15%.", "sources": ["Revenue grew 15%."]}]
+    results = batch.score_records(records, n_jobs=2, show_progress=False)
+    assert warmed == [2]
+    assert results[0].ok and results[0].result[0].status == "supported"
