@@ -447,7 +447,10 @@ class Corpus:
         TypeError
             If ``path`` is not a path.
         ValueError
-            If the directory does not hold a citekit corpus of a known version.
+            If the directory does not hold a citekit corpus of a known version, or one of
+            its files is damaged (the message names the file).
+        FileNotFoundError
+            If one of the corpus's array files is missing.
         """
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
@@ -456,7 +459,12 @@ class Corpus:
         if not os.path.exists(meta_path):
             raise ValueError(f"{directory!r} is not a saved corpus (no corpus.json)")
         with open(meta_path, encoding="utf-8") as handle:
-            meta = json.load(handle)
+            try:
+                meta = json.load(handle)
+            except ValueError as error:  # (JSONDecodeError, UnicodeDecodeError)
+                raise ValueError(f"{meta_path!r} is damaged: {error}") from error
+        if not isinstance(meta, dict):
+            raise ValueError(f"{meta_path!r} is damaged: not a JSON object")
         if meta.get("format") != _FORMAT or meta.get("version") != _FORMAT_VERSION:
             raise ValueError(
                 f"{directory!r} holds format {meta.get('format')!r} "
@@ -472,7 +480,13 @@ class Corpus:
             )
 
         def load_array(name: str) -> np.ndarray:
-            return np.load(os.path.join(directory, f"{name}.npy"), allow_pickle=False)
+            array_path = os.path.join(directory, f"{name}.npy")
+            try:
+                return np.load(array_path, allow_pickle=False)
+            except FileNotFoundError:
+                raise
+            except (ValueError, EOFError, OSError) as error:
+                raise ValueError(f"{array_path!r} is damaged: {error}") from error
 
         arrays = {name: load_array(name) for name in _ARRAY_NAMES}
         index = IdfIndex.from_arrays(

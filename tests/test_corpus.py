@@ -119,6 +119,30 @@ def test_load_rejects_foreign_directories(tmp_path):
         Corpus.load(42)  # type: ignore[arg-type]
 
 
+def test_load_names_the_damaged_file(tmp_path):
+    corpus = Corpus.build(["Revenue grew 15% in 2024.", "Costs fell."])
+    corpus.save(tmp_path / "c")
+    names = sorted(os.listdir(tmp_path / "c"))
+    assert "corpus.json" in names and "token_ids.npy" in names
+    for name in names:
+        target = tmp_path / name
+        corpus.save(target)
+        data = (target / name).read_bytes()
+        (target / name).write_bytes(data[: len(data) // 2])
+        with pytest.raises(ValueError, match=f"{name}.*damaged"):
+            Corpus.load(target)
+    missing = tmp_path / "missing"
+    corpus.save(missing)
+    (missing / "token_ids.npy").unlink()
+    with pytest.raises(FileNotFoundError, match="token_ids.npy"):
+        Corpus.load(missing)
+    listed = tmp_path / "listed"
+    corpus.save(listed)
+    (listed / "corpus.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match="not a JSON object"):
+        Corpus.load(listed)
+
+
 def test_metadata_must_be_json_to_save(tmp_path):
     corpus = Corpus.build([SourceDocument("a", "Text.", metadata={"when": object()})])
     with pytest.raises(TypeError, match="metadata"):
