@@ -282,8 +282,9 @@ def naive_ascii_tokens(
 
     The kernel reads ASCII, the currency symbols and the characters of ``_kernel_chars``:
     letters and digits in words and numbers like ASCII ones, Han and kana characters as
-    tokens of their own, separators like spaces; other characters separate tokens (the
-    kernel reads the characters it cannot read as spaces). A token's key is its
+    tokens of their own, separators like spaces, marks inside a word right after a letter
+    or another mark; other characters separate tokens (the kernel reads the characters it
+    cannot read, and marks anywhere else, as spaces). A token's key is its
     characters' folds, joined. Stand-ins (full-width ``，``, ``％``, ...) read as
     separators, and with NFKC as the character NFKC makes of them.
     """
@@ -299,11 +300,16 @@ def naive_ascii_tokens(
     alnum = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") | digits
     alnum |= set(kernel_chars.letters)
     singles = set(kernel_chars.singles)
+    # a mark is read only right after a letter or another mark (inside a word)
+    marks = set(kernel_chars.marks)
+    letters_or_marks = (alnum - digits) | marks
 
     def inside(i: int) -> bool:
         char = text[i]
         if char in alnum:
             return True
+        if char in marks:
+            return i > 0 and text[i - 1] in letters_or_marks
         if 0 < i < len(text) - 1:
             before, after = text[i - 1], text[i + 1]
             if char in ".," and before in digits and after in digits:
@@ -337,6 +343,22 @@ def naive_ascii_tokens(
     return token_ids, spans
 
 
+def naive_n_other(text: str) -> int:
+    """How many characters of ``text`` the kernel cannot read: those outside READABLE,
+    and the marks that no letter precedes (through marks only)."""
+    count = 0
+    for i, char in enumerate(text):
+        if char in KERNEL_MARKS:
+            j = i - 1
+            while j >= 0 and text[j] in KERNEL_MARKS:
+                j -= 1
+            before = text[j] if j >= 0 else ""
+            count += not ((before.isascii() and before.isalpha()) or before in KERNEL_LETTERS_SET)
+        else:
+            count += char not in READABLE
+    return count
+
+
 CONFIGS = st.builds(
     TokenizerConfig, st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.booleans()
 )
@@ -349,6 +371,7 @@ LATIN_LETTERS = [chr(code_point) for code_point in range(0x00C0, 0x0250)]
 SPECIAL_LETTERS = "ßſµªºĲĳŉİıǅǄǰœŒæøÆØÐþ" + "ΣσςΐΰΆάϐϴЖжЁёẞẖẚệỗ"
 KERNEL_CHARS = simple_module._kernel_chars()
 KERNEL_LETTERS = KERNEL_CHARS.letters
+KERNEL_LETTERS_SET = set(KERNEL_LETTERS)
 # the characters of the scripts beyond Latin, Greek and Cyrillic the kernel reads: Armenian,
 # Hebrew, Arabic, Indic letters and digits, Georgian, Han, kana, Hangul syllables, full-width
 # and ligature forms, and their punctuation
@@ -363,15 +386,18 @@ SCRIPT_SAMPLE = (
     "Աաևﬓשלוםאبتثـءإﻻﻼﭖﷲपक\u0958অআਕગଓகఅಕഅකაႠᲐⴀ東京会社の売上ヴーｱｶﾝ豈𤋮々〆〇"
     "가각힣한국어ＡｚﬁﬀﬆﬅＤＯＬＬＡＲＳ٣١٥۴३৩０９、。「」『』【】〜・،؛؟٪٫٬।॥׳״֊־，．％＄￥－＇！（）：﹐"
 )
-# characters the kernel cannot read (BMP, beyond it, a lone surrogate, combining marks,
+# characters the kernel cannot read (BMP, beyond it, a lone surrogate, combining marks
+# other than the Indic vowel signs and viramas it reads inside words (here a nukta),
 # a letter whose NFKC form holds punctuation, a kana whose NFKC form is two, a unit
 # symbol and a circled digit whose NFKC forms are letters or digits, Hangul jamo, a
 # variation selector, ZWJ, Thai)
 # ("Ŀ", "×" and "÷" are among LATIN_LETTERS too: the only ones there it cannot read)
 UNREADABLE = set(
-    "ŀĿ×÷ͺʼ\u0301\U0001f600\ud800ゟ\u3099\u309b㎏①\u1100\u1161\u11a8\ufe00\u200dก\u093f\u064e"
+    "ŀĿ×÷ͺʼ\u0301\U0001f600\ud800ゟ\u3099\u309b㎏①\u1100\u1161\u11a8\ufe00\u200dก\u093c\u064e"
 )
-# the characters the kernel reads
+# the combining marks the kernel reads inside words (Indic vowel signs and viramas)
+KERNEL_MARKS = set(KERNEL_CHARS.marks)
+# the characters the kernel reads (the marks only right after a letter or another mark)
 READABLE = (
     {chr(code_point) for code_point in range(128)}
     | set(simple_module._KERNEL_CODES)
@@ -433,7 +459,7 @@ def test_kernel_matches_naive_reference_for_every_unit_type(text, config, scratc
         ids, starts, ends, n_other = kernel_run(tokenizer, units, scratch_tokens)
         assert ids.tolist() == expected_ids
         assert list(zip(starts.tolist(), ends.tolist())) == expected_spans
-        assert n_other == sum(char not in READABLE for char in text)
+        assert n_other == naive_n_other(text)
 
 
 @settings(max_examples=100)
@@ -565,8 +591,12 @@ def test_kernel_chars():
             simple_module._DIGIT_CODE,
             simple_module._SINGLE_CODE,
             simple_module._SEPARATOR_CODE,
+            None,  # (stand-ins: their NFKC reading's code)
+            simple_module._MARK_CODE,
         ],
     ):
+        if code is None:
+            continue
         for codes in (with_nfkc, without_nfkc):
             assert set(chars) <= {chr(unit) for unit in np.flatnonzero(codes == code)}
     for codes in (with_nfkc, without_nfkc):
@@ -579,7 +609,7 @@ def test_kernel_chars_are_units_and_clusters_of_their_own():
     # between any two characters the kernel reads, a normalization unit and a grapheme
     # cluster ends (but in CR LF, which no token touches): in code point order, in
     # reverse, and with ASCII between them
-    chars = sorted(READABLE - {chr(cp) for cp in range(128)})
+    chars = sorted(READABLE - {chr(cp) for cp in range(128)} - KERNEL_MARKS)
     assert not any(map(normalize_module._attaches, chars))
     for sequence in (chars, chars[::-1], [c + a for c in chars for a in "a5 -\t\n"][::7]):
         text = "".join(sequence)
@@ -632,7 +662,9 @@ def assert_kernel_matches_general_path(tokenizer: SimpleTokenizer, text: str) ->
 # the characters the kernel reads besides ASCII, typographic punctuation and currency
 # symbols: those whose fold differs from them under some setting, and the others
 VARYING, INVARIANT = [], []
-for _char in sorted(READABLE - {chr(cp) for cp in range(128)} - set(simple_module._KERNEL_CODES)):
+for _char in sorted(
+    READABLE - {chr(cp) for cp in range(128)} - set(simple_module._KERNEL_CODES) - KERNEL_MARKS
+):
     _folds = {normalize_module._fold_string(_char, *s) for s in simple_module._FOLD_SETTINGS}
     (INVARIANT if _folds == {_char} else VARYING).append(_char)
 
@@ -1127,9 +1159,9 @@ def test_hybrid_path_pieces_end_before_syllables_and_consonants(always_hybrid, m
     monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
     text = "한국어 문장 😀 입니다 다음 क ख 😀 घ 東京 ok 😀 \u1161x \u0915\u094d \u0937"
     assert_matches_general_path(TOKENIZER, text)
-    # ... but a vowel jamo or a mark after a space joins it (and a consonant after a
-    # virama, not after the space)
-    assert seen[0] == "😀  😀  😀 \u1161x  \u0915\u094d "
+    # ... but a vowel jamo after a space joins it; a consonant and virama are read by the
+    # kernel (the virama inside the word), and the consonant after the space is no piece
+    assert seen[0] == "😀  😀  😀 \u1161x "
 
 
 def test_hybrid_path_gives_up_on_dense_text(monkeypatch):
@@ -1345,3 +1377,126 @@ def test_conjuncts_at_token_boundaries_stay_whole():
             )
             check_spans(text, tokenizer.tokenize(text))
             assert_matches_general_path(tokenizer, text)
+
+
+# ---------------------------------------------------------------------------------------
+# Indic vowel signs and viramas: read by the kernel inside words
+
+
+def test_kernel_marks():
+    marks = KERNEL_MARKS
+    joins_before = regex.compile(
+        r"[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=SpacingMark}]"
+    )
+    for mark in marks:
+        assert 0x0900 <= ord(mark) <= 0x0DFF
+        assert unicodedata.category(mark) in ("Mn", "Mc")
+        assert unicodedata.combining(mark) in (0, 9)
+        assert mark not in normalize_module._ATTACHING_STARTERS
+        assert joins_before.match(mark)
+        assert {normalize_module._fold_string(mark, *s) for s in simple_module._FOLD_SETTINGS} == {
+            mark
+        }
+        # it joins the cluster of the letter before it, and no composition
+        assert regex.findall(r"\X", "क" + mark) == ["क" + mark]
+        assert unicodedata.normalize("NFKC", "क" + mark) == "क" + mark
+    # Devanagari's vowel signs, anusvara, candrabindu, visarga and virama; not the nukta
+    # (it composes with न, र, ळ), nor its stress signs, nor the second halves of two-part
+    # vowels (Bengali া and ৗ compose with ে)
+    assert set("\u0901\u0902\u0903\u093e\u093f\u0940\u0941\u0942\u0943\u0947\u0948") <= marks
+    assert set("\u094b\u094c\u094d\u09cd\u0bcd") <= marks
+    assert not set("\u093c\u0951\u0952\u09be\u09d7\u0bbe\u0bd7") & marks
+    codes = simple_module._unit_codes(True)
+    assert {chr(unit) for unit in np.flatnonzero(codes == simple_module._MARK_CODE)} == marks
+
+
+# a mark in the places where it continues a word
+MARK_IN_WORD_CONTEXTS = [
+    "क{m}",
+    "क{m}{m}",
+    "a{m}b",
+    "Ab{m}",
+    "क{m}\u094dष",
+    "क{m}-ख",
+    "क{m}'s",
+    "क{m}5",
+    "क{m}.5",
+    "ক{m}ল",
+    "क{m}%",
+    "“क{m}”",
+    "東क{m}",
+]
+# ... and where it does not: after a space, a digit, punctuation, a Han character, at the
+# start of the text, after a mark that does not continue a word
+MARK_OUTSIDE_CONTEXTS = [
+    "{m}",
+    " {m}",
+    "5{m}",
+    "३{m}",
+    "-{m}",
+    "क-{m}",
+    "東{m}",
+    "$ {m}",
+    "क {m}{m}ख",
+    "١{m}",
+    "😀{m}",
+]
+
+
+@pytest.mark.parametrize("config", ALL_CONFIGS)
+def test_marks_inside_words_are_read_by_the_kernel(config):
+    tokenizer = SimpleTokenizer(config)
+    marks = sorted(KERNEL_MARKS)
+    for context in MARK_IN_WORD_CONTEXTS:
+        assert_kernel_matches_general_path(
+            tokenizer, " ".join(context.format(m=mark) for mark in marks)
+        )
+
+
+@pytest.mark.parametrize("config", [ALL_CONFIGS[0], ALL_CONFIGS[-1]])
+def test_marks_outside_words_take_the_general_path(config, always_hybrid):
+    tokenizer = SimpleTokenizer(config)
+    for mark in sorted(KERNEL_MARKS)[::3]:
+        for context in MARK_OUTSIDE_CONTEXTS:
+            text = context.format(m=mark)
+            _, _, _, n_other = tokenizer._kernel_tokens(code_units(text))
+            assert n_other == naive_n_other(text) > 0
+            assert_matches_general_path(tokenizer, f"कि {text} का")
+
+
+HINDI = (
+    "भारत की राजधानी नई दिल्ली है। प्रधानमंत्री ने कहा कि देश की अर्थव्यवस्था 7.2 प्रतिशत "
+    "की दर से बढ़ी और निर्यात में ₹1,200 करोड़ की वृद्धि हुई। स्वास्थ्य मंत्रालय के अनुसार "
+    "टीकाकरण अभियान में 95% लोगों ने भाग लिया।"
+)
+
+
+def test_hindi_words_take_the_kernel_but_nukta_ones(monkeypatch):
+    seen = []
+    general = SimpleTokenizer._tokenize_unicode
+
+    def record(self, text):
+        seen.append(text)
+        return general(self, text)
+
+    monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
+    for config in (ALL_CONFIGS[0], ALL_CONFIGS[-1]):
+        seen.clear()
+        assert_matches_general_path(SimpleTokenizer(config), HINDI)
+        # only the words with a nukta (बढ़ी, करोड़: the nukta composes with न, र and ळ)
+        # went to the general path, besides the whole text compared with it
+        assert seen[0] == "बढ़ी  करोड़ "
+    without_nukta = HINDI.replace("\u093c", "")
+    _, _, _, n_other = TOKENIZER._kernel_tokens(code_units(without_nukta))
+    assert n_other == 0
+
+
+def test_only_unreadable_chars_and_marks_may_join_a_space():
+    # _general_pieces asks _joins_space only of the characters after a space that the
+    # kernel cannot read or reads as marks: no other one joins the space before it
+    codes = simple_module._unit_codes(True)
+    read = np.flatnonzero(
+        (codes != simple_module._OTHER_CODE) & (codes != simple_module._MARK_CODE)
+    )
+    assert not any(simple_module._joins_space(chr(unit)) for unit in read.tolist() if unit > 127)
+    assert all(map(simple_module._joins_space, KERNEL_MARKS))

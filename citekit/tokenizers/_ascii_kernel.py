@@ -34,6 +34,7 @@ from citekit.tokenizers.simple import (
     _FNV_PRIME,
     _ID_MASK,
     _LETTER_CODE,
+    _MARK_CODE,
     _MAX_LETTER_KEY_BYTES,
     _OTHER_CODE,
     _SINGLE_CODE,
@@ -42,6 +43,7 @@ from citekit.tokenizers.simple import (
 __all__ = [
     "DIGIT",
     "LETTER",
+    "MARK",
     "OTHER",
     "SINGLE",
     "id_table",
@@ -64,6 +66,7 @@ OTHER = _OTHER_CODE
 LETTER = _LETTER_CODE
 DIGIT = _DIGIT_CODE
 SINGLE = _SINGLE_CODE
+MARK = _MARK_CODE
 
 # Character classes: bits of an entry's third byte.
 _WORD = 1  # letter or ASCII digit: part of a word or number
@@ -74,6 +77,7 @@ _WORD_JOINER = 16  # "'" and "-": inside a token between two letters or digits
 _THOUSANDS = 32  # "," when thousands separators are left out of keys
 _LETTER = 64  # a non-ASCII letter or digit: its key is in the letter key table
 _SINGLE = 128  # a token of its own whose key is in the letter key table (Han, kana)
+_MARK = 256  # a combining mark read only right after a letter or mark (key: letter key table)
 _STARTS_TOKEN = _WORD | _SYMBOL | _SINGLE
 _CLASS_SHIFT = 16
 _KEY_SHIFT = 8
@@ -140,6 +144,7 @@ def unit_table(
     classes[LETTER] = _WORD | _LETTER
     classes[DIGIT] = _WORD | _DIGIT | _LETTER
     classes[SINGLE] = _SINGLE
+    classes[MARK] = _LETTER | _MARK
     keys = np.zeros(256, dtype=np.uint32)
     keys[letters] = letters
     if casefold:
@@ -237,6 +242,14 @@ def _is_digit(units: np.ndarray, position: int, table: np.ndarray) -> bool:
 
 
 @jit
+def _after_letter(units: np.ndarray, position: int, table: np.ndarray) -> bool:
+    """Whether the character before ``position`` (inside a word) is a letter or a mark the
+    kernel reads, not a digit: a mark continues a word only there."""
+    before = _entry(units, position - 1, table) >> _CLASS_SHIFT
+    return (before & _WORD != 0 and before & _DIGIT == 0) or before & _MARK != 0
+
+
+@jit
 def _thousands_comma(units: np.ndarray, position: int, table: np.ndarray) -> bool:
     """The ``normalize.THOUSANDS_COMMA_RE`` rule: a comma before exactly three digits."""
     n_units = units.shape[0]
@@ -264,7 +277,8 @@ def _scan(units, table, ids, letter_keys, out, capacity, count):
             entry = _entry(units, position, table)
             if (entry >> _CLASS_SHIFT) & _STARTS_TOKEN:
                 break
-            if entry == OTHER:  # code OTHER, no key, no class
+            # code OTHER (no key, no class), or a mark outside a word
+            if entry == OTHER or (entry >> _CLASS_SHIFT) & _MARK:
                 n_other += 1
             position += 1
         if position >= n_units:
@@ -304,7 +318,10 @@ def _scan(units, table, ids, letter_keys, out, capacity, count):
                 # more per ASCII character) adds its key's bytes and continues the run
                 if position < n_units:
                     entry = _entry(units, position, table)
-                    if (entry >> _CLASS_SHIFT) & _LETTER:
+                    if (entry >> _CLASS_SHIFT) & _LETTER and (
+                        not (entry >> _CLASS_SHIFT) & _MARK
+                        or _after_letter(units, position, table)
+                    ):
                         key = letter_keys[units[position]]
                         while key != 0:
                             value = (value ^ np.uint64(key & 255)) * _PRIME

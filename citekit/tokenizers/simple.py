@@ -102,6 +102,7 @@ from citekit.normalize import (
     PERCENT_SIGNS,
     THOUSANDS_COMMA_RE,
     NormalizerConfig,
+    _ATTACHING_STARTERS,
     _NUMBER_SEPARATORS,
     _attaches,
     _fold_string,
@@ -226,8 +227,12 @@ def _snap_to_clusters(
     )
     if suspects.size == 0:
         return starts, ends
-    bad_starts = np.isin(starts, suspects)
-    bad_ends = np.isin(ends, suspects)
+    # (a flag per position: np.isin sorts, which costs more on the short texts of the
+    # hybrid path's pieces)
+    is_suspect = np.zeros(len(text) + 1, dtype=np.bool_)
+    is_suspect[suspects] = True
+    bad_starts = is_suspect[starts]
+    bad_ends = is_suspect[ends]
     if not (bad_starts.any() or bad_ends.any()):
         return starts, ends
     # Some spans may cut a cluster: find the cluster boundaries of the stretches between
@@ -320,6 +325,10 @@ _DIGIT_CODE = 253
 # The characters it reads as tokens of their own (Han, Hiragana, Katakana), keys in the
 # key table.
 _SINGLE_CODE = 252
+# The combining marks it reads (Indic vowel signs and viramas, _kernel_chars): inside a word
+# right after a letter or another such mark, like a letter; anywhere else the kernel cannot
+# read them (a mark after a space, a digit or punctuation joins the cluster before it).
+_MARK_CODE = 251
 # The punctuation it reads that only separates tokens (、 。 「 」 ، ؟ ।): read as a space.
 # So are the full-width and small forms of ASCII punctuation and currency symbols without
 # NFKC; with NFKC they read as the character NFKC makes of them (``，`` as ``,``, ``％`` as
@@ -366,6 +375,13 @@ _STANDS_ALONE = (
     r"[\p{Grapheme_Cluster_Break=Other}\p{Grapheme_Cluster_Break=LV}"
     r"\p{Grapheme_Cluster_Break=LVT}]"
 )
+# The combining marks the kernel may read: those of the Indic scripts from Devanagari to
+# Sinhala that join the cluster before them (Extend or SpacingMark) and nothing after
+# them but, for a virama, the consonant that follows (inside the same word).
+_MARKS_FIRST, _MARKS_LAST = 0x0900, 0x0DFF
+_JOINS_CLUSTER_BEFORE = (
+    r"[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=SpacingMark}]"
+)
 # The most UTF-8 bytes a character's key may have: they fit in an int64 of the kernel's
 # key table (defined here, as the kernel module imports numba).
 _MAX_LETTER_KEY_BYTES = 7
@@ -386,6 +402,7 @@ class _KernelChars(NamedTuple):
     singles: tuple[str, ...]
     separators: tuple[str, ...]
     stand_ins: tuple[str, ...]
+    marks: tuple[str, ...]
 
 
 @lru_cache(maxsize=1)
@@ -426,11 +443,23 @@ def _kernel_chars() -> _KernelChars:
 
     token_pattern, no_space_script = _regexes()[0], _regexes()[4]
     stands_alone = regex.compile(_STANDS_ALONE)
-    letters, digits, singles, separators, stand_ins = [], [], [], [], []
+    joins_before = regex.compile(_JOINS_CLUSTER_BEFORE)
+    letters, digits, singles, separators, stand_ins, marks = [], [], [], [], [], []
     for first, last in _KERNEL_CANDIDATES:
         for code_point in range(first, last + 1):
             char = chr(code_point)
             category = unicodedata.category(char)
+            if (
+                _MARKS_FIRST <= code_point <= _MARKS_LAST
+                and category in ("Mn", "Mc")
+                and unicodedata.combining(char) in (0, 9)
+                and char not in _ATTACHING_STARTERS
+                and joins_before.match(char)
+                and all(_fold_string(char, *setting) == char for setting in _FOLD_SETTINGS)
+                and len(char.encode("utf-8")) <= _MAX_LETTER_KEY_BYTES
+            ):
+                marks.append(char)
+                continue
             if (
                 char in _KERNEL_CODES
                 or category[0] not in "LNPS"
@@ -484,7 +513,7 @@ def _kernel_chars() -> _KernelChars:
                 and _stand_in_code(char) is not None
             ):
                 stand_ins.append(char)
-    return _KernelChars(*map(tuple, (letters, digits, singles, separators, stand_ins)))
+    return _KernelChars(*map(tuple, (letters, digits, singles, separators, stand_ins, marks)))
 
 
 def _stand_in_code(char: str) -> int | None:
@@ -521,6 +550,7 @@ def _unit_codes(nfkc: bool) -> np.ndarray:
         (kernel_chars.digits, _DIGIT_CODE),
         (kernel_chars.singles, _SINGLE_CODE),
         (kernel_chars.separators, _SEPARATOR_CODE),
+        (kernel_chars.marks, _MARK_CODE),
     ):
         codes[[ord(char) for char in chars]] = code
     for char in kernel_chars.stand_ins:
@@ -555,14 +585,34 @@ def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     n_chars = len(text)
     high = np.flatnonzero(code_points > 127)
     # (the kernel reads the same characters with or without NFKC)
-    others = high[_unit_codes(True)[np.minimum(code_points[high], 65535)] == _OTHER_CODE]
+    unit_codes = _unit_codes(True)
+    high_codes = unit_codes[np.minimum(code_points[high], 65535)]
+    others = high[high_codes == _OTHER_CODE]
+    marks = high[high_codes == _MARK_CODE]
+    if marks.size:
+        # a mark the kernel reads only right after a letter or another such mark
+        before = code_points[np.maximum(marks - 1, 0)]
+        before_codes = unit_codes[np.minimum(before, 65535)]
+        # (after a character it cannot read, the mark's word is a piece already)
+        read = (
+            ((before | 32) >= 97) & ((before | 32) <= 122)
+            | (before_codes == _LETTER_CODE)
+            | (before_codes == _MARK_CODE)
+            | (before_codes == _OTHER_CODE)
+        ) & (marks > 0)
+        if not read.all():
+            others = np.union1d(others, marks[~read])
     # candidates: after ASCII whitespace (not after a typographic space: without NFKC,
     # a no-break space is no space to the symbol padding)
     previous = code_points[:-1]
     cuts = np.flatnonzero((previous == 32) | ((previous >= 9) & (previous <= 13))) + 1
     not_cut = (code_points[cuts - 1] == 13) & (code_points[cuts] == 10)  # CR LF
-    # a non-ASCII character right after the whitespace may join it
-    check = np.flatnonzero(code_points[cuts] > 127)
+    # a non-ASCII character right after the whitespace may join it (not one the kernel
+    # reads but a mark: each is a normalization unit and cluster of its own)
+    after_cut = code_points[cuts]
+    check = np.flatnonzero(after_cut > 127)
+    check_codes = unit_codes[np.minimum(after_cut[check], 65535)]
+    check = check[(check_codes == _OTHER_CODE) | (check_codes == _MARK_CODE)]
     joining = [index for index in check.tolist() if _joins_space(text[cuts[index]])]
     not_cut[joining] = True
     cuts = np.concatenate((_ZERO, cuts[~not_cut], np.array([n_chars], dtype=np.int64)))
@@ -973,7 +1023,9 @@ def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray, np.nd
     setting = (config.nfkc, config.casefold, config.normalize_numbers)
     letter_keys = {
         ord(char): _letter_key(char, *setting).encode("utf-8")
-        for char in kernel_chars.letters + kernel_chars.digits + kernel_chars.singles
+        for char in (
+            kernel_chars.letters + kernel_chars.digits + kernel_chars.singles + kernel_chars.marks
+        )
     }
     table = unit_table(
         _unit_codes(config.nfkc), symbol_ids, config.casefold, config.normalize_numbers
