@@ -283,8 +283,9 @@ def naive_ascii_tokens(
     The kernel reads ASCII, the currency symbols and the characters of ``_kernel_chars``:
     letters and digits in words and numbers like ASCII ones, Han and kana characters as
     tokens of their own, separators like spaces, marks inside a word right after a letter
-    or another mark; other characters separate tokens (the kernel reads the characters it
-    cannot read, and marks anywhere else, as spaces). A token's key is its
+    or another mark, nuktas right after a letter that is no nukta base; other characters
+    separate tokens (the kernel reads the characters it cannot read, and marks anywhere
+    else, as spaces). A token's key is its
     characters' folds, joined. Stand-ins (full-width ``，``, ``％``, ...) read as
     separators, and with NFKC as the character NFKC makes of them.
     """
@@ -300,9 +301,14 @@ def naive_ascii_tokens(
     alnum = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") | digits
     alnum |= set(kernel_chars.letters)
     singles = set(kernel_chars.singles)
-    # a mark is read only right after a letter or another mark (inside a word)
+    symbols = set("$%") | set(simple_module._KERNEL_SYMBOLS)
+    # a mark is read only right after a letter or another mark (inside a word), a nukta
+    # right after a letter but a nukta base
+    alnum |= set(kernel_chars.nukta_bases)
     marks = set(kernel_chars.marks)
-    letters_or_marks = (alnum - digits) | marks
+    nuktas = set(kernel_chars.nuktas)
+    letters_or_marks = (alnum - digits) | marks | nuktas
+    nukta_letters = alnum - digits - set(kernel_chars.nukta_bases)
 
     def inside(i: int) -> bool:
         char = text[i]
@@ -310,6 +316,8 @@ def naive_ascii_tokens(
             return True
         if char in marks:
             return i > 0 and text[i - 1] in letters_or_marks
+        if char in nuktas:
+            return i > 0 and text[i - 1] in nukta_letters
         if 0 < i < len(text) - 1:
             before, after = text[i - 1], text[i + 1]
             if char in ".," and before in digits and after in digits:
@@ -321,7 +329,7 @@ def naive_ascii_tokens(
     token_ids, spans = [], []
     i = 0
     while i < len(text):
-        if text[i] in "$%€£¥₹₩₽¢₺₪₫₱₿" or text[i] in singles:
+        if text[i] in symbols or text[i] in singles:
             spans.append((i, i + 1))
             i += 1
         elif text[i] in alnum:
@@ -345,17 +353,21 @@ def naive_ascii_tokens(
 
 def naive_n_other(text: str) -> int:
     """How many characters of ``text`` the kernel cannot read: those outside READABLE,
-    and the marks that no letter precedes (through marks only)."""
+    the marks that do not follow a letter or a mark it read, and the nuktas that do not
+    follow a letter that is no nukta base."""
     count = 0
-    for i, char in enumerate(text):
-        if char in KERNEL_MARKS:
-            j = i - 1
-            while j >= 0 and text[j] in KERNEL_MARKS:
-                j -= 1
-            before = text[j] if j >= 0 else ""
-            count += not ((before.isascii() and before.isalpha()) or before in KERNEL_LETTERS_SET)
+    before = None  # what the character before is to a mark: "letter", "base", "mark"
+    for char in text:
+        if char in KERNEL_MARKS or char in KERNEL_NUKTAS:
+            read = before == "letter" or (before in ("base", "mark") and char in KERNEL_MARKS)
+            count += not read
+            before = "mark" if read else None
         else:
             count += char not in READABLE
+            if (char.isascii() and char.isalpha()) or char in KERNEL_LETTERS_SET:
+                before = "letter"
+            else:
+                before = "base" if char in KERNEL_NUKTA_BASES else None
     return count
 
 
@@ -387,16 +399,19 @@ SCRIPT_SAMPLE = (
     "가각힣한국어ＡｚﬁﬀﬆﬅＤＯＬＬＡＲＳ٣١٥۴३৩０９、。「」『』【】〜・،؛؟٪٫٬।॥׳״֊־，．％＄￥－＇！（）：﹐"
 )
 # characters the kernel cannot read (BMP, beyond it, a lone surrogate, combining marks
-# other than the Indic vowel signs and viramas it reads inside words (here a nukta),
+# other than the Indic vowel signs, viramas and nuktas it reads inside words (here a
+# Devanagari stress sign),
 # a letter whose NFKC form holds punctuation, a kana whose NFKC form is two, a unit
 # symbol and a circled digit whose NFKC forms are letters or digits, Hangul jamo, a
 # variation selector, ZWJ, Thai)
 # ("Ŀ", "×" and "÷" are among LATIN_LETTERS too: the only ones there it cannot read)
 UNREADABLE = set(
-    "ŀĿ×÷ͺʼ\u0301\U0001f600\ud800ゟ\u3099\u309b㎏①\u1100\u1161\u11a8\ufe00\u200dก\u093c\u064e"
+    "ŀĿ×÷ͺʼ\u0301\U0001f600\ud800ゟ\u3099\u309b㎏①\u1100\u1161\u11a8\ufe00\u200dก\u0951\u064e"
 )
 # the combining marks the kernel reads inside words (Indic vowel signs and viramas)
 KERNEL_MARKS = set(KERNEL_CHARS.marks)
+KERNEL_NUKTAS = set(KERNEL_CHARS.nuktas)
+KERNEL_NUKTA_BASES = set(KERNEL_CHARS.nukta_bases)
 # the characters the kernel reads (the marks only right after a letter or another mark)
 READABLE = (
     {chr(code_point) for code_point in range(128)}
@@ -523,7 +538,7 @@ def block(first: int, last: int, category: str = "L") -> set[str]:
 
 
 def test_kernel_chars():
-    letters = set(KERNEL_LETTERS)
+    letters = set(KERNEL_LETTERS) | KERNEL_NUKTA_BASES
     assert all(unicodedata.category(letter).startswith("L") for letter in letters)
     # every letter of Latin-1 Supplement and Latin Extended-A and -B but Ŀ and ŀ (NFKC
     # gives "l·": punctuation inside the fold ends a word)
@@ -593,6 +608,8 @@ def test_kernel_chars():
             simple_module._SEPARATOR_CODE,
             None,  # (stand-ins: their NFKC reading's code)
             simple_module._MARK_CODE,
+            simple_module._NUKTA_CODE,
+            simple_module._NUKTA_BASE_CODE,
         ],
     ):
         if code is None:
@@ -609,7 +626,7 @@ def test_kernel_chars_are_units_and_clusters_of_their_own():
     # between any two characters the kernel reads, a normalization unit and a grapheme
     # cluster ends (but in CR LF, which no token touches): in code point order, in
     # reverse, and with ASCII between them
-    chars = sorted(READABLE - {chr(cp) for cp in range(128)} - KERNEL_MARKS)
+    chars = sorted(READABLE - {chr(cp) for cp in range(128)} - KERNEL_MARKS - KERNEL_NUKTAS)
     assert not any(map(normalize_module._attaches, chars))
     for sequence in (chars, chars[::-1], [c + a for c in chars for a in "a5 -\t\n"][::7]):
         text = "".join(sequence)
@@ -663,7 +680,11 @@ def assert_kernel_matches_general_path(tokenizer: SimpleTokenizer, text: str) ->
 # symbols: those whose fold differs from them under some setting, and the others
 VARYING, INVARIANT = [], []
 for _char in sorted(
-    READABLE - {chr(cp) for cp in range(128)} - set(simple_module._KERNEL_CODES) - KERNEL_MARKS
+    READABLE
+    - {chr(cp) for cp in range(128)}
+    - set(simple_module._KERNEL_CODES)
+    - KERNEL_MARKS
+    - KERNEL_NUKTAS
 ):
     _folds = {normalize_module._fold_string(_char, *s) for s in simple_module._FOLD_SETTINGS}
     (INVARIANT if _folds == {_char} else VARYING).append(_char)
@@ -1471,7 +1492,7 @@ HINDI = (
 )
 
 
-def test_hindi_words_take_the_kernel_but_nukta_ones(monkeypatch):
+def test_hindi_text_takes_the_kernel_alone(monkeypatch):
     seen = []
     general = SimpleTokenizer._tokenize_unicode
 
@@ -1480,23 +1501,71 @@ def test_hindi_words_take_the_kernel_but_nukta_ones(monkeypatch):
         return general(self, text)
 
     monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
-    for config in (ALL_CONFIGS[0], ALL_CONFIGS[-1]):
+    for config in ALL_CONFIGS:
         seen.clear()
         assert_matches_general_path(SimpleTokenizer(config), HINDI)
-        # only the words with a nukta (बढ़ी, करोड़: the nukta composes with न, र and ळ)
-        # went to the general path, besides the whole text compared with it
-        assert seen[0] == "बढ़ी  करोड़ "
-    without_nukta = HINDI.replace("\u093c", "")
-    _, _, _, n_other = TOKENIZER._kernel_tokens(code_units(without_nukta))
-    assert n_other == 0
+        assert seen == [HINDI]  # the comparison's own call: nothing else took the general path
+    # but a nukta after न, र or ळ (NFKC composes them: ऩ) or after a vowel sign
+    for word in ("\u0928\u093c", "\u0930\u093c\u093e", "\u0915\u093f\u093c"):
+        seen.clear()
+        assert_matches_general_path(TOKENIZER, f"{HINDI} {word} {HINDI}")
+        assert seen[0] == f"{word} "
+
+
+def test_kernel_nuktas():
+    assert set("\u093c\u09bc\u0a3c\u0abc\u0b3c") <= KERNEL_NUKTAS
+    for nukta in KERNEL_NUKTAS:
+        assert unicodedata.combining(nukta) == 7
+        assert {normalize_module._fold_string(nukta, *s) for s in simple_module._FOLD_SETTINGS} == {
+            nukta
+        }
+    assert set("नरळİ") <= KERNEL_NUKTA_BASES
+    # a nukta base is a letter after which NFKC changes what a nukta adds (composing with
+    # it, or moving it before a mark of a higher class ending the letter's fold)
+    letters = [char for char in READABLE if char in KERNEL_LETTERS_SET][::7] + sorted(
+        KERNEL_NUKTA_BASES
+    )
+    for letter in letters:
+        changes = any(
+            normalize_module._fold_string(letter + "\u093c", *setting)
+            != normalize_module._fold_string(letter, *setting) + "\u093c"
+            for setting in simple_module._FOLD_SETTINGS
+        )
+        assert changes == (letter in KERNEL_NUKTA_BASES), letter
+
+
+NUKTA_IN_WORD_CONTEXTS = ["क{m}", "क{m}ा", "क{m}\u094dष", "a{m}b", "ক{m}ল", "क{m}-ख", "ड{m}े"]
+NUKTA_OUTSIDE_CONTEXTS = ["न{m}", "र{m}ा", "कि{m}", "क\u094d{m}", "क{m}{m}", " {m}", "5{m}", "İ{m}"]
+
+
+@pytest.mark.parametrize("config", ALL_CONFIGS)
+def test_nuktas_after_letters_are_read_by_the_kernel(config):
+    tokenizer = SimpleTokenizer(config)
+    for context in NUKTA_IN_WORD_CONTEXTS:
+        assert_kernel_matches_general_path(
+            tokenizer, " ".join(context.format(m=nukta) for nukta in sorted(KERNEL_NUKTAS))
+        )
+
+
+@pytest.mark.parametrize("config", [ALL_CONFIGS[0], ALL_CONFIGS[-1]])
+def test_nuktas_elsewhere_take_the_general_path(config, always_hybrid):
+    tokenizer = SimpleTokenizer(config)
+    for nukta in sorted(KERNEL_NUKTAS):
+        for context in NUKTA_OUTSIDE_CONTEXTS:
+            text = context.format(m=nukta)
+            _, _, _, n_other = tokenizer._kernel_tokens(code_units(text))
+            assert n_other == naive_n_other(text) > 0
+            assert_matches_general_path(tokenizer, f"कि {text} का")
 
 
 def test_only_unreadable_chars_and_marks_may_join_a_space():
     # _general_pieces asks _joins_space only of the characters after a space that the
-    # kernel cannot read or reads as marks: no other one joins the space before it
+    # kernel cannot read or reads as marks or nuktas: no other one joins the space before it
     codes = simple_module._unit_codes(True)
     read = np.flatnonzero(
-        (codes != simple_module._OTHER_CODE) & (codes != simple_module._MARK_CODE)
+        (codes != simple_module._OTHER_CODE)
+        & (codes != simple_module._MARK_CODE)
+        & (codes != simple_module._NUKTA_CODE)
     )
     assert not any(simple_module._joins_space(chr(unit)) for unit in read.tolist() if unit > 127)
-    assert all(map(simple_module._joins_space, KERNEL_MARKS))
+    assert all(map(simple_module._joins_space, KERNEL_MARKS | KERNEL_NUKTAS))

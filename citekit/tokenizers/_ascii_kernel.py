@@ -36,6 +36,8 @@ from citekit.tokenizers.simple import (
     _LETTER_CODE,
     _MARK_CODE,
     _MAX_LETTER_KEY_BYTES,
+    _NUKTA_BASE_CODE,
+    _NUKTA_CODE,
     _OTHER_CODE,
     _SINGLE_CODE,
 )
@@ -44,6 +46,8 @@ __all__ = [
     "DIGIT",
     "LETTER",
     "MARK",
+    "NUKTA",
+    "NUKTA_BASE",
     "OTHER",
     "SINGLE",
     "id_table",
@@ -67,6 +71,8 @@ LETTER = _LETTER_CODE
 DIGIT = _DIGIT_CODE
 SINGLE = _SINGLE_CODE
 MARK = _MARK_CODE
+NUKTA = _NUKTA_CODE
+NUKTA_BASE = _NUKTA_BASE_CODE
 
 # Character classes: bits of an entry's third byte.
 _WORD = 1  # letter or ASCII digit: part of a word or number
@@ -78,6 +84,8 @@ _THOUSANDS = 32  # "," when thousands separators are left out of keys
 _LETTER = 64  # a non-ASCII letter or digit: its key is in the letter key table
 _SINGLE = 128  # a token of its own whose key is in the letter key table (Han, kana)
 _MARK = 256  # a combining mark read only right after a letter or mark (key: letter key table)
+_NUKTA = 512  # a mark (a nukta) read only right after a letter that is no nukta base
+_NUKTA_BASE = 1024  # a letter after which a nukta is not read
 _STARTS_TOKEN = _WORD | _SYMBOL | _SINGLE
 _CLASS_SHIFT = 16
 _KEY_SHIFT = 8
@@ -145,6 +153,8 @@ def unit_table(
     classes[DIGIT] = _WORD | _DIGIT | _LETTER
     classes[SINGLE] = _SINGLE
     classes[MARK] = _LETTER | _MARK
+    classes[NUKTA] = _LETTER | _MARK | _NUKTA
+    classes[NUKTA_BASE] = _WORD | _LETTER | _NUKTA_BASE
     keys = np.zeros(256, dtype=np.uint32)
     keys[letters] = letters
     if casefold:
@@ -242,11 +252,15 @@ def _is_digit(units: np.ndarray, position: int, table: np.ndarray) -> bool:
 
 
 @jit
-def _after_letter(units: np.ndarray, position: int, table: np.ndarray) -> bool:
-    """Whether the character before ``position`` (inside a word) is a letter or a mark the
-    kernel reads, not a digit: a mark continues a word only there."""
+def _after_letter(units: np.ndarray, position: int, table: np.ndarray, kind: int) -> bool:
+    """Whether the mark at ``position`` (inside a word; ``kind`` its class) continues the
+    word: right after a letter (not a digit) or another mark; a nukta only right after a
+    letter that is no nukta base."""
     before = _entry(units, position - 1, table) >> _CLASS_SHIFT
-    return (before & _WORD != 0 and before & _DIGIT == 0) or before & _MARK != 0
+    letter = before & _WORD != 0 and before & _DIGIT == 0
+    if kind & _NUKTA:
+        return letter and before & _NUKTA_BASE == 0
+    return letter or before & _MARK != 0
 
 
 @jit
@@ -318,9 +332,9 @@ def _scan(units, table, ids, letter_keys, out, capacity, count):
                 # more per ASCII character) adds its key's bytes and continues the run
                 if position < n_units:
                     entry = _entry(units, position, table)
-                    if (entry >> _CLASS_SHIFT) & _LETTER and (
-                        not (entry >> _CLASS_SHIFT) & _MARK
-                        or _after_letter(units, position, table)
+                    kind = entry >> _CLASS_SHIFT
+                    if kind & _LETTER and (
+                        not kind & _MARK or _after_letter(units, position, table, kind)
                     ):
                         key = letter_keys[units[position]]
                         while key != 0:

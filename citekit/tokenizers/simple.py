@@ -329,6 +329,12 @@ _SINGLE_CODE = 252
 # right after a letter or another such mark, like a letter; anywhere else the kernel cannot
 # read them (a mark after a space, a digit or punctuation joins the cluster before it).
 _MARK_CODE = 251
+# The nuktas it reads (combining class 7): inside a word right after a letter, but not after
+# the letters whose fold it would compose with or be reordered before (Devanagari न, र, ळ
+# compose with the nukta; a fold ending in a mark of a higher class, as İ's does): those
+# letters have a code of their own.
+_NUKTA_CODE = 250
+_NUKTA_BASE_CODE = 249
 # The punctuation it reads that only separates tokens (、 。 「 」 ، ؟ ।): read as a space.
 # So are the full-width and small forms of ASCII punctuation and currency symbols without
 # NFKC; with NFKC they read as the character NFKC makes of them (``，`` as ``,``, ``％`` as
@@ -379,6 +385,8 @@ _STANDS_ALONE = (
 # Sinhala that join the cluster before them (Extend or SpacingMark) and nothing after
 # them but, for a virama, the consonant that follows (inside the same word).
 _MARKS_FIRST, _MARKS_LAST = 0x0900, 0x0DFF
+# the canonical combining class of the Indic nuktas
+_NUKTA_CLASS = 7
 _JOINS_CLUSTER_BEFORE = (
     r"[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=SpacingMark}]"
 )
@@ -403,6 +411,8 @@ class _KernelChars(NamedTuple):
     separators: tuple[str, ...]
     stand_ins: tuple[str, ...]
     marks: tuple[str, ...]
+    nuktas: tuple[str, ...]
+    nukta_bases: tuple[str, ...]
 
 
 @lru_cache(maxsize=1)
@@ -445,6 +455,28 @@ def _kernel_chars() -> _KernelChars:
     stands_alone = regex.compile(_STANDS_ALONE)
     joins_before = regex.compile(_JOINS_CLUSTER_BEFORE)
     letters, digits, singles, separators, stand_ins, marks = [], [], [], [], [], []
+    nuktas, nukta_bases = [], []
+    for code_point in range(_MARKS_FIRST, _MARKS_LAST + 1):
+        char = chr(code_point)
+        if (
+            unicodedata.category(char) == "Mn"
+            and unicodedata.combining(char) == _NUKTA_CLASS
+            and joins_before.match(char)
+            and all(_fold_string(char, *setting) == char for setting in _FOLD_SETTINGS)
+        ):
+            nuktas.append(char)
+    # the characters a nukta composes with (Devanagari न, र, ळ)
+    composes_with_nukta = set()
+    for code_point in range(0x10000):
+        decomposition = unicodedata.decomposition(chr(code_point))
+        if decomposition and not decomposition.startswith("<"):
+            parts = [chr(int(part, 16)) for part in decomposition.split()]
+            if (
+                len(parts) == 2
+                and parts[1] in nuktas
+                and unicodedata.normalize("NFC", "".join(parts)) == chr(code_point)
+            ):
+                composes_with_nukta.add(parts[0])
     for first, last in _KERNEL_CANDIDATES:
         for code_point in range(first, last + 1):
             char = chr(code_point)
@@ -484,7 +516,14 @@ def _kernel_chars() -> _KernelChars:
                 and len(folded.translate(_KEY_TRANSLATION).encode("utf-8")) <= _MAX_LETTER_KEY_BYTES
                 for folded in folds
             ):
-                letters.append(char)
+                # a nukta after it would compose with or be reordered before its NFKC fold
+                nukta_base = any(
+                    unicodedata.combining(folded[-1]) > _NUKTA_CLASS
+                    or folded[-1] in composes_with_nukta
+                    for folded, setting in zip(folds * len(_FOLD_SETTINGS), _FOLD_SETTINGS)
+                    if setting[0]
+                )
+                (nukta_bases if nukta_base else letters).append(char)
             elif category == "Nd" and all(
                 len(folded) == 1
                 and unicodedata.category(folded) == "Nd"
@@ -513,7 +552,12 @@ def _kernel_chars() -> _KernelChars:
                 and _stand_in_code(char) is not None
             ):
                 stand_ins.append(char)
-    return _KernelChars(*map(tuple, (letters, digits, singles, separators, stand_ins, marks)))
+    return _KernelChars(
+        *map(
+            tuple,
+            (letters, digits, singles, separators, stand_ins, marks, nuktas, nukta_bases),
+        )
+    )
 
 
 def _stand_in_code(char: str) -> int | None:
@@ -551,6 +595,8 @@ def _unit_codes(nfkc: bool) -> np.ndarray:
         (kernel_chars.singles, _SINGLE_CODE),
         (kernel_chars.separators, _SEPARATOR_CODE),
         (kernel_chars.marks, _MARK_CODE),
+        (kernel_chars.nuktas, _NUKTA_CODE),
+        (kernel_chars.nukta_bases, _NUKTA_BASE_CODE),
     ):
         codes[[ord(char) for char in chars]] = code
     for char in kernel_chars.stand_ins:
@@ -588,18 +634,26 @@ def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     unit_codes = _unit_codes(True)
     high_codes = unit_codes[np.minimum(code_points[high], 65535)]
     others = high[high_codes == _OTHER_CODE]
-    marks = high[high_codes == _MARK_CODE]
-    if marks.size:
-        # a mark the kernel reads only right after a letter or another such mark
+    is_mark = (high_codes == _MARK_CODE) | (high_codes == _NUKTA_CODE)
+    if is_mark.any():
+        # a mark the kernel reads only right after a letter or another mark, a nukta only
+        # right after a letter but those it composes with (after a character the kernel
+        # cannot read, the mark's word is a piece already)
+        marks = high[is_mark]
         before = code_points[np.maximum(marks - 1, 0)]
         before_codes = unit_codes[np.minimum(before, 65535)]
-        # (after a character it cannot read, the mark's word is a piece already)
-        read = (
-            ((before | 32) >= 97) & ((before | 32) <= 122)
-            | (before_codes == _LETTER_CODE)
+        after_letter = (
+            ((before | 32) >= 97) & ((before | 32) <= 122) | (before_codes == _LETTER_CODE)
+        )
+        after_mark = (
+            (before_codes == _NUKTA_BASE_CODE)
             | (before_codes == _MARK_CODE)
-            | (before_codes == _OTHER_CODE)
-        ) & (marks > 0)
+            | (before_codes == _NUKTA_CODE)
+        )
+        nukta = high_codes[is_mark] == _NUKTA_CODE
+        read = (
+            (after_letter | (after_mark & ~nukta) | (before_codes == _OTHER_CODE)) & (marks > 0)
+        )
         if not read.all():
             others = np.union1d(others, marks[~read])
     # candidates: after ASCII whitespace (not after a typographic space: without NFKC,
@@ -612,7 +666,9 @@ def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     after_cut = code_points[cuts]
     check = np.flatnonzero(after_cut > 127)
     check_codes = unit_codes[np.minimum(after_cut[check], 65535)]
-    check = check[(check_codes == _OTHER_CODE) | (check_codes == _MARK_CODE)]
+    check = check[
+        (check_codes == _OTHER_CODE) | (check_codes == _MARK_CODE) | (check_codes == _NUKTA_CODE)
+    ]
     joining = [index for index in check.tolist() if _joins_space(text[cuts[index]])]
     not_cut[joining] = True
     cuts = np.concatenate((_ZERO, cuts[~not_cut], np.array([n_chars], dtype=np.int64)))
@@ -1024,7 +1080,12 @@ def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray, np.nd
     letter_keys = {
         ord(char): _letter_key(char, *setting).encode("utf-8")
         for char in (
-            kernel_chars.letters + kernel_chars.digits + kernel_chars.singles + kernel_chars.marks
+            kernel_chars.letters
+            + kernel_chars.digits
+            + kernel_chars.singles
+            + kernel_chars.marks
+            + kernel_chars.nuktas
+            + kernel_chars.nukta_bases
         )
     }
     table = unit_table(
