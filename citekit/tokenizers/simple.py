@@ -34,8 +34,9 @@ effect on tokens), currency symbols and ``٪`` (tokens of their own, like ``$``)
 :func:`_kernel_chars` chooses by rule goes through a numba kernel that finds tokens and
 hashes their keys in one pass. Those are about 14,000 letters (precomposed Latin, Greek and
 Cyrillic ``é``, ``ß``, ``œ``, ``ж``; Armenian, Hebrew, Arabic, Georgian; the letters of
-Devanagari, Bengali and the other Indic scripts, but not their vowel signs or viramas;
-Hangul syllables; full-width Latin and ligatures ``Ａ``, ``ﬁ``), 130 decimal digits of
+Devanagari, Bengali and the other Indic scripts; Hangul syllables; full-width Latin and
+ligatures ``Ａ``, ``ﬁ``), about 200 Indic vowel signs, viramas and nuktas (inside words
+only, see below), 130 decimal digits of
 scripts written with spaces (``٣``, ``३``, ``３``: digits to the number rules), 28,000
 characters that are tokens of their own (Han, Hiragana, Katakana: ``東``, ``か``, ``ア``),
 and punctuation that only separates tokens (``、``, ``。``, ``「``, ``،``, ``؟``, ``।``, and
@@ -44,8 +45,17 @@ map is needed: each of those characters is a normalization unit and a grapheme c
 its own next to any other the kernel reads, its fold (NFKC, case-folding, script digits)
 depends on no neighbour, and the general path maps all of its fold (``ß`` -> ``ss``, ``Ĳ``
 -> ``ij``) back to it, so a token's span is that of its characters and its key the
-concatenation of their folds, which the kernel's key table holds as UTF-8 bytes. What may
-join or change a neighbour stays unreadable: combining marks, Hangul jamo, variation
+concatenation of their folds, which the kernel's key table holds as UTF-8 bytes. The Indic
+marks are the exception, read only inside a word: a vowel sign, anusvara, visarga or virama
+(combining class 0 or 9, joining the cluster before it, folding to itself, composing with
+nothing before it: not the second half of a two-part vowel such as Bengali ``া``) right
+after a letter or another such mark, and a nukta (class 7) right after a letter other than
+those whose fold it would compose with or be reordered before (``न``, ``र``, ``ळ``: NFKC
+makes ``ऩ``); such a mark anywhere else (after a space, a digit, punctuation) is a
+character the kernel cannot read. There it extends the cluster of the letter before it and
+composes with nothing, so the token's span and key are still its characters' (Hindi text
+takes the kernel alone). What may join or change a neighbour stays unreadable: other
+combining marks, Hangul jamo, variation
 selectors, ZWJ, emoji, Thai, Lao, Khmer and Myanmar, and forms whose fold is several tokens
 or joins words differently with and without NFKC (``ゟ``, ``①``, ``㎏``, ``ŀ``). The kernel
 reads the text as one code unit per character (its ASCII bytes, else UTF-16 when every
@@ -446,6 +456,18 @@ def _kernel_chars() -> _KernelChars:
       full-width ``，``, which then joins digits as ``,`` does, ``％``, ``＄``, ``．``) or a
       currency symbol (``￥``). The kernel reads it as a separator without NFKC, and as
       that character with NFKC.
+
+    Besides, the combining marks of the Indic scripts (U+0900 to U+0DFF) that the kernel
+    reads inside words only (see the module doc), each a fold of its own under every
+    setting and joining the cluster before it (Extend or SpacingMark):
+
+    - a mark: combining class 0 or 9 (vowel signs, anusvara, visarga, viramas), and not
+      the second half of a canonical composition (``normalize._ATTACHING_STARTERS``); read
+      right after a letter or another mark;
+    - a nukta: combining class 7; read right after a letter, but not after a *nukta base*:
+      a letter one of whose NFKC folds ends with a character a nukta composes with (``न``,
+      ``र``, ``ळ``) or with a mark of a higher class (``İ``), before which NFKC would move
+      it. Nukta bases are letters in every other respect, with a code of their own.
     """
     import unicodedata
 
