@@ -1098,6 +1098,20 @@ def always_hybrid():
         yield
 
 
+@pytest.fixture
+def general_calls(monkeypatch):
+    """The texts given to the general path (``_tokenize_unicode``), in order."""
+    seen = []
+    general = SimpleTokenizer._tokenize_unicode
+
+    def record(self, text):
+        seen.append(text)
+        return general(self, text)
+
+    monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
+    return seen
+
+
 @given(MIXED_TEXT | TRICKY_TEXT | st.text())
 def test_hybrid_path_matches_general_path(text):
     assert_matches_general_path_in_pieces_and_whole(TOKENIZER, text)
@@ -1134,15 +1148,8 @@ def test_hybrid_path_matches_general_path_examples(text, always_hybrid):
     assert_matches_general_path(SimpleTokenizer(TokenizerConfig(nfkc=False)), text)
 
 
-def test_hybrid_path_sends_only_pieces_to_general_path(always_hybrid, monkeypatch):
-    seen = []
-    general = SimpleTokenizer._tokenize_unicode
-
-    def record(self, text):
-        seen.append(text)
-        return general(self, text)
-
-    monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
+def test_hybrid_path_sends_only_pieces_to_general_path(always_hybrid, general_calls):
+    seen = general_calls
     text = "Revenue rose to €310 in 2023, a\u0301 la cafe\u0301\r\nend: 東京 \u0301x ok."
     result = TOKENIZER.tokenize(text)
     # one call: the pieces around the characters the kernel cannot read, joined by spaces
@@ -1167,17 +1174,10 @@ def test_hybrid_path_sends_only_pieces_to_general_path(always_hybrid, monkeypatc
     ]
 
 
-def test_hybrid_path_pieces_end_before_syllables_and_consonants(always_hybrid, monkeypatch):
+def test_hybrid_path_pieces_end_before_syllables_and_consonants(always_hybrid, general_calls):
     # a Hangul syllable or a Devanagari consonant joins a jamo or a virama before it,
     # never a space: the word after the emoji's is not in its piece
-    seen = []
-    general = SimpleTokenizer._tokenize_unicode
-
-    def record(self, text):
-        seen.append(text)
-        return general(self, text)
-
-    monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
+    seen = general_calls
     text = "한국어 문장 😀 입니다 다음 क ख 😀 घ 東京 ok 😀 \u1161x \u0915\u094d \u0937"
     assert_matches_general_path(TOKENIZER, text)
     # ... but a vowel jamo after a space joins it; a consonant and virama are read by the
@@ -1185,15 +1185,8 @@ def test_hybrid_path_pieces_end_before_syllables_and_consonants(always_hybrid, m
     assert seen[0] == "😀  😀  😀 \u1161x "
 
 
-def test_hybrid_path_gives_up_on_dense_text(monkeypatch):
-    seen = []
-    general = SimpleTokenizer._tokenize_unicode
-
-    def record(self, text):
-        seen.append(text)
-        return general(self, text)
-
-    monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
+def test_hybrid_path_gives_up_on_dense_text(general_calls):
+    seen = general_calls
     filler = "plain ascii words " * 10
     # decomposed accents (as macOS file names have them): combining marks
     cafe, creme = "cafe\u0301", "cre\u0300me"
@@ -1492,15 +1485,8 @@ HINDI = (
 )
 
 
-def test_hindi_text_takes_the_kernel_alone(monkeypatch):
-    seen = []
-    general = SimpleTokenizer._tokenize_unicode
-
-    def record(self, text):
-        seen.append(text)
-        return general(self, text)
-
-    monkeypatch.setattr(SimpleTokenizer, "_tokenize_unicode", record)
+def test_hindi_text_takes_the_kernel_alone(general_calls):
+    seen = general_calls
     for config in ALL_CONFIGS:
         seen.clear()
         assert_matches_general_path(SimpleTokenizer(config), HINDI)
