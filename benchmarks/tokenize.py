@@ -53,6 +53,9 @@ Measured, each on every document of a corpus (one core, nothing in parallel):
 - ``citekit segment_sentences``: sentence spans, for scale (the pipeline segments first);
 - ``citekit segment+tokenize``: sentences, one-sentence passage windows, and token ids and
   spans: the tokenizer-side share of cite-right's Rust prepare below;
+- ``citekit corpus path``: the same for all documents at once, as ``Pipeline.prepare``
+  reads them (``tokenize_and_segment``: one kernel call each for tokens and sentences,
+  one general-path call for the pieces the kernel cannot read), and the windows;
 
 Every repeat prefixes each document with a repeat number, so no implementation can answer
 from a cache keyed by the text (cite-right's span finder has an ``lru_cache`` on the text).
@@ -392,6 +395,8 @@ def main() -> None:
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from citekit.normalize import normalize_text
     from citekit.segment import passage_windows, segment_sentences
+    from citekit._stages import tokenize_and_segment
+    from citekit.segment import SentenceSegmenter
     from citekit.tokenizers.simple import SimpleTokenizer
 
     baseline_pattern = re.compile(r"\w+")
@@ -421,6 +426,13 @@ def main() -> None:
             passage_windows(sentences, 1, 1)
             tokenizer.tokenize(document)
 
+    segmenter = SentenceSegmenter()
+
+    def citekit_corpus_path(documents: list[str]) -> None:
+        *_, spans, span_offsets = tokenize_and_segment(tokenizer, segmenter, documents)
+        for text in range(len(documents)):
+            passage_windows(spans[span_offsets[text] : span_offsets[text + 1]], 1, 1)
+
     def regex_baseline(documents: list[str]) -> None:
         for document in documents:
             [match.span() for match in baseline_pattern.finditer(document)]
@@ -432,6 +444,7 @@ def main() -> None:
         "re.finditer baseline": regex_baseline,
         "citekit segment_sentences": citekit_segment,
         "citekit segment+tokenize": citekit_prepare,
+        "citekit corpus path": citekit_corpus_path,
     }
     print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
     print(f"{args.repeats} interleaved repeats, medians of CPU time; MB = 10**6 bytes of UTF-8\n")

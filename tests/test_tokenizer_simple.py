@@ -524,6 +524,42 @@ def test_tokenize_many_equals_tokenize_of_each_text(texts):
     assert_same_as_tokenize(TOKENIZER, texts, got)
 
 
+# texts whose first or last characters meet the next text's in the joined general-path
+# call: a combining mark first (joins a space before it), a Prepend character last (joins
+# the space after it), Thai and emoji words at either end
+EDGE_TEXT = st.tuples(
+    st.sampled_from(["", "\u0301", "\u0e34x ", "\u200d", "ก", "👍🏽", "\u0600", " ", "\n", "\r"]),
+    st.deferred(lambda: MIXED_TEXT | TRICKY_TEXT),  # (defined below)
+    st.sampled_from(["", "\u0600", "\u0d4e", "ก", "👍", " ", "\r", "\u0301", "\u200d"]),
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(EDGE_TEXT, min_size=2, max_size=6), CONFIGS)
+def test_tokenize_many_reads_general_pieces_of_many_texts_as_alone(texts, config):
+    # the pieces of every text go to one general-path call; each text's tokens are those
+    # of tokenizing it alone
+    tokenizer = SimpleTokenizer(config)
+    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    got = tokenizer._tokenize_many(texts, "".join(texts), text_starts)
+    assert_same_as_tokenize(tokenizer, texts, got)
+
+
+def test_tokenize_many_shares_one_general_call(general_calls):
+    texts = [
+        "Sales rose 👍🏽 today. ",
+        "ราย ได้ and more",
+        "\u0301mark at the start of a longer text 😀",
+        "the end of this one is 😀 \u0600",
+    ]
+    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
+    # the pieces of the first two texts share a call (joined by spaces); a mark first or a
+    # Prepend character last gets a call of its own
+    assert general_calls == ["👍🏽  ราย  ได้ ", "\u0301mark  😀", "😀  \u0600"]
+    assert_same_as_tokenize(TOKENIZER, texts, got)
+
+
 def test_tokenize_many_on_workload_documents(workload):
     texts = [d["text"] for d in workload.make_documents(6, seed=3)] + ["東京で 5.2％ 上昇", ""]
     text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)

@@ -706,6 +706,43 @@ _ZERO = np.zeros(1, dtype=np.int64)
 _TRUE = np.ones(1, dtype=bool)
 
 
+def _merge_pieces(
+    ids: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    pieces: np.ndarray,
+    general_ids: np.ndarray,
+    general_starts: np.ndarray,
+    general_ends: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's tokens (``ids``, ``starts``, ``ends``) outside ``pieces`` and the
+    general path's tokens inside them, in text order."""
+    piece_starts, piece_ends = pieces[:, 0], pieces[:, 1]
+    piece = np.searchsorted(piece_starts, starts, side="right") - 1
+    inside = (piece >= 0) & (starts < piece_ends[np.maximum(piece, 0)])
+    keep = ~inside
+    ids, starts, ends = ids[keep], starts[keep], ends[keep]
+    n_general = general_ids.size
+    if n_general == 0:
+        return ids, starts, ends
+    # the pieces hold no kept token: general tokens go before the first kept token that
+    # starts after them
+    general_at = np.searchsorted(starts, general_starts) + np.arange(n_general)
+    from_kernel = np.ones(ids.size + n_general, dtype=bool)
+    from_kernel[general_at] = False
+    merged = []
+    for kernel_values, general_values in (
+        (ids, general_ids),
+        (starts, general_starts),
+        (ends, general_ends),
+    ):
+        values = np.empty(from_kernel.size, dtype=np.int64)
+        values[from_kernel] = kernel_values
+        values[general_at] = general_values
+        merged.append(values)
+    return merged[0], merged[1], merged[2]
+
+
 def token_id(key: str) -> int:
     """The stable 63-bit id of a normalized token string.
 
@@ -977,19 +1014,36 @@ class SimpleTokenizer:
         scratch = getattr(_scratch, "tokens", None)
         if scratch is None:
             scratch = _scratch.tokens = np.empty(3 * _SCRATCH_TOKENS, dtype=np.int64)
+        units = code_units(joined)
         ids, starts, ends, offsets, n_other = kernel_tokens_many(
-            code_units(joined), text_starts, table, kernel_ids, letter_keys, scratch, keep_buffer
+            units, text_starts, table, kernel_ids, letter_keys, scratch, keep_buffer
         )
         if not np.count_nonzero(n_other):
             return ids, starts, ends, offsets
-        parts = []
+        parts: list[Any] = []
+        hybrid: list[int] = []  # the texts read by the kernel and the general path
+        items: list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        bounds = text_starts.tolist()
         for number, text in enumerate(texts):
-            if n_other[number]:
-                tokens = self.tokenize(text)
+            lo, hi = offsets[number], offsets[number + 1]
+            kernel = (ids[lo:hi], starts[lo:hi], ends[lo:hi])
+            pieces = (
+                _general_pieces(text, units[bounds[number] : bounds[number + 1]])
+                if n_other[number]
+                else None
+            )
+            if not n_other[number]:
+                parts.append(kernel)
+            elif pieces is None:
+                tokens = self._tokenize_unicode(text)
                 parts.append((tokens.token_ids, tokens.starts, tokens.ends))
             else:
-                lo, hi = offsets[number], offsets[number + 1]
-                parts.append((ids[lo:hi], starts[lo:hi], ends[lo:hi]))
+                parts.append(None)
+                hybrid.append(number)
+                items.append((text, *kernel, pieces))
+        # the general path's pieces of all these texts in as few calls as can be
+        for number, tokens in zip(hybrid, self._hybrid_many(items)):
+            parts[number] = tokens
         offsets = np.zeros(len(texts) + 1, dtype=np.int64)
         np.cumsum([len(part[0]) for part in parts], out=offsets[1:])
         ids, starts, ends = (np.concatenate([part[k] for part in parts]) for k in range(3))
@@ -1002,43 +1056,76 @@ class SimpleTokenizer:
 
         ``ids``, ``starts`` and ``ends`` are the kernel's tokens of the whole text.
         """
-        piece_starts, piece_ends = pieces[:, 0], pieces[:, 1]
-        piece = np.searchsorted(piece_starts, starts, side="right") - 1
-        inside = (piece >= 0) & (starts < piece_ends[np.maximum(piece, 0)])
-        keep = ~inside
-        ids, starts, ends = ids[keep], starts[keep], ends[keep]
+        return TokenizedText(text, *self._hybrid_group([(text, ids, starts, ends, pieces)])[0])
+
+    def _hybrid_many(
+        self, items: list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """:meth:`_tokenize_hybrid`'s ``(ids, starts, ends)`` for each ``(text, ids, starts,
+        ends, pieces)`` of ``items``, the pieces of all texts in one general-path call.
+
+        Within a text, pieces are joined as :meth:`_hybrid_group` explains. Between texts,
+        a text's first piece may start at its first character and its last piece end at
+        its last: a space before the first character is a cut point unless the character
+        joins a space (a combining mark), and after the last one unless it is a Prepend
+        character (which joins what follows, UAX #29 GB9b). A text with either gets a call
+        of its own.
+        """
+        prepend = _regexes()[3]
+        shared = []
+        alone = []
+        for number, (text, *_, pieces) in enumerate(items):
+            n_pieces = pieces.shape[0]
+            at_start = n_pieces and pieces[0, 0] == 0 and _joins_space(text[0])
+            at_end = (
+                n_pieces and pieces[-1, 1] == len(text) and prepend.match(text, len(text) - 1)
+            )
+            (alone if at_start or at_end else shared).append(number)
+        results: list[Any] = [None] * len(items)
+        groups = [shared] if shared else []
+        groups.extend([number] for number in alone)
+        for group in groups:
+            for number, tokens in zip(group, self._hybrid_group([items[n] for n in group])):
+                results[number] = tokens
+        return results
+
+    def _hybrid_group(
+        self, items: list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """One general-path call for the pieces of every text of ``items`` (see
+        :meth:`_hybrid_many`), then each text's kernel tokens outside its pieces merged
+        with the general tokens inside them."""
         # One general-path call for all pieces, joined by spaces: each piece ends with ASCII
         # whitespace (or the text) and starts with a character that joins no space, so the
         # joints are cut points too and each piece tokenizes as it does in the text.
-        piece_list = [
-            text[start:end] for start, end in zip(piece_starts.tolist(), piece_ends.tolist())
-        ]
+        piece_list: list[str] = []
+        for text, *_, pieces in items:
+            piece_list.extend(
+                text[start:end] for start, end in zip(pieces[:, 0].tolist(), pieces[:, 1].tolist())
+            )
         general = self._tokenize_unicode(" ".join(piece_list))
-        if len(general) == 0:
-            return TokenizedText(text, ids, starts, ends)
+        piece_starts = np.concatenate([item[4][:, 0] for item in items])
+        piece_ends = np.concatenate([item[4][:, 1] for item in items])
         joined_starts = np.zeros(len(piece_list), dtype=np.int64)
         np.cumsum(piece_ends[:-1] - piece_starts[:-1] + 1, out=joined_starts[1:])
         piece = np.searchsorted(joined_starts, general.starts, side="right") - 1
         shifts = piece_starts[piece] - joined_starts[piece]
         general_ids = general.token_ids
         general_starts, general_ends = general.starts + shifts, general.ends + shifts
-        # the pieces hold no kept token: general tokens go before the first kept token
-        # that starts after them
-        n_general = general_ids.size
-        general_at = np.searchsorted(starts, general_starts) + np.arange(n_general)
-        from_kernel = np.ones(ids.size + n_general, dtype=bool)
-        from_kernel[general_at] = False
-        merged = []
-        for kernel_values, general_values in (
-            (ids, general_ids),
-            (starts, general_starts),
-            (ends, general_ends),
-        ):
-            values = np.empty(from_kernel.size, dtype=np.int64)
-            values[from_kernel] = kernel_values
-            values[general_at] = general_values
-            merged.append(values)
-        return TokenizedText(text, *merged)
+        # the general tokens of each text (pieces, hence tokens, come text after text)
+        piece_bounds = np.zeros(len(items) + 1, dtype=np.int64)
+        np.cumsum([item[4].shape[0] for item in items], out=piece_bounds[1:])
+        token_bounds = np.searchsorted(piece, piece_bounds).tolist()
+        results = []
+        for number, (_, ids, starts, ends, pieces) in enumerate(items):
+            lo, hi = token_bounds[number], token_bounds[number + 1]
+            results.append(
+                _merge_pieces(
+                    ids, starts, ends, pieces,
+                    general_ids[lo:hi], general_starts[lo:hi], general_ends[lo:hi],
+                )
+            )
+        return results
 
     def _make_ascii_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Ids the kernel cannot hash itself: symbols (by kernel code), plural currency words."""
