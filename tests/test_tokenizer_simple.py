@@ -528,9 +528,11 @@ def test_tokenize_many_equals_tokenize_of_each_text(texts):
 # call: a combining mark first (joins a space before it), a Prepend character last (joins
 # the space after it), Thai and emoji words at either end
 EDGE_TEXT = st.tuples(
-    st.sampled_from(["", "\u0301", "\u0e34x ", "\u200d", "ก", "👍🏽", "\u0600", " ", "\n", "\r"]),
+    st.sampled_from(
+        ["", "\u0301", "\u093f", "\u094dक ", "\u0e34x ", "\u200d", "ก", "👍🏽", "\u0600", " ", "\n"]
+    ),
     st.deferred(lambda: MIXED_TEXT | TRICKY_TEXT),  # (defined below)
-    st.sampled_from(["", "\u0600", "\u0d4e", "ก", "👍", " ", "\r", "\u0301", "\u200d"]),
+    st.sampled_from(["", "\u0600", "\u0d4e", "ก", "क", "👍", " ", "\r", "\u0301", "\u200d"]),
 ).map("".join)
 
 
@@ -543,6 +545,22 @@ def test_tokenize_many_reads_general_pieces_of_many_texts_as_alone(texts, config
     text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
     got = tokenizer._tokenize_many(texts, "".join(texts), text_starts)
     assert_same_as_tokenize(tokenizer, texts, got)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(EDGE_TEXT, max_size=6))
+def test_general_pieces_of_many_texts_are_those_of_each_text(texts):
+    from citekit._code_units import code_units
+
+    joined = "".join(texts)
+    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    got = simple_module._general_pieces_many(joined, code_units(joined), text_starts)
+    assert len(got) == len(texts)
+    for text, pieces in zip(texts, got):
+        alone = simple_module._general_pieces(text, code_units(text))
+        assert (pieces is None) == (alone is None)
+        if alone is not None:
+            assert pieces.dtype == np.int64 and pieces.tolist() == alone.tolist()
 
 
 def test_tokenize_many_shares_one_general_call(general_calls):

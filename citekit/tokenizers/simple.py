@@ -650,7 +650,18 @@ def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     ``code_points`` are :func:`~citekit._code_units.code_units`'s. None when the pieces
     would cover more than ``_GENERAL_SHARE`` of the text.
     """
-    n_chars = len(text)
+    return _general_pieces_many(text, code_points, np.array([0, len(text)], dtype=np.int64))[0]
+
+
+def _general_pieces_many(
+    joined: str, code_points: np.ndarray, text_starts: np.ndarray
+) -> list[np.ndarray | None]:
+    """:func:`_general_pieces` of every text ``joined[text_starts[t]:text_starts[t + 1]]``
+    (offsets relative to the text), from numpy passes over the whole of ``joined``: the
+    start of every text is a cut, as the start of a text alone."""
+    n_chars = len(joined)
+    if code_points.dtype == np.uint8:  # (ASCII: no piece; the look-ups below are 16-bit)
+        code_points = code_points.astype(np.uint16)
     high = np.flatnonzero(code_points > 127)
     # (the kernel reads the same characters with or without NFKC)
     unit_codes = _unit_codes(True)
@@ -660,7 +671,7 @@ def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     if is_mark.any():
         # a mark the kernel reads only right after a letter or another mark, a nukta only
         # right after a letter but those it composes with (after a character the kernel
-        # cannot read, the mark's word is a piece already)
+        # cannot read, the mark's word is a piece already); never first in its text
         marks = high[is_mark]
         before = code_points[np.maximum(marks - 1, 0)]
         before_codes = unit_codes[np.minimum(before, 65535)]
@@ -673,11 +684,14 @@ def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
             | (before_codes == _NUKTA_CODE)
         )
         nukta = high_codes[is_mark] == _NUKTA_CODE
-        read = (
-            (after_letter | (after_mark & ~nukta) | (before_codes == _OTHER_CODE)) & (marks > 0)
-        )
+        first = np.zeros(n_chars + 1, dtype=np.bool_)
+        first[text_starts] = True
+        read = (after_letter | (after_mark & ~nukta) | (before_codes == _OTHER_CODE)) & ~first[
+            marks
+        ]
         if not read.all():
-            others = np.union1d(others, marks[~read])
+            # (both ascending, no position in both)
+            others = np.sort(np.concatenate((others, marks[~read])), kind="mergesort")
     # candidates: after ASCII whitespace (not after a typographic space: without NFKC,
     # a no-break space is no space to the symbol padding)
     previous = code_points[:-1]
@@ -691,15 +705,30 @@ def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     check = check[
         (check_codes == _OTHER_CODE) | (check_codes == _MARK_CODE) | (check_codes == _NUKTA_CODE)
     ]
-    joining = [index for index in check.tolist() if _joins_space(text[cuts[index]])]
+    joining = [index for index in check.tolist() if _joins_space(joined[cuts[index]])]
     not_cut[joining] = True
-    cuts = np.concatenate((_ZERO, cuts[~not_cut], np.array([n_chars], dtype=np.int64)))
+    # (the texts' starts and the end are cuts whatever precedes them)
+    is_cut = np.zeros(n_chars + 1, dtype=np.bool_)
+    is_cut[cuts[~not_cut]] = True
+    is_cut[text_starts] = True
+    cuts = np.flatnonzero(is_cut)
     cells = np.searchsorted(cuts, others, side="right") - 1
-    cells = cells[np.concatenate((_TRUE, cells[1:] != cells[:-1]))]  # others are ascending
+    if cells.size:
+        cells = cells[np.concatenate((_TRUE, cells[1:] != cells[:-1]))]  # others ascend
     starts, ends = cuts[cells], cuts[cells + 1]
-    if int((ends - starts).sum()) > _GENERAL_SHARE * n_chars:
-        return None
-    return np.stack([starts, ends], axis=1)
+    n_texts = text_starts.shape[0] - 1
+    text_of = np.searchsorted(text_starts, starts, side="right") - 1
+    bounds = np.searchsorted(text_of, np.arange(n_texts + 1)).tolist()
+    firsts = text_starts.tolist()
+    out: list[np.ndarray | None] = []
+    for text in range(n_texts):
+        lo, hi = bounds[text], bounds[text + 1]
+        base = firsts[text]
+        if int((ends[lo:hi] - starts[lo:hi]).sum()) > _GENERAL_SHARE * (firsts[text + 1] - base):
+            out.append(None)
+        else:
+            out.append(np.stack([starts[lo:hi] - base, ends[lo:hi] - base], axis=1))
+    return out
 
 
 _ZERO = np.zeros(1, dtype=np.int64)
@@ -1023,15 +1052,23 @@ class SimpleTokenizer:
         parts: list[Any] = []
         hybrid: list[int] = []  # the texts read by the kernel and the general path
         items: list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        bounds = text_starts.tolist()
+        needing = np.flatnonzero(n_other).tolist()
+        if len(needing) == len(texts):
+            found = _general_pieces_many(joined, units, text_starts)
+        else:
+            # (the units of these texts copied: code_units keeps the joined text's array
+            # for the segmenter)
+            bounds = text_starts.tolist()
+            found = _general_pieces_many(
+                "".join([texts[number] for number in needing]),
+                np.concatenate([units[bounds[n] : bounds[n + 1]] for n in needing]),
+                np.cumsum([0] + [len(texts[number]) for number in needing], dtype=np.int64),
+            )
+        pieces_of = dict(zip(needing, found))
         for number, text in enumerate(texts):
             lo, hi = offsets[number], offsets[number + 1]
             kernel = (ids[lo:hi], starts[lo:hi], ends[lo:hi])
-            pieces = (
-                _general_pieces(text, units[bounds[number] : bounds[number + 1]])
-                if n_other[number]
-                else None
-            )
+            pieces = pieces_of.get(number)
             if not n_other[number]:
                 parts.append(kernel)
             elif pieces is None:
