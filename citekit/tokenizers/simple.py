@@ -276,9 +276,11 @@ def _snap_to_clusters(
                 stretch_end = space
                 break
             stretch_end = space + 1
-        boundary_list.append(stretch_start)
+        # (the clusters' lengths, summed from the stretch's start: no match objects)
         boundary_list.extend(
-            match.end() for match in cluster.finditer(text, stretch_start, stretch_end)
+            itertools.accumulate(
+                map(len, cluster.findall(text, stretch_start, stretch_end)), initial=stretch_start
+            )
         )
     boundaries = np.array(boundary_list, dtype=np.int64)
     starts, ends = starts.copy(), ends.copy()
