@@ -93,6 +93,13 @@ its tokens inside the pieces are replaced by the general path's, shifted back to
 pieces' places. When the pieces cover more than half of the text, the general path takes
 all of it. ``tests/test_tokenizer_simple.py`` checks the result against the general path
 on the whole text.
+
+A corpus (many texts, ``Pipeline.prepare``) is read by one kernel call for all texts, and
+the pieces of all its texts go to one general-path call: a text's start is a cut point as
+the start of a text alone, and the space joining the last piece of one text to the first
+of the next is a cut point unless the first starts with a character that joins a space or
+the last ends with a Prepend character (such a text gets a call of its own). Each text's
+tokens are those of tokenizing it alone (tested).
 """
 
 from __future__ import annotations
@@ -733,7 +740,6 @@ def _general_pieces_many(
     return out
 
 
-_ZERO = np.zeros(1, dtype=np.int64)
 _TRUE = np.ones(1, dtype=bool)
 
 
@@ -1031,9 +1037,10 @@ class SimpleTokenizer:
         ``joined`` is ``"".join(texts)``, text ``t`` being
         ``joined[text_starts[t]:text_starts[t + 1]]`` (``int64``). Returns the ids, starts
         and ends of every text's tokens, concatenated (offsets relative to their own text),
-        and the token offsets (text ``t`` has tokens ``offsets[t]:offsets[t + 1]``). A text
-        with characters the kernel cannot read is tokenized again by :meth:`tokenize` (the
-        general path), as it would be alone. ``keep_buffer=False`` asks for arrays of their
+        and the token offsets (text ``t`` has tokens ``offsets[t]:offsets[t + 1]``). The
+        pieces of the texts with characters the kernel cannot read go to one general-path
+        call (see the module doc), the texts mostly made of them to one call each, as
+        alone. ``keep_buffer=False`` asks for arrays of their
         exact size (a caller joining several results; see
         :func:`~citekit.tokenizers._ascii_kernel.kernel_tokens_many`).
         """
