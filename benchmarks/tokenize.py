@@ -48,14 +48,15 @@ Measured, each on every document of a corpus (one core, nothing in parallel):
   text;
 - ``cite-right Rust prepare``: ``cite_right._core.rust_tokenize_and_prepare(docs, 1, 1)``,
   cite-right's Rust path, which tokenizes AND segments, windows and builds an inverted
-  index, so it does more than a tokenizer: compare it with ``citekit segment+tokenize``.
+  index, so it does more than a tokenizer: compare it with ``citekit corpus path``.
 
 - ``citekit segment_sentences``: sentence spans, for scale (the pipeline segments first);
 - ``citekit segment+tokenize``: sentences, one-sentence passage windows, and token ids and
   spans: the tokenizer-side share of cite-right's Rust prepare below;
-- ``citekit corpus path``: the same for all documents at once, as ``Pipeline.prepare``
-  reads them (``tokenize_and_segment``: one kernel call each for tokens and sentences,
-  one general-path call for the pieces the kernel cannot read), and the windows;
+- ``citekit corpus path``: what ``Pipeline.prepare`` does to all documents at once, the
+  same stages as cite-right's Rust prepare: ``tokenize_and_segment`` (one kernel call each
+  for tokens and sentences, one general-path call for the pieces the kernel cannot read),
+  then ``corpus_arrays`` (one-sentence windows and the inverted index);
 
 Every repeat prefixes each document with a repeat number, so no implementation can answer
 from a cache keyed by the text (cite-right's span finder has an ``lru_cache`` on the text).
@@ -395,6 +396,7 @@ def main() -> None:
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from citekit.normalize import normalize_text
     from citekit.segment import passage_windows, segment_sentences
+    from citekit._corpus_kernel import corpus_arrays
     from citekit._stages import tokenize_and_segment
     from citekit.segment import SentenceSegmenter
     from citekit.tokenizers.simple import SimpleTokenizer
@@ -429,9 +431,7 @@ def main() -> None:
     segmenter = SentenceSegmenter()
 
     def citekit_corpus_path(documents: list[str]) -> None:
-        *_, spans, span_offsets = tokenize_and_segment(tokenizer, segmenter, documents)
-        for text in range(len(documents)):
-            passage_windows(spans[span_offsets[text] : span_offsets[text + 1]], 1, 1)
+        corpus_arrays(*tokenize_and_segment(tokenizer, segmenter, documents), 1, 1)
 
     def regex_baseline(documents: list[str]) -> None:
         for document in documents:
