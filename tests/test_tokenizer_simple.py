@@ -283,7 +283,10 @@ def naive_ascii_tokens(
     The kernel reads ASCII, the currency symbols and the characters of ``_kernel_chars``:
     letters and digits in words and numbers like ASCII ones, Han and kana characters as
     tokens of their own, separators like spaces, marks inside a word right after a letter
-    or another mark, nuktas right after a letter that is no nukta base; other characters
+    or another mark, nuktas right after a letter that is no nukta base, Thai characters as
+    tokens of their own extended by the Thai marks right after them (the key: the
+    characters joined by spaces) while no mark follows one of a higher combining class
+    (both non-zero: NFKC would swap them); other characters
     separate tokens (the kernel reads the characters it cannot read, and marks anywhere
     else, as spaces). A token's key is its
     characters' folds, joined. Stand-ins (full-width ``，``, ``％``, ...) read as
@@ -309,6 +312,9 @@ def naive_ascii_tokens(
     nuktas = set(kernel_chars.nuktas)
     letters_or_marks = (alnum - digits) | marks | nuktas
     nukta_letters = alnum - digits - set(kernel_chars.nukta_bases)
+    thai = set(kernel_chars.thai)
+    thai_marks = set(kernel_chars.thai_marks)
+    combining = unicodedata.combining
 
     def inside(i: int) -> bool:
         char = text[i]
@@ -328,10 +334,22 @@ def naive_ascii_tokens(
 
     token_ids, spans = [], []
     i = 0
+    thai_spans = set()
     while i < len(text):
         if text[i] in symbols or text[i] in singles:
             spans.append((i, i + 1))
             i += 1
+        elif text[i] in thai:
+            start = i
+            i += 1
+            while (
+                i < len(text)
+                and text[i] in thai_marks
+                and not 0 < combining(text[i]) < combining(text[i - 1])
+            ):
+                i += 1
+            spans.append((start, i))
+            thai_spans.add((start, i))
         elif text[i] in alnum:
             start = i
             while i < len(text) and inside(i):
@@ -340,6 +358,10 @@ def naive_ascii_tokens(
         else:
             i += 1
     for start, end in spans:
+        if (start, end) in thai_spans:
+            surface = " ".join(naive_letter_fold(char, config) for char in text[start:end])
+            token_ids.append(token_id(tokenizer.token_key(surface)))
+            continue
         surface = "".join(
             (char.lower() if config.casefold else char)
             if char.isascii()
@@ -354,11 +376,18 @@ def naive_ascii_tokens(
 def naive_n_other(text: str) -> int:
     """How many characters of ``text`` the kernel cannot read: those outside READABLE,
     the marks that do not follow a letter or a mark it read, and the nuktas that do not
-    follow a letter that is no nukta base."""
+    follow a letter that is no nukta base, and the Thai marks that do not follow a Thai
+    character or a Thai mark it read (or follow one of a higher class, both non-zero)."""
     count = 0
-    before = None  # what the character before is to a mark: "letter", "base", "mark"
-    for char in text:
-        if char in KERNEL_MARKS or char in KERNEL_NUKTAS:
+    before = None  # what the character before is to a mark: "letter", "base", "mark", "thai"
+    for index, char in enumerate(text):
+        if char in KERNEL_THAI_MARKS:
+            read = before == "thai" and not (
+                0 < unicodedata.combining(char) < unicodedata.combining(text[index - 1])
+            )
+            count += not read
+            before = "thai" if read else None
+        elif char in KERNEL_MARKS or char in KERNEL_NUKTAS:
             read = before == "letter" or (before in ("base", "mark") and char in KERNEL_MARKS)
             count += not read
             before = "mark" if read else None
@@ -366,6 +395,8 @@ def naive_n_other(text: str) -> int:
             count += char not in READABLE
             if (char.isascii() and char.isalpha()) or char in KERNEL_LETTERS_SET:
                 before = "letter"
+            elif char in KERNEL_THAI:
+                before = "thai"
             else:
                 before = "base" if char in KERNEL_NUKTA_BASES else None
     return count
@@ -403,15 +434,19 @@ SCRIPT_SAMPLE = (
 # Devanagari stress sign),
 # a letter whose NFKC form holds punctuation, a kana whose NFKC form is two, a unit
 # symbol and a circled digit whose NFKC forms are letters or digits, Hangul jamo, a
-# variation selector, ZWJ, Thai)
+# variation selector, ZWJ, Thai SARA AM and digits)
 # ("Ŀ", "×" and "÷" are among LATIN_LETTERS too: the only ones there it cannot read)
 UNREADABLE = set(
-    "ŀĿ×÷ͺʼ\u0301\U0001f600\ud800ゟ\u3099\u309b㎏①\u1100\u1161\u11a8\ufe00\u200dก\u0951\u064e"
+    "ŀĿ×÷ͺʼ\u0301\U0001f600\ud800ゟ\u3099\u309b㎏①\u1100\u1161\u11a8\ufe00\u200d\u0951\u064e"
+    "\u0e33๑\u0e5c"
 )
 # the combining marks the kernel reads inside words (Indic vowel signs and viramas)
 KERNEL_MARKS = set(KERNEL_CHARS.marks)
 KERNEL_NUKTAS = set(KERNEL_CHARS.nuktas)
 KERNEL_NUKTA_BASES = set(KERNEL_CHARS.nukta_bases)
+# the Thai characters (tokens of their own) and the Thai marks the kernel reads after them
+KERNEL_THAI = set(KERNEL_CHARS.thai)
+KERNEL_THAI_MARKS = set(KERNEL_CHARS.thai_marks)
 # the characters the kernel reads (the marks only right after a letter or another mark)
 READABLE = (
     {chr(code_point) for code_point in range(128)}
@@ -566,7 +601,7 @@ def test_general_pieces_of_many_texts_are_those_of_each_text(texts):
 def test_tokenize_many_shares_one_general_call(general_calls):
     texts = [
         "Sales rose 👍🏽 today. ",
-        "ราย ได้ and more",
+        "รายได้ ทำ and more",
         "\u0301mark at the start of a longer text 😀",
         "the end of this one is 😀 \u0600",
     ]
@@ -574,7 +609,7 @@ def test_tokenize_many_shares_one_general_call(general_calls):
     got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
     # the pieces of the first two texts share a call (joined by spaces); a mark first or a
     # Prepend character last gets a call of its own
-    assert general_calls == ["👍🏽  ราย  ได้ ", "\u0301mark  😀", "😀  \u0600"]
+    assert general_calls == ["👍🏽  ทำ ", "\u0301mark  😀", "😀  \u0600"]
     assert_same_as_tokenize(TOKENIZER, texts, got)
 
 
@@ -664,6 +699,8 @@ def test_kernel_chars():
             simple_module._MARK_CODE,
             simple_module._NUKTA_CODE,
             simple_module._NUKTA_BASE_CODE,
+            simple_module._THAI_CODE,
+            None,  # (Thai marks: a code per combining class, checked below)
         ],
     ):
         if code is None:
@@ -680,7 +717,9 @@ def test_kernel_chars_are_units_and_clusters_of_their_own():
     # between any two characters the kernel reads, a normalization unit and a grapheme
     # cluster ends (but in CR LF, which no token touches): in code point order, in
     # reverse, and with ASCII between them
-    chars = sorted(READABLE - {chr(cp) for cp in range(128)} - KERNEL_MARKS - KERNEL_NUKTAS)
+    chars = sorted(
+        READABLE - {chr(cp) for cp in range(128)} - KERNEL_MARKS - KERNEL_NUKTAS - KERNEL_THAI_MARKS
+    )
     assert not any(map(normalize_module._attaches, chars))
     for sequence in (chars, chars[::-1], [c + a for c in chars for a in "a5 -\t\n"][::7]):
         text = "".join(sequence)
@@ -739,6 +778,7 @@ for _char in sorted(
     - set(simple_module._KERNEL_CODES)
     - KERNEL_MARKS
     - KERNEL_NUKTAS
+    - KERNEL_THAI_MARKS
 ):
     _folds = {normalize_module._fold_string(_char, *s) for s in simple_module._FOLD_SETTINGS}
     (INVARIANT if _folds == {_char} else VARYING).append(_char)
@@ -1606,6 +1646,146 @@ def test_only_unreadable_chars_and_marks_may_join_a_space():
         (codes != simple_module._OTHER_CODE)
         & (codes != simple_module._MARK_CODE)
         & (codes != simple_module._NUKTA_CODE)
+        & ((codes < simple_module._THAI_MARK_CODE) | (codes >= simple_module._THAI_CODE))
     )
     assert not any(simple_module._joins_space(chr(unit)) for unit in read.tolist() if unit > 127)
     assert all(map(simple_module._joins_space, KERNEL_MARKS | KERNEL_NUKTAS))
+
+
+# ---------------------------------------------------------------------------------------
+# Thai: characters as tokens of their own, extended by the marks right after them
+
+
+def test_kernel_thai_chars():
+    # the consonants, the vowels written as letters (the prepended เ แ โ ใ ไ), ฯ ๆ ๏ ๚ ๛;
+    # not SARA AM (NFKC: two characters), the digits (ASCII ones with normalize_numbers),
+    # nor the baht sign (no token)
+    thai = block(0x0E01, 0x0E2E) | set("ฯะาๅๆ๏๚๛") | block(0x0E40, 0x0E44)
+    assert KERNEL_THAI == thai
+    assert "\u0e33" not in READABLE and "\u0e3f" not in READABLE
+    assert not block(0x0E50, 0x0E59) & READABLE
+    # every Thai combining mark: vowel signs above and below, tone marks, ...
+    assert KERNEL_THAI_MARKS == block(0x0E31, 0x0E31, "M") | block(0x0E34, 0x0E3A, "M") | block(
+        0x0E47, 0x0E4E, "M"
+    )
+    codes = simple_module._unit_codes(True)
+    assert {chr(unit) for unit in np.flatnonzero(codes == simple_module._THAI_CODE)} == KERNEL_THAI
+    classes = simple_module._THAI_MARK_CLASSES
+    assert list(classes) == sorted(classes)
+    for mark in KERNEL_THAI_MARKS:
+        rank = classes.index(unicodedata.combining(mark))
+        assert codes[ord(mark)] == simple_module._THAI_MARK_CODE + rank
+        assert regex.findall(r"\X", "ก" + mark) == ["ก" + mark]
+        assert unicodedata.normalize("NFKC", "ก" + mark) == "ก" + mark
+    assert {unicodedata.combining(mark) for mark in KERNEL_THAI_MARKS} == {0, 9, 103, 107}
+    for char in KERNEL_THAI:
+        assert unicodedata.combining(char) == 0 and regex.findall(r"\X", char + "ก") == [char, "ก"]
+        assert {normalize_module._fold_string(char, *s) for s in simple_module._FOLD_SETTINGS} == {
+            char
+        }
+
+
+THAI_SENTENCE = "รายได้ของบริษัทเพิ่มขึ้นร้อยละ 15 ในไตรมาสที่แล้ว ผู้เชี่ยวชาญกล่าวว่า ๆ ฯลฯ"
+
+
+def test_thai_text_takes_the_kernel_alone(general_calls):
+    for config in ALL_CONFIGS:
+        general_calls.clear()
+        assert_kernel_matches_general_path(SimpleTokenizer(config), THAI_SENTENCE)
+        assert_matches_general_path(SimpleTokenizer(config), THAI_SENTENCE)
+        assert len(general_calls) == 2  # the comparisons' own calls
+    tokens = TOKENIZER.tokenize(THAI_SENTENCE).tokens
+    assert tokens[:8] == ["ร", "า", "ย", "ไ", "ด้", "ข", "อ", "ง"] and "ผู้" in tokens
+    # but SARA AM, Thai digits and marks NFKC reorders (a tone mark before a vowel below)
+    for word in ("ทำ", "๑๒", "ก\u0e48\u0e38", "ก\u0e38\u0e3a"):
+        general_calls.clear()
+        assert_matches_general_path(TOKENIZER, f"{THAI_SENTENCE} {word} {THAI_SENTENCE}")
+        assert general_calls[0] == f"{word} "
+
+
+THAI_BASES = sorted(KERNEL_THAI)
+THAI_MARKS = sorted(KERNEL_THAI_MARKS)
+# Thai characters and marks in every order, with what may come next to them: SARA AM, Thai
+# digits, ASCII letters and digits, spaces and punctuation, Indic letters and marks, Han,
+# a Latin combining mark, ZWJ; mostly as syllables (a character and up to three marks)
+THAI_OTHERS = ["\u0e33", "๑", "๕", "a", "Z", "5", " ", " ", "\n", ".", ",", "-", "'", "%", "$"] + [
+    "क", "\u093f", "\u094d", "\u093c", "न", "東", "か", "\u0301", "\u200d", "é", "ß"
+]
+THAI_SYLLABLE = st.tuples(
+    st.sampled_from(THAI_BASES + THAI_OTHERS), st.lists(st.sampled_from(THAI_MARKS), max_size=3)
+).map(lambda pair: pair[0] + "".join(pair[1]))
+THAI_TEXT = st.lists(
+    THAI_SYLLABLE
+    | st.sampled_from(THAI_MARKS)
+    | st.sampled_from(THAI_BASES)
+    | st.sampled_from(THAI_OTHERS),
+    max_size=16,
+).map("".join)
+# ... and only with characters the kernel reads (so that a word the kernel misreads is
+# not a piece for the general path for another reason)
+THAI_READABLE_TEXT = st.lists(
+    st.tuples(
+        st.sampled_from(THAI_BASES + ["a", "5", " ", "-", "क"]),
+        st.lists(st.sampled_from(THAI_MARKS), max_size=3),
+    ).map(lambda pair: pair[0] + "".join(pair[1])),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(THAI_TEXT | THAI_READABLE_TEXT, CONFIGS)
+def test_thai_matches_general_path(text, config):
+    tokenizer = SimpleTokenizer(config)
+    assert_matches_general_path_in_pieces_and_whole(tokenizer, text)
+    ids, starts, ends, n_other = tokenizer._kernel_tokens(code_units(text))
+    if n_other == 0:
+        assert_kernel_matches_general_path(tokenizer, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(THAI_TEXT | THAI_READABLE_TEXT, CONFIGS)
+def test_thai_kernel_matches_naive_reference(text, config):
+    tokenizer = SimpleTokenizer(config)
+    expected_ids, expected_spans = naive_ascii_tokens(text, config)
+    for units in unit_arrays(text):
+        ids, starts, ends, n_other = kernel_run(tokenizer, units)
+        assert ids.tolist() == expected_ids
+        assert list(zip(starts.tolist(), ends.tolist())) == expected_spans
+        assert n_other == naive_n_other(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(THAI_TEXT, min_size=1, max_size=4), CONFIGS)
+def test_thai_many_texts_as_alone(texts, config):
+    tokenizer = SimpleTokenizer(config)
+    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    got = tokenizer._tokenize_many(texts, "".join(texts), text_starts)
+    assert_same_as_tokenize(tokenizer, texts, got)
+    joined = "".join(texts)
+    got = simple_module._general_pieces_many(joined, code_units(joined), text_starts)
+    for text, pieces in zip(texts, got):
+        alone = simple_module._general_pieces(text, code_units(text))
+        assert (pieces is None) == (alone is None)
+        if alone is not None:
+            assert pieces.tolist() == alone.tolist()
+
+
+@pytest.mark.parametrize("config", ALL_CONFIGS)
+def test_every_thai_mark_pair_after_a_thai_char(config, always_hybrid):
+    # every two marks in either order after a Thai character, alone (the kernel, when it
+    # reads them) and among words: the kernel reads a pair unless NFKC would swap it
+    tokenizer = SimpleTokenizer(config)
+    words = [
+        base + first + second
+        for index, base in enumerate(THAI_BASES[:3] + ["ๆ", "๏", "เ"])
+        for first in THAI_MARKS
+        for second in THAI_MARKS[index % 2 :: 2]
+    ]
+    for word in words:
+        ids, starts, ends, n_other = tokenizer._kernel_tokens(code_units(word))
+        first, second = (unicodedata.combining(mark) for mark in word[1:])
+        assert (n_other == 0) == (not 0 < second < first)
+        if n_other == 0:
+            assert_kernel_matches_general_path(tokenizer, word)
+    for separator in (" ", "", "a", "5"):
+        assert_matches_general_path(tokenizer, separator.join(words))

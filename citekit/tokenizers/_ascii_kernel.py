@@ -6,7 +6,8 @@ per token. The kernel reads ASCII, and the non-ASCII characters that ``simple.py
 kernel codes: typographic punctuation and the punctuation of other scripts read as ASCII
 stand-ins, currency symbols read as codes above 127, and some 42,000 characters whose fold
 is context-free: letters (``é``, ``ß``, ``ж``, ``ب``, ``한``) and script digits (``٣``)
-inside words and numbers, Han and kana characters as tokens of their own (``東``). Any other
+inside words and numbers, Han, kana and Thai characters as tokens of their own (``東``;
+a Thai one extended by the Thai combining marks right after it). Any other
 character separates tokens and is counted, so that the caller knows whether the text
 needs its general path. Imported only when the first text is tokenized, so that importing
 citekit (or the tokenizer module) does not import numba. The rules match the general path;
@@ -40,6 +41,9 @@ from citekit.tokenizers.simple import (
     _NUKTA_CODE,
     _OTHER_CODE,
     _SINGLE_CODE,
+    _THAI_CODE,
+    _THAI_MARK_CLASSES,
+    _THAI_MARK_CODE,
 )
 
 __all__ = [
@@ -50,6 +54,8 @@ __all__ = [
     "NUKTA_BASE",
     "OTHER",
     "SINGLE",
+    "THAI",
+    "THAI_MARK",
     "id_table",
     "kernel_tokens",
     "kernel_tokens_many",
@@ -73,6 +79,8 @@ SINGLE = _SINGLE_CODE
 MARK = _MARK_CODE
 NUKTA = _NUKTA_CODE
 NUKTA_BASE = _NUKTA_BASE_CODE
+THAI = _THAI_CODE
+THAI_MARK = _THAI_MARK_CODE  # (the first of the codes of Thai marks, one per class)
 
 # Character classes: bits of an entry's third byte.
 _WORD = 1  # letter or ASCII digit: part of a word or number
@@ -86,6 +94,9 @@ _SINGLE = 128  # a token of its own whose key is in the letter key table (Han, k
 _MARK = 256  # a combining mark read only right after a letter or mark (key: letter key table)
 _NUKTA = 512  # a mark (a nukta) read only right after a letter that is no nukta base
 _NUKTA_BASE = 1024  # a letter after which a nukta is not read
+_EXTENDED = 2048  # a token of its own that the Thai marks after it extend (Thai)
+_THAI_MARK = 4096  # a Thai mark: read only right after a Thai character or Thai mark
+_RANK_SHIFT = 13  # bits 13-14: the rank of a Thai mark's combining class (0 for class 0)
 _STARTS_TOKEN = _WORD | _SYMBOL | _SINGLE
 _CLASS_SHIFT = 16
 _KEY_SHIFT = 8
@@ -155,6 +166,10 @@ def unit_table(
     classes[MARK] = _LETTER | _MARK
     classes[NUKTA] = _LETTER | _MARK | _NUKTA
     classes[NUKTA_BASE] = _WORD | _LETTER | _NUKTA_BASE
+    classes[THAI] = _SINGLE | _EXTENDED
+    for rank in range(len(_THAI_MARK_CLASSES)):
+        # (_MARK: outside a Thai token, the scan counts it as a character it cannot read)
+        classes[THAI_MARK + rank] = _MARK | _THAI_MARK | rank << _RANK_SHIFT
     keys = np.zeros(256, dtype=np.uint32)
     keys[letters] = letters
     if casefold:
@@ -316,8 +331,26 @@ def _scan(units, table, ids, letter_keys, out, capacity, count):
             while key != 0:
                 value = (value ^ np.uint64(key & 255)) * _PRIME
                 key >>= 8
-            token = np.int64(value & _MASK)  # no plural currency word
             position += 1
+            if (entry >> _CLASS_SHIFT) & _EXTENDED:
+                # a Thai character: the Thai marks right after it extend its token (key: a
+                # space and the mark), but one NFKC would move before the mark it follows
+                # (a lower class than that mark's, neither 0)
+                rank = 0
+                while position < n_units:
+                    kind = _entry(units, position, table) >> _CLASS_SHIFT
+                    if not kind & _THAI_MARK:
+                        break
+                    mark_rank = (kind >> _RANK_SHIFT) & 3
+                    if mark_rank != 0 and rank > mark_rank:
+                        break
+                    key = letter_keys[units[position]]
+                    while key != 0:
+                        value = (value ^ np.uint64(key & 255)) * _PRIME
+                        key >>= 8
+                    rank = mark_rank
+                    position += 1
+            token = np.int64(value & _MASK)  # no plural currency word
         else:
             value = _OFFSET
             while True:

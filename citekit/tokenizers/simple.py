@@ -38,7 +38,8 @@ Devanagari, Bengali and the other Indic scripts; Hangul syllables; full-width La
 ligatures ``Ａ``, ``ﬁ``), about 200 Indic vowel signs, viramas and nuktas (inside words
 only, see below), 130 decimal digits of
 scripts written with spaces (``٣``, ``३``, ``３``: digits to the number rules), 28,000
-characters that are tokens of their own (Han, Hiragana, Katakana: ``東``, ``か``, ``ア``),
+characters that are tokens of their own (Han, Hiragana, Katakana: ``東``, ``か``, ``ア``;
+Thai ``ก``, ``เ``, ``ฯ``, extended by the Thai marks after them, see below),
 and punctuation that only separates tokens (``、``, ``。``, ``「``, ``،``, ``؟``, ``।``, and
 full-width ``，``, ``％``, ``＄``, which read as ``,``, ``%``, ``$`` with NFKC). No offset
 map is needed: each of those characters is a normalization unit and a grapheme cluster of
@@ -54,9 +55,18 @@ those whose fold it would compose with or be reordered before (``न``, ``र``,
 makes ``ऩ``); such a mark anywhere else (after a space, a digit, punctuation) is a
 character the kernel cannot read. There it extends the cluster of the letter before it and
 composes with nothing, so the token's span and key are still its characters' (Hindi text
-takes the kernel alone). What may join or change a neighbour stays unreadable: other
-combining marks, Hangul jamo, variation
-selectors, ZWJ, emoji, Thai, Lao, Khmer and Myanmar, and forms whose fold is several tokens
+takes the kernel alone). The Thai combining marks (vowel signs above and below, tone
+marks, ``ั``, ``ุ``, ``่``) are read right after a Thai character or another such mark: the
+general path gives each Thai character and mark a token, and snapping them to grapheme
+clusters merges a character's token with its marks' (key: their folds, themselves, joined
+by spaces), so the kernel extends the character's token by each mark (a space and the mark
+in its key), but not by a mark NFKC would move before the mark it follows (a lower
+combining class, neither 0: ``่`` 107 then ``ุ`` 103, ``ุ`` then ``ฺ`` 9). Such a mark, a
+Thai mark anywhere else (after a space, a digit, a Latin letter), SARA AM ``ำ`` (NFKC: two
+characters) and the Thai digits (ASCII digits with ``normalize_numbers``) are characters
+the kernel cannot read (Thai text without them takes the kernel alone). What may join or change a
+neighbour stays unreadable: other combining marks, Hangul jamo, variation
+selectors, ZWJ, emoji, Lao, Khmer and Myanmar, and forms whose fold is several tokens
 or joins words differently with and without NFKC (``ゟ``, ``①``, ``㎏``, ``ŀ``). The kernel
 reads the text as one code unit per character (its ASCII bytes, else UTF-16 when every
 character is in the Basic Multilingual Plane, else UTF-32) and counts the characters it
@@ -354,6 +364,16 @@ _MARK_CODE = 251
 # letters have a code of their own.
 _NUKTA_CODE = 250
 _NUKTA_BASE_CODE = 249
+# The Thai characters it reads as tokens of their own (letters, vowels written as letters,
+# ฯ ๆ ๏ ๚ ๛), which the Thai marks after them extend.
+_THAI_CODE = 248
+# The Thai combining marks it reads (vowel signs above and below, tone marks, ...): right
+# after a Thai character of _THAI_CODE or another such mark, extending that token, unless
+# NFKC would reorder it before the mark it follows (its combining class lower, not 0). Their
+# codes are _THAI_MARK_CODE + the rank of their combining class in _THAI_MARK_CLASSES (so
+# the kernel compares ranks); anywhere else the kernel cannot read them.
+_THAI_MARK_CLASSES = (0, 9, 103, 107)
+_THAI_MARK_CODE = 244
 # The punctuation it reads that only separates tokens (、 。 「 」 ، ؟ ।): read as a space.
 # So are the full-width and small forms of ASCII punctuation and currency symbols without
 # NFKC; with NFKC they read as the character NFKC makes of them (``，`` as ``,``, ``％`` as
@@ -372,6 +392,7 @@ _KERNEL_CANDIDATES = (
     (0x05BE, 0x05F4),  # Hebrew (its points are combining marks)
     (0x0609, 0x06FF),  # Arabic
     (0x0900, 0x0DFF),  # Devanagari to Sinhala: letters, digits, dandas (not their signs)
+    (0x0E01, 0x0E5B),  # Thai
     (0x10A0, 0x10FF),  # Georgian
     (0x1C90, 0x1CBF),
     (0x2D00, 0x2D2F),
@@ -404,6 +425,8 @@ _STANDS_ALONE = (
 # Sinhala that join the cluster before them (Extend or SpacingMark) and nothing after
 # them but, for a virama, the consonant that follows (inside the same word).
 _MARKS_FIRST, _MARKS_LAST = 0x0900, 0x0DFF
+# The Thai block, whose marks the kernel reads after Thai characters (_THAI_CODE).
+_THAI_FIRST, _THAI_LAST = 0x0E00, 0x0E7F
 # the canonical combining class of the Indic nuktas
 _NUKTA_CLASS = 7
 _JOINS_CLUSTER_BEFORE = (
@@ -432,6 +455,8 @@ class _KernelChars(NamedTuple):
     marks: tuple[str, ...]
     nuktas: tuple[str, ...]
     nukta_bases: tuple[str, ...]
+    thai: tuple[str, ...]
+    thai_marks: tuple[str, ...]
 
 
 @lru_cache(maxsize=1)
@@ -477,6 +502,22 @@ def _kernel_chars() -> _KernelChars:
       a letter one of whose NFKC folds ends with a character a nukta composes with (``न``,
       ``र``, ``ळ``) or with a mark of a higher class (``İ``), before which NFKC would move
       it. Nukta bases are letters in every other respect, with a code of their own.
+
+    And Thai (U+0E00 to U+0E7F), a script tokenized per grapheme cluster:
+
+    - a Thai character: a token of its own as above, of the Thai script, whose fold is
+      itself under every setting (consonants, vowels written as letters such as the
+      prepended ``เ``, and ``ฯ``, ``ๆ``, ``๏``, ``๚``, ``๛``; not the digits, which fold to
+      ASCII ones with ``normalize_numbers``, nor SARA AM ``ำ``, a SpacingMark whose NFKC
+      form is two characters);
+    - a Thai mark: a combining mark of the Thai script joining the cluster before it
+      (Extend), its fold itself under every setting, composing with nothing, of a
+      combining class in ``_THAI_MARK_CLASSES``; read right after a Thai character or
+      another Thai mark (not after one of a higher class, non-zero: NFKC would swap them).
+      The general path reads every Thai character as a token and merges the marks'
+      tokens with the character's when it snaps them to its grapheme cluster, so the key
+      is the characters joined by spaces: a mark's key in the key table is a space and
+      the mark.
     """
     import unicodedata
 
@@ -487,6 +528,20 @@ def _kernel_chars() -> _KernelChars:
     joins_before = regex.compile(_JOINS_CLUSTER_BEFORE)
     letters, digits, singles, separators, stand_ins, marks = [], [], [], [], [], []
     nuktas, nukta_bases = [], []
+    thai, thai_marks = [], []
+    is_thai = regex.compile(r"\p{Thai}")
+    for code_point in range(_THAI_FIRST, _THAI_LAST + 1):
+        char = chr(code_point)
+        if (
+            unicodedata.category(char) == "Mn"
+            and is_thai.match(char)
+            and unicodedata.combining(char) in _THAI_MARK_CLASSES
+            and char not in _ATTACHING_STARTERS
+            and joins_before.match(char)
+            and all(_fold_string(char, *setting) == char for setting in _FOLD_SETTINGS)
+            and len(char.encode("utf-8")) < _MAX_LETTER_KEY_BYTES
+        ):
+            thai_marks.append(char)
     for code_point in range(_MARKS_FIRST, _MARKS_LAST + 1):
         char = chr(code_point)
         if (
@@ -563,7 +618,9 @@ def _kernel_chars() -> _KernelChars:
             ):
                 digits.append(char)
             elif all(len(folded) == 1 and no_space_script.match(folded) for folded in folds):
-                singles.append(char)
+                # (a Thai character folding to itself: the Thai marks after it extend it)
+                thai_char = is_thai.match(char) and folds == [char] * len(folds)
+                (thai if thai_char else singles).append(char)
             elif all(
                 folded
                 and all(unicodedata.category(c)[0] == "P" for c in folded)
@@ -586,7 +643,10 @@ def _kernel_chars() -> _KernelChars:
     return _KernelChars(
         *map(
             tuple,
-            (letters, digits, singles, separators, stand_ins, marks, nuktas, nukta_bases),
+            (
+                letters, digits, singles, separators, stand_ins, marks, nuktas, nukta_bases,
+                thai, thai_marks,
+            ),
         )
     )
 
@@ -605,6 +665,13 @@ def _stand_in_code(char: str) -> int | None:
     if folded.isascii():
         return ord(folded)
     return _KERNEL_CODES.get(folded)
+
+
+def _thai_mark_code(char: str) -> int:
+    """The kernel code of a Thai mark: ``_THAI_MARK_CODE`` + the rank of its class."""
+    import unicodedata
+
+    return _THAI_MARK_CODE + _THAI_MARK_CLASSES.index(unicodedata.combining(char))
 
 
 # The characters the token pattern reads inside a token, between two others.
@@ -628,8 +695,11 @@ def _unit_codes(nfkc: bool) -> np.ndarray:
         (kernel_chars.marks, _MARK_CODE),
         (kernel_chars.nuktas, _NUKTA_CODE),
         (kernel_chars.nukta_bases, _NUKTA_BASE_CODE),
+        (kernel_chars.thai, _THAI_CODE),
     ):
         codes[[ord(char) for char in chars]] = code
+    for char in kernel_chars.thai_marks:
+        codes[ord(char)] = _thai_mark_code(char)
     for char in kernel_chars.stand_ins:
         codes[ord(char)] = _stand_in_code(char) if nfkc else _SEPARATOR_CODE
     return codes
@@ -676,6 +746,8 @@ def _general_pieces_many(
     unit_codes = _unit_codes(True)
     high_codes = unit_codes[np.minimum(code_points[high], 65535)]
     others = high[high_codes == _OTHER_CODE]
+    # (the piece finder mirrors the kernel's rules for the marks it reads: Indic marks and
+    # nuktas, then Thai marks)
     is_mark = (high_codes == _MARK_CODE) | (high_codes == _NUKTA_CODE)
     if is_mark.any():
         # a mark the kernel reads only right after a letter or another mark, a nukta only
@@ -701,6 +773,29 @@ def _general_pieces_many(
         if not read.all():
             # (both ascending, no position in both)
             others = np.sort(np.concatenate((others, marks[~read])), kind="mergesort")
+    is_thai_mark = (high_codes >= _THAI_MARK_CODE) & (
+        high_codes < _THAI_MARK_CODE + len(_THAI_MARK_CLASSES)
+    )
+    if is_thai_mark.any():
+        # a Thai mark the kernel reads only right after a Thai character or a Thai mark of
+        # a class not higher than its own (or of class 0, or it of class 0); never first
+        # in its text (after a character the kernel cannot read, its word is a piece)
+        marks = high[is_thai_mark]
+        ranks = high_codes[is_thai_mark].astype(np.int64) - _THAI_MARK_CODE
+        before_codes = unit_codes[np.minimum(code_points[np.maximum(marks - 1, 0)], 65535)]
+        before_ranks = before_codes.astype(np.int64) - _THAI_MARK_CODE
+        after_mark = (
+            (before_ranks >= 0)
+            & (before_ranks < len(_THAI_MARK_CLASSES))
+            & ((ranks == 0) | (before_ranks <= ranks))
+        )
+        first = np.zeros(n_chars + 1, dtype=np.bool_)
+        first[text_starts] = True
+        read = (
+            (before_codes == _THAI_CODE) | after_mark | (before_codes == _OTHER_CODE)
+        ) & ~first[marks]
+        if not read.all():
+            others = np.sort(np.concatenate((others, marks[~read])), kind="mergesort")
     # candidates: after ASCII whitespace (not after a typographic space: without NFKC,
     # a no-break space is no space to the symbol padding)
     previous = code_points[:-1]
@@ -712,7 +807,10 @@ def _general_pieces_many(
     check = np.flatnonzero(after_cut > 127)
     check_codes = unit_codes[np.minimum(after_cut[check], 65535)]
     check = check[
-        (check_codes == _OTHER_CODE) | (check_codes == _MARK_CODE) | (check_codes == _NUKTA_CODE)
+        (check_codes == _OTHER_CODE)
+        | (check_codes == _MARK_CODE)
+        | (check_codes == _NUKTA_CODE)
+        | ((check_codes >= _THAI_MARK_CODE) & (check_codes < _THAI_CODE))
     ]
     joining = [index for index in check.tolist() if _joins_space(joined[cuts[index]])]
     not_cut[joining] = True
@@ -1241,8 +1339,14 @@ def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray, np.nd
             + kernel_chars.marks
             + kernel_chars.nuktas
             + kernel_chars.nukta_bases
+            + kernel_chars.thai
         )
     }
+    # (a Thai mark's token is merged with the character's: the key joins them by a space)
+    letter_keys.update(
+        (ord(char), (" " + _letter_key(char, *setting)).encode("utf-8"))
+        for char in kernel_chars.thai_marks
+    )
     table = unit_table(
         _unit_codes(config.nfkc), symbol_ids, config.casefold, config.normalize_numbers
     )
