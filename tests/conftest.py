@@ -17,6 +17,14 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
     derandomize=True,
 )
+# HYPOTHESIS_PROFILE=stress: ten times the examples, new ones on every run (tests that set
+# their own max_examples keep it)
+settings.register_profile(
+    "stress",
+    deadline=None,
+    max_examples=2000,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "citekit"))
 
 
