@@ -515,17 +515,18 @@ def bag_counts_from_held(held, pair_query, term_offsets, term_counts, term_is_co
 
 @jit
 def pair_feasibility(pair_query, query_lengths, content_total, distinct_per_query,
-                     content_occurrences, content_distinct, min_answer_coverage,
-                     min_content_tokens):
+                     content_occurrences, content_distinct, words_per_query, word_distinct,
+                     min_answer_coverage, min_content_tokens):
     """The per-pair quantities the pipeline decides on before aligning (see
     :meth:`citekit.pipeline.Pipeline._align_chunk`), in one pass instead of about twenty
     numpy calls, with the same float operations in the same order.
 
     Returns ``(safe_len, safe_content, passage_content_coverage, min_content, feasible,
     short)``: the query's tokens and content tokens (at least 1), the share of its distinct
-    content tokens the passage holds, the distinct content tokens a citation needs
+    content words (``words_per_query``; ``word_distinct`` of them in the passage) the
+    passage holds, the distinct content tokens a citation needs
     (``min(min_content_tokens, (distinct + 1) // 2)``), whether the pair passes the
-    coverage test (a content token held, and held content tokens or distinct ones
+    coverage test (a content token held, and held content tokens or distinct words
     reaching ``min_answer_coverage``), and whether it passes it with fewer distinct
     content tokens than needed (then inflections are counted).
     """
@@ -541,7 +542,7 @@ def pair_feasibility(pair_query, query_lengths, content_total, distinct_per_quer
         safe_len[p] = max(query_lengths[q], 1)
         safe_content[p] = max(content_total[q], 1)
         distinct = distinct_per_query[q]
-        coverage[p] = content_distinct[p] / max(distinct, 1.0)
+        coverage[p] = word_distinct[p] / max(words_per_query[q], 1.0)
         min_content[p] = min(float(min_content_tokens), (distinct + 1.0) // 2.0)
         occurrences = content_occurrences[p]
         feasible[p] = occurrences >= 1.0 and (

@@ -15,6 +15,12 @@ a value the evidence lacks is the clearest sign of an unsupported fact, while a 
 word the evidence lacks may be a paraphrase; a function word the evidence lacks ("all",
 "only", "I", "you") says a little about the claim too, but never enough to support it.
 
+Letters of scripts written without spaces and tokenized one character (or grapheme cluster)
+at a time -- Thai, Lao, Myanmar, Khmer, Hiragana, Katakana -- are content tokens, but not
+words: a passage of such text holds most of a small alphabet, so the share of a sentence's
+distinct tokens that a passage holds says nothing for them (:func:`letter_token_mask`; Han
+characters, each a morpheme of a large set, count as words).
+
 Value conflicts: where the alignment of an answer sentence with its evidence leaves a
 number, percentage, amount or date of the answer facing a DIFFERENT one in the evidence
 (``grew 9%`` against ``grew 15%``), the pair is reported as a
@@ -37,6 +43,7 @@ __all__ = [
     "STOP_WORDS",
     "is_content_token",
     "content_mask",
+    "letter_token_mask",
     "fold_surface",
     "coverage_weights",
     "VALUE_WEIGHT",
@@ -296,6 +303,51 @@ def content_mask(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """
     surfaces = map(text.__getitem__, map(slice, starts.tolist(), ends.tolist()))
     return np.fromiter(map(is_content_token, surfaces), dtype=bool, count=starts.shape[0])
+
+
+# Letters of the scripts written without spaces whose tokens are single characters or
+# grapheme clusters of a small alphabet: Thai, Lao, Myanmar, Khmer, Hiragana, Katakana
+# (with the phonetic extensions and the half-width forms)
+_LETTER_SCRIPTS = (
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9d"
+)
+_LETTER_SCRIPT = re.compile(f"[{_LETTER_SCRIPTS}]")
+
+
+def letter_token_mask(text: str, starts: Any, ends: Any) -> np.ndarray:
+    """Which tokens ``text[starts[i]:ends[i]]`` begin with a letter of a script tokenized
+    letter by letter (Thai, Lao, Myanmar, Khmer, Hiragana, Katakana).
+
+    Such tokens carry content, but a bag of them is not a bag of words: a passage in Thai
+    holds most Thai letters, whatever it says. The pipeline leaves them out of the share
+    of a sentence's distinct tokens that a passage holds (the alternative to an
+    alignment's coverage for accepting a reordered sentence); its alignments still match
+    them.
+
+    Examples
+    --------
+    >>> from citekit.tokenizers import SimpleTokenizer
+    >>> text = "iPhone ขาย 15 ล้าน 東京です"
+    >>> tokens = SimpleTokenizer().tokenize(text)
+    >>> tokens.tokens
+    ['iPhone', 'ข', 'า', 'ย', '15', 'ล้', 'า', 'น', '東', '京', 'で', 'す']
+    >>> letter_token_mask(text, tokens.starts, tokens.ends).astype(int).tolist()
+    [0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 1]
+    """
+    starts_list = np.asarray(starts, dtype=np.int64).tolist()
+    ends_list = np.asarray(ends, dtype=np.int64).tolist()
+    if len(starts_list) != len(ends_list):
+        raise ValueError(
+            f"starts and ends must have equal lengths, got {len(starts_list)} and "
+            f"{len(ends_list)}"
+        )
+    out = np.zeros(len(starts_list), dtype=bool)
+    if not _LETTER_SCRIPT.search(text):
+        return out
+    match = _LETTER_SCRIPT.match
+    for i, (start, end) in enumerate(zip(starts_list, ends_list)):
+        out[i] = start < end and match(text, start) is not None
+    return out
 
 
 @lru_cache(maxsize=1 << 16)

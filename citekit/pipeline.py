@@ -29,8 +29,10 @@ A pair becomes a citation when its alignment score reaches ``min_alignment_score
 matches at least one CONTENT token, it matches or contains (also as a light inflection)
 at least two distinct content words of the sentence (half of them, rounded up, if the
 sentence has fewer than four: one word in common is a coincidence, not evidence), the
-share of the sentence's content tokens it matches in order (or that the passage
-contains, so reordered paraphrases are kept) reaches ``min_answer_coverage``, and
+share of the sentence's content tokens it matches in order (or of its distinct content
+words that the passage contains, so reordered paraphrases are kept; single letters of
+scripts tokenized letter by letter, Thai or kana, are not words there) reaches
+``min_answer_coverage``, and
 ``score >= min_final_score``. Citations are ranked by score (ties: see
 ``prefer_source_order``) and duplicates dropped.
 
@@ -95,6 +97,7 @@ from citekit._content import (
     content_mask,
     find_conflicts,
     fold_surface,
+    letter_token_mask,
     token_facts,
 )
 from citekit._evidence_kernel import _evidence_set_kernel
@@ -215,12 +218,15 @@ class _Queries:
         n_sentences = spans.shape[0]
         has_content = np.bincount(owner[content], minlength=n_sentences) > 0
         content |= ~has_content[owner]
+        # content tokens that are words: not single letters of Thai, kana, ...
+        words = content & ~letter_token_mask(answer, starts, ends)[positions]
         self._parts.append(
             (
                 np.asarray(token_ids, dtype=np.int64)[positions],
                 np.asarray(starts, dtype=np.int64)[positions],
                 np.asarray(ends, dtype=np.int64)[positions],
                 content,
+                words,
             )
         )
         self._packed = None
@@ -233,28 +239,28 @@ class _Queries:
         return len(self.spans)
 
     def _all(self) -> tuple[np.ndarray, ...]:
-        """(offsets, ids, starts, ends, content) of every sentence."""
+        """(offsets, ids, starts, ends, content, words) of every sentence."""
         if self._packed is None:
             offsets = np.zeros(len(self.lengths) + 1, dtype=np.int64)
             np.cumsum(self.lengths, out=offsets[1:])
             columns = [
                 np.concatenate([part[i] for part in self._parts])
                 if self._parts
-                else np.zeros(0, dtype=bool if i == 3 else np.int64)
-                for i in range(4)
+                else np.zeros(0, dtype=bool if i >= 3 else np.int64)
+                for i in range(5)
             ]
             self._packed = (offsets, *columns)
         return self._packed
 
     def tokens_of(self, query: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(starts, ends, content) of sentence ``query``'s tokens."""
-        offsets, _, starts, ends, content = self._all()
+        offsets, _, starts, ends, content, _ = self._all()
         lo, hi = int(offsets[query]), int(offsets[query + 1])
         return starts[lo:hi], ends[lo:hi], content[lo:hi]
 
     def pack(self, first: int, last: int) -> tuple[np.ndarray, ...]:
-        """(offsets, ids, starts, ends, content) of sentences ``first:last``."""
-        offsets, ids, starts, ends, content = self._all()
+        """(offsets, ids, starts, ends, content, words) of sentences ``first:last``."""
+        offsets, ids, starts, ends, content, words = self._all()
         lo, hi = int(offsets[first]), int(offsets[last])
         return (
             offsets[first : last + 1] - lo,
@@ -262,6 +268,7 @@ class _Queries:
             starts[lo:hi],
             ends[lo:hi],
             content[lo:hi],
+            words[lo:hi],
         )
 
 
@@ -681,9 +688,9 @@ class Pipeline:
         self, answers: list[str], queries: _Queries, first: int, last: int, corpus: Corpus
     ) -> list[SpanCitations]:
         config = self.config
-        query_offsets, query_ids, query_starts, query_ends, query_content = queries.pack(
-            first, last
-        )
+        (
+            query_offsets, query_ids, query_starts, query_ends, query_content, query_words
+        ) = queries.pack(first, last)
         n_queries = last - first
         query_texts = [
             answers[queries.answer_of[q]][slice(*queries.spans[q])] for q in range(first, last)
@@ -704,7 +711,7 @@ class Pipeline:
         content_total = np.diff(content_prefix[query_offsets])
         bag = _bag_statistics(
             corpus, query_ids, query_offsets, query_content, columns, pair_query, pair_passage,
-            held,
+            held, query_words,
         )
         # Which pairs can become citations at all, and the best score each could reach:
         # an alignment matches at most the query tokens the passage contains. A citation
@@ -724,6 +731,8 @@ class Pipeline:
             bag.distinct_content_per_query,
             bag.content_occurrences,
             bag.content_distinct,
+            bag.distinct_words_per_query,
+            bag.word_distinct,
             float(config.min_answer_coverage),
             _MIN_CONTENT_TOKENS,
         )
@@ -1506,6 +1515,10 @@ class _BagStatistics(NamedTuple):
     content_occurrences: np.ndarray
     content_distinct: np.ndarray
     distinct_content_per_query: np.ndarray
+    # the same two counts for the content tokens that are words (not single letters of a
+    # script tokenized letter by letter, see citekit._content.letter_token_mask)
+    word_distinct: np.ndarray
+    distinct_words_per_query: np.ndarray
 
 
 def _similarities(query_vectors: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
@@ -1538,53 +1551,64 @@ def _bag_statistics(
     pair_query: np.ndarray,
     pair_passage: np.ndarray,
     held: np.ndarray | None = None,
+    query_words: np.ndarray | None = None,
 ) -> _BagStatistics:
     """For every pair: how many query tokens (all / content, with multiplicity) and how
-    many distinct content tokens of the query its passage contains; from ``held`` (which
-    of its query's distinct tokens each passage holds, see :meth:`IdfIndex._top_k`) when
-    given and known, else from the passages' rows."""
+    many distinct content tokens of the query its passage contains, and how many distinct
+    content tokens that are words (``query_words``, default: every content token); from
+    ``held`` (which of its query's distinct tokens each passage holds, see
+    :meth:`IdfIndex._top_k`) when given and known, else from the passages' rows."""
     n_queries = query_offsets.shape[0] - 1
     n_pairs = pair_query.shape[0]
     if query_ids.size == 0:
         zeros = np.zeros(n_pairs)
-        return _BagStatistics(zeros, zeros, zeros, np.zeros(n_queries))
+        return _BagStatistics(zeros, zeros, zeros, np.zeros(n_queries), zeros,
+                              np.zeros(n_queries))
     term_columns, term_offsets, term_counts, term_is_content, distinct_content = query_terms(
         query_ids, query_offsets, query_content, columns
     )
     row_pointers, row_columns = corpus.index.rows
 
-    def from_rows(pairs: np.ndarray) -> tuple[np.ndarray, ...]:
-        return pair_bag_counts(  # type: ignore[no-any-return]
-            row_pointers,
-            row_columns,
-            term_columns,
-            term_offsets,
-            term_counts,
-            term_is_content,
-            pair_query[pairs],
-            pair_passage[pairs],
-            corpus.index.n_terms,
-        )
+    def counts(term_flags: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(all, flagged, distinct flagged) query tokens each pair's passage holds."""
 
-    if held is None:
-        all_occurrences, content_occurrences, content_distinct = from_rows(
-            np.arange(n_pairs)
-        )
-    else:
-        all_occurrences, content_occurrences, content_distinct = bag_counts_from_held(
-            held, pair_query, term_offsets, term_counts, term_is_content
-        )
+        def from_rows(pairs: np.ndarray) -> tuple[np.ndarray, ...]:
+            return pair_bag_counts(  # type: ignore[no-any-return]
+                row_pointers,
+                row_columns,
+                term_columns,
+                term_offsets,
+                term_counts,
+                term_flags,
+                pair_query[pairs],
+                pair_passage[pairs],
+                corpus.index.n_terms,
+            )
+
+        if held is None:
+            return from_rows(np.arange(n_pairs))  # type: ignore[no-any-return]
+        found = bag_counts_from_held(held, pair_query, term_offsets, term_counts, term_flags)
         unknown = np.flatnonzero(held < 0)
         if unknown.size:  # (sentences of more than 63 distinct tokens)
-            counts = from_rows(unknown)
-            all_occurrences[unknown] = counts[0]
-            content_occurrences[unknown] = counts[1]
-            content_distinct[unknown] = counts[2]
+            for known, counted in zip(found, from_rows(unknown)):
+                known[unknown] = counted
+        return found  # type: ignore[no-any-return]
+
+    all_occurrences, content_occurrences, content_distinct = counts(term_is_content)
+    if query_words is None or np.array_equal(query_words, query_content):
+        word_distinct, distinct_words = content_distinct, distinct_content
+    else:
+        _, _, _, term_is_word, distinct_words = query_terms(
+            query_ids, query_offsets, query_words, columns
+        )
+        word_distinct = counts(term_is_word)[2]
     return _BagStatistics(
         all_occurrences=all_occurrences.astype(np.float64),
         content_occurrences=content_occurrences.astype(np.float64),
         content_distinct=content_distinct.astype(np.float64),
         distinct_content_per_query=distinct_content,
+        word_distinct=word_distinct.astype(np.float64),
+        distinct_words_per_query=distinct_words,
     )
 
 

@@ -432,14 +432,14 @@ def naive_gather_ranges(starts, ends):
 
 
 def naive_pair_feasibility(pair_query, query_lengths, content_total, distinct_per_query,
-                           content_occurrences, content_distinct, min_answer_coverage,
-                           min_content_tokens):
+                           content_occurrences, content_distinct, words_per_query,
+                           word_distinct, min_answer_coverage, min_content_tokens):
     """The pipeline's numpy expressions for the quantities of ``pair_feasibility``."""
     import numpy as np
 
     safe_len = np.maximum(query_lengths[pair_query], 1)
     safe_content = np.maximum(content_total[pair_query], 1)
-    coverage = content_distinct / np.maximum(distinct_per_query[pair_query], 1)
+    coverage = word_distinct / np.maximum(words_per_query[pair_query], 1)
     min_content = np.minimum(min_content_tokens, (distinct_per_query[pair_query] + 1) // 2)
     feasible = (content_occurrences >= 1) & (
         (content_occurrences / safe_content >= min_answer_coverage)

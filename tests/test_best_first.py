@@ -597,8 +597,12 @@ def test_pair_feasibility_equals_the_numpy_expressions(seed, n_queries, n_pairs,
     pair_query = np.sort(_array(rng.integers(0, n_queries, n_pairs)))
     content_distinct = np.floor(rng.random(n_pairs) * (distinct[pair_query] + 1))
     occurrences = content_distinct + rng.integers(0, 3, n_pairs)
+    # content words: some of the content tokens (the rest single letters of Thai, kana...)
+    words = np.floor(rng.random(n_queries) * (distinct + 1))
+    word_distinct = np.minimum(content_distinct, np.floor(rng.random(n_pairs)
+                                                          * (words[pair_query] + 1)))
     args = (pair_query, query_lengths, content_total, distinct, occurrences,
-            content_distinct, min_answer_coverage, min_content_tokens)
+            content_distinct, words, word_distinct, min_answer_coverage, min_content_tokens)
     found = pair_feasibility(*args)
     expected = naive_pair_feasibility(*args)
     for a, b in zip(found, expected):

@@ -12,6 +12,7 @@ from citekit._content import (
     content_mask,
     coverage_weights,
     fold_surface,
+    letter_token_mask,
 )
 
 
@@ -460,3 +461,56 @@ def test_arabic_numbers_against_western_digits_in_the_pipeline():
         "percent", "١٧٪", "15%"
     )
     assert other[0].status == "partial"
+
+
+# -- letters of scripts tokenized letter by letter ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("ก", True), ("เ", True), ("ล้", True),  # Thai, a cluster with its tone mark
+        ("ກ", True), ("က", True), ("ក", True),  # Lao, Myanmar, Khmer
+        ("の", True), ("カ", True), ("ｶ", True), ("ㇰ", True),  # kana, half-width, extension
+        ("東", False), ("한", False), ("a", False), ("15", False), ("é", False),
+        ("๕", True),  # a Thai digit is a Thai character too
+        ("🎉", False), (" ", False),
+    ],
+)
+def test_letter_token_mask_of_one_token(text, expected):
+    assert letter_token_mask(text, [0], [len(text)]).tolist() == [expected]
+
+
+def test_letter_token_mask_reads_each_token_at_its_start():
+    text = "Apple ขาย iPhone"
+    # "ขา" reads as a Thai token; a token starting at the space before it does not
+    assert letter_token_mask(text, [0, 6, 5, 10], [5, 8, 7, 16]).tolist() == [
+        False, True, False, False
+    ]
+
+
+def test_letter_token_mask_edge_cases():
+    assert letter_token_mask("", [], []).tolist() == []
+    assert letter_token_mask("ขาย", np.zeros(0, np.int64), np.zeros(0, np.int64)).shape == (0,)
+    # an empty span is no token of any script
+    assert letter_token_mask("ขาย", [1], [1]).tolist() == [False]
+    # no character of those scripts: all False without looking at the tokens
+    assert letter_token_mask("plain text", [0, 6], [5, 10]).tolist() == [False, False]
+
+
+def test_letter_token_mask_bad_input():
+    with pytest.raises(ValueError, match="starts and ends"):
+        letter_token_mask("ขาย", [0, 1], [1])
+
+
+@given(st.text(max_size=40), st.data())
+def test_letter_token_mask_is_the_first_characters_script(text, data):
+    starts = data.draw(st.lists(st.integers(0, len(text)), max_size=8))
+    ends = [min(len(text), s + data.draw(st.integers(0, 3))) for s in starts]
+    found = letter_token_mask(text, starts, ends).tolist()
+    assert found == [
+        s < e and ("\u0e00" <= text[s] <= "\u0eff" or "\u1000" <= text[s] <= "\u109f"
+                   or "\u1780" <= text[s] <= "\u17ff" or "\u3040" <= text[s] <= "\u30ff"
+                   or "\u31f0" <= text[s] <= "\u31ff" or "\uff66" <= text[s] <= "\uff9d")
+        for s, e in zip(starts, ends)
+    ]

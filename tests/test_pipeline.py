@@ -96,6 +96,51 @@ def test_exact_copies_supported_with_that_sentence_on_top(language):
         check_offsets(result, {"doc": text, "noise": distractor}, answer)
 
 
+THAI_SOURCES = [
+    "รายได้ของบริษัทเพิ่มขึ้นร้อยละ 15 ในไตรมาสที่แล้ว กำไรสุทธิอยู่ที่ 1,200 ล้านบาท",
+    "ประเทศไทยมีประชากรประมาณ 70 ล้านคน กรุงเทพมหานครเป็นเมืองหลวง",
+]
+JAPANESE_SOURCES = [
+    "会社の売上は前四半期に15%増加しました。",
+    "日本の人口はおよそ一億二千万人です。東京は首都です。",
+]
+
+
+@pytest.mark.parametrize(
+    "sources, answer",
+    [
+        (THAI_SOURCES, "ฉันชอบกินข้าวผัดกับไข่ดาวทุกวัน"),
+        (THAI_SOURCES, "แมวของฉันนอนหลับอยู่บนเก้าอี้"),
+        (JAPANESE_SOURCES, "わたしはきのうとしょかんにいきました。"),
+    ],
+)
+def test_sentences_sharing_only_letters_with_the_sources_are_unsupported(sources, answer):
+    # Thai and kana are tokenized letter by letter: any passage in the script holds half
+    # of a sentence's distinct letters, which says nothing about what it claims
+    result = align_citations(answer, sources)
+    assert [span.status for span in result] == ["unsupported"]
+    assert result[0].citations == ()
+
+
+@pytest.mark.parametrize("copied", [0, 1])
+def test_thai_copy_cites_its_source_alone(copied):
+    answer = THAI_SOURCES[copied].split(" ")[-1] if copied else THAI_SOURCES[0][:49]
+    result = align_citations(answer, THAI_SOURCES)
+    span = result[0]
+    assert span.status == "supported"
+    assert [c.source_index for c in span.citations] == [copied]
+    assert span.citations[0].evidence == answer
+    check_offsets(result, {str(i): text for i, text in enumerate(THAI_SOURCES)}, answer)
+
+
+def test_thai_sentence_mixing_words_and_letters_still_finds_its_words():
+    # "iPhone 15" are words: a passage holding them and the Thai letters is a candidate
+    sources = ["Apple เปิดตัว iPhone 15 ในเดือนกันยายน", "ประเทศไทยมีประชากรประมาณ 70 ล้านคน"]
+    result = align_citations("Apple เปิดตัว iPhone 15 ในเดือนกันยายน", sources)
+    assert result[0].status == "supported"
+    assert [c.source_index for c in result[0].citations] == [0]
+
+
 def test_fused_sentence_cites_both_sources():
     sources = [
         "The bridge opened in 1932 after six years of construction. It was painted red.",
