@@ -13,7 +13,7 @@ import numpy as np
 
 from citekit._jit import jit
 
-__all__ = ["rows_hold", "candidate_coverage"]
+__all__ = ["rows_hold", "candidate_coverage", "cover_runs"]
 
 
 @jit
@@ -333,3 +333,109 @@ def candidate_coverage(
             covered,
         )
     return covered, row_offsets
+
+
+@jit
+def _cover_runs_kernel(
+    token_ids,
+    passage_token_start,
+    passage_token_end,
+    passage_source,
+    pair_passage,
+    pair_query,
+    pair_aligned,
+    query_offsets,
+    query_ids,
+    letters,
+    neighbours,
+    run,
+    covered,
+    row_offsets,
+):
+    n_passages = passage_source.shape[0]
+    for i in range(pair_passage.shape[0]):
+        if not pair_aligned[i]:
+            continue
+        q = pair_query[i]
+        lo = query_offsets[q]
+        n = query_offsets[q + 1] - lo
+        if n < run:
+            continue
+        has_letter = False
+        for t in range(n):
+            has_letter = has_letter or letters[lo + t]
+        if not has_letter:
+            continue
+        passage = pair_passage[i]
+        base = row_offsets[i]
+        for start in range(n - run + 1):
+            # only runs holding a letter not yet covered are worth looking for
+            wanted = False
+            for k in range(run):
+                wanted = wanted or (letters[lo + start + k] and not covered[base + start + k])
+            if not wanted:
+                continue
+            found = False
+            first = max(0, passage - neighbours)
+            for near in range(first, min(n_passages, passage + neighbours + 1)):
+                if found or passage_source[near] != passage_source[passage]:
+                    continue
+                for at in range(passage_token_start[near], passage_token_end[near] - run + 1):
+                    same = True
+                    for k in range(run):
+                        if token_ids[at + k] != query_ids[lo + start + k]:
+                            same = False
+                            break
+                    if same:
+                        found = True
+                        break
+            if found:
+                for k in range(run):
+                    if letters[lo + start + k]:
+                        covered[base + start + k] = True
+
+
+def cover_runs(
+    token_ids: np.ndarray,
+    passage_token_start: np.ndarray,
+    passage_token_end: np.ndarray,
+    passage_source: np.ndarray,
+    pair_passage: np.ndarray,
+    pair_query: np.ndarray,
+    pair_aligned: np.ndarray,
+    query_offsets: np.ndarray,
+    query_ids: np.ndarray,
+    letters: np.ndarray,
+    neighbours: int,
+    run: int,
+    covered: np.ndarray,
+    row_offsets: np.ndarray,
+) -> None:
+    """Mark, in each aligned pair's row of ``covered``, the ``letters`` of its sentence
+    that lie in a run of ``run`` consecutive sentence tokens which its passage, or one at
+    most ``neighbours`` away in the same source, holds in a row (same token ids).
+
+    Pair ``i``'s row is ``covered[row_offsets[i]:...]``, one flag per token of sentence
+    ``pair_query[i]`` (``query_ids[query_offsets[q]:query_offsets[q + 1]]``); passage
+    ``p``'s tokens are ``token_ids[passage_token_start[p]:passage_token_end[p]]``. Flags
+    already set stay set; a run whose letters are all covered is not looked for. The
+    passages and sentences of a pipeline call are a few dozen tokens: each run is looked
+    for by a scan of the passages near the pair's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> # one passage of tokens 7 8 9 1; the sentence 5 7 8 9, all letters but 5
+    >>> covered = np.zeros(4, dtype=bool)
+    >>> cover_runs(i64(7, 8, 9, 1), i64(0), i64(4), i64(0), i64(0), i64(0),
+    ...            np.array([True]), i64(0, 4), i64(5, 7, 8, 9),
+    ...            np.array([False, True, True, True]), 1, 3, covered, i64(0, 4))
+    >>> covered.tolist()
+    [False, True, True, True]
+    """
+    _cover_runs_kernel(
+        token_ids, passage_token_start, passage_token_end, passage_source, pair_passage,
+        pair_query, pair_aligned, query_offsets, query_ids, letters, neighbours, run,
+        covered, row_offsets,
+    )

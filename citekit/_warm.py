@@ -113,6 +113,8 @@ def warm(processes: int = 1) -> None:
     for share in delegated:
         warm_modules(share)
     align_citations("Revenue grew 15% to $1,200.", ["Revenue grew 15% to $1,200 in 2024."])
+    # (a script tokenized letter by letter takes one kernel more: runs of letters)
+    align_citations("ราคาขึ้น 15%", ["ราคาขึ้น 15% ในปีนี้"])
 
 
 def cache_is_cold() -> bool:

@@ -51,8 +51,10 @@ Status (decided on content tokens)
 A token of the sentence is *covered* by a citation when the alignment matched it or its
 passage, or the passage next to it in the same source, contains it (also as a light
 inflection: ``grows``/``growing``, ``countries``/``country``, ``twelve``/``12``), unless it
-is the answer side of a value conflict of that citation. A value that some evidence
-contradicts stays uncovered unless conflict-free evidence states it. The judged
+is the answer side of a value conflict of that citation. A single letter of a script
+tokenized letter by letter (Thai, kana, ...) is covered only when the alignment matched it
+or those passages hold a run of three tokens of the sentence around it in a row. A value
+that some evidence contradicts stays uncovered unless conflict-free evidence states it. The judged
 citations are the evidence set and the citations shown, whatever the per-source cap
 hides. ``content_coverage`` is the weighted share of the sentence covered
 (:func:`~citekit._content.coverage_weights`): a value (number, date, amount) weighs 2, as
@@ -101,7 +103,7 @@ from citekit._content import (
     token_facts,
 )
 from citekit._evidence_kernel import _evidence_set_kernel
-from citekit._forms_kernel import candidate_coverage, near_passages, rows_hold
+from citekit._forms_kernel import candidate_coverage, cover_runs, near_passages, rows_hold
 from citekit._stages import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
 from citekit.config import CitationConfig
@@ -899,7 +901,8 @@ class Pipeline:
         query_weights = np.array(weights, dtype=np.float64)
         covers, cover_offsets = _candidate_coverage(
             corpus, rows, judged_pairs, judged_offsets, pair_query, pair_passage,
-            embedding_only, query_offsets, columns, query_folded,
+            embedding_only, query_offsets, query_ids, columns, query_folded,
+            query_content & ~query_words,
         )
         judged = _judged_facts(
             corpus, context, judged_pairs, np.diff(content_prefix[query_offsets])
@@ -1814,16 +1817,22 @@ def _candidate_coverage(
     pair_passage: np.ndarray,
     embedding_only: np.ndarray,
     query_offsets: np.ndarray,
+    query_ids: np.ndarray,
     columns: np.ndarray,
     folded: Sequence[str],
+    letters: np.ndarray,
 ) -> tuple[np.ndarray, list[int]]:
     """Which sentence tokens each judged pair covers, for every sentence at once.
 
     A pair covers the tokens its alignment matched, and those its passage, or a
     neighbouring one of the same source (``_COVERAGE_NEIGHBOURS``: a claim often
     continues across adjacent sentences), holds elsewhere (reordering) or as a light
-    inflection (folded text ``folded[t]``, see :func:`~citekit._content.fold_surface`);
-    an embedding-only pair covers none. Sentence ``q``'s flags are
+    inflection (folded text ``folded[t]``, see :func:`~citekit._content.fold_surface`),
+    but not ``letters`` (single letters of Thai, kana, ..., see
+    :func:`~citekit._content.letter_token_mask`: any passage in the script holds most of
+    them): those it covers when aligned, or inside a run of ``_LETTER_RUN`` consecutive
+    tokens of the sentence that such a passage holds in a row (ids ``query_ids``). An
+    embedding-only pair covers none. Sentence ``q``'s flags are
     ``covered[offsets[q]:offsets[q + 1]]``, one row of its tokens
     (``query_offsets[q]:query_offsets[q + 1]`` of ``columns`` and ``folded``) per pair
     of its judged pairs ``pairs[judged_offsets[q]:judged_offsets[q + 1]]``.
@@ -1839,6 +1848,10 @@ def _candidate_coverage(
     if None in numbers:  # words new to the table: numbered one by one
         numbers = list(map(forms.form, folded))
     token_forms = np.array(numbers, dtype=np.int64)
+    if letters.any():
+        # (a negative column or form is looked up in no passage)
+        token_forms[letters] = -1
+        columns = np.where(letters, -1, columns)
     indptr, indices = corpus.index.rows
     covered, row_offsets = candidate_coverage(
         indptr,
@@ -1859,7 +1872,30 @@ def _candidate_coverage(
         rows.block_offsets[pairs + 1],
         rows.blocks,
     )
+    if letters.any():
+        cover_runs(
+            corpus.token_ids,
+            corpus.passage_token_start,
+            corpus.passage_token_end,
+            corpus.passage_source,
+            pair_passage[pairs],
+            pair_query[pairs],
+            aligned,
+            query_offsets,
+            query_ids,
+            letters,
+            _COVERAGE_NEIGHBOURS,
+            _LETTER_RUN,
+            covered,
+            row_offsets,
+        )
     return covered, row_offsets[judged_offsets].tolist()
+
+
+# a letter of Thai, kana, ... is covered by a passage holding a run of this many tokens of
+# the sentence around it in a row (a syllable or two: a run of three letters of a small
+# alphabet seldom recurs by chance in a passage, while single letters always do)
+_LETTER_RUN = 3
 
 
 def _content_variant_counts(

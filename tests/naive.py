@@ -275,6 +275,30 @@ def naive_rows_hold(rows, word_forms, cells):
     ]
 
 
+def naive_cover_runs(passages, passage_source, pairs, sentences, neighbours, run, covered):
+    """passages[p] = list of token ids; pairs = (passage, sentence, aligned);
+    sentences[q] = list of (token id, is letter); covered = one list of flags per pair.
+    Returns new flags: an aligned pair also covers each letter of its sentence inside a run
+    of ``run`` consecutive sentence tokens that a passage at most ``neighbours`` away in
+    the same source holds in a row."""
+    out = []
+    for (passage, sentence, aligned), flags in zip(pairs, covered):
+        flags = list(flags)
+        tokens = sentences[sentence]
+        if aligned:
+            held = set()
+            for near in range(passage - neighbours, passage + neighbours + 1):
+                if 0 <= near < len(passages) and passage_source[near] == passage_source[passage]:
+                    ids = passages[near]
+                    held |= {tuple(ids[a : a + run]) for a in range(len(ids) - run + 1)}
+            for start in range(len(tokens) - run + 1):
+                if tuple(t for t, _ in tokens[start : start + run]) in held:
+                    for k in range(start, start + run):
+                        flags[k] = flags[k] or tokens[k][1]
+        out.append(flags)
+    return out
+
+
 def naive_candidate_coverage(rows, word_forms, passage_source, pairs, sentences, neighbours):
     """rows[p] = list of columns; word_forms[c] = set of forms of column c (its own and
     its parts'); pairs = (passage, sentence, aligned, blocks); sentences[q] = list of

@@ -5,8 +5,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._forms_kernel import candidate_coverage, near_passages, rows_hold
-from naive import naive_candidate_coverage, naive_near_passages, naive_rows_hold
+from citekit._forms_kernel import candidate_coverage, cover_runs, near_passages, rows_hold
+from naive import (
+    naive_candidate_coverage,
+    naive_cover_runs,
+    naive_near_passages,
+    naive_rows_hold,
+)
 
 i64 = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
 
@@ -190,3 +195,76 @@ def test_near_passages_equal_the_reference(sources, data, neighbours):
     assert found.dtype == np.int64
     assert sorted(found.tolist()) == naive_near_passages(passages, passage_source.tolist(),
                                                          neighbours)
+
+
+# -- runs of letters held in a row ----------------------------------------------------------
+
+
+@st.composite
+def _run_cases(draw):
+    # few distinct ids, so that runs recur
+    n_passages = draw(st.integers(1, 5))
+    passages = [draw(st.lists(st.integers(0, 3), max_size=8)) for _ in range(n_passages)]
+    passage_source = sorted(draw(st.lists(st.integers(0, 2), min_size=n_passages,
+                                          max_size=n_passages)))
+    sentences = [
+        draw(st.lists(st.tuples(st.integers(0, 4), st.booleans()), max_size=7))
+        for _ in range(draw(st.integers(1, 3)))
+    ]
+    pairs = sorted(
+        draw(st.lists(st.tuples(st.integers(0, n_passages - 1),
+                                st.integers(0, len(sentences) - 1), st.booleans()),
+                      max_size=6)),
+        key=lambda pair: pair[1],
+    )
+    covered = [[draw(st.booleans()) for _ in sentences[q]] for _, q, _ in pairs]
+    return (passages, passage_source, pairs, sentences, draw(st.integers(0, 2)),
+            draw(st.integers(1, 3)), covered)
+
+
+def _run_arrays(passages, passage_source, pairs, sentences, covered):
+    i64 = lambda v: np.array(v, dtype=np.int64)  # noqa: E731
+    lengths = [len(p) for p in passages]
+    token_start = np.concatenate([[0], np.cumsum(lengths)[:-1]]) if passages else i64([])
+    query_offsets = np.concatenate([[0], np.cumsum([len(t) for t in sentences])])
+    row_offsets = np.concatenate([[0], np.cumsum([len(f) for f in covered])])
+    return (
+        i64([t for p in passages for t in p]),
+        i64(token_start),
+        i64(token_start) + i64(lengths),
+        i64(passage_source),
+        i64([p for p, _, _ in pairs]),
+        i64([q for _, q, _ in pairs]),
+        np.array([a for _, _, a in pairs], dtype=bool),
+        i64(query_offsets),
+        i64([t for s in sentences for t, _ in s]),
+        np.array([f for s in sentences for _, f in s], dtype=bool),
+    ), np.array([f for flags in covered for f in flags], dtype=bool), i64(row_offsets)
+
+
+@given(_run_cases())
+def test_cover_runs_matches_reference(case):
+    passages, passage_source, pairs, sentences, neighbours, run, covered = case
+    arrays, flags, row_offsets = _run_arrays(passages, passage_source, pairs, sentences,
+                                             covered)
+    cover_runs(*arrays, neighbours, run, flags, row_offsets)
+    expected = naive_cover_runs(passages, passage_source, pairs, sentences, neighbours, run,
+                                covered)
+    assert flags.tolist() == [f for row in expected for f in row]
+
+
+def test_cover_runs_edge_cases():
+    # no pairs; a sentence shorter than the run; a passage shorter than the run; a run
+    # found only in a neighbour of another source (not read)
+    case = ([[1, 2], [1, 2, 3]], [0, 1], [(0, 0, True), (0, 1, True)],
+            [[(1, True), (2, True), (3, True)], [(1, True)]], 1, 3,
+            [[False] * 3, [False]])
+    arrays, flags, row_offsets = _run_arrays(*case[:4], case[6])
+    cover_runs(*arrays, 1, 3, flags, row_offsets)
+    assert flags.tolist() == [False, False, False, False]
+    empty = np.zeros(0, dtype=np.int64)
+    flags = np.zeros(0, dtype=bool)
+    cover_runs(empty, empty, empty, empty, empty, empty, np.zeros(0, dtype=bool),
+               np.zeros(1, dtype=np.int64), empty, flags, 1, 3, flags,
+               np.zeros(1, dtype=np.int64))
+    assert flags.shape == (0,)

@@ -133,6 +133,29 @@ def test_thai_copy_cites_its_source_alone(copied):
     check_offsets(result, {str(i): text for i, text in enumerate(THAI_SOURCES)}, answer)
 
 
+def test_thai_sentence_half_invented_is_partial():
+    # the passage holds most Thai letters of the invented half ("my cat sleeps on the
+    # chair all day"), one by one: they must not count as covered
+    invented = "แมวของฉันนอนหลับอยู่บนเก้าอี้ตลอดทั้งวันทุกวันเลย"
+    answer = "กำไรสุทธิอยู่ที่ 1,200 ล้านบาท และ" + invented
+    span = align_citations(answer, THAI_SOURCES)[0]
+    assert span.status == "partial"
+    assert span.citations[0].evidence == "กำไรสุทธิอยู่ที่ 1,200 ล้านบาท"
+    start = answer.index(invented)
+    uncovered = sum(max(0, min(e, len(answer)) - max(s, start)) for s, e in span.unsupported_spans)
+    assert uncovered >= 0.8 * len(invented)
+
+
+def test_thai_facts_reordered_within_one_passage_are_supported():
+    # both halves are in source 0, in the other order: runs of letters the passage holds
+    # in a row cover the half the alignment did not match
+    answer = "กำไรสุทธิอยู่ที่ 1,200 ล้านบาท และรายได้เพิ่มขึ้นร้อยละ 15"
+    span = align_citations(answer, THAI_SOURCES)[0]
+    assert span.status == "supported"
+    assert span.content_coverage >= 0.9
+    assert {c.source_index for c in span.citations} == {0}
+
+
 def test_thai_sentence_mixing_words_and_letters_still_finds_its_words():
     # "iPhone 15" are words: a passage holding them and the Thai letters is a candidate
     sources = ["Apple เปิดตัว iPhone 15 ในเดือนกันยายน", "ประเทศไทยมีประชากรประมาณ 70 ล้านคน"]
