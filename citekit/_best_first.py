@@ -47,6 +47,8 @@ def record_alignments(
     query_offsets,
     pair_query,
     content_prefix,
+    word_prefix,
+    min_letter_run,
     content_present,
     aligned_rows,
     pair_block_start,
@@ -64,8 +66,10 @@ def record_alignments(
     (the caller makes room for ``block_counts.sum()`` more) and located by
     ``pair_block_start[p]``, ``pair_block_count[p]``; ``content_matched[p]`` counts the
     content tokens of the query inside those blocks (``content_prefix`` is the prefix sum
-    of the query tokens' content flags). A later call for the same pair overwrites all of
-    it (its old blocks stay in the arena, unused).
+    of the query tokens' content flags), but in a block of fewer than ``min_letter_run``
+    tokens only its content words (``word_prefix``: the same without single letters of
+    Thai, kana, ..., which two in a row match by chance). A later call for the same pair
+    overwrites all of it (its old blocks stay in the arena, unused).
 
     Returns the pairs (in call order) that matched no content token although their
     passage contains some (``content_present[p] >= 1``): their best alignment is a run of
@@ -89,7 +93,11 @@ def record_alignments(
             for c in range(3):
                 arena[end + b, c] = blocks[source, c]
             begin = query_base + blocks[source, 0]
-            matched += content_prefix[begin + blocks[source, 2]] - content_prefix[begin]
+            length = blocks[source, 2]
+            if length >= min_letter_run:
+                matched += content_prefix[begin + length] - content_prefix[begin]
+            else:
+                matched += word_prefix[begin + length] - word_prefix[begin]
         end += count
         content_matched[p] = matched
         if matched == 0 and content_present[p] >= 1:

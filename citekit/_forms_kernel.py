@@ -368,6 +368,11 @@ def _cover_runs_kernel(
             continue
         passage = pair_passage[i]
         base = row_offsets[i]
+        # a letter is covered by a run held in a row, not by a block of the alignment
+        # shorter than a run (those runs are held too) or by the passage holding it
+        for t in range(n):
+            if letters[lo + t]:
+                covered[base + t] = False
         for start in range(n - run + 1):
             # only runs holding a letter not yet covered are worth looking for
             wanted = False
@@ -411,14 +416,16 @@ def cover_runs(
     covered: np.ndarray,
     row_offsets: np.ndarray,
 ) -> None:
-    """Mark, in each aligned pair's row of ``covered``, the ``letters`` of its sentence
-    that lie in a run of ``run`` consecutive sentence tokens which its passage, or one at
-    most ``neighbours`` away in the same source, holds in a row (same token ids).
+    """Set, in each aligned pair's row of ``covered``, the flags of the ``letters`` of
+    its sentence: True when the letter lies in a run of ``run`` consecutive sentence
+    tokens which its passage, or one at most ``neighbours`` away in the same source, holds
+    in a row (same token ids), else False (a sentence shorter than ``run``: unchanged).
 
     Pair ``i``'s row is ``covered[row_offsets[i]:...]``, one flag per token of sentence
     ``pair_query[i]`` (``query_ids[query_offsets[q]:query_offsets[q + 1]]``); passage
-    ``p``'s tokens are ``token_ids[passage_token_start[p]:passage_token_end[p]]``. Flags
-    already set stay set; a run whose letters are all covered is not looked for. The
+    ``p``'s tokens are ``token_ids[passage_token_start[p]:passage_token_end[p]]``. The
+    other flags are left as they are; a run whose letters are all covered is not looked
+    for. The
     passages and sentences of a pipeline call are a few dozen tokens: each run is looked
     for by a scan of the passages near the pair's.
 
@@ -426,7 +433,13 @@ def cover_runs(
     --------
     >>> import numpy as np
     >>> i64 = lambda *v: np.array(v, dtype=np.int64)
-    >>> # one passage of tokens 7 8 9 1; the sentence 5 7 8 9, all letters but 5
+    >>> # one passage of tokens 7 8 9 1; the sentence 5 7 8 9 6, all letters but 5
+    >>> covered = np.array([False, False, False, False, True])
+    >>> cover_runs(i64(7, 8, 9, 1), i64(0), i64(4), i64(0), i64(0), i64(0),
+    ...            np.array([True]), i64(0, 5), i64(5, 7, 8, 9, 6),
+    ...            np.array([False, True, True, True, True]), 1, 3, covered, i64(0, 5))
+    >>> covered.tolist()  # (6 is in no run the passage holds)
+    [False, True, True, True, False]
     >>> covered = np.zeros(4, dtype=bool)
     >>> cover_runs(i64(7, 8, 9, 1), i64(0), i64(4), i64(0), i64(0), i64(0),
     ...            np.array([True]), i64(0, 4), i64(5, 7, 8, 9),

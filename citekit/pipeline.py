@@ -52,8 +52,9 @@ A token of the sentence is *covered* by a citation when the alignment matched it
 passage, or the passage next to it in the same source, contains it (also as a light
 inflection: ``grows``/``growing``, ``countries``/``country``, ``twelve``/``12``), unless it
 is the answer side of a value conflict of that citation. A single letter of a script
-tokenized letter by letter (Thai, kana, ...) is covered only when the alignment matched it
-or those passages hold a run of three tokens of the sentence around it in a row. A value
+tokenized letter by letter (Thai, kana, ...) is covered only when those passages hold a run
+of three tokens of the sentence around it in a row, and the content tokens an alignment
+matched count it only in a block of three tokens or more. A value
 that some evidence contradicts stays uncovered unless conflict-free evidence states it. The judged
 citations are the evidence set and the citations shown, whatever the per-source cap
 hides. ``content_coverage`` is the weighted share of the sentence covered
@@ -710,6 +711,11 @@ class Pipeline:
         columns = corpus.index.columns_of(query_ids)
         content_prefix = np.zeros(query_ids.shape[0] + 1, dtype=np.int64)
         np.cumsum(query_content, out=content_prefix[1:])
+        # the same for content words (no single letters of Thai, kana, ...)
+        word_prefix = content_prefix
+        if not np.array_equal(query_words, query_content):
+            word_prefix = np.zeros(query_ids.shape[0] + 1, dtype=np.int64)
+            np.cumsum(query_words, out=word_prefix[1:])
         content_total = np.diff(content_prefix[query_offsets])
         bag = _bag_statistics(
             corpus, query_ids, query_offsets, query_content, columns, pair_query, pair_passage,
@@ -829,6 +835,7 @@ class Pipeline:
             query_ids,
             query_offsets,
             content_prefix,
+            word_prefix,
             pair_query,
             pair_passage,
             lexical,
@@ -982,6 +989,7 @@ class Pipeline:
         query_ids: np.ndarray,
         query_offsets: np.ndarray,
         content_prefix: np.ndarray,
+        word_prefix: np.ndarray,
         pair_query: np.ndarray,
         pair_passage: np.ndarray,
         lexical: np.ndarray,
@@ -1043,6 +1051,8 @@ class Pipeline:
                 query_offsets,
                 pair_query,
                 content_prefix,
+                word_prefix,
+                _LETTER_RUN,
                 content_present,
                 aligned_rows,
                 pair_block_start,
@@ -1830,10 +1840,10 @@ def _candidate_coverage(
     inflection (folded text ``folded[t]``, see :func:`~citekit._content.fold_surface`),
     but not ``letters`` (single letters of Thai, kana, ..., see
     :func:`~citekit._content.letter_token_mask`: any passage in the script holds most of
-    them): those it covers when aligned, or inside a run of ``_LETTER_RUN`` consecutive
-    tokens of the sentence that such a passage holds in a row (ids ``query_ids``). An
-    embedding-only pair covers none. Sentence ``q``'s flags are
-    ``covered[offsets[q]:offsets[q + 1]]``, one row of its tokens
+    them, and an alignment matches two in a row by chance): those it covers inside a run
+    of ``_LETTER_RUN`` consecutive tokens of the sentence that such a passage holds in a
+    row (ids ``query_ids``), and only there. An embedding-only pair covers none.
+    Sentence ``q``'s flags are ``covered[offsets[q]:offsets[q + 1]]``, one row of its tokens
     (``query_offsets[q]:query_offsets[q + 1]`` of ``columns`` and ``folded``) per pair
     of its judged pairs ``pairs[judged_offsets[q]:judged_offsets[q + 1]]``.
     """

@@ -278,14 +278,16 @@ def naive_rows_hold(rows, word_forms, cells):
 def naive_cover_runs(passages, passage_source, pairs, sentences, neighbours, run, covered):
     """passages[p] = list of token ids; pairs = (passage, sentence, aligned);
     sentences[q] = list of (token id, is letter); covered = one list of flags per pair.
-    Returns new flags: an aligned pair also covers each letter of its sentence inside a run
-    of ``run`` consecutive sentence tokens that a passage at most ``neighbours`` away in
-    the same source holds in a row."""
+    Returns new flags: an aligned pair (of a sentence of at least ``run`` tokens) covers a
+    letter of its sentence exactly when it lies inside a run of ``run`` consecutive
+    sentence tokens that a passage at most ``neighbours`` away in the same source holds in
+    a row; the other flags stay."""
     out = []
     for (passage, sentence, aligned), flags in zip(pairs, covered):
         flags = list(flags)
         tokens = sentences[sentence]
-        if aligned:
+        if aligned and len(tokens) >= run and any(letter for _, letter in tokens):
+            flags = [flag and not letter for flag, (_, letter) in zip(flags, tokens)]
             held = set()
             for near in range(passage - neighbours, passage + neighbours + 1):
                 if 0 <= near < len(passages) and passage_source[near] == passage_source[passage]:
@@ -655,14 +657,18 @@ def naive_sort_best(passages, values):
 # =======================================================================================
 
 
-def naive_record_alignments(calls, query_offsets, pair_query, query_content, content_present):
+def naive_record_alignments(calls, query_offsets, pair_query, query_content, content_present,
+                            query_words=None, min_letter_run=1):
     """Apply aligner calls in order; each call is ``(pairs, rows, blocks_per_pair)`` with
     ``rows[k]`` the 6-tuple of ``pairs[k]`` and ``blocks_per_pair[k]`` its block tuples.
 
     Returns ``(rows, blocks, content_matched, retries)``: per pair its latest row, blocks
-    and matched content tokens (dicts), and per call the pairs that matched no content
-    token although ``content_present[p] >= 1``.
+    and matched content tokens (dicts; in a block shorter than ``min_letter_run`` only
+    the ``query_words``), and per call the pairs that matched no content token although
+    ``content_present[p] >= 1``.
     """
+    if query_words is None:
+        query_words = query_content
     rows, blocks, content_matched, retries = {}, {}, {}, []
     for pairs, call_rows, call_blocks in calls:
         retry = []
@@ -671,7 +677,8 @@ def naive_record_alignments(calls, query_offsets, pair_query, query_content, con
             blocks[p] = [tuple(b) for b in pair_blocks]
             base = query_offsets[pair_query[p]]
             matched = sum(
-                query_content[base + i] for qs, _, length in pair_blocks
+                (query_content if length >= min_letter_run else query_words)[base + i]
+                for qs, _, length in pair_blocks
                 for i in range(qs, qs + length)
             )
             content_matched[p] = matched

@@ -135,6 +135,9 @@ def _recorded_calls(draw):
     query_offsets = np.cumsum([0] + query_lengths).tolist()
     n_tokens = query_offsets[-1]
     query_content = draw(st.lists(st.booleans(), min_size=n_tokens, max_size=n_tokens))
+    # content words: the content tokens that are no single letters of Thai, kana, ...
+    letter = draw(st.lists(st.booleans(), min_size=n_tokens, max_size=n_tokens))
+    query_words = [c and not x for c, x in zip(query_content, letter)]
     n_pairs = draw(st.integers(1, 12))
     pair_query = draw(
         st.lists(st.integers(0, len(query_lengths) - 1), min_size=n_pairs, max_size=n_pairs)
@@ -155,15 +158,17 @@ def _recorded_calls(draw):
                 position = start + run
             blocks.append(pair_blocks)
         calls.append((pairs, rows, blocks))
-    return query_offsets, query_content, pair_query, content_present, calls
+    return query_offsets, query_content, query_words, pair_query, content_present, calls
 
 
 @settings(max_examples=100, deadline=None)
-@given(problem=_recorded_calls(), spare=st.integers(0, 5))
-def test_record_alignments_and_assemble_blocks_equal_the_reference(problem, spare):
-    query_offsets, query_content, pair_query, content_present, calls = problem
+@given(problem=_recorded_calls(), spare=st.integers(0, 5), min_letter_run=st.integers(1, 4))
+def test_record_alignments_and_assemble_blocks_equal_the_reference(problem, spare,
+                                                                   min_letter_run):
+    query_offsets, query_content, query_words, pair_query, content_present, calls = problem
     n_pairs = len(pair_query)
     content_prefix = _array(np.concatenate([[0], np.cumsum(query_content)]))
+    word_prefix = _array(np.concatenate([[0], np.cumsum(query_words)]))
     aligned_rows = np.zeros((6, n_pairs), i64)
     block_start = np.zeros(n_pairs, i64)
     block_count = np.zeros(n_pairs, i64)
@@ -182,14 +187,16 @@ def test_record_alignments_and_assemble_blocks_equal_the_reference(problem, spar
                 scratch[starts[k]:starts[k] + len(pair_blocks)] = pair_blocks
         retry = record_alignments(
             _array(pairs), _array(rows).reshape(-1, 6).T.copy(), counts, starts, scratch,
-            _array(query_offsets), _array(pair_query), content_prefix, _array(content_present),
+            _array(query_offsets), _array(pair_query), content_prefix, word_prefix,
+            min_letter_run, _array(content_present),
             aligned_rows, block_start, block_count, content_matched, arena, used,
         )
         used += int(counts.sum())
         retries.append(retry.tolist())
     block_offsets, blocks = assemble_blocks(block_start, block_count, arena)
     rows, expected_blocks, matched, expected_retries = naive_record_alignments(
-        calls, query_offsets, pair_query, query_content, content_present
+        calls, query_offsets, pair_query, query_content, content_present, query_words,
+        min_letter_run,
     )
     assert retries == expected_retries
     for p in range(n_pairs):

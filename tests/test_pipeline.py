@@ -112,6 +112,13 @@ JAPANESE_SOURCES = [
         (THAI_SOURCES, "ฉันชอบกินข้าวผัดกับไข่ดาวทุกวัน"),
         (THAI_SOURCES, "แมวของฉันนอนหลับอยู่บนเก้าอี้"),
         (JAPANESE_SOURCES, "わたしはきのうとしょかんにいきました。"),
+        # short sentences: two letters in a row ("มา", "ฉัน", "です") that an alignment
+        # matches by chance are a fifth of them
+        (THAI_SOURCES + ["ฉันชอบกินข้าวผัดกับไข่ดาวทุกวัน"], "ฉันรักหมา"),
+        (THAI_SOURCES, "แมวนอนบนเตียง"),
+        (THAI_SOURCES, "วันนี้ฝนตก"),
+        (JAPANESE_SOURCES, "猫が好きです。"),
+        (JAPANESE_SOURCES, "彼は学生でした。"),
     ],
 )
 def test_sentences_sharing_only_letters_with_the_sources_are_unsupported(sources, answer):
@@ -131,6 +138,13 @@ def test_thai_copy_cites_its_source_alone(copied):
     assert [c.source_index for c in span.citations] == [copied]
     assert span.citations[0].evidence == answer
     check_offsets(result, {str(i): text for i, text in enumerate(THAI_SOURCES)}, answer)
+
+
+def test_japanese_copy_has_no_citation_of_its_endings_alone():
+    # "です" matched alone in the other sentence of the source was a second citation
+    span = align_citations("東京は首都です。", JAPANESE_SOURCES)[0]
+    assert span.status == "supported"
+    assert [c.evidence for c in span.citations] == ["東京は首都です"]
 
 
 def test_thai_sentence_half_invented_is_partial():
