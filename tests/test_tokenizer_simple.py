@@ -512,6 +512,11 @@ def test_kernel_matches_naive_reference_for_every_unit_type(text, config, scratc
         assert n_other == naive_n_other(text)
 
 
+def text_starts_of(texts):
+    """Where each text starts in their concatenation, and its length at the end."""
+    return np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+
+
 @settings(max_examples=100)
 @given(
     st.lists(KERNEL_TEXT, max_size=4),
@@ -525,7 +530,7 @@ def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens, keep
     tokenizer = SimpleTokenizer(config)
     _, table, kernel_ids, letter_keys = simple_module._kernel(config)
     scratch = np.full(3 * (scratch_tokens or 0), -1, dtype=np.int64)
-    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    text_starts = text_starts_of(texts)
     expected = [naive_ascii_tokens(text, config) for text in texts]
     for units in unit_arrays("".join(texts)):
         ids, starts, ends, offsets, n_other = kernel_tokens_many(
@@ -554,7 +559,7 @@ def assert_same_as_tokenize(tokenizer, texts, got):
 @given(st.lists(st.text() | KERNEL_TEXT, min_size=1, max_size=4))
 def test_tokenize_many_equals_tokenize_of_each_text(texts):
     # texts the kernel cannot read take the general path, as alone
-    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    text_starts = text_starts_of(texts)
     got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
     assert_same_as_tokenize(TOKENIZER, texts, got)
 
@@ -577,7 +582,7 @@ def test_tokenize_many_reads_general_pieces_of_many_texts_as_alone(texts, config
     # the pieces of every text go to one general-path call; each text's tokens are those
     # of tokenizing it alone
     tokenizer = SimpleTokenizer(config)
-    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    text_starts = text_starts_of(texts)
     got = tokenizer._tokenize_many(texts, "".join(texts), text_starts)
     assert_same_as_tokenize(tokenizer, texts, got)
 
@@ -588,7 +593,7 @@ def test_general_pieces_of_many_texts_are_those_of_each_text(texts):
     from citekit._code_units import code_units
 
     joined = "".join(texts)
-    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    text_starts = text_starts_of(texts)
     got = simple_module._general_pieces_many(joined, code_units(joined), text_starts)
     assert len(got) == len(texts)
     for text, pieces in zip(texts, got):
@@ -605,7 +610,7 @@ def test_tokenize_many_shares_one_general_call(general_calls):
         "\u0301mark at the start of a longer text 😀",
         "the end of this one is 😀 \u0600",
     ]
-    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    text_starts = text_starts_of(texts)
     got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
     # the pieces of the first two texts share a call (joined by spaces); a mark first or a
     # Prepend character last gets a call of its own
@@ -615,7 +620,7 @@ def test_tokenize_many_shares_one_general_call(general_calls):
 
 def test_tokenize_many_on_workload_documents(workload):
     texts = [d["text"] for d in workload.make_documents(6, seed=3)] + ["東京で 5.2％ 上昇", ""]
-    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    text_starts = text_starts_of(texts)
     got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
     assert_same_as_tokenize(TOKENIZER, texts, got)
 
@@ -1758,7 +1763,7 @@ def test_thai_kernel_matches_naive_reference(text, config):
 @given(st.lists(THAI_TEXT, min_size=1, max_size=4), CONFIGS)
 def test_thai_many_texts_as_alone(texts, config):
     tokenizer = SimpleTokenizer(config)
-    text_starts = np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
+    text_starts = text_starts_of(texts)
     got = tokenizer._tokenize_many(texts, "".join(texts), text_starts)
     assert_same_as_tokenize(tokenizer, texts, got)
     joined = "".join(texts)
