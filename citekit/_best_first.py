@@ -67,9 +67,10 @@ def record_alignments(
     ``pair_block_start[p]``, ``pair_block_count[p]``; ``content_matched[p]`` counts the
     content tokens of the query inside those blocks (``content_prefix`` is the prefix sum
     of the query tokens' content flags), but in a block of fewer than ``min_letter_run``
-    tokens only its content words (``word_prefix``: the same without single letters of
-    Thai, kana, ..., which two in a row match by chance). A later call for the same pair
-    overwrites all of it (its old blocks stay in the arena, unused).
+    tokens (and than the query's) only its content words (``word_prefix``: the same
+    without single letters of Thai, kana, ..., which two in a row match by chance). A
+    later call for the same pair overwrites all of it (its old blocks stay in the arena,
+    unused).
 
     Returns the pairs (in call order) that matched no content token although their
     passage contains some (``content_present[p] >= 1``): their best alignment is a run of
@@ -87,6 +88,8 @@ def record_alignments(
         pair_block_start[p] = end
         pair_block_count[p] = count
         query_base = query_offsets[pair_query[p]]
+        # (a sentence shorter than a run: a block of all its tokens)
+        letter_run = min(min_letter_run, query_offsets[pair_query[p] + 1] - query_base)
         matched = 0.0
         for b in range(count):
             source = block_starts[k] + b
@@ -94,7 +97,7 @@ def record_alignments(
                 arena[end + b, c] = blocks[source, c]
             begin = query_base + blocks[source, 0]
             length = blocks[source, 2]
-            if length >= min_letter_run:
+            if length >= letter_run:
                 matched += content_prefix[begin + length] - content_prefix[begin]
             else:
                 matched += word_prefix[begin + length] - word_prefix[begin]

@@ -663,9 +663,9 @@ def naive_record_alignments(calls, query_offsets, pair_query, query_content, con
     ``rows[k]`` the 6-tuple of ``pairs[k]`` and ``blocks_per_pair[k]`` its block tuples.
 
     Returns ``(rows, blocks, content_matched, retries)``: per pair its latest row, blocks
-    and matched content tokens (dicts; in a block shorter than ``min_letter_run`` only
-    the ``query_words``), and per call the pairs that matched no content token although
-    ``content_present[p] >= 1``.
+    and matched content tokens (dicts; in a block shorter than ``min_letter_run`` and
+    than the query, only the ``query_words``), and per call the pairs that matched no
+    content token although ``content_present[p] >= 1``.
     """
     if query_words is None:
         query_words = query_content
@@ -676,8 +676,9 @@ def naive_record_alignments(calls, query_offsets, pair_query, query_content, con
             rows[p] = tuple(row)
             blocks[p] = [tuple(b) for b in pair_blocks]
             base = query_offsets[pair_query[p]]
+            run = min(min_letter_run, query_offsets[pair_query[p] + 1] - base)
             matched = sum(
-                (query_content if length >= min_letter_run else query_words)[base + i]
+                (query_content if length >= run else query_words)[base + i]
                 for qs, _, length in pair_blocks
                 for i in range(qs, qs + length)
             )

@@ -140,6 +140,17 @@ def test_thai_copy_cites_its_source_alone(copied):
     check_offsets(result, {str(i): text for i, text in enumerate(THAI_SOURCES)}, answer)
 
 
+@pytest.mark.parametrize(
+    "source, answer",
+    [("ก ข", "ก"), ("ไท. อื่น", "ไท."), ("です。", "です。"), ("カタカナ", "カタカナ")],
+)
+def test_copies_of_fewer_letters_than_a_run_are_supported(source, answer):
+    # a sentence shorter than a run of three letters is matched by a block of all of it
+    span = align_citations(answer, [source])[0]
+    assert span.status == "supported"
+    assert span.citations[0].evidence == answer.rstrip(".。")
+
+
 def test_japanese_copy_has_no_citation_of_its_endings_alone():
     # "です" matched alone in the other sentence of the source was a second citation
     span = align_citations("東京は首都です。", JAPANESE_SOURCES)[0]
