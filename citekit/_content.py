@@ -1,7 +1,8 @@
 """Which answer tokens carry content, and which values conflict with the evidence.
 
 Status and unsupported spans are decided on CONTENT tokens: a sentence is not supported
-because its stop words ("the", "is", "of") or punctuation appear in a source. A token is
+because its stop words ("the", "is", "of"; Chinese "的", "是", "了") or punctuation appear
+in a source. A token is
 content unless its text (case-folded) is a function word of :data:`STOP_WORDS` or it has
 no letter, digit or symbol such as an emoji: punctuation, and currency or percent signs
 (which only qualify the number beside them, the content token), are not content.
@@ -55,7 +56,8 @@ __all__ = [
     "find_conflicts",
 ]
 
-# Function words of English, plus the most frequent ones of German, French and Spanish.
+# Function words of English, plus the most frequent ones of German, French and Spanish,
+# and Chinese function characters.
 STOP_WORDS: frozenset[str] = frozenset("""
     a an the and or but if then else when while at by for with about against between into
     through during before after above below to from up down in out on off over under again
@@ -69,7 +71,13 @@ STOP_WORDS: frozenset[str] = frozenset("""
     le la les un une des du de et ou mais est sont était été au aux en dans sur pour par
     avec que qui ce cette ces il elle ils elles
     el los las una unos unas y o pero es son fue era del al con por para que en se lo
-    """.split())
+    """.split()) | frozenset(
+    # Chinese function characters (particles, pronouns, the copula, a measure word),
+    # tokens of their own: in any passage of Chinese, whatever it says. Not the negations
+    # (不, 没), nor the numerals, nor characters that are words of their own too (都 as in
+    # 首都, 地 as in 土地, 得, 将, 对, 为).
+    "的了是在和与及或这那个之其也就而着被把从于们我你他她它很吗呢吧啊已并但则有"
+)
 
 # a percent sign after a value (ASCII, full-width, Arabic) belongs to it
 _PERCENT_CHARS = "%％\u066a"

@@ -12,6 +12,7 @@ from citekit._content import (
     content_mask,
     coverage_weights,
     fold_surface,
+    is_content_token,
     letter_token_mask,
 )
 
@@ -514,3 +515,12 @@ def test_letter_token_mask_is_the_first_characters_script(text, data):
                    or "\u31f0" <= text[s] <= "\u31ff" or "\uff66" <= text[s] <= "\uff9d")
         for s, e in zip(starts, ends)
     ]
+
+
+@pytest.mark.parametrize(
+    "token, content",
+    [("的", False), ("是", False), ("了", False), ("他", False), ("不", True), ("没", True),
+     ("一", True), ("首", True), ("都", True), ("地", True)],
+)
+def test_chinese_function_characters_are_stop_words(token, content):
+    assert is_content_token(token) is content

@@ -119,6 +119,8 @@ JAPANESE_SOURCES = [
         (THAI_SOURCES, "วันนี้ฝนตก"),
         (JAPANESE_SOURCES, "猫が好きです。"),
         (JAPANESE_SOURCES, "彼は学生でした。"),
+        # Chinese function characters ("是", "的") are in any passage of Chinese
+        (["北京是中国的首都。这座城市有三千多年的历史。"], "他是一个很好的老师。"),
     ],
 )
 def test_sentences_sharing_only_letters_with_the_sources_are_unsupported(sources, answer):
