@@ -45,6 +45,7 @@ __all__ = [
     "is_content_token",
     "content_mask",
     "letter_token_mask",
+    "ideograph_token_mask",
     "fold_surface",
     "coverage_weights",
     "VALUE_WEIGHT",
@@ -342,6 +343,36 @@ def letter_token_mask(text: str, starts: Any, ends: Any) -> np.ndarray:
     >>> letter_token_mask(text, tokens.starts, tokens.ends).astype(int).tolist()
     [0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 1]
     """
+    return _tokens_starting_with(_LETTER_SCRIPT, text, starts, ends)
+
+
+# Han ideographs (CJK Unified Ideographs, extension A, compatibility ideographs, the
+# supplementary planes' extensions)
+_IDEOGRAPH = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
+
+
+def ideograph_token_mask(text: str, starts: Any, ends: Any) -> np.ndarray:
+    """Which tokens ``text[starts[i]:ends[i]]`` begin with a Han ideograph.
+
+    Each is a token of its own, and a morpheme: most words are two or more of them, and
+    the common ones recur in any passage of Chinese or Japanese. The pipeline counts one
+    as covered by a passage only when the passage also holds the ideograph beside it in
+    the sentence, next to it (a word of two, ``城市``, not ``城`` and ``市`` anywhere).
+
+    Examples
+    --------
+    >>> text = "北京 is 首都です"
+    >>> ideograph_token_mask(text, [0, 1, 3, 6, 7, 8], [1, 2, 5, 7, 8, 9]).astype(int).tolist()
+    [1, 1, 0, 1, 1, 0]
+    """
+    return _tokens_starting_with(_IDEOGRAPH, text, starts, ends)
+
+
+def _tokens_starting_with(
+    pattern: re.Pattern[str], text: str, starts: Any, ends: Any
+) -> np.ndarray:
+    """Which tokens ``text[starts[i]:ends[i]]`` (non-empty) begin with a character that
+    ``pattern`` (one character) matches."""
     starts_list = np.asarray(starts, dtype=np.int64).tolist()
     ends_list = np.asarray(ends, dtype=np.int64).tolist()
     if len(starts_list) != len(ends_list):
@@ -350,9 +381,9 @@ def letter_token_mask(text: str, starts: Any, ends: Any) -> np.ndarray:
             f"{len(ends_list)}"
         )
     out = np.zeros(len(starts_list), dtype=bool)
-    if not _LETTER_SCRIPT.search(text):
+    if not pattern.search(text):
         return out
-    match = _LETTER_SCRIPT.match
+    match = pattern.match
     for i, (start, end) in enumerate(zip(starts_list, ends_list)):
         out[i] = start < end and match(text, start) is not None
     return out

@@ -54,7 +54,8 @@ inflection: ``grows``/``growing``, ``countries``/``country``, ``twelve``/``12``)
 is the answer side of a value conflict of that citation. A single letter of a script
 tokenized letter by letter (Thai, kana, ...) is covered only when those passages hold a run
 of three tokens of the sentence around it in a row, and the content tokens an alignment
-matched count it only in a block of three tokens or more. A value
+matched count it only in a block of three tokens or more; a Han ideograph, only in a run
+of two. A value
 that some evidence contradicts stays uncovered unless conflict-free evidence states it. The judged
 citations are the evidence set and the citations shown, whatever the per-source cap
 hides. ``content_coverage`` is the weighted share of the sentence covered
@@ -100,6 +101,7 @@ from citekit._content import (
     content_mask,
     find_conflicts,
     fold_surface,
+    ideograph_token_mask,
     letter_token_mask,
     token_facts,
 )
@@ -223,6 +225,8 @@ class _Queries:
         content |= ~has_content[owner]
         # content tokens that are words: not single letters of Thai, kana, ...
         words = content & ~letter_token_mask(answer, starts, ends)[positions]
+        # and content Han ideographs
+        ideographs = content & ideograph_token_mask(answer, starts, ends)[positions]
         self._parts.append(
             (
                 np.asarray(token_ids, dtype=np.int64)[positions],
@@ -230,6 +234,7 @@ class _Queries:
                 np.asarray(ends, dtype=np.int64)[positions],
                 content,
                 words,
+                ideographs,
             )
         )
         self._packed = None
@@ -242,7 +247,7 @@ class _Queries:
         return len(self.spans)
 
     def _all(self) -> tuple[np.ndarray, ...]:
-        """(offsets, ids, starts, ends, content, words) of every sentence."""
+        """(offsets, ids, starts, ends, content, words, ideographs) of every sentence."""
         if self._packed is None:
             offsets = np.zeros(len(self.lengths) + 1, dtype=np.int64)
             np.cumsum(self.lengths, out=offsets[1:])
@@ -250,20 +255,21 @@ class _Queries:
                 np.concatenate([part[i] for part in self._parts])
                 if self._parts
                 else np.zeros(0, dtype=bool if i >= 3 else np.int64)
-                for i in range(5)
+                for i in range(6)
             ]
             self._packed = (offsets, *columns)
         return self._packed
 
     def tokens_of(self, query: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(starts, ends, content) of sentence ``query``'s tokens."""
-        offsets, _, starts, ends, content, _ = self._all()
+        offsets, _, starts, ends, content, _, _ = self._all()
         lo, hi = int(offsets[query]), int(offsets[query + 1])
         return starts[lo:hi], ends[lo:hi], content[lo:hi]
 
     def pack(self, first: int, last: int) -> tuple[np.ndarray, ...]:
-        """(offsets, ids, starts, ends, content, words) of sentences ``first:last``."""
-        offsets, ids, starts, ends, content, words = self._all()
+        """(offsets, ids, starts, ends, content, words, ideographs) of sentences
+        ``first:last``."""
+        offsets, ids, starts, ends, content, words, ideographs = self._all()
         lo, hi = int(offsets[first]), int(offsets[last])
         return (
             offsets[first : last + 1] - lo,
@@ -272,6 +278,7 @@ class _Queries:
             ends[lo:hi],
             content[lo:hi],
             words[lo:hi],
+            ideographs[lo:hi],
         )
 
 
@@ -692,7 +699,13 @@ class Pipeline:
     ) -> list[SpanCitations]:
         config = self.config
         (
-            query_offsets, query_ids, query_starts, query_ends, query_content, query_words
+            query_offsets,
+            query_ids,
+            query_starts,
+            query_ends,
+            query_content,
+            query_words,
+            query_ideographs,
         ) = queries.pack(first, last)
         n_queries = last - first
         query_texts = [
@@ -909,7 +922,7 @@ class Pipeline:
         covers, cover_offsets = _candidate_coverage(
             corpus, rows, judged_pairs, judged_offsets, pair_query, pair_passage,
             embedding_only, query_offsets, query_ids, columns, query_folded,
-            query_content & ~query_words,
+            query_content & ~query_words, query_ideographs,
         )
         judged = _judged_facts(
             corpus, context, judged_pairs, np.diff(content_prefix[query_offsets])
@@ -1831,6 +1844,7 @@ def _candidate_coverage(
     columns: np.ndarray,
     folded: Sequence[str],
     letters: np.ndarray,
+    ideographs: np.ndarray,
 ) -> tuple[np.ndarray, list[int]]:
     """Which sentence tokens each judged pair covers, for every sentence at once.
 
@@ -1842,7 +1856,9 @@ def _candidate_coverage(
     :func:`~citekit._content.letter_token_mask`: any passage in the script holds most of
     them, and an alignment matches two in a row by chance): those it covers inside a run
     of ``_LETTER_RUN`` consecutive tokens of the sentence that such a passage holds in a
-    row (ids ``query_ids``), and only there. An embedding-only pair covers none.
+    row (ids ``query_ids``), and only there; likewise ``ideographs`` (Han, see
+    :func:`~citekit._content.ideograph_token_mask`) in a run of ``_IDEOGRAPH_RUN``. An
+    embedding-only pair covers none.
     Sentence ``q``'s flags are ``covered[offsets[q]:offsets[q + 1]]``, one row of its tokens
     (``query_offsets[q]:query_offsets[q + 1]`` of ``columns`` and ``folded``) per pair
     of its judged pairs ``pairs[judged_offsets[q]:judged_offsets[q + 1]]``.
@@ -1858,10 +1874,11 @@ def _candidate_coverage(
     if None in numbers:  # words new to the table: numbered one by one
         numbers = list(map(forms.form, folded))
     token_forms = np.array(numbers, dtype=np.int64)
-    if letters.any():
+    by_runs = letters | ideographs
+    if by_runs.any():
         # (a negative column or form is looked up in no passage)
-        token_forms[letters] = -1
-        columns = np.where(letters, -1, columns)
+        token_forms[by_runs] = -1
+        columns = np.where(by_runs, -1, columns)
     indptr, indices = corpus.index.rows
     covered, row_offsets = candidate_coverage(
         indptr,
@@ -1882,23 +1899,24 @@ def _candidate_coverage(
         rows.block_offsets[pairs + 1],
         rows.blocks,
     )
-    if letters.any():
-        cover_runs(
-            corpus.token_ids,
-            corpus.passage_token_start,
-            corpus.passage_token_end,
-            corpus.passage_source,
-            pair_passage[pairs],
-            pair_query[pairs],
-            aligned,
-            query_offsets,
-            query_ids,
-            letters,
-            _COVERAGE_NEIGHBOURS,
-            _LETTER_RUN,
-            covered,
-            row_offsets,
-        )
+    for flags, run in ((letters, _LETTER_RUN), (ideographs, _IDEOGRAPH_RUN)):
+        if flags.any():
+            cover_runs(
+                corpus.token_ids,
+                corpus.passage_token_start,
+                corpus.passage_token_end,
+                corpus.passage_source,
+                pair_passage[pairs],
+                pair_query[pairs],
+                aligned,
+                query_offsets,
+                query_ids,
+                flags,
+                _COVERAGE_NEIGHBOURS,
+                run,
+                covered,
+                row_offsets,
+            )
     return covered, row_offsets[judged_offsets].tolist()
 
 
@@ -1906,6 +1924,9 @@ def _candidate_coverage(
 # the sentence around it in a row (a syllable or two: a run of three letters of a small
 # alphabet seldom recurs by chance in a passage, while single letters always do)
 _LETTER_RUN = 3
+# a Han ideograph, by a passage holding it next to the ideograph (or other token) beside it
+# in the sentence: most words are two ideographs, and single common ones recur anywhere
+_IDEOGRAPH_RUN = 2
 
 
 def _content_variant_counts(

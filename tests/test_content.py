@@ -12,6 +12,7 @@ from citekit._content import (
     content_mask,
     coverage_weights,
     fold_surface,
+    ideograph_token_mask,
     is_content_token,
     letter_token_mask,
 )
@@ -524,3 +525,19 @@ def test_letter_token_mask_is_the_first_characters_script(text, data):
 )
 def test_chinese_function_characters_are_stop_words(token, content):
     assert is_content_token(token) is content
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("東", True), ("〇", False), ("㐀", True), ("豈", True), ("𠀀", True), ("か", False),
+     ("ก", False), ("a", False), ("한", False), ("15", False)],
+)
+def test_ideograph_token_mask_of_one_token(text, expected):
+    assert ideograph_token_mask(text, [0], [len(text)]).tolist() == [expected]
+
+
+def test_ideograph_token_mask_edge_cases_and_bad_input():
+    assert ideograph_token_mask("", [], []).tolist() == []
+    assert ideograph_token_mask("東京", [1], [1]).tolist() == [False]
+    with pytest.raises(ValueError, match="starts and ends"):
+        ideograph_token_mask("東京", [0], [1, 2])

@@ -160,6 +160,23 @@ def test_japanese_copy_has_no_citation_of_its_endings_alone():
     assert [c.evidence for c in span.citations] == ["東京は首都です"]
 
 
+CHINESE_SOURCE = "北京是中国的首都。这座城市有三千多年的历史。故宫每年接待大量游客。"
+
+
+def test_chinese_sentence_with_an_invented_word_is_partial():
+    # "many parks": 多 is in the passage (三千多年), but not next to 公 or 很
+    answer = "这座城市有很多公园。"
+    span = align_citations(answer, [CHINESE_SOURCE])[0]
+    assert span.status == "partial"
+    assert span.unsupported_spans == ((answer.index("多"), answer.index("园") + 1),)
+
+
+def test_chinese_sentence_reordered_within_its_passage_is_supported():
+    span = align_citations("这座城市的历史有三千多年。", [CHINESE_SOURCE])[0]
+    assert span.status == "supported"
+    assert span.unsupported_spans == ()
+
+
 def test_thai_sentence_half_invented_is_partial():
     # the passage holds most Thai letters of the invented half ("my cat sleeps on the
     # chair all day"), one by one: they must not count as covered
