@@ -53,12 +53,11 @@ passage, or the passage next to it in the same source, contains it (also as a li
 inflection: ``grows``/``growing``, ``countries``/``country``, ``twelve``/``12``), unless it
 is the answer side of a value conflict of that citation. A single letter of a script
 tokenized letter by letter (Thai, kana, ...) is covered only when those passages hold a run
-of three tokens of the sentence around it in a row, and the content tokens an alignment
-matched count it only in a block of three tokens or more; a Han ideograph, only in a run
-of two. A value
-that some evidence contradicts stays uncovered unless conflict-free evidence states it. The judged
-citations are the evidence set and the citations shown, whatever the per-source cap
-hides. ``content_coverage`` is the weighted share of the sentence covered
+of three tokens of the sentence around it in a row (a Han ideograph: a run of two), and
+the content tokens an alignment matched count a letter only in a block of three tokens or
+more. A value that some evidence contradicts stays uncovered unless conflict-free evidence
+states it. The judged citations are the evidence set and the citations shown, whatever the
+per-source cap hides. ``content_coverage`` is the weighted share of the sentence covered
 (:func:`~citekit._content.coverage_weights`): a value (number, date, amount) weighs 2, as
 it cannot be paraphrased and missing it is the surest sign of an unsupported fact, another
 content word 1, and a function word 1/4 (one the evidence lacks, such as "all", "only" or
