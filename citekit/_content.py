@@ -1,8 +1,8 @@
 """Which answer tokens carry content, and which values conflict with the evidence.
 
 Status and unsupported spans are decided on CONTENT tokens: a sentence is not supported
-because its stop words ("the", "is", "of"; Chinese "的", "是", "了") or punctuation appear
-in a source. A token is
+because its stop words ("the", "is", "of"; Russian "является", Arabic "هي", Hindi "है",
+Chinese "的", "是", "了") or punctuation appear in a source. A token is
 content unless its text (case-folded) is a function word of :data:`STOP_WORDS` or it has
 no letter, digit or symbol such as an emoji: punctuation, and currency or percent signs
 (which only qualify the number beside them, the content token), are not content.
@@ -57,8 +57,9 @@ __all__ = [
     "find_conflicts",
 ]
 
-# Function words of English, plus the most frequent ones of German, French and Spanish,
-# and Chinese function characters.
+# Function words of English, plus the most frequent ones of German, French, Spanish,
+# Russian, Arabic and Hindi, and Chinese function characters. Not the negations (they
+# change what a sentence claims).
 STOP_WORDS: frozenset[str] = frozenset("""
     a an the and or but if then else when while at by for with about against between into
     through during before after above below to from up down in out on off over under again
@@ -72,6 +73,11 @@ STOP_WORDS: frozenset[str] = frozenset("""
     le la les un une des du de et ou mais est sont était été au aux en dans sur pour par
     avec que qui ce cette ces il elle ils elles
     el los las una unos unas y o pero es son fue era del al con por para que en se lo
+    и в во на с со по к ко у о об из за от до для что это этот эта эти как а но или же ли
+    бы то так также который которая которое которые является являются был была было были
+    быть он она оно они мы вы я его ее её их ему ей им при под над между через
+    في من إلى على عن مع هو هي هم أن إن كان كانت التي الذي الذين هذا هذه ذلك تلك أو ثم قد
+    का की के को में से पर और है हैं था थी थे यह वह ये वे भी तो कि
     """.split()) | frozenset(
     # Chinese function characters (particles, pronouns, the copula, a measure word),
     # tokens of their own: in any passage of Chinese, whatever it says. Not the negations

@@ -541,3 +541,13 @@ def test_ideograph_token_mask_edge_cases_and_bad_input():
     assert ideograph_token_mask("東京", [1], [1]).tolist() == [False]
     with pytest.raises(ValueError, match="starts and ends"):
         ideograph_token_mask("東京", [0], [1, 2])
+
+
+@pytest.mark.parametrize(
+    "token, content",
+    [("является", False), ("и", False), ("не", True), ("нет", True), ("столицей", True),
+     ("هي", False), ("في", False), ("لا", True), ("عاصمة", True),
+     ("है", False), ("का", False), ("नहीं", True), ("एक", True), ("शहर", True)],
+)
+def test_russian_arabic_hindi_function_words_are_stop_words(token, content):
+    assert is_content_token(token) is content
