@@ -725,13 +725,14 @@ class Pipeline:
         np.cumsum(query_content, out=content_prefix[1:])
         # the same for content words (no single letters of Thai, kana, ...)
         word_prefix = content_prefix
-        if not np.array_equal(query_words, query_content):
+        has_letters = not np.array_equal(query_words, query_content)
+        if has_letters:
             word_prefix = np.zeros(query_ids.shape[0] + 1, dtype=np.int64)
             np.cumsum(query_words, out=word_prefix[1:])
         content_total = np.diff(content_prefix[query_offsets])
         bag = _bag_statistics(
             corpus, query_ids, query_offsets, query_content, columns, pair_query, pair_passage,
-            held, query_words,
+            held, query_words if has_letters else None,
         )
         # Which pairs can become citations at all, and the best score each could reach:
         # an alignment matches at most the query tokens the passage contains. A citation
@@ -1580,7 +1581,7 @@ def _bag_statistics(
 ) -> _BagStatistics:
     """For every pair: how many query tokens (all / content, with multiplicity) and how
     many distinct content tokens of the query its passage contains, and how many distinct
-    content tokens that are words (``query_words``, default: every content token); from
+    content tokens that are words (``query_words``; None: every content token); from
     ``held`` (which of its query's distinct tokens each passage holds, see
     :meth:`IdfIndex._top_k`) when given and known, else from the passages' rows."""
     n_queries = query_offsets.shape[0] - 1
@@ -1620,7 +1621,7 @@ def _bag_statistics(
         return found  # type: ignore[no-any-return]
 
     all_occurrences, content_occurrences, content_distinct = counts(term_is_content)
-    if query_words is None or np.array_equal(query_words, query_content):
+    if query_words is None:
         word_distinct, distinct_words = content_distinct, distinct_content
     else:
         _, _, _, term_is_word, distinct_words = query_terms(

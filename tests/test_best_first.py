@@ -573,17 +573,27 @@ def test_pipeline_bag_statistics_from_held_equal_those_from_rows():
     finally:
         pipeline_module._bag_statistics = original
     (args,) = result_pairs
-    held = args[-1]
-    assert held is not None and held.shape[0] > 0 and (held >= 0).all()
-    from_held = _bag_statistics(*args)
-    from_rows = _bag_statistics(*args[:-1])
+    # (corpus, ids, offsets, content, columns, pair_query, pair_passage, held, words)
+    assert len(args) == 9
+    base, held = args[:7], args[7]
+    assert held is not None and held.dtype == np.int64
+    assert held.shape[0] > 0 and (held >= 0).all()
+    from_held = _bag_statistics(*base, held)
+    from_rows = _bag_statistics(*base, None)
     for a, b in zip(from_held, from_rows):
         assert np.array_equal(a, b)
     # unknown entries (sentences of more than 63 distinct tokens) are read from the rows
     mixed = held.copy()
     mixed[::2] = -1
-    for a, b in zip(_bag_statistics(*args[:-1], mixed), from_rows):
+    for a, b in zip(_bag_statistics(*base, mixed), from_rows):
         assert np.array_equal(a, b)
+    # content words counted apart (some content tokens taken for letters) agree too
+    content = base[3]
+    words = content & (np.arange(content.shape[0]) % 3 != 0)
+    for a, b in zip(_bag_statistics(*base, held, words), _bag_statistics(*base, None, words)):
+        assert np.array_equal(a, b)
+    with_words = _bag_statistics(*base, held, words)
+    assert not np.array_equal(with_words.word_distinct, from_held.word_distinct)
 
 
 # -- feasibility before aligning, acceptance after ------------------------------------------
