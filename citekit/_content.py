@@ -20,7 +20,8 @@ Letters of scripts written without spaces and tokenized one character (or graphe
 at a time -- Thai, Lao, Myanmar, Khmer, Hiragana, Katakana -- are content tokens, but not
 words: a passage of such text holds most of a small alphabet, so the share of a sentence's
 distinct tokens that a passage holds says nothing for them (:func:`letter_token_mask`; Han
-characters, each a morpheme of a large set, count as words).
+characters, each a morpheme of a large set, count as words there, but a passage covers one
+only next to its neighbour, :func:`ideograph_token_mask`).
 
 Value conflicts: where the alignment of an answer sentence with its evidence leaves a
 number, percentage, amount or date of the answer facing a DIFFERENT one in the evidence
@@ -336,8 +337,9 @@ def letter_token_mask(text: str, starts: Any, ends: Any) -> np.ndarray:
     Such tokens carry content, but a bag of them is not a bag of words: a passage in Thai
     holds most Thai letters, whatever it says. The pipeline leaves them out of the share
     of a sentence's distinct tokens that a passage holds (the alternative to an
-    alignment's coverage for accepting a reordered sentence); its alignments still match
-    them.
+    alignment's coverage for accepting a reordered sentence), counts them among an
+    alignment's matches only in a block of three tokens or more, and takes one as covered
+    only inside a run of three sentence tokens that the passage holds in a row.
 
     Examples
     --------
@@ -362,8 +364,8 @@ def ideograph_token_mask(text: str, starts: Any, ends: Any) -> np.ndarray:
 
     Each is a token of its own, and a morpheme: most words are two or more of them, and
     the common ones recur in any passage of Chinese or Japanese. The pipeline counts one
-    as covered by a passage only when the passage also holds the ideograph beside it in
-    the sentence, next to it (a word of two, ``城市``, not ``城`` and ``市`` anywhere).
+    as covered by a passage only when the passage also holds a token beside it in the
+    sentence, next to it (a word of two, ``城市``, not ``城`` and ``市`` anywhere).
 
     Examples
     --------
