@@ -23,9 +23,11 @@ gives, bit for bit, the result of walking every list and adding in query order.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from citekit._jit import jit
+from citekit._jit import jit, jit_parallel, prange
 from citekit.kernels._sort import stable_argsort
 
 __all__ = [
@@ -1110,18 +1112,26 @@ def _top_candidates_kernel(
     frequent_bits,
     bit_of_column,
     buckets,
-    out_offsets,
+    queries,
+    slot,
+    out_counts,
     out_passages,
     out_rank_scores,
     out_scores,
     want_held,
     out_held,
 ):
-    n_out = 0
+    """The candidates of the queries ``queries`` (any order): query ``q``'s go to entries
+    ``q * slot:q * slot + out_counts[q]`` of the output arrays (``slot >= min(k, number
+    of passages)``). One worker's scratch arrays (``scores`` and ``words`` all zero,
+    left all zero)."""
     n_passages = scores.shape[0]
     have_rows = row_pointers.shape[0] == n_passages + 1
     tables = np.empty((_MASK_BITS // _TABLE_BITS, 256))
-    for query in range(term_offsets.shape[0] - 1):
+    for position in range(queries.shape[0]):
+        query = queries[position]
+        n_out = query * slot
+        out_counts[query] = 0
         first = term_offsets[query]
         last = term_offsets[query + 1]
         n_terms = 0
@@ -1135,7 +1145,6 @@ def _top_candidates_kernel(
                     n_terms += 1
                     n_entries += posting_pointers[column + 1] - posting_pointers[column]
         if n_terms == 0 or k <= 0:
-            out_offsets[query + 1] = n_out
             continue
         # the ranking terms found in the corpus (query order: the order of every rank
         # score's additions), and every found term
@@ -1224,8 +1233,7 @@ def _top_candidates_kernel(
             )
         else:
             out_scores[n_out:n_out + take] = out_rank_scores[n_out:n_out + take]
-        n_out += take
-        out_offsets[query + 1] = n_out
+        out_counts[query] = take
 
 
 # queries of at most this many terms get the bits of the terms each candidate holds
@@ -1248,22 +1256,24 @@ def _mark_frequent(posting_pointers, posting_passages, columns, bits):
 
 class _Scratch:
     """Per-index scratch arrays of :func:`top_candidates`, reused across calls (fresh
-    arrays of the corpus size cost page faults on every call): float scores and 32-bit
-    words per passage, passage lists, and a slot per vocabulary column; one user at a
-    time. Also, for corpora of ``frequent_min_passages`` passages or more, which of the
-    63 most frequent columns each passage holds (built on first use)."""
+    arrays of the corpus size cost page faults on every call): per worker thread, float
+    scores and 32-bit words per passage, passage lists, a slot per vocabulary column and
+    histogram buckets (one row per worker); one user at a time. Also, for corpora of
+    ``frequent_min_passages`` passages or more, which of the 63 most frequent columns
+    each passage holds (built on first use)."""
 
     def __init__(self, frequent_min_passages: int = _FREQUENT_MIN_PASSAGES) -> None:
         import threading
 
         self.lock = threading.Lock()
         self.frequent_min_passages = frequent_min_passages
-        self.scores = np.zeros(0, dtype=np.float64)
-        self.touched = np.zeros(0, dtype=np.int64)
-        self.hits = np.zeros(0, dtype=np.int64)
-        self.values = np.zeros(0, dtype=np.float64)
-        self.words = np.zeros(0, dtype=np.uint32)
-        self.slots = np.zeros(0, dtype=np.int64)
+        self.scores = np.zeros((0, 0), dtype=np.float64)
+        self.touched = np.zeros((0, 1), dtype=np.int64)
+        self.hits = np.zeros((0, 0), dtype=np.int64)
+        self.values = np.zeros((0, 0), dtype=np.float64)
+        self.words = np.zeros((0, 0), dtype=np.uint32)
+        self.slots = np.zeros((0, 0), dtype=np.int64)
+        self.buckets = np.zeros((0, _N_COPIES * _N_BUCKETS), dtype=np.int64)
         self.frequent_source: np.ndarray | None = None
         self.frequent_bits = np.zeros(0, dtype=np.int64)
         self.bit_of_column = np.zeros(0, dtype=np.int64)
@@ -1291,17 +1301,24 @@ class _Scratch:
             self.frequent_source = posting_passages
         return self.frequent_bits, self.bit_of_column
 
-    def arrays(self, n_passages: int, n_columns: int) -> tuple[np.ndarray, ...]:
-        if self.scores.shape[0] != n_passages:
+    def arrays(self, n_passages: int, n_columns: int, n_workers: int = 1) -> tuple[np.ndarray, ...]:
+        """``(scores, touched, hits, values, words, slots, buckets)``, each with at least
+        ``n_workers`` rows (row ``w``: worker ``w``'s)."""
+        if self.scores.shape[1] != n_passages or self.scores.shape[0] < n_workers:
             # the kernel leaves ``scores`` and ``words`` all zero again when it returns
-            self.scores = np.zeros(n_passages, dtype=np.float64)
-            self.touched = np.zeros(n_passages + 1, dtype=np.int64)
-            self.hits = np.zeros(n_passages, dtype=np.int64)
-            self.values = np.zeros(n_passages, dtype=np.float64)
-            self.words = np.zeros(n_passages, dtype=np.uint32)
-        if self.slots.shape[0] != n_columns:
-            self.slots = np.zeros(n_columns, dtype=np.int64)
-        return self.scores, self.touched, self.hits, self.values, self.words, self.slots
+            rows = max(n_workers, self.scores.shape[0])
+            self.scores = np.zeros((rows, n_passages), dtype=np.float64)
+            self.touched = np.zeros((rows, n_passages + 1), dtype=np.int64)
+            self.hits = np.zeros((rows, n_passages), dtype=np.int64)
+            self.values = np.zeros((rows, n_passages), dtype=np.float64)
+            self.words = np.zeros((rows, n_passages), dtype=np.uint32)
+            self.buckets = np.zeros((rows, _N_COPIES * _N_BUCKETS), dtype=np.int64)
+        if self.slots.shape[1] != n_columns or self.slots.shape[0] < n_workers:
+            self.slots = np.zeros((max(n_workers, self.slots.shape[0]), n_columns), np.int64)
+        return (
+            self.scores, self.touched, self.hits, self.values, self.words, self.slots,
+            self.buckets,
+        )
 
 
 _N_BUCKETS = 1024
@@ -1309,6 +1326,124 @@ _N_BUCKETS = 1024
 # touch listed (only the touched passages are visited afterwards), or added blind and the
 # touched passages found by one scan of the corpus
 _WALKS = {"auto": -1, "listed": 0, "scan": 1}
+# queries whose ranking lists hold this many entries in all are shared among threads
+# (when numba has more than one): fewer cost less than waking the workers (measured)
+_PARALLEL_MIN_ENTRIES = 16384
+
+
+@jit
+def _deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_workers):
+    """Deal the queries to ``n_workers`` workers, longest walk first to the least loaded
+    (a query's load: the entries of its ranking lists, plus one). Returns ``(offsets,
+    queries, total)``: worker ``w`` takes ``queries[offsets[w]:offsets[w + 1]]``;
+    ``total`` is every query's entries."""
+    n_queries = term_offsets.shape[0] - 1
+    loads = np.zeros(n_queries, dtype=np.int64)
+    total = 0
+    for query in range(n_queries):
+        entries = 1
+        for term in range(term_offsets[query], term_offsets[query + 1]):
+            column = term_columns[term]
+            if column >= 0 and term_ranks[term]:
+                entries += posting_pointers[column + 1] - posting_pointers[column]
+        loads[query] = entries
+        total += entries - 1
+    order = np.argsort(-loads, kind="mergesort")
+    worker_load = np.zeros(n_workers, dtype=np.int64)
+    worker_of = np.empty(n_queries, dtype=np.int64)
+    for i in range(n_queries):
+        query = order[i]
+        best = 0
+        for worker in range(1, n_workers):
+            if worker_load[worker] < worker_load[best]:
+                best = worker
+        worker_of[query] = best
+        worker_load[best] += loads[query]
+    offsets = np.zeros(n_workers + 1, dtype=np.int64)
+    for query in range(n_queries):
+        offsets[worker_of[query] + 1] += 1
+    for worker in range(n_workers):
+        offsets[worker + 1] += offsets[worker]
+    filled = offsets[:-1].copy()
+    queries = np.empty(n_queries, dtype=np.int64)
+    for query in range(n_queries):
+        queries[filled[worker_of[query]]] = query
+        filled[worker_of[query]] += 1
+    return offsets, queries, total
+
+
+@jit_parallel
+def _top_candidates_parallel(
+    n_workers, worker_offsets, worker_queries, posting_pointers, posting_passages,
+    row_pointers, row_columns, term_columns, term_weights, term_ranks, term_offsets, k,
+    prune, walk, use_masks, check_cost, search_cost, scores, touched, hits, values, words,
+    slots, frequent_bits, bit_of_column, buckets, slot, out_counts, out_passages,
+    out_rank_scores, out_scores, want_held, out_held,
+):
+    """:func:`_top_candidates_kernel` on ``n_workers`` threads: worker ``w`` takes the
+    queries ``worker_queries[worker_offsets[w]:worker_offsets[w + 1]]`` with the scratch
+    rows ``w`` (queries are independent: the result does not depend on the dealing)."""
+    for worker in prange(n_workers):
+        _top_candidates_kernel(
+            posting_pointers, posting_passages, row_pointers, row_columns, term_columns,
+            term_weights, term_ranks, term_offsets, k, prune, walk, use_masks, check_cost,
+            search_cost, scores[worker], touched[worker], hits[worker], values[worker],
+            words[worker], slots[worker], frequent_bits, bit_of_column, buckets[worker],
+            worker_queries[worker_offsets[worker]:worker_offsets[worker + 1]], slot,
+            out_counts, out_passages, out_rank_scores, out_scores, want_held, out_held,
+        )
+
+
+@jit
+def _pack_slots(counts, slot, want_held, passages, rank_scores, scores, held, out_offsets):
+    """Move query ``q``'s ``counts[q]`` entries from ``q * slot`` to follow query
+    ``q - 1``'s (in place: an entry only moves down) and fill the CSR ``out_offsets``."""
+    n = 0
+    for query in range(counts.shape[0]):
+        start = query * slot
+        for i in range(counts[query]):
+            passages[n + i] = passages[start + i]
+            rank_scores[n + i] = rank_scores[start + i]
+            scores[n + i] = scores[start + i]
+            if want_held:
+                held[n + i] = held[start + i]
+        n += counts[query]
+        out_offsets[query + 1] = n
+
+
+def _n_workers(n_threads: int | None, n_queries: int) -> int:
+    """Workers for ``n_queries`` queries on ``n_threads`` threads (None: numba's current
+    count); checks ``n_threads``."""
+    import numba
+
+    if n_threads is None:
+        threads = numba.get_num_threads()
+    else:
+        from citekit._validation import check_int
+
+        threads = int(check_int(n_threads, "n_threads", minimum=1))
+        if threads > numba.config.NUMBA_NUM_THREADS:
+            raise ValueError(
+                f"n_threads must be <= {numba.config.NUMBA_NUM_THREADS} (numba's thread "
+                f"pool), got {threads}"
+            )
+    return max(1, min(threads, n_queries))
+
+
+def _run_workers(n_workers: int, kernel: Any, *arguments: Any) -> None:
+    """Run a ``prange`` driver with numba's thread count set to ``n_workers`` for the
+    call (restored afterwards)."""
+    import numba
+
+    previous = numba.get_num_threads()
+    if previous == n_workers:
+        kernel(*arguments)
+        return
+    numba.set_num_threads(n_workers)
+    try:
+        kernel(*arguments)
+    finally:
+        numba.set_num_threads(previous)
 
 
 def top_candidates(
@@ -1329,6 +1464,7 @@ def top_candidates(
     check_cost: float = 2.0,
     search_cost: float = 16.0,
     return_held: bool = False,
+    n_threads: int | None = None,
 ) -> tuple[np.ndarray, ...]:
     """The ``k`` passages with the largest summed term weight for every query.
 
@@ -1424,6 +1560,12 @@ def top_candidates(
         most 63 terms (-1 for longer ones). The ranking terms' bits of a query walked as
         words come from its words (no row is read), the others from the passages' rows
         (or the frequent columns' word). Requires ``rows``.
+    n_threads : int, optional
+        Threads the queries are shared among (each query is walked by one thread, with
+        its own scratch; never changes the result). Default: numba's current thread
+        count when the queries' ranking lists hold 16,384 entries or more in all (fewer
+        cost less than waking the threads), else one. At most numba's thread pool
+        (``NUMBA_NUM_THREADS``).
 
     Returns
     -------
@@ -1468,49 +1610,67 @@ def top_candidates(
         rows = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64))
     out_held = np.zeros(capacity if return_held else 0, dtype=np.int64)
     if n_queries and capacity:
+        pointers = np.ascontiguousarray(posting_pointers, dtype=np.int64)
+        columns = np.ascontiguousarray(term_columns, dtype=np.int64)
+        term_offsets = np.ascontiguousarray(term_offsets, dtype=np.int64)
+        n_workers = _n_workers(n_threads, n_queries)
+        worker_offsets, worker_queries, total = _deal_queries(
+            pointers, columns, ranks, term_offsets, n_workers
+        )
+        if n_threads is None and total < _PARALLEL_MIN_ENTRIES:
+            n_workers = 1
+            worker_offsets = np.array([0, n_queries], dtype=np.int64)
+            worker_queries = np.arange(n_queries, dtype=np.int64)
         scratch = _Scratch() if scratch is None else scratch
         owned = scratch.lock.acquire(blocking=False)
         try:
             n_columns = posting_pointers.shape[0] - 1
             own = scratch if owned else _Scratch(scratch.frequent_min_passages)
-            scores, touched, hits, values, words, slots = own.arrays(n_passages, n_columns)
+            scores, touched, hits, values, words, slots, buckets = own.arrays(
+                n_passages, n_columns, n_workers
+            )
             frequent_bits, bit_of_column = own.frequent(
                 posting_pointers, posting_passages, n_passages
             )
-            _top_candidates_kernel(
-                np.ascontiguousarray(posting_pointers, dtype=np.int64),
+            arguments = (
+                pointers,
                 np.ascontiguousarray(posting_passages, dtype=np.int64),
                 np.ascontiguousarray(rows[0], dtype=np.int64),
                 np.ascontiguousarray(rows[1], dtype=np.int64),
-                np.ascontiguousarray(term_columns, dtype=np.int64),
+                columns,
                 np.ascontiguousarray(term_weights, dtype=np.float64),
                 ranks,
-                np.ascontiguousarray(term_offsets, dtype=np.int64),
+                term_offsets,
                 int(k),
                 bool(prune),
                 _WALKS[walk],
                 -1 if masks is None else int(bool(masks)),
                 float(check_cost),
                 float(search_cost),
-                scores,
-                touched,
-                hits,
-                values,
-                words,
-                slots,
-                frequent_bits,
-                bit_of_column,
-                np.zeros(_N_COPIES * _N_BUCKETS, dtype=np.int64),
-                out_offsets,
-                out_passages,
-                out_rank_scores,
-                out_scores,
-                bool(return_held),
-                out_held,
             )
+            slot = capacity // n_queries
+            counts = np.zeros(n_queries, dtype=np.int64)
+            outputs = (counts, out_passages, out_rank_scores, out_scores, bool(return_held),
+                       out_held)
+            if n_workers == 1:
+                _top_candidates_kernel(
+                    *arguments, scores[0], touched[0], hits[0], values[0], words[0],
+                    slots[0], frequent_bits, bit_of_column, buckets[0], worker_queries, slot,
+                    *outputs,
+                )
+            else:
+                _run_workers(
+                    n_workers, _top_candidates_parallel, n_workers, worker_offsets,
+                    worker_queries, *arguments, scores, touched, hits, values, words, slots,
+                    frequent_bits, bit_of_column, buckets, slot, *outputs,
+                )
         finally:
             if owned:
                 scratch.lock.release()
+        _pack_slots(
+            counts, slot, bool(return_held), out_passages, out_rank_scores, out_scores,
+            out_held, out_offsets,
+        )
     n_out = int(out_offsets[-1])
     found = out_offsets, out_passages[:n_out], out_rank_scores[:n_out], out_scores[:n_out]
     return (*found, out_held[:n_out]) if return_held else found

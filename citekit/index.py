@@ -594,6 +594,7 @@ class IdfIndex:
         k: int,
         flags_all: np.ndarray,
         return_held: bool = False,
+        n_threads: int | None = None,
     ) -> Any:
         """:meth:`top_k` of checked inputs: ``ids`` and ``offsets`` contiguous int64, valid
         CSR offsets, ``k >= 0``, ``flags_all`` bool, one per id (the pipeline's path).
@@ -601,7 +602,8 @@ class IdfIndex:
         With ``return_held``, returns ``(top, held)``: ``held[i]`` has bit ``t`` set when
         candidate ``i``'s passage holds its query's ``t``-th distinct token (ascending by
         id), -1 for queries of more than 63 distinct tokens (see
-        :func:`citekit._bag.top_candidates`)."""
+        :func:`citekit._bag.top_candidates`, which also says how ``n_threads`` shares
+        the queries among threads)."""
         from citekit._bag import normalized_scores, top_candidates
 
         n_queries = offsets.shape[0] - 1
@@ -628,6 +630,7 @@ class IdfIndex:
                 rows=self.rows,
                 scratch=self._scratch,
                 return_held=return_held,
+                n_threads=n_threads,
             )
             helds.extend(held)
             exact = normalized_scores(offsets_out, sums, denominators)

@@ -413,6 +413,39 @@ def naive_top_candidates(passage_sets, queries, k):
     return out
 
 
+def naive_deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_workers):
+    """Longest-processing-time dealing: queries by load (entries of the ranking lists plus
+    one) descending, ties by query; each to the least loaded worker (ties: the lowest).
+    Returns the queries of each worker (ascending) and the total entries."""
+    loads = []
+    for q in range(len(term_offsets) - 1):
+        entries = 0
+        for t in range(term_offsets[q], term_offsets[q + 1]):
+            c = term_columns[t]
+            if c >= 0 and term_ranks[t]:
+                entries += posting_pointers[c + 1] - posting_pointers[c]
+        loads.append(entries + 1)
+    worker_load = [0] * n_workers
+    dealt = [[] for _ in range(n_workers)]
+    for q in sorted(range(len(loads)), key=lambda q: (-loads[q], q)):
+        w = min(range(n_workers), key=lambda w: (worker_load[w], w))
+        dealt[w].append(q)
+        worker_load[w] += loads[q]
+    return [sorted(d) for d in dealt], sum(loads) - len(loads)
+
+
+def naive_pack_slots(counts, slot, columns):
+    """Each of ``columns`` (lists) with query q's ``counts[q]`` entries taken from
+    ``q * slot``, concatenated; and the CSR offsets."""
+    packed = [[] for _ in columns]
+    offsets = [0]
+    for q, n in enumerate(counts):
+        for out, column in zip(packed, columns):
+            out.extend(column[q * slot:q * slot + n])
+        offsets.append(offsets[-1] + n)
+    return packed, offsets
+
+
 def naive_held(rows, term_columns, term_offsets, out_offsets, passages):
     """The ``held`` of ``top_candidates(..., return_held=True)``: for candidate ``i`` of
     query ``q``, bit ``t`` set when its passage's row holds the column of term
