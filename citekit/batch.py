@@ -237,6 +237,11 @@ _WORKER_STATE: dict[str, Any] = {}
 
 
 def _init_worker(pipeline: Any, corpus: Any, strip_shared_sources: bool) -> None:
+    # the worker processes already use the cores: each runs the kernels on one thread
+    # (a pipeline given an explicit ``n_threads`` still uses it)
+    import numba
+
+    numba.set_num_threads(1)
     _WORKER_STATE["pipeline"] = pipeline
     _WORKER_STATE["corpus"] = corpus
     _WORKER_STATE["strip"] = strip_shared_sources
@@ -436,6 +441,8 @@ def score_records(
         once with ``pipeline.prepare``.
     n_jobs : int, optional
         Worker processes (``-1``: one per CPU). Results are identical to ``n_jobs=1``.
+        Each worker runs numba's kernels on one thread (unless the pipeline's
+        ``n_threads`` says otherwise): the processes already share the cores.
         When numba's disk cache is cold (a fresh install), the kernels are compiled once
         first (:func:`citekit.warmup` with up to two processes) rather than by every
         worker.

@@ -351,6 +351,32 @@ def test_processes_give_identical_results_to_serial():
     ]
 
 
+class ThreadCountPipeline(EchoPipeline):
+    """Reports the numba thread count it runs with as the span's status text."""
+
+    def align(self, answer, sources):
+        import numba
+
+        return AlignmentResult(
+            [SpanCitations(AnswerSpan(answer, 0, len(answer)), (), "unsupported")],
+            answer=answer,
+            sources=(str(numba.get_num_threads()),),
+        )
+
+
+def test_worker_processes_run_the_kernels_on_one_thread():
+    import numba
+
+    before = numba.get_num_threads()
+    records = _records(6)
+    out = score_records(records, pipeline=ThreadCountPipeline(), n_jobs=2,
+                        show_progress=False, batch_size=2)
+    assert {r.result.sources for r in out} == {("1",)}
+    serial = score_records(records, pipeline=ThreadCountPipeline(), show_progress=False)
+    assert {r.result.sources for r in serial} == {(str(before),)}
+    assert numba.get_num_threads() == before
+
+
 def test_iter_score_records_streams_generators():
     def generate():
         for record in _records(5):
