@@ -501,11 +501,20 @@ def _score_partition(
     batch_size: int,
     strip_shared_sources: bool,
 ) -> list[RecordResult]:
+    import numba
+
     items = list(partition)
     outcomes: list[RecordResult] = []
-    for start in range(0, len(items), batch_size):
-        batch = items[start : start + batch_size]
-        outcomes.extend(_score_batch(pipeline, corpus, batch, strip_shared_sources))
+    # partitions run side by side: each runs the kernels on one thread (numba's setting is
+    # per thread; restored afterwards)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        for start in range(0, len(items), batch_size):
+            batch = items[start : start + batch_size]
+            outcomes.extend(_score_batch(pipeline, corpus, batch, strip_shared_sources))
+    finally:
+        numba.set_num_threads(previous)
     return outcomes
 
 
@@ -536,7 +545,8 @@ def score_dask(
     batches exactly as :func:`score_records` does. With a ``distributed.Client`` active,
     the computation runs on its cluster: the pipeline and the prepared corpus are scattered
     to every worker once and the records partition by partition. Otherwise Dask's local
-    scheduler runs it (or the one named by ``scheduler``).
+    scheduler runs it (or the one named by ``scheduler``). Partitions run side by side, so each runs
+    numba's kernels on one thread (unless the pipeline's ``n_threads`` says otherwise).
 
     Parameters
     ----------

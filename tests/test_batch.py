@@ -497,6 +497,17 @@ def test_real_pipeline_serial_processes_and_dask_agree(example_data):
     assert len(frame_rows) == sum(len(r.result) for r in serial if r.ok)
 
 
+def test_dask_partitions_run_the_kernels_on_one_thread():
+    pytest.importorskip("dask")
+    import numba
+
+    before = numba.get_num_threads()
+    out = score_dask(_records(4), pipeline=ThreadCountPipeline(), npartitions=2,
+                     scheduler="sync")
+    assert {r.result.sources for r in out} == {("1",)}
+    assert numba.get_num_threads() == before
+
+
 def test_score_dask_with_the_synchronous_scheduler():
     pytest.importorskip("dask")
     records = _records(9, fail_every=4)
