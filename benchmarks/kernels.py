@@ -30,7 +30,8 @@ peers and citekit; the table gives medians over rounds and the median per-round 
 * retrieval (``--retrieval DOCS``, off by default: building the corpus takes a minute):
   the pipeline's ``top_candidates`` calls for 20 answers against a prepared corpus of
   DOCS benchmark documents (``benchmarks/workload.py``), replayed with per-passage term
-  masks (``masks=True``) and with float sums (``masks=False``), alternating in rounds;
+  masks (``masks=True``) and with float sums (``masks=False``), each on one thread and on
+  numba's default threads (a call's queries shared among them), alternating in rounds;
   results checked identical, time per answer sentence (query).
 * JIT: in fresh processes, cold compile of ``citekit.kernels.warmup()`` with an empty
   numba cache directory, then the first call with that cache warm, next to numba's own
@@ -339,6 +340,8 @@ def measure_retrieval(n_documents: int, rounds: int, repeats: int) -> None:
     docstring), printed with the median ratio of per-round minima."""
     import importlib.util
 
+    import numba
+
     import citekit
     from citekit import _bag
     from citekit.pipeline import Pipeline
@@ -366,27 +369,40 @@ def measure_retrieval(n_documents: int, rounds: int, repeats: int) -> None:
     n_queries = sum(args[5].shape[0] - 1 for args, _ in calls)
     scratch = _bag._Scratch()
 
-    def replay(masks):
-        return [recorded(*args, **kwargs, masks=masks, scratch=scratch) for args, kwargs in calls]
+    def replay(masks, n_threads=None):
+        return [
+            recorded(*args, **{**kwargs, "n_threads": n_threads}, masks=masks, scratch=scratch)
+            for args, kwargs in calls
+        ]
 
-    for with_masks, without in zip(replay(True), replay(False)):
-        for a, b in zip(with_masks, without):
-            assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), "results differ"
-    minima = {True: [], False: []}
+    threads = numba.get_num_threads()
+    reference = replay(False, 1)
+    for variant in (replay(True, 1), replay(True), replay(False)):
+        for got, expected in zip(variant, reference):
+            for a, b in zip(got, expected):
+                assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), "results differ"
+    variants = [(False, 1), (True, 1), (False, None), (True, None)]
+    minima = {variant: [] for variant in variants}
     for _ in range(rounds):
-        for masks in (False, True):
+        for masks, n_threads in variants:
             samples = []
             for _ in range(repeats):
                 start = time.perf_counter()
-                replay(masks)
+                replay(masks, n_threads)
                 samples.append(time.perf_counter() - start)
-            minima[masks].append(min(samples))
-    per_query = {masks: 1e6 * float(np.median(v)) / n_queries for masks, v in minima.items()}
-    ratio = float(np.median([b / a for a, b in zip(minima[True], minima[False])]))
+            minima[(masks, n_threads)].append(min(samples))
+    per_query = {v: 1e6 * float(np.median(m)) / n_queries for v, m in minima.items()}
+
+    def ratio(slow, fast):
+        return float(np.median([a / b for a, b in zip(minima[slow], minima[fast])]))
+
     print(f"retrieval: {corpus.n_passages} passages, {n_queries} queries, "
-          f"k = {calls[0][0][6]}: float sums {per_query[False]:.1f} us/query, "
-          f"term masks {per_query[True]:.1f} us/query, speed-up {ratio:.2f}x "
-          f"(medians of per-round minima, {rounds} rounds; results identical)")
+          f"k = {calls[0][0][6]}; us/query on 1 thread: float sums "
+          f"{per_query[(False, 1)]:.1f}, term masks {per_query[(True, 1)]:.1f} (masks "
+          f"{ratio((False, 1), (True, 1)):.2f}x); with the default threads ({threads}, each "
+          f"call's queries shared): float sums {per_query[(False, None)]:.1f}, term masks "
+          f"{per_query[(True, None)]:.1f} (threads {ratio((True, 1), (True, None)):.2f}x "
+          f"with masks); medians of per-round minima, {rounds} rounds; results identical")
 
 
 def main() -> None:

@@ -1545,8 +1545,9 @@ def top_candidates(
         Whether queries of at most 16 ranking terms (positive weights) are walked as
         per-passage words of term bits and score bounds rather than float sums; default:
         when their lists hold 2,048 entries or more. Never changes the result: on the
-        benchmark workload (1,000 documents) it makes the call about 1.25 times faster
-        than float sums (``python benchmarks/kernels.py --retrieval 1000``); on a few
+        benchmark workload (1,000 documents) it makes the call 1.25 (an AMD EPYC machine)
+        to 1.5 (an Intel Xeon) times faster than float sums on one thread (``python
+        benchmarks/kernels.py --retrieval 1000``); on a few
         documents, float sums cost as much or less.
     check_cost, search_cost : float
         The cost model of pruning, in posting entries walked: a stop check (one pass
