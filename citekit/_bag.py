@@ -259,6 +259,13 @@ def warmup() -> None:
     )
     row_contains(two, one, one, one)
     top_candidates(two, one, 1, one, np.ones(1), two, 1)
+    import numba
+
+    if numba.config.NUMBA_NUM_THREADS >= 2:  # the driver sharing queries among threads
+        top_candidates(
+            two, one, 1, np.zeros(2, dtype=np.int64), np.ones(2),
+            np.arange(3, dtype=np.int64), 1, n_threads=2,
+        )
     query_terms(one, two, np.ones(1, dtype=bool), one, np.ones(1), 1.0)
     factorize(one)
     rows_and_postings(one, one, one, 1)
