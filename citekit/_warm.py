@@ -20,17 +20,18 @@ from citekit._jit import CACHE
 __all__ = ["SHARES", "cache_is_cold", "start_share", "warm", "warm_modules"]
 
 # The kernel modules in two shares of about equal compile time, measured cold on a
-# 2-core machine one module after another: retrieval 26 s, tokenizer 10 s, highlighter
-# 7 s, corpus 3 s (46 s) | alignment 26 s, segmenter 24 s (50 s). The caller takes the
-# first share and then compiles what the modules leave (the pipeline's own stages, 7 s).
+# 2-core machine one module after another (2026-12-01, an Intel Xeon VM at 2.0 GHz):
+# retrieval 49 s, segmenter 32 s (81 s) | alignment 43 s, tokenizer 21 s, highlighter
+# 10 s, corpus 7 s (81 s). The caller takes the first share and then compiles what the
+# modules leave (the pipeline's own stages).
 SHARES: tuple[tuple[str, ...], ...] = (
+    ("citekit._bag", "citekit._segment_kernel"),
     (
-        "citekit._bag",
+        "citekit.kernels",
         "citekit.tokenizers._ascii_kernel",
         "citekit.highlight",
         "citekit._corpus_kernel",
     ),
-    ("citekit.kernels", "citekit._segment_kernel"),
 )
 
 
