@@ -23,11 +23,9 @@ gives, bit for bit, the result of walking every list and adding in query order.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from citekit._jit import jit, jit_parallel, prange
+from citekit._jit import check_threads, jit, jit_parallel, prange, run_on_threads
 from citekit.kernels._sort import stable_argsort
 
 __all__ = [
@@ -1423,34 +1421,8 @@ def _n_workers(n_threads: int | None, n_queries: int) -> int:
     count); checks ``n_threads``."""
     import numba
 
-    if n_threads is None:
-        threads = numba.get_num_threads()
-    else:
-        from citekit._validation import check_int
-
-        threads = int(check_int(n_threads, "n_threads", minimum=1))
-        if threads > numba.config.NUMBA_NUM_THREADS:
-            raise ValueError(
-                f"n_threads must be <= {numba.config.NUMBA_NUM_THREADS} (numba's thread "
-                f"pool), got {threads}"
-            )
+    threads = numba.get_num_threads() if n_threads is None else check_threads(n_threads)
     return max(1, min(threads, n_queries))
-
-
-def _run_workers(n_workers: int, kernel: Any, *arguments: Any) -> None:
-    """Run a ``prange`` driver with numba's thread count set to ``n_workers`` for the
-    call (restored afterwards)."""
-    import numba
-
-    previous = numba.get_num_threads()
-    if previous == n_workers:
-        kernel(*arguments)
-        return
-    numba.set_num_threads(n_workers)
-    try:
-        kernel(*arguments)
-    finally:
-        numba.set_num_threads(previous)
 
 
 def top_candidates(
@@ -1667,7 +1639,7 @@ def top_candidates(
                     *outputs,
                 )
             else:
-                _run_workers(
+                run_on_threads(
                     n_workers, _top_candidates_parallel, n_workers, worker_offsets,
                     worker_queries, *arguments, scores, touched, hits, values, words, slots,
                     frequent_bits, bit_of_column, buckets, slot, *outputs,

@@ -21,7 +21,7 @@ from typing import Any, Callable
 import numba
 from numba import prange
 
-__all__ = ["CACHE", "jit", "jit_parallel", "prange"]
+__all__ = ["CACHE", "check_threads", "jit", "jit_parallel", "prange", "run_on_threads"]
 
 CACHE: bool = os.environ.get("CITEKIT_NUMBA_CACHE", "1").strip().lower() not in {
     "0",
@@ -43,3 +43,43 @@ def jit_parallel(func: Callable | None = None, **options: Any) -> Callable:
     """Like :func:`jit` with ``parallel=True``, for batch drivers that use :data:`prange`."""
     options.setdefault("parallel", True)
     return jit(func, **options)
+
+
+def check_threads(n_threads: Any) -> int:
+    """``n_threads`` as an int from 1 to numba's thread pool (``NUMBA_NUM_THREADS``).
+
+    Raises ``TypeError`` or ``ValueError`` naming ``n_threads``.
+
+    Examples
+    --------
+    >>> check_threads(1)
+    1
+    """
+    from citekit._validation import check_int
+
+    threads = int(check_int(n_threads, "n_threads", minimum=1))
+    if threads > numba.config.NUMBA_NUM_THREADS:
+        raise ValueError(
+            f"n_threads must be <= {numba.config.NUMBA_NUM_THREADS} (numba's thread pool), "
+            f"got {threads}"
+        )
+    return threads
+
+
+def run_on_threads(threads: int, kernel: Callable, *arguments: Any) -> Any:
+    """``kernel(*arguments)`` (a ``prange`` driver) with numba's thread count set to
+    ``threads`` for the call and restored afterwards (untouched when already so).
+
+    Examples
+    --------
+    >>> run_on_threads(1, lambda: numba.get_num_threads())
+    1
+    """
+    previous = numba.get_num_threads()
+    if threads == previous:
+        return kernel(*arguments)
+    numba.set_num_threads(threads)
+    try:
+        return kernel(*arguments)
+    finally:
+        numba.set_num_threads(previous)

@@ -541,7 +541,15 @@ class IdfIndex:
             pair_of, weights=weights[positions] * present, minlength=queries.shape[0]
         )
 
-    def top_k(self, query_ids: Any, query_offsets: Any, k: int, *, rank_tokens: Any = None) -> TopK:
+    def top_k(
+        self,
+        query_ids: Any,
+        query_offsets: Any,
+        k: int,
+        *,
+        rank_tokens: Any = None,
+        n_threads: int | None = None,
+    ) -> TopK:
         """The ``k`` best passages for every query.
 
         Passages sharing no ranking token with a query are never returned; equal scores
@@ -559,6 +567,11 @@ class IdfIndex:
             flagged tokens only (e.g. the content words, so that the long posting lists of
             "the" or "of" are never walked); the returned ``scores`` are still the full
             lexical score of :meth:`scores`. Default: every token ranks.
+        n_threads : int, optional
+            Threads the queries are shared among (one query per thread at a time; the
+            result never depends on it). Default: numba's current thread count when the
+            queries' posting lists are long enough to pay for waking the threads, else
+            one. At most numba's thread pool (``NUMBA_NUM_THREADS``).
 
         Returns
         -------
@@ -572,10 +585,16 @@ class IdfIndex:
         ([1, 0], [1.0, 0.432])
         >>> index.top_k([2, 3], [0, 2], k=5, rank_tokens=[False, True]).passages.tolist()
         [1]
+        >>> index.top_k([2, 3], [0, 2], k=5, n_threads=1).passages.tolist()
+        [1, 0]
         """
         from citekit._validation import check_int
 
         k = int(check_int(k, "k", minimum=0))
+        if n_threads is not None:
+            from citekit._jit import check_threads
+
+            n_threads = check_threads(n_threads)
         ids = _as_int64_1d(query_ids, "query_ids")
         offsets = _as_int64_1d(query_offsets, "query_offsets")
         _check_offsets(offsets, ids.shape[0], "query_offsets")
@@ -585,7 +604,7 @@ class IdfIndex:
             flags_all = np.asarray(rank_tokens, dtype=bool).reshape(-1)
             if flags_all.shape != ids.shape:
                 raise ValueError("rank_tokens must have one entry per query token")
-        return self._top_k(ids, offsets, k, flags_all)
+        return self._top_k(ids, offsets, k, flags_all, n_threads=n_threads)
 
     def _top_k(
         self,

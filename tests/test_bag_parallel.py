@@ -78,9 +78,9 @@ def test_many_queries_on_a_large_corpus_give_the_serial_arrays_by_default(monkey
     assert total >= bag._PARALLEL_MIN_ENTRIES
     args = (*index.postings, n_passages, columns, weights, offsets, 50)
     launched = []
-    run_workers = bag._run_workers
+    run_on_threads = bag.run_on_threads
     monkeypatch.setattr(
-        bag, "_run_workers", lambda n, *a: launched.append(n) or run_workers(n, *a)
+        bag, "run_on_threads", lambda n, *a: launched.append(n) or run_on_threads(n, *a)
     )
     default = top_candidates(*args, term_ranks=ranks, rows=index.rows, return_held=True)
     one = top_candidates(*args, term_ranks=ranks, rows=index.rows, return_held=True,

@@ -298,3 +298,28 @@ def test_normalized_scores_equal_the_reference(counts, data):
     )
     found = normalized_scores(offsets, sums, denominators)
     assert found.tobytes() == naive_normalized_scores(offsets, sums, denominators).tobytes()
+
+
+def test_top_k_threads_give_the_same_result_and_are_checked():
+    import numba
+
+    rng = np.random.default_rng(7)
+    passages = [rng.integers(0, 60, size=int(rng.integers(1, 15))).tolist() for _ in range(3000)]
+    queries = [rng.integers(0, 60, size=int(rng.integers(1, 12))).tolist() for _ in range(9)]
+    index = IdfIndex.from_token_lists(passages)
+    ids, offsets = pack(queries)
+    one = index.top_k(ids, offsets, 40, n_threads=1)
+    every = index.top_k(ids, offsets, 40, n_threads=numba.config.NUMBA_NUM_THREADS)
+    default = index.top_k(ids, offsets, 40)
+    for other in (every, default):
+        assert other.offsets.tolist() == one.offsets.tolist()
+        assert other.passages.tolist() == one.passages.tolist()
+        assert other.scores.tolist() == one.scores.tolist()
+    assert one.offsets[-1] == 9 * 40
+    # checked even when there is nothing to do
+    for bad in (0, -1, numba.config.NUMBA_NUM_THREADS + 1):
+        with pytest.raises(ValueError, match="n_threads"):
+            index.top_k(ids[:0], offsets[:1], 3, n_threads=bad)
+    for bad in (1.5, "2", True):
+        with pytest.raises(TypeError, match="n_threads"):
+            index.top_k(ids, offsets, 3, n_threads=bad)

@@ -57,6 +57,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from citekit._validation import check_bool, check_int
+from citekit._jit import check_threads, run_on_threads
 from citekit.kernels._batch import (
     align_pairs_kernel,
     align_worker,
@@ -388,23 +389,11 @@ def _run_parallel(n_threads: int | None, *arguments: Any) -> None:
     """
     import numba
 
-    if n_threads is not None and n_threads > numba.config.NUMBA_NUM_THREADS:
-        raise ValueError(
-            f"n_threads must be <= {numba.config.NUMBA_NUM_THREADS} (numba's thread pool)"
-            f", got {n_threads}"
-        )
-    previous = numba.get_num_threads()
-    threads = previous if n_threads is None else n_threads
+    threads = numba.get_num_threads() if n_threads is None else check_threads(n_threads)
     if threads == 1:
         align_worker(0, 1, *arguments)
-    elif threads == previous:
-        align_pairs_kernel(threads, *arguments)
     else:
-        numba.set_num_threads(threads)
-        try:
-            align_pairs_kernel(threads, *arguments)
-        finally:
-            numba.set_num_threads(previous)
+        run_on_threads(threads, align_pairs_kernel, threads, *arguments)
 
 
 def align_batch(
