@@ -27,26 +27,40 @@ def _evidence_set_kernel(
     by_score_rows,
     top_k,
     max_per_source,
+    uncovered_ok,
     selected,
     shown,
 ):
     n_rows, n_tokens = covers.shape
+    # a row may become a citation when it covers a content token of the sentence (or is
+    # allowed to without: an embedding-only candidate)
+    showable = np.zeros(n_rows, dtype=np.bool_)
+    for row in range(n_rows):
+        showable[row] = uncovered_ok[row]
+        for token in range(n_tokens):
+            if content[token] and covers[row, token]:
+                showable[row] = True
+                break
     union = np.zeros(n_tokens, dtype=np.bool_)
     n_selected = 0
-    if n_pool > 0 and top_k > 0:
-        # the best citation by score anchors the set (so citations[0] stays the best)
-        selected[0] = True
-        n_selected = 1
-        for token in range(n_tokens):
-            union[token] = covers[0, token]
+    if top_k > 0:
+        # the best showable citation by score anchors the set (so citations[0] stays
+        # the best)
+        for row in range(n_pool):
+            if showable[row]:
+                selected[row] = True
+                n_selected = 1
+                for token in range(n_tokens):
+                    union[token] = covers[row, token]
+                break
     # then the pool pair adding the most weight of uncovered content tokens (the first
     # best: the better ranked), while some pair adds anything (weights are 1 and 2, or
     # 0.25 and 0: exact sums, so ties are real ties)
     while n_selected < top_k:
         best = -1
         best_gain = 0.0
-        for row in range(1, n_pool):
-            if selected[row]:
+        for row in range(n_pool):
+            if selected[row] or not showable[row]:
                 continue
             gain = 0.0
             for token in range(n_tokens):
@@ -73,6 +87,8 @@ def _evidence_set_kernel(
                 continue
         else:
             row = by_score_rows[step - n_pool]
+            if not showable[row]:
+                continue
         source_count = 0
         duplicate = False
         for i in range(n_shown):
@@ -94,16 +110,20 @@ def evidence_set(
     by_score_rows: np.ndarray,
     top_k: int,
     max_per_source: int,
+    uncovered_ok: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The evidence set of a sentence and the citations shown for it.
 
     Rows are candidate citations: the evidence pool (rows ``0:n_pool``, best by score
-    first), then any others ranked by score. The evidence set starts with row 0 and
-    greedily adds the pool row covering the largest ``weights`` of still uncovered
-    content tokens (ties: the lower row), at most ``top_k`` rows, stopping when no row
-    adds anything. Shown are the evidence set's rows in order, then the rows of
-    ``by_score_rows``, skipping repeats and rows whose source already has
-    ``max_per_source`` shown, at most ``top_k``.
+    first), then any others ranked by score. Only rows covering a content token of the
+    sentence can be chosen or shown (evidence that supports nothing of the sentence is
+    no citation), and the rows of ``uncovered_ok`` without one. The evidence set starts
+    with the first such pool row and greedily adds the pool row covering the largest
+    ``weights`` of still uncovered content tokens (ties: the lower row), at most
+    ``top_k`` rows, stopping when no row adds anything. Shown are the evidence set's
+    rows in order, then the rows of ``by_score_rows``, skipping repeats, rows that
+    cannot be shown and rows whose source already has ``max_per_source`` shown, at most
+    ``top_k``.
 
     Parameters
     ----------
@@ -121,6 +141,9 @@ def evidence_set(
         The rows of the best citations by score, best first.
     top_k, max_per_source : int
         The limits.
+    uncovered_ok : ndarray of bool, optional
+        Rows that may be chosen and shown although they cover no content token (the
+        pipeline's embedding-only candidates). Default: none.
 
     Returns
     -------
@@ -145,6 +168,14 @@ def evidence_set(
     n_rows, n_tokens = covers.shape
     if not 0 <= n_pool <= n_rows:
         raise ValueError(f"n_pool must be between 0 and {n_rows}, got {n_pool}")
+    if uncovered_ok is None:
+        uncovered_ok = np.zeros(n_rows, dtype=np.bool_)
+    uncovered_ok = np.asarray(uncovered_ok, dtype=np.bool_)
+    if uncovered_ok.shape != (n_rows,):
+        raise ValueError(
+            f"uncovered_ok must hold one flag per row ({n_rows}), got shape "
+            f"{uncovered_ok.shape}"
+        )
     selected = np.zeros(n_rows, dtype=np.bool_)
     shown = np.zeros(max(int(top_k), 0), dtype=np.int64)
     n_shown = _evidence_set_kernel(
@@ -156,6 +187,7 @@ def evidence_set(
         np.ascontiguousarray(by_score_rows, dtype=np.int64).reshape(-1),
         int(top_k),
         int(max_per_source),
+        np.ascontiguousarray(uncovered_ok),
         selected,
         shown,
     )

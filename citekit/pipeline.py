@@ -1228,7 +1228,10 @@ class Pipeline:
         answer_cache: dict[int, Any] = {}  # what find_conflicts learns about them
         # the evidence set (a greedy cover of the sentence's content by the pool) and the
         # citations shown (:func:`citekit._evidence_kernel.evidence_set`; its kernel is
-        # called directly: every array is the pipeline's own, contiguous and typed)
+        # called directly: every array is the pipeline's own, contiguous and typed); a
+        # candidate that covers no content token of the sentence (an alignment of stop
+        # words, of "都です" in a Japanese sentence about a 都市) is no citation, unless
+        # it is embedding-only
         selected = np.zeros(covers.shape[0], dtype=np.bool_)
         shown_rows = np.zeros(config.top_k, dtype=np.int64)
         n_shown = _evidence_set_kernel(
@@ -1240,6 +1243,7 @@ class Pipeline:
             chosen_rows,
             config.top_k,
             config.max_citations_per_source,
+            judged.embedding_flags[judged_first : judged_first + covers.shape[0]],
             selected,
             shown_rows,
         )
@@ -1439,6 +1443,7 @@ class _JudgedFacts(NamedTuple):
     passage: list[int]
     base: list[int]
     embedding_only: list[bool]
+    embedding_flags: np.ndarray
     embedding_score: list[float]
     aligned_content: list[float]
     block_lo: list[int]
@@ -1506,6 +1511,7 @@ def _judged_facts(
         passage=passage,
         base=base,
         embedding_only=context.embedding_only[pairs].tolist(),
+        embedding_flags=context.embedding_only[pairs],
         embedding_score=components["embedding_score"][pairs].tolist(),
         # content tokens the alignment matched (content coverage x content tokens)
         aligned_content=np.round(

@@ -327,17 +327,26 @@ def naive_candidate_coverage(rows, word_forms, passage_source, pairs, sentences,
 
 
 def naive_evidence_set(covers, n_pool, weights, content, row_source, by_score_rows, top_k,
-                       max_per_source):
-    """Reference of citekit._evidence_kernel.evidence_set: greedy cover of the content
-    weight by the pool rows (row 0 first; then the largest gain, ties to the lower row,
-    while a row adds anything, at most top_k); shown: the set's rows, then by_score_rows,
-    no repeats, at most max_per_source per source and top_k in all."""
-    selected = list(range(min(n_pool, 1))) if top_k else []
-    union = set(t for t in range(len(weights)) if selected and covers[0][t])
-    alive = list(range(1, n_pool)) if top_k else []
+                       max_per_source, uncovered_ok=None):
+    """Reference of citekit._evidence_kernel.evidence_set: only rows covering a content
+    token (or flagged in uncovered_ok) take part; greedy cover of the content weight by
+    the pool rows (the first such row first; then the largest gain, ties to the lower
+    row, while a row adds anything, at most top_k); shown: the set's rows, then
+    by_score_rows that take part, no repeats, at most max_per_source per source and
+    top_k in all."""
+    n_tokens = len(weights)
+    uncovered_ok = uncovered_ok if uncovered_ok is not None else [False] * len(covers)
+    showable = [
+        bool(uncovered_ok[row]) or any(content[t] and covers[row][t] for t in range(n_tokens))
+        for row in range(len(covers))
+    ]
+    pool = [row for row in range(n_pool) if showable[row]]
+    selected = pool[:1] if top_k else []
+    union = set(t for t in range(n_tokens) if selected and covers[selected[0]][t])
+    alive = pool[1:] if top_k else []
     while alive and len(selected) < top_k:
         gains = [
-            sum(weights[t] for t in range(len(weights))
+            sum(weights[t] for t in range(n_tokens)
                 if content[t] and covers[row][t] and t not in union)
             for row in alive
         ]
@@ -346,9 +355,9 @@ def naive_evidence_set(covers, n_pool, weights, content, row_source, by_score_ro
             break
         row = alive.pop(best)
         selected.append(row)
-        union |= {t for t in range(len(weights)) if covers[row][t]}
+        union |= {t for t in range(n_tokens) if covers[row][t]}
     shown = []
-    for row in sorted(selected) + list(by_score_rows):
+    for row in sorted(selected) + [r for r in by_score_rows if showable[r]]:
         if len(shown) >= top_k:
             break
         same_source = sum(row_source[r] == row_source[row] for r in shown)

@@ -121,6 +121,10 @@ JAPANESE_SOURCES = [
         (JAPANESE_SOURCES, "彼は学生でした。"),
         # Chinese function characters ("是", "的") are in any passage of Chinese
         (["北京是中国的首都。这座城市有三千多年的历史。"], "他是一个很好的老师。"),
+        # "都です": 都 of 首都 (capital) and the copula match 都 of 都市 (city): an
+        # alignment that covers nothing of the sentence was a 'partial' citation
+        (["東京は日本の首都です。"], "大阪は大きな都市です。"),
+        (["京都は古い都です。"], "大阪は大きな都市です。"),
     ],
 )
 def test_sentences_sharing_only_letters_with_the_sources_are_unsupported(sources, answer):
