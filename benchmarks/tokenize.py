@@ -21,6 +21,9 @@ the same text every run):
   language per document) from word lists rich in accented letters (``é``, ``ü``, ``ß``,
   ``ñ``, ``ç``, ``ø``, ``œ``, ``ã``), with typographic apostrophes and guillemets,
   decimal commas, ``€`` amounts and percentages (read by citekit's kernel alone);
+- ``english-emoji``: the ASCII prose of chat and social posts, an emoji after about every
+  other sentence (nine in ten of one code point, read by citekit's kernel; one in ten a
+  sequence: a skin tone, a ZWJ family, a flag or ``❤️``, whose word takes the general path);
 - ``mixed``: documents mixing English, accented Latin, Cyrillic, Arabic, Devanagari,
   Chinese, Japanese, Thai and emoji: citekit's hybrid path (the kernel for the text it
   reads, the general path for the words around the other characters);
@@ -216,6 +219,22 @@ def european_document(rng: random.Random) -> str:
     return " ".join(sentences)
 
 
+EMOJI = ["😀", "😂", "🚀", "👍", "🎉", "✅", "🔥", "💡", "📈", "☕", "🙏", "😅", "🤔", "👀", "💯"]
+EMOJI_SEQUENCES = ["👍🏽", "👨‍👩‍👧", "🇺🇸", "❤️"]
+
+
+def emoji_document(rng: random.Random) -> str:
+    """English prose with an emoji after about every other sentence."""
+    sentences = english_document(rng, typographic=False).split(". ")
+    out = []
+    for sentence in sentences:
+        if rng.random() < 0.5:
+            emoji = rng.choice(EMOJI_SEQUENCES if rng.random() < 0.1 else EMOJI)
+            sentence = f"{sentence} {emoji}"
+        out.append(sentence)
+    return ". ".join(out)
+
+
 def mixed_document(rng: random.Random) -> str:
     parts = []
     size = 0
@@ -332,6 +351,8 @@ def make_corpus(kind: str, megabytes: float, seed: int = 0) -> list[str]:
             document = script_document(rng, kind)
         elif kind == "english-few-unicode":
             document = few_unicode_document(rng)
+        elif kind == "english-emoji":
+            document = emoji_document(rng)
         elif kind == "european":
             document = european_document(rng)
         else:
@@ -387,7 +408,7 @@ def main() -> None:
     parser.add_argument("--peer-python", default="/work/peers/bin/python")
     parser.add_argument(
         "--corpora",
-        default="english,english-typographic,english-few-unicode,european,mixed,"
+        default="english,english-typographic,english-few-unicode,english-emoji,european,mixed,"
         "chinese,japanese,arabic,russian,hindi",
     )
     args = parser.parse_args()

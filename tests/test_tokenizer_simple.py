@@ -607,14 +607,14 @@ def test_tokenize_many_shares_one_general_call(general_calls):
     texts = [
         "Sales rose 👍🏽 today. ",
         "รายได้ ทำ and more",
-        "\u0301mark at the start of a longer text 😀",
-        "the end of this one is 😀 \u0600",
+        "\u0301mark at the start of a longer text 👍🏽",
+        "the end of this one is 👍🏽 \u0600",
     ]
     text_starts = text_starts_of(texts)
     got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
     # the pieces of the first two texts share a call (joined by spaces); a mark first or a
     # Prepend character last gets a call of its own
-    assert general_calls == ["👍🏽  ทำ ", "\u0301mark  😀", "😀  \u0600"]
+    assert general_calls == ["👍🏽  ทำ ", "\u0301mark  👍🏽", "👍🏽  \u0600"]
     assert_same_as_tokenize(TOKENIZER, texts, got)
 
 
@@ -820,7 +820,8 @@ def test_every_invariant_kernel_char_in_context_matches_general_path(config):
 # its word a piece for the general path
 UNREADABLE_CONTEXTS = [
     "{c}\u0301ゟ{c}，5",
-    "{c}\u3099x①{c}\U0001f600",
+    "{c}\u3099x①{c}\U0001d400",  # (𝐀: NFKC makes it A)
+    "{c}\U0001f600\U0001f3fd{c}\U0001f1fa\U0001f1f8{c}\u263a\ufe0f",  # (😀🏽, 🇺🇸, ☺️)
     "{c}\ufe00{c}\u093f\u094d",
     "\u1100{c}\u11a8{c}\u200d{c}",
 ]
@@ -1275,13 +1276,14 @@ def test_hybrid_path_sends_only_pieces_to_general_path(always_hybrid, general_ca
 
 def test_hybrid_path_pieces_end_before_syllables_and_consonants(always_hybrid, general_calls):
     # a Hangul syllable or a Devanagari consonant joins a jamo or a virama before it,
-    # never a space: the word after the emoji's is not in its piece
+    # never a space: the word after the emoji's is not in its piece (an emoji with a
+    # skin tone: the modifier is a character the kernel cannot read)
     seen = general_calls
-    text = "한국어 문장 😀 입니다 다음 क ख 😀 घ 東京 ok 😀 \u1161x \u0915\u094d \u0937"
+    text = "한국어 문장 👍🏽 입니다 다음 क ख 👍🏽 घ 東京 ok 👍🏽 \u1161x \u0915\u094d \u0937"
     assert_matches_general_path(TOKENIZER, text)
     # ... but a vowel jamo after a space joins it; a consonant and virama are read by the
     # kernel (the virama inside the word), and the consonant after the space is no piece
-    assert seen[0] == "😀  😀  😀 \u1161x "
+    assert seen[0] == "👍🏽  👍🏽  👍🏽 \u1161x "
 
 
 def test_hybrid_path_gives_up_on_dense_text(general_calls):
@@ -1794,3 +1796,25 @@ def test_every_thai_mark_pair_after_a_thai_char(config, always_hybrid):
             assert_kernel_matches_general_path(tokenizer, word)
     for separator in (" ", "", "a", "5"):
         assert_matches_general_path(tokenizer, separator.join(words))
+
+
+@pytest.mark.parametrize("config", ALL_CONFIGS)
+def test_emoji_of_one_code_point_are_read_by_the_kernel(config):
+    # chat-like text: the kernel alone reads it (each emoji a token of its own)
+    tokenizer = SimpleTokenizer(config)
+    text = "Sales rose 15% 🚀 to $1,200😀! Great ✅ job ☕ 👍 ©2024 ⌚ ↔ 🀄 🫠"
+    assert_kernel_matches_general_path(tokenizer, text)
+    tokens = tokenizer.tokenize(text)
+    assert [t for t in tokens.tokens if not t.isascii()] == [
+        "🚀", "😀", "✅", "☕", "👍", "©", "⌚", "↔", "🀄", "🫠"
+    ]
+
+
+def test_emoji_sequences_still_take_the_general_path(always_hybrid):
+    # a skin tone, ZWJ, a variation selector or a keycap joins the emoji's cluster, and
+    # two regional indicators make a flag: those are characters the kernel cannot read
+    text = "ok 👍🏽 👨‍👩‍👧 🇺🇸 1️⃣ ☺️ ☺ done 😀"
+    assert_matches_general_path(TOKENIZER, text)
+    assert TOKENIZER.tokenize(text).tokens == [
+        "ok", "👍🏽", "👨‍👩‍👧", "🇺🇸", "1️⃣", "☺️", "☺", "done", "😀"
+    ]

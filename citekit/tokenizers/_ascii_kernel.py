@@ -41,6 +41,7 @@ from citekit.tokenizers.simple import (
     _NUKTA_CODE,
     _OTHER_CODE,
     _SINGLE_CODE,
+    _TABLE_UNITS,
     _THAI_CODE,
     _THAI_MARK_CLASSES,
     _THAI_MARK_CODE,
@@ -103,6 +104,8 @@ _KEY_SHIFT = 8
 # A letter's key bytes fit in the low 7 bytes of an int64, below its sign bit (no UTF-8
 # byte is 0, so the key's length is where its bytes end).
 MAX_KEY_BYTES = _MAX_LETTER_KEY_BYTES
+# The tables have an entry per code point below this (the BMP and the SMP: emoji).
+TABLE_UNITS = _TABLE_UNITS
 
 # Layout of the id table: symbol ids by kernel code, then the two words of the plural
 # filter, then the plural currency ids, then their singular ids.
@@ -113,12 +116,12 @@ _PLURALS = 258
 def unit_table(
     unit_codes: np.ndarray, symbol_ids: np.ndarray, casefold: bool, fold_numbers: bool
 ) -> np.ndarray:
-    """The kernel's entry for each UTF-16 code unit (``uint32[65536]``).
+    """The kernel's entry for each code point of ``unit_codes`` (``uint32``, as many).
 
     Parameters
     ----------
     unit_codes : numpy.ndarray
-        ``uint8[65536]``: the kernel code of each code unit (:data:`OTHER` for the
+        ``uint8``: the kernel code of each code point below its length (:data:`OTHER` for the
         characters the kernel cannot read, :data:`LETTER`, :data:`DIGIT` and
         :data:`SINGLE` for the non-ASCII letters, digits and tokens of their own it reads,
         whose keys are in :func:`letter_key_table`'s table).
@@ -194,7 +197,8 @@ def letter_key_table(letter_keys: dict[int, bytes]) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        ``int64[65536]``: the key bytes, the first one lowest; 0 for other code units.
+        ``int64[TABLE_UNITS]``: the key bytes, the first one lowest; 0 for other code
+        points.
 
     Raises
     ------
@@ -207,7 +211,7 @@ def letter_key_table(letter_keys: dict[int, bytes]) -> np.ndarray:
     >>> int(keys[ord("ß")]).to_bytes(2, "little"), int(keys[ord("É")]) == 0xA9C3
     (b'ss', True)
     """
-    table = np.zeros(65536, dtype=np.int64)
+    table = np.zeros(TABLE_UNITS, dtype=np.int64)
     for unit, key in letter_keys.items():
         if not 0 < len(key) <= MAX_KEY_BYTES or 0 in key:
             raise ValueError(
@@ -256,9 +260,9 @@ def id_table(
 @jit
 def _entry(units: np.ndarray, position: int, table: np.ndarray) -> int:
     unit = units[position]
-    # uint32 units hold whole code points; those above U+FFFF read as U+FFFF (not a
+    # uint32 units hold whole code points; those above the table read as U+FFFF (not a
     # character, so OTHER)
-    return table[unit if unit < 65536 else 65535]
+    return table[unit if unit < table.shape[0] else 65535]
 
 
 @jit

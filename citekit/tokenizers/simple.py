@@ -37,11 +37,13 @@ Cyrillic ``é``, ``ß``, ``œ``, ``ж``; Armenian, Hebrew, Arabic, Georgian; the
 Devanagari, Bengali and the other Indic scripts; Hangul syllables; full-width Latin and
 ligatures ``Ａ``, ``ﬁ``), about 200 Indic vowel signs, viramas and nuktas (inside words
 only, see below), 130 decimal digits of
-scripts written with spaces (``٣``, ``३``, ``３``: digits to the number rules), 28,000
+scripts written with spaces (``٣``, ``३``, ``３``: digits to the number rules), 29,600
 characters that are tokens of their own (Han, Hiragana, Katakana: ``東``, ``か``, ``ア``;
-Thai ``ก``, ``เ``, ``ฯ``, extended by the Thai marks after them, see below),
-and punctuation that only separates tokens (``、``, ``。``, ``「``, ``،``, ``؟``, ``।``, and
-full-width ``，``, ``％``, ``＄``, which read as ``,``, ``%``, ``$`` with NFKC). No offset
+Thai ``ก``, ``เ``, ``ฯ``, extended by the Thai marks after them, see below; emoji of one
+code point, ``😀``, ``🚀``, ``✅``, ``©``, which the text may hold outside the Basic
+Multilingual Plane), and punctuation that only separates tokens (``、``, ``。``, ``「``,
+``،``, ``؟``, ``।``, and full-width ``，``, ``％``, ``＄``, which read as ``,``, ``%``, ``$``
+with NFKC). No offset
 map is needed: each of those characters is a normalization unit and a grapheme cluster of
 its own next to any other the kernel reads, its fold (NFKC, case-folding, script digits)
 depends on no neighbour, and the general path maps all of its fold (``ß`` -> ``ss``, ``Ĳ``
@@ -66,7 +68,8 @@ Thai mark anywhere else (after a space, a digit, a Latin letter), SARA AM ``ำ`
 characters) and the Thai digits (ASCII digits with ``normalize_numbers``) are characters
 the kernel cannot read (Thai text without them takes the kernel alone). What may join or change a
 neighbour stays unreadable: other combining marks, Hangul jamo, variation
-selectors, ZWJ, emoji, Lao, Khmer and Myanmar, and forms whose fold is several tokens
+selectors, ZWJ, emoji modifiers (skin tones), regional indicators (flags), Lao, Khmer and
+Myanmar, and forms whose fold is several tokens
 or joins words differently with and without NFKC (``ゟ``, ``①``, ``㎏``, ``ŀ``). The kernel
 reads the text as one code unit per character (its ASCII bytes, else UTF-16 when every
 character is in the Basic Multilingual Plane, else UTF-32) and counts the characters it
@@ -412,7 +415,21 @@ _KERNEL_CANDIDATES = (
     (0xFF5B, 0xFF65),  # full-width and half-width punctuation
     (0xFF66, 0xFF9D),  # half-width katakana
     (0xFFE0, 0xFFEE),  # full-width currency symbols, half-width forms
+    # emoji (Extended_Pictographic) of one code point: ©, ®, arrows, technical symbols,
+    # geometric shapes, miscellaneous symbols and dingbats, ...
+    (0x00A9, 0x00A9),
+    (0x00AE, 0x00AE),
+    (0x2100, 0x21FF),
+    (0x2300, 0x23FF),
+    (0x25A0, 0x27BF),
+    (0x2900, 0x297F),
+    (0x2B00, 0x2BFF),
+    (0x1F000, 0x1FAFF),  # ... and the pictographs, emoticons and transport symbols
 )
+# The kernel's tables have an entry per code point below this (the Basic Multilingual
+# Plane and the Supplementary Multilingual Plane, where the emoji are); the code points
+# above read as U+FFFF, a noncharacter the kernel cannot read.
+_TABLE_UNITS = 0x20000
 # The grapheme cluster break properties of the characters the kernel reads besides ASCII:
 # between two such characters (or one and ASCII) no rule of UAX #29 joins a cluster (the
 # rules that join an LV or LVT syllable or an Indic consonant to a neighbour need a jamo or
@@ -482,7 +499,11 @@ def _kernel_chars() -> _KernelChars:
       (``٣``, ``३``, ``３``; not Thai digits, tokens of their own without
       ``normalize_numbers``);
     - a token of its own: the fold is one character of a script tokenized per character
-      (``東``, ``か``, ``ア``, ``ｱ``; not ``ゟ``, whose NFKC form ``より`` is two tokens);
+      (``東``, ``か``, ``ア``, ``ｱ``; not ``ゟ``, whose NFKC form ``より`` is two tokens), or
+      the character itself under every setting, an emoji (Extended_Pictographic: ``😀``,
+      ``☕``, ``©``; not ``™``, whose NFKC form is ``TM``). A variation selector, ZWJ or
+      skin tone after an emoji joins its cluster, and is a character the kernel cannot
+      read;
     - a separator: punctuation that no token rule reads, and so is its fold (``、``,
       ``。``, ``「``, ``،``, ``؟``, ``।``, ``‼``; half-width ``｡``, NFKC ``。``);
     - a stand-in: a character that no token rule reads without NFKC, and that NFKC makes
@@ -530,6 +551,7 @@ def _kernel_chars() -> _KernelChars:
     nuktas, nukta_bases = [], []
     thai, thai_marks = [], []
     is_thai = regex.compile(r"\p{Thai}")
+    pictographic = regex.compile(r"\p{Extended_Pictographic}")
     for code_point in range(_THAI_FIRST, _THAI_LAST + 1):
         char = chr(code_point)
         if (
@@ -621,6 +643,11 @@ def _kernel_chars() -> _KernelChars:
                 # (a Thai character folding to itself: the Thai marks after it extend it)
                 thai_char = is_thai.match(char) and folds == [char] * len(folds)
                 (thai if thai_char else singles).append(char)
+            elif folds == [char] * len(folds) and pictographic.match(char):
+                # an emoji of one code point that every setting leaves as it is: a token
+                # of its own (the modifiers, ZWJ and variation selectors that extend its
+                # cluster are characters the kernel cannot read)
+                singles.append(char)
             elif all(
                 folded
                 and all(unicodedata.category(c)[0] == "P" for c in folded)
@@ -680,9 +707,10 @@ _TOKEN_JOINERS = ".,'’ʼ‐‑-"
 
 @lru_cache(maxsize=2)
 def _unit_codes(nfkc: bool) -> np.ndarray:
-    """The kernel code of each UTF-16 code unit (``uint8[65536]``; ``_OTHER_CODE`` if none)
-    with or without NFKC (only the codes of stand-ins differ: the same characters are read)."""
-    codes = np.full(65536, _OTHER_CODE, dtype=np.uint8)
+    """The kernel code of each code point below ``_TABLE_UNITS`` (``uint8``;
+    ``_OTHER_CODE`` if none) with or without NFKC (only the codes of stand-ins differ: the
+    same characters are read)."""
+    codes = np.full(_TABLE_UNITS, _OTHER_CODE, dtype=np.uint8)
     codes[:128] = np.arange(128, dtype=np.uint8)
     for char, code in _KERNEL_CODES.items():
         codes[ord(char)] = code
@@ -723,6 +751,12 @@ def _joins_space(char: str) -> bool:
     return _attaches(char) or _regexes()[5].match(char) is not None
 
 
+def _table_index(code_points: np.ndarray) -> np.ndarray:
+    """Where the kernel's tables hold each code point: itself, or U+FFFF (no character)
+    for those above the tables."""
+    return np.where(code_points < _TABLE_UNITS, code_points, 0xFFFF)
+
+
 def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
     """``(start, end)`` rows of the pieces that need the general path (see the module doc).
 
@@ -744,7 +778,7 @@ def _general_pieces_many(
     high = np.flatnonzero(code_points > 127)
     # (the kernel reads the same characters with or without NFKC)
     unit_codes = _unit_codes(True)
-    high_codes = unit_codes[np.minimum(code_points[high], 65535)]
+    high_codes = unit_codes[_table_index(code_points[high])]
     others = high[high_codes == _OTHER_CODE]
     # (the piece finder mirrors the kernel's rules for the marks it reads: Indic marks and
     # nuktas, then Thai marks)
@@ -755,7 +789,7 @@ def _general_pieces_many(
         # cannot read, the mark's word is a piece already); never first in its text
         marks = high[is_mark]
         before = code_points[np.maximum(marks - 1, 0)]
-        before_codes = unit_codes[np.minimum(before, 65535)]
+        before_codes = unit_codes[_table_index(before)]
         after_letter = (
             ((before | 32) >= 97) & ((before | 32) <= 122) | (before_codes == _LETTER_CODE)
         )
@@ -782,7 +816,7 @@ def _general_pieces_many(
         # in its text (after a character the kernel cannot read, its word is a piece)
         marks = high[is_thai_mark]
         ranks = high_codes[is_thai_mark].astype(np.int64) - _THAI_MARK_CODE
-        before_codes = unit_codes[np.minimum(code_points[np.maximum(marks - 1, 0)], 65535)]
+        before_codes = unit_codes[_table_index(code_points[np.maximum(marks - 1, 0)])]
         before_ranks = before_codes.astype(np.int64) - _THAI_MARK_CODE
         after_mark = (
             (before_ranks >= 0)
@@ -805,7 +839,7 @@ def _general_pieces_many(
     # reads but a mark: each is a normalization unit and cluster of its own)
     after_cut = code_points[cuts]
     check = np.flatnonzero(after_cut > 127)
-    check_codes = unit_codes[np.minimum(after_cut[check], 65535)]
+    check_codes = unit_codes[_table_index(after_cut[check])]
     check = check[
         (check_codes == _OTHER_CODE)
         | (check_codes == _MARK_CODE)
