@@ -415,17 +415,12 @@ _KERNEL_CANDIDATES = (
     (0xFF5B, 0xFF65),  # full-width and half-width punctuation
     (0xFF66, 0xFF9D),  # half-width katakana
     (0xFFE0, 0xFFEE),  # full-width currency symbols, half-width forms
-    # emoji (Extended_Pictographic) of one code point: ©, ®, arrows, technical symbols,
-    # geometric shapes, miscellaneous symbols and dingbats, ...
-    (0x00A9, 0x00A9),
-    (0x00AE, 0x00AE),
-    (0x2100, 0x21FF),
-    (0x2300, 0x23FF),
-    (0x25A0, 0x27BF),
-    (0x2900, 0x297F),
-    (0x2B00, 0x2BFF),
-    (0x1F000, 0x1FAFF),  # ... and the pictographs, emoticons and transport symbols
 )
+# Where the emoji of one code point (Extended_Pictographic) are looked for, besides the
+# candidates above: ©, ®, arrows, technical symbols, geometric shapes, miscellaneous
+# symbols and dingbats, and the pictographs, emoticons and transport symbols of the
+# Supplementary Multilingual Plane. Only emoji are taken from these ranges.
+_EMOJI_CANDIDATES = ((0x00A9, 0x00AE), (0x2100, 0x2BFF), (0x1F000, 0x1FAFF))
 # The kernel's tables have an entry per code point below this (the Basic Multilingual
 # Plane and the Supplementary Multilingual Plane, where the emoji are); the code points
 # above read as U+FFFF, a noncharacter the kernel cannot read.
@@ -644,10 +639,7 @@ def _kernel_chars() -> _KernelChars:
                 thai_char = is_thai.match(char) and folds == [char] * len(folds)
                 (thai if thai_char else singles).append(char)
             elif folds == [char] * len(folds) and pictographic.match(char):
-                # an emoji of one code point that every setting leaves as it is: a token
-                # of its own (the modifiers, ZWJ and variation selectors that extend its
-                # cluster are characters the kernel cannot read)
-                singles.append(char)
+                singles.append(char)  # an emoji (as below)
             elif all(
                 folded
                 and all(unicodedata.category(c)[0] == "P" for c in folded)
@@ -667,6 +659,24 @@ def _kernel_chars() -> _KernelChars:
                 and _stand_in_code(char) is not None
             ):
                 stand_ins.append(char)
+    for first, last in _EMOJI_CANDIDATES:
+        for code_point in range(first, last + 1):
+            char = chr(code_point)
+            # an emoji of one code point that every setting leaves as it is: a token of
+            # its own (the modifiers, ZWJ and variation selectors that extend its cluster
+            # are characters the kernel cannot read)
+            if (
+                pictographic.match(char)
+                and unicodedata.category(char)[0] in "LNPS"
+                and char not in _KERNEL_CODES
+                and not _attaches(char)
+                and stands_alone.match(char)
+                # (then so is every setting's fold, _fold_string)
+                and unicodedata.normalize("NFKC", char) == char
+                and char.casefold() == char
+                and char.translate(_NUMBER_SEPARATORS) == char
+            ):
+                singles.append(char)
     return _KernelChars(
         *map(
             tuple,
