@@ -30,3 +30,22 @@ def test_every_public_name_resolves():
 def test_unknown_attribute_raises_attribute_error():
     with pytest.raises(AttributeError, match="no_such_name"):
         citekit.no_such_name  # noqa: B018
+
+
+def test_readme_is_valid_restructuredtext():
+    # a malformed table or list renders as an error block on the package's page
+    import io
+    import os
+
+    docutils_core = pytest.importorskip("docutils.core")
+    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.rst")
+    if not os.path.exists(readme):
+        pytest.skip("no README next to the tests (installed package)")
+    warnings = io.StringIO()
+    with open(readme, encoding="utf-8") as handle:
+        docutils_core.publish_string(
+            handle.read(),
+            writer_name="null",
+            settings_overrides={"warning_stream": warnings, "report_level": 2, "halt_level": 5},
+        )
+    assert warnings.getvalue() == ""
