@@ -38,6 +38,7 @@ def test_readme_is_valid_restructuredtext():
     import os
 
     docutils_core = pytest.importorskip("docutils.core")
+    from docutils.writers.null import Writer
     readme = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.rst")
     if not os.path.exists(readme):
         pytest.skip("no README next to the tests (installed package)")
@@ -45,7 +46,7 @@ def test_readme_is_valid_restructuredtext():
     with open(readme, encoding="utf-8") as handle:
         docutils_core.publish_string(
             handle.read(),
-            writer_name="null",
+            writer=Writer(),
             settings_overrides={"warning_stream": warnings, "report_level": 2, "halt_level": 5},
         )
     assert warnings.getvalue() == ""
