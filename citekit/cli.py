@@ -170,7 +170,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     if cache_is_cold():
         sys.stderr.write(
-            "citekit demo: compiling the kernels (first run only, about a minute; "
+            "citekit demo: compiling the kernels (first run only, one to two minutes; "
             "later runs load them from the cache)...\n"
         )
         sys.stderr.flush()
