@@ -168,9 +168,10 @@ def evidence_set(
     n_rows, n_tokens = covers.shape
     if not 0 <= n_pool <= n_rows:
         raise ValueError(f"n_pool must be between 0 and {n_rows}, got {n_pool}")
-    if uncovered_ok is None:
-        uncovered_ok = np.zeros(n_rows, dtype=np.bool_)
-    uncovered_ok = np.asarray(uncovered_ok, dtype=np.bool_)
+    uncovered_ok = np.ascontiguousarray(
+        np.zeros(n_rows, dtype=np.bool_) if uncovered_ok is None else uncovered_ok,
+        dtype=np.bool_,
+    )
     if uncovered_ok.shape != (n_rows,):
         raise ValueError(
             f"uncovered_ok must hold one flag per row ({n_rows}), got shape "
@@ -187,7 +188,7 @@ def evidence_set(
         np.ascontiguousarray(by_score_rows, dtype=np.int64).reshape(-1),
         int(top_k),
         int(max_per_source),
-        np.ascontiguousarray(uncovered_ok),
+        uncovered_ok,
         selected,
         shown,
     )

@@ -501,21 +501,20 @@ def _score_partition(
     batch_size: int,
     strip_shared_sources: bool,
 ) -> list[RecordResult]:
-    import numba
+    from citekit._jit import run_on_threads
 
     items = list(partition)
-    outcomes: list[RecordResult] = []
-    # partitions run side by side: each runs the kernels on one thread (numba's setting is
-    # per thread; restored afterwards)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
+
+    def score_all() -> list[RecordResult]:
+        outcomes: list[RecordResult] = []
         for start in range(0, len(items), batch_size):
             batch = items[start : start + batch_size]
             outcomes.extend(_score_batch(pipeline, corpus, batch, strip_shared_sources))
-    finally:
-        numba.set_num_threads(previous)
-    return outcomes
+        return outcomes
+
+    # partitions run side by side: each runs the kernels on one thread (numba's setting is
+    # per thread; restored afterwards)
+    return run_on_threads(1, score_all)  # type: ignore[no-any-return]
 
 
 def _active_dask_client() -> Any:

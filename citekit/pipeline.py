@@ -1443,7 +1443,7 @@ class _JudgedFacts(NamedTuple):
     passage: list[int]
     base: list[int]
     embedding_only: list[bool]
-    embedding_flags: np.ndarray
+    embedding_flags: np.ndarray  # (embedding_only as an array, for the evidence-set kernel)
     embedding_score: list[float]
     aligned_content: list[float]
     block_lo: list[int]

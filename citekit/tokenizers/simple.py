@@ -417,10 +417,13 @@ _KERNEL_CANDIDATES = (
     (0xFFE0, 0xFFEE),  # full-width currency symbols, half-width forms
 )
 # Where the emoji of one code point (Extended_Pictographic) are looked for, besides the
-# candidates above: ©, ®, arrows, technical symbols, geometric shapes, miscellaneous
-# symbols and dingbats, and the pictographs, emoticons and transport symbols of the
-# Supplementary Multilingual Plane. Only emoji are taken from these ranges.
-_EMOJI_CANDIDATES = ((0x00A9, 0x00AE), (0x2100, 0x2BFF), (0x1F000, 0x1FAFF))
+# candidates above (which yield none): ©, ®, arrows, technical symbols, geometric shapes,
+# miscellaneous symbols and dingbats, 〰 and 〽, and the pictographs, emoticons and
+# transport symbols of the Supplementary Multilingual Plane. Only emoji are taken from
+# these ranges.
+_EMOJI_CANDIDATES = (
+    (0x00A9, 0x00AE), (0x2100, 0x2BFF), (0x3030, 0x303D), (0x1F000, 0x1FAFF)
+)
 # The kernel's tables have an entry per code point below this (the Basic Multilingual
 # Plane and the Supplementary Multilingual Plane, where the emoji are); the code points
 # above read as U+FFFF, a noncharacter the kernel cannot read.
@@ -638,8 +641,6 @@ def _kernel_chars() -> _KernelChars:
                 # (a Thai character folding to itself: the Thai marks after it extend it)
                 thai_char = is_thai.match(char) and folds == [char] * len(folds)
                 (thai if thai_char else singles).append(char)
-            elif folds == [char] * len(folds) and pictographic.match(char):
-                singles.append(char)  # an emoji (as below)
             elif all(
                 folded
                 and all(unicodedata.category(c)[0] == "P" for c in folded)
