@@ -6,12 +6,13 @@ import unicodedata
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from citekit.normalize import (
     CURRENCY_WORDS,
     MAX_UNIT_LENGTH,
+    PERCENT_SIGNS,
     _ATTACHING_STARTERS,
     _attaches,
     _fold_one_to_one,
@@ -304,12 +305,15 @@ def test_maps_are_exact(text):
 def fold_reference(original: str) -> str:
     """What a piece of original text normalizes to, ignoring the padding spaces."""
     folded = _fold_string(original, True, True, True)
-    for symbol, word in [("%", "percent"), *CURRENCY_WORDS.items()]:
+    percent = [(sign, "percent") for sign in PERCENT_SIGNS]  # "%" and the Arabic "٪"
+    for symbol, word in [*percent, *CURRENCY_WORDS.items()]:
         folded = folded.replace(symbol, word)
     return "".join(folded.split())
 
 
-@given(st.text() | st.text(alphabet=st.sampled_from("%$€1,2 \u0301\u0327ﬁ"), max_size=12))
+@given(st.text() | st.text(alphabet=st.sampled_from("%٪$€1,2 \u0301\u0327ﬁ"), max_size=12))
+@example("٪")
+@example("١٥٪ and 15%")
 def test_full_folding_maps_are_exact(text):
     nt = normalize_text(text)
     check_maps(nt)
