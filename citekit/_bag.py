@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from citekit._copy_kernel import copy_range
 from citekit._jit import check_threads, jit, jit_parallel, prange, run_on_threads
 from citekit.kernels._sort import stable_argsort
 
@@ -318,12 +319,12 @@ def _kth_best(touched, n_touched, scores, k, floor, low, high, up, down, buckets
             values[n_sample] = scores[touched[i]]
             n_sample += 1
         rank = min(n_sample, 2 * k * n_sample // n_touched + 8)
-        floor = np.partition(values[:n_sample], n_sample - rank)[n_sample - rank]
+        floor = _select(values[:n_sample].copy(), n_sample, n_sample - rank)
     # at least k reach the floor when as many reach it with the margin (all of which
     # then lie above the k-th largest with the margin, as wanted)
     n_hits = _collect(touched, n_touched, scores, floor, up, down, hits, values)
     if n_hits >= k:
-        return n_hits, np.partition(values[:n_hits], n_hits - k)[n_hits - k]
+        return n_hits, _select(values[:n_hits].copy(), n_hits, n_hits - k)
     n_buckets = buckets.shape[0] // _N_COPIES
     top_bucket = n_buckets - 1
     scale = top_bucket / (high - low) if high > low else 0.0
@@ -344,7 +345,7 @@ def _kth_best(touched, n_touched, scores, k, floor, low, high, up, down, buckets
             hits[n_hits] = passage
             values[n_hits] = value
             n_hits += 1
-    kth = np.partition(values[:n_hits], n_hits - k)[n_hits - k]
+    kth = _select(values[:n_hits].copy(), n_hits, n_hits - k)
     if up != 1.0 or down != 1.0:
         # the margin may reach below the cut
         n_hits = _collect(touched, n_touched, scores, kth, up, down, hits, values)
@@ -575,7 +576,7 @@ def _kth_at_least(touched, n_touched, scores, k, floor, values):
         if value >= floor:
             values[n_values] = value
             n_values += 1
-    return np.partition(values[:n_values], n_values - k)[n_values - k]
+    return _select(values[:n_values].copy(), n_values, n_values - k)
 
 
 @jit
@@ -1237,7 +1238,7 @@ def _top_candidates_kernel(
                 frequent_bits, bit_of_column, held_bits and masked, out_held,
             )
         else:
-            out_scores[n_out:n_out + take] = out_rank_scores[n_out:n_out + take]
+            copy_range(out_scores, n_out, out_rank_scores, n_out, take)
         out_counts[query] = take
 
 
@@ -1674,7 +1675,7 @@ def _first_seen_codes(values, codes, firsts):
             table_keys = np.empty(capacity, dtype=np.int64)
             table_codes = np.full(capacity, -1, dtype=np.int64)
             grown = np.empty(capacity, dtype=np.int64)
-            grown[:n_distinct] = distinct[:n_distinct]
+            copy_range(grown, 0, distinct, 0, n_distinct)
             distinct = grown
             for code in range(n_distinct):
                 slot = (np.uint64(distinct[code]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)

@@ -31,6 +31,7 @@ from typing import Iterable
 import numpy as np
 
 from citekit._code_units import code_units
+from citekit._copy_kernel import copy_rows
 from citekit._jit import jit
 from citekit.segment import (
     _BULLETS,
@@ -729,7 +730,7 @@ def _markers_and_closers_end(codes, position, limit, bmp):
 @jit
 def _grown(spans):
     larger = np.empty((2 * spans.shape[0], 2), dtype=np.int64)
-    larger[: spans.shape[0]] = spans
+    copy_rows(larger, 0, spans, 0, spans.shape[0])
     return larger
 
 
@@ -899,7 +900,7 @@ def _segment_many(
         n_spans = text_spans.shape[0]
         while count + n_spans > spans.shape[0]:
             spans = _grown(spans)
-        spans[count : count + n_spans] = text_spans
+        copy_rows(spans, count, text_spans, 0, n_spans)
         count += n_spans
         offsets[text + 1] = count
     return spans[:count].copy(), offsets, n_missing

@@ -19,19 +19,15 @@ from citekit._jit import CACHE
 
 __all__ = ["SHARES", "cache_is_cold", "start_share", "warm", "warm_modules"]
 
-# The kernel modules in two shares of about equal compile time, measured cold on a
-# 2-core machine one module after another (2026-12-01, an Intel Xeon VM at 2.0 GHz):
-# retrieval 49 s, segmenter 32 s (81 s) | alignment 43 s, tokenizer 21 s, highlighter
-# 10 s, corpus 7 s (81 s). The caller takes the first share and then compiles what the
-# modules leave (the pipeline's own stages).
+# The kernel modules in two shares, measured cold on a 2-core machine one module after
+# another (2026-12-01, an Intel Xeon VM): retrieval 37 s, tokenizer 10 s, corpus 4 s (51 s)
+# | alignment 28 s, segmenter 21 s, highlighter 8 s (58 s; the highlighter also uses the
+# alignment package's LCS kernels). The caller takes the first share and then compiles
+# what the modules leave (the pipeline's own stages, 11 s), so the first share is the
+# lighter.
 SHARES: tuple[tuple[str, ...], ...] = (
-    ("citekit._bag", "citekit._segment_kernel"),
-    (
-        "citekit.kernels",
-        "citekit.tokenizers._ascii_kernel",
-        "citekit.highlight",
-        "citekit._corpus_kernel",
-    ),
+    ("citekit._bag", "citekit.tokenizers._ascii_kernel", "citekit._corpus_kernel"),
+    ("citekit.kernels", "citekit._segment_kernel", "citekit.highlight"),
 )
 
 

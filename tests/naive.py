@@ -1121,3 +1121,9 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
                 )
             )
     return conflicts
+
+
+def naive_copy_range(target, target_start, source, source_start, n):
+    """Reference of :func:`citekit._copy_kernel.copy_range` and ``copy_rows``: numpy's slice
+    assignment (rows of a 2-D array, or elements of a 1-D one)."""
+    target[target_start : target_start + n] = source[source_start : source_start + n]

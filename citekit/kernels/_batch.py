@@ -209,7 +209,8 @@ def align_pairs_kernel(n_workers, order, item_offsets, item_kind, query_ids, que
     the serial ``align_worker``, which keeps the parallel compilation small.
     """
     for worker in prange(n_workers):
-        align_worker(worker, n_workers, order, item_offsets, item_kind, query_ids,
+        # (prange numbers its iterations as uint64: one specialization of the worker, not two)
+        align_worker(np.int64(worker), n_workers, order, item_offsets, item_kind, query_ids,
                      query_offsets, target_ids, target_starts, target_ends, pair_query,
                      pair_target,
                      band_width, full_cell_budget, auto_band_width, match_score,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from citekit._copy_kernel import copy_range
 from citekit._jit import jit
 from citekit.kernels._sw import NEG_KEY, decode_key, key_shifts, traceback
 
@@ -113,7 +114,7 @@ def _make_align_lanes(lanes, key_type):
         for j in range(longest + 1):
             for lane in range(lanes):
                 restart[j * lanes + lane] = ((lengths[lane] - j) << query_bits) + n
-        flat_keys[:row_width] = restart
+        copy_range(flat_keys, 0, restart, 0, row_width)
         running = np.empty(row_width, dtype=key_type)
         row_best = np.empty((n + 1, lanes), dtype=key_type)
         for i in range(1, n + 1):

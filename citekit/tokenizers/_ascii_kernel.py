@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from citekit._copy_kernel import copy_range
 from citekit._jit import jit
 from citekit.tokenizers.simple import (
     _DIGIT_CODE,
@@ -321,9 +322,7 @@ def _scan(units, table, ids, letter_keys, out, capacity, count):
             larger_capacity = max(2 * capacity + 16, n_units // 4 + 16)
             larger = np.empty(3 * larger_capacity, dtype=np.int64)
             for region in range(3):
-                larger[region * larger_capacity : region * larger_capacity + count] = out[
-                    region * capacity : region * capacity + count
-                ]
+                copy_range(larger, region * larger_capacity, out, region * capacity, count)
             out, capacity = larger, larger_capacity
         start = position
         if (entry >> _CLASS_SHIFT) & _SYMBOL:  # a symbol is a token of its own
@@ -488,9 +487,7 @@ def _regions(out, capacity, count, own_buffer):
     else:
         tokens, stride = np.empty(3 * count, dtype=np.int64), count
         for region in range(3):
-            tokens[region * count : (region + 1) * count] = out[
-                region * capacity : region * capacity + count
-            ]
+            copy_range(tokens, region * count, out, region * capacity, count)
     return tokens[:count], tokens[stride : stride + count], tokens[2 * stride : 2 * stride + count]
 
 
