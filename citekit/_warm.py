@@ -2,8 +2,9 @@
 
 numba compiles a kernel in the process that first calls it and, with the on-disk cache
 (on unless ``CITEKIT_NUMBA_CACHE=0``), stores the machine code for later processes. Cold,
-compiling everything takes one to two minutes of one core; compilation holds the GIL,
-so threads cannot share it, but processes can: each compiles a share of the modules
+compiling everything takes about two minutes of one core (133 s on a 2-vCPU Xeon VM:
+the kernel modules 122 s, then the pipeline's own stages 11 s); compilation holds the
+GIL, so threads cannot share it, but processes can: each compiles a share of the modules
 into the cache and the caller then loads what the others compiled.
 """
 
