@@ -460,7 +460,11 @@ def _sort_best(hits, values, n, out_passages, out_scores, n_out):
     above the passage's bits. Keys that would not fit in 63 bits, or NaN values, take
     two argsorts instead (by passage, then a stable one by value).
     """
-    ordered = np.sort(values[:n])
+    # (stable_argsort, shared by the kernels, instead of numba's own sorts: less to compile)
+    by_value = stable_argsort(values[:n])
+    ordered = np.empty(n)
+    for i in range(n):
+        ordered[i] = values[by_value[i]]
     n_distinct = 0
     largest = 0
     for i in range(n):
@@ -494,14 +498,15 @@ def _sort_best(hits, values, n, out_passages, out_scores, n_out):
                 position += half if probe < n_distinct and distinct[probe] <= value else 0
                 half >>= 1
             keys[i] = ((n_distinct - 1 - position) << shift) | hits[i]
-        keys.sort()
+        by_key = stable_argsort(keys)  # (distinct keys: any sort is the same)
         low = (np.int64(1) << shift) - 1
         for i in range(n):
-            out_passages[n_out + i] = keys[i] & low
-            out_scores[n_out + i] = distinct[n_distinct - 1 - (keys[i] >> shift)]
+            key = keys[by_key[i]]
+            out_passages[n_out + i] = key & low
+            out_scores[n_out + i] = distinct[n_distinct - 1 - (key >> shift)]
         return
     # passages are distinct: any sort by passage is the same, then a stable sort by value
-    by_passage = np.argsort(hits[:n])
+    by_passage = stable_argsort(hits[:n])
     kept_hits = hits[:n][by_passage]
     kept_values = values[:n][by_passage]
     by_score = np.argsort(-kept_values, kind="mergesort")
@@ -965,7 +970,7 @@ def _summed_candidates(
             column = term_columns[terms[i]]
             lengths[i] = posting_pointers[column + 1] - posting_pointers[column]
             keys[i] = -term_weights[terms[i]]
-        by_length = np.argsort(lengths, kind="mergesort")
+        by_length = stable_argsort(lengths)
         by_weight = by_length[np.argsort(keys[by_length], kind="mergesort")]
         order = terms[by_weight]
     # rest[j]: summed weight of the terms from the j-th walked on
@@ -1200,7 +1205,7 @@ def _top_candidates_kernel(
         if reordered:
             # their rank scores in query order, from their rows merged with the found
             # terms by column
-            by_column = found[np.argsort(term_columns[found], kind="mergesort")]
+            by_column = found[stable_argsort(term_columns[found])]
             held = np.zeros(last - first, dtype=np.bool_)
             local_by_column = by_column - first
             local_columns = term_columns[first:last]
@@ -1354,7 +1359,7 @@ def _deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_wo
                 entries += posting_pointers[column + 1] - posting_pointers[column]
         loads[query] = entries
         total += entries - 1
-    order = np.argsort(-loads, kind="mergesort")
+    order = stable_argsort(-loads)
     worker_load = np.zeros(n_workers, dtype=np.int64)
     worker_of = np.empty(n_queries, dtype=np.int64)
     for i in range(n_queries):

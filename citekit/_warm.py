@@ -21,7 +21,7 @@ from citekit._jit import CACHE
 __all__ = ["SHARES", "cache_is_cold", "start_share", "warm", "warm_modules"]
 
 # The kernel modules in two shares, measured cold on a 2-core machine one module after
-# another (2026-12-01, an Intel Xeon VM): retrieval 37 s, tokenizer 10 s, corpus 4 s (51 s)
+# another (2026-12-01, an Intel Xeon VM): retrieval 32 s, tokenizer 10 s, corpus 4 s (46 s)
 # | alignment 28 s, segmenter 21 s, highlighter 8 s (58 s; the highlighter also uses the
 # alignment package's LCS kernels). The caller takes the first share and then compiles
 # what the modules leave (the pipeline's own stages, 11 s), so the first share is the
