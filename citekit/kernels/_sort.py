@@ -3,7 +3,7 @@
 numba compiles each ``np.sort`` / ``np.argsort`` variant it meets separately, and each
 costs seconds of JIT time; one small bottom-up merge sort used everywhere keeps the
 first-call compile time of the package low (retrieval moving to it from numba's sorts:
-42 -> 32 s cold). Keys must not be NaN (their order would be arbitrary).
+42 -> 32 s cold). NaN keys end up in no particular order.
 """
 
 from __future__ import annotations
