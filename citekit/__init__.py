@@ -127,9 +127,10 @@ def warmup(*, processes: int = 1) -> None:
         Compile in up to this many processes at once (at most 2 are used): another
         process compiles a share of the kernels into the on-disk cache while this one
         compiles the rest, then this one loads them. Only a cold cache gains (a fresh
-        install: 103 s -> 64 s on a 2-core machine); with a warm cache the extra process
-        only loads machine code, and without the on-disk cache (``CITEKIT_NUMBA_CACHE=0``)
-        everything is compiled here. Results never depend on it.
+        install on a 2-vCPU VM: about 133 s of compiling in one process, 92-96 s in two);
+        with a warm cache the extra process only loads machine code, and without the
+        on-disk cache (``CITEKIT_NUMBA_CACHE=0``) everything is compiled here. Results
+        never depend on it.
 
     Raises
     ------

@@ -56,8 +56,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from citekit._validation import check_bool, check_int
 from citekit._jit import check_threads, run_on_threads
+from citekit._validation import check_bool, check_int
 from citekit.kernels._batch import (
     align_pairs_kernel,
     align_worker,

@@ -43,41 +43,39 @@ Thai ``ก``, ``เ``, ``ฯ``, extended by the Thai marks after them, see below
 code point, ``😀``, ``🚀``, ``✅``, ``©``, which the text may hold outside the Basic
 Multilingual Plane), and punctuation that only separates tokens (``、``, ``。``, ``「``,
 ``،``, ``؟``, ``।``, and full-width ``，``, ``％``, ``＄``, which read as ``,``, ``%``, ``$``
-with NFKC). No offset
-map is needed: each of those characters is a normalization unit and a grapheme cluster of
-its own next to any other the kernel reads, its fold (NFKC, case-folding, script digits)
-depends on no neighbour, and the general path maps all of its fold (``ß`` -> ``ss``, ``Ĳ``
--> ``ij``) back to it, so a token's span is that of its characters and its key the
-concatenation of their folds, which the kernel's key table holds as UTF-8 bytes. The Indic
-marks are the exception, read only inside a word: a vowel sign, anusvara, visarga or virama
-(combining class 0 or 9, joining the cluster before it, folding to itself, composing with
-nothing before it: not the second half of a two-part vowel such as Bengali ``া``) right
-after a letter or another such mark, and a nukta (class 7) right after a letter other than
-those whose fold it would compose with or be reordered before (``न``, ``र``, ``ळ``: NFKC
-makes ``ऩ``); such a mark anywhere else (after a space, a digit, punctuation) is a
-character the kernel cannot read. There it extends the cluster of the letter before it and
-composes with nothing, so the token's span and key are still its characters' (Hindi text
-takes the kernel alone). The Thai combining marks (vowel signs above and below, tone
-marks, ``ั``, ``ุ``, ``่``) are read right after a Thai character or another such mark: the
-general path gives each Thai character and mark a token, and snapping them to grapheme
-clusters merges a character's token with its marks' (key: their folds, themselves, joined
-by spaces), so the kernel extends the character's token by each mark (a space and the mark
-in its key), but not by a mark NFKC would move before the mark it follows (a lower
+with NFKC). No offset map is needed: each of those characters is a normalization unit
+and a grapheme cluster of its own next to any other the kernel reads, its fold (NFKC,
+case-folding, script digits) depends on no neighbour, and the general path maps all of
+its fold (``ß`` -> ``ss``, ``Ĳ`` -> ``ij``) back to it, so a token's span is that of its
+characters and its key the concatenation of their folds, which the kernel's key table
+holds as UTF-8 bytes. The Indic marks are the exception, read only inside a word: a vowel
+sign, anusvara, visarga or virama (combining class 0 or 9, joining the cluster before it,
+folding to itself, composing with nothing before it: not the second half of a two-part vowel
+such as Bengali ``া``) right after a letter or another such mark, and a nukta (class 7)
+right after a letter other than those whose fold it would compose with or be reordered
+before (``न``, ``र``, ``ळ``: NFKC makes ``ऩ``); such a mark anywhere else (after a space, a
+digit, punctuation) is a character the kernel cannot read. There it extends the cluster of
+the letter before it and composes with nothing, so the token's span and key are still its
+characters' (Hindi text takes the kernel alone). The Thai combining marks (vowel signs above
+and below, tone marks, ``ั``, ``ุ``, ``่``) are read right after a Thai character or another
+such mark: the general path gives each Thai character and mark a token, and snapping them to
+grapheme clusters merges a character's token with its marks' (key: their folds, themselves,
+joined by spaces), so the kernel extends the character's token by each mark (a space and the
+mark in its key), but not by a mark NFKC would move before the mark it follows (a lower
 combining class, neither 0: ``่`` 107 then ``ุ`` 103, ``ุ`` then ``ฺ`` 9). Such a mark, a
 Thai mark anywhere else (after a space, a digit, a Latin letter), SARA AM ``ำ`` (NFKC: two
-characters) and the Thai digits (ASCII digits with ``normalize_numbers``) are characters
-the kernel cannot read (Thai text without them takes the kernel alone). What may join or change a
-neighbour stays unreadable: other combining marks, Hangul jamo, variation
-selectors, ZWJ, emoji modifiers (skin tones), regional indicators (flags), Lao, Khmer and
-Myanmar, and forms whose fold is several tokens
-or joins words differently with and without NFKC (``ゟ``, ``①``, ``㎏``, ``ŀ``). The kernel
-reads the text as one code unit per character (its ASCII bytes, else UTF-16 when every
-character is in the Basic Multilingual Plane, else UTF-32) and counts the characters it
-cannot read, so the same pass tells whether the text needs more.
-Other text goes through the general path: :func:`citekit.normalize.normalize_text`, a
-token pattern on the normalized text, and the map back; spans are then widened to whole
-grapheme clusters of the original text (when normalization moved a cluster boundary, as
-NFKC does to Thai ``ำ``) and overlapping tokens merged.
+characters) and the Thai digits (ASCII digits with ``normalize_numbers``) are characters the
+kernel cannot read (Thai text without them takes the kernel alone). What may join or change
+a neighbour stays unreadable: other combining marks, Hangul jamo, variation selectors, ZWJ,
+emoji modifiers (skin tones), regional indicators (flags), Lao, Khmer and Myanmar, and forms
+whose fold is several tokens or joins words differently with and without NFKC (``ゟ``, ``①``,
+``㎏``, ``ŀ``). The kernel reads the text as one code unit per character (its ASCII bytes,
+else UTF-16 when every character is in the Basic Multilingual Plane, else UTF-32) and counts
+the characters it cannot read, so the same pass tells whether the text needs more. Other
+text goes through the general path: :func:`citekit.normalize.normalize_text`, a token
+pattern on the normalized text, and the map back; spans are then widened to whole grapheme
+clusters of the original text (when normalization moved a cluster boundary, as NFKC does to
+Thai ``ำ``) and overlapping tokens merged.
 
 Mixed text (a few ``ゟ``, emoji, combining marks or ``ŀ`` among kernel text) is cut so
 that only the stretches around the characters the kernel cannot read take the general
