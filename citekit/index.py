@@ -204,13 +204,16 @@ class IdfIndex:
         kernel gives ``document_frequency`` (the postings' lengths) and ``idf_ratio``
         (``(n_passages + 1) / (document_frequency + 1)``, divided as numpy divides);
         otherwise they are computed here."""
+        from citekit._bag import walk_passages
+
         self.vocabulary = vocabulary
         self._rows = rows
-        self._postings_int64 = postings
         indptr = rows[0]
         n_passages = indptr.shape[0] - 1
+        # (the passages as the retrieval walk reads them: 4 bytes each)
+        self._walk_postings = (postings[0], walk_passages(postings[1], n_passages))
         if document_frequency is None:
-            document_frequency = np.diff(self._postings_int64[0])
+            document_frequency = np.diff(postings[0])
         self.document_frequency = document_frequency
         if idf_ratio is None:
             idf_ratio = (n_passages + 1.0) / (document_frequency + 1.0)
@@ -228,9 +231,7 @@ class IdfIndex:
     @property
     def _postings(self) -> Any:
         """The inverted index as a ``scipy.sparse.csr_matrix`` (built on first use)."""
-        return self._cached_csr(
-            "_postings_matrix", self._postings_int64, (self.n_terms, self.n_passages)
-        )
+        return self._cached_csr("_postings_matrix", self.postings, (self.n_terms, self.n_passages))
 
     def _cached_csr(
         self, name: str, structure: tuple[np.ndarray, np.ndarray], shape: tuple[int, int]
@@ -420,8 +421,17 @@ class IdfIndex:
     @property
     def postings(self) -> tuple[np.ndarray, np.ndarray]:
         """The inverted index (vocabulary x passages CSR ``(indptr, indices)``, int64,
-        passages ascending in each row)."""
-        return self._postings_int64
+        passages ascending in each row); ``indices`` is a new array at each access (the
+        index keeps the passage numbers in 4 bytes for its retrieval walks).
+
+        Examples
+        --------
+        >>> indptr, indices = IdfIndex.from_token_lists([[5, 7], [7]]).postings
+        >>> indptr.tolist(), indices.tolist(), indices.dtype.name
+        ([0, 1, 3], [0, 0, 1], 'int64')
+        """
+        pointers, passages = self._walk_postings
+        return pointers, passages.astype(np.int64)
 
     @property
     def rows(self) -> tuple[np.ndarray, np.ndarray]:
@@ -636,7 +646,7 @@ class IdfIndex:
             _, rows, columns, weights, flags, term_offsets, denominators = self._terms(
                 ids[lo:hi], block_offsets, flags_all[lo:hi]
             )
-            posting_pointers, posting_passages = self.postings
+            posting_pointers, posting_passages = self._walk_postings
             offsets_out, passages_out, _, sums, *held = top_candidates(
                 posting_pointers,
                 posting_passages,

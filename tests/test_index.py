@@ -147,6 +147,33 @@ def test_persistence_round_trip():
     np.testing.assert_array_equal(again.scores(*q).toarray(), index.scores(*q).toarray())
 
 
+def test_postings_are_int64_copies_of_the_walked_uint32_passages():
+    index = IdfIndex.from_token_lists([[1, 2, 3], [3, 4], [3]])
+    indptr, indices = index.postings
+    assert indptr.dtype == np.int64 and indices.dtype == np.int64
+    assert indptr.tolist() == [0, 1, 2, 5, 6]
+    assert indices.tolist() == [0, 0, 0, 1, 2, 1]
+    walked = index._walk_postings[1]
+    assert walked.dtype == np.uint32 and walked.tolist() == indices.tolist()
+    # a copy each time: changing it leaves the index alone
+    indices[:] = 0
+    assert index.postings[1].tolist() == [0, 0, 0, 1, 2, 1]
+
+
+def test_walk_passages_dtype_and_no_needless_copy():
+    from citekit._bag import walk_passages
+
+    small = walk_passages(np.array([0, 2, 1], dtype=np.int64), 3)
+    assert small.dtype == np.uint32 and small.tolist() == [0, 2, 1]
+    assert walk_passages(small, 3) is small
+    # (a corpus of 2**32 passages or more keeps 8-byte passage numbers)
+    huge = walk_passages(np.array([0, 2**32 + 5], dtype=np.int64), 2**32 + 6)
+    assert huge.dtype == np.int64 and huge.tolist() == [0, 2**32 + 5]
+    # strided input comes out contiguous
+    strided = walk_passages(np.arange(6, dtype=np.int64)[::2], 6)
+    assert strided.flags.c_contiguous and strided.tolist() == [0, 2, 4]
+
+
 def test_bad_inputs_name_the_argument():
     with pytest.raises(TypeError, match="token_ids"):
         IdfIndex.build([1.5, 2.0], [0], [2])
