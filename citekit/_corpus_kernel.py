@@ -117,9 +117,10 @@ def _ascending_order(values):
 
 
 @jit
-def _index_kernel(ids, starts, ends):
+def _index_kernel(ids, starts, ends, passage_type):
     """Vocabulary, first positions, rows and postings of ranges of ``ids``
-    (:func:`index_arrays`)."""
+    (:func:`index_arrays`); the postings' passage numbers of the dtype of the empty array
+    ``passage_type`` (:func:`_passage_type`)."""
     n = ids.shape[0]
     codes = np.empty(n, dtype=np.int64)
     firsts = np.empty(n, dtype=np.int64)
@@ -163,7 +164,7 @@ def _index_kernel(ids, starts, ends):
     for column in range(n_terms):
         posting_indptr[column + 1] += posting_indptr[column]
     fill = posting_indptr[:-1].copy()
-    posting_indices = np.empty(filled, dtype=np.int64)
+    posting_indices = np.empty(filled, dtype=passage_type.dtype)
     for p in range(n_ranges):
         for k in range(row_indptr[p], row_indptr[p + 1]):
             column = unsorted[k]
@@ -201,7 +202,8 @@ def _windows_reaching(n_sentences, size, stride):
 
 @jit
 def _corpus_kernel(
-    token_ids, token_starts, token_ends, token_offsets, sentences, sentence_offsets, size, stride
+    token_ids, token_starts, token_ends, token_offsets, sentences, sentence_offsets, size,
+    stride, passage_type,
 ):
     """Passage rows and the index of :func:`corpus_arrays`."""
     n_sources = token_offsets.shape[0] - 1
@@ -246,8 +248,15 @@ def _corpus_kernel(
             passages[5, p] = first
             passages[6, p] = last
             p += 1
-    index = _index_kernel(token_ids, passages[1], passages[2])
+    index = _index_kernel(token_ids, passages[1], passages[2], passage_type)
     return passages, index
+
+
+def _passage_type(max_passages: int) -> np.ndarray:
+    """An empty array of the dtype the postings keep passage numbers in: uint32, as the
+    retrieval walk reads them (:func:`citekit._bag.walk_passages`; no copy when the index
+    is installed), or int64 for more than 2**32 - 1 passages."""
+    return np.zeros(0, dtype=np.uint32 if max_passages <= np.iinfo(np.uint32).max else np.int64)
 
 
 def index_arrays(
@@ -273,7 +282,8 @@ def index_arrays(
         CSR ``(indptr, indices)`` of the binary passages x vocabulary matrix, the columns
         of each row sorted and distinct.
     postings : tuple of ndarray
-        Its transpose: the passages holding each column, ascending.
+        Its transpose: the passages holding each column, ascending (``indptr`` int64,
+        ``indices`` uint32; int64 for 2**32 passages or more).
     document_frequency : ndarray of int64
         How many passages hold each column (the lengths of the postings).
     idf_ratio : ndarray of float64
@@ -291,7 +301,7 @@ def index_arrays(
     ([[0, 2, 5], [0, 2, 0, 1, 2]], [[0, 2, 3, 5], [0, 1, 1, 0, 1]])
     """
     vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices, *rest = (
-        _index_kernel(ids, starts, ends)
+        _index_kernel(ids, starts, ends, _passage_type(starts.shape[0]))
     )
     rows, postings = (row_indptr, row_indices), (posting_indptr, posting_indices)
     return (vocabulary, first, rows, postings, *rest)
@@ -356,6 +366,8 @@ def corpus_arrays(
         sentence_offsets,
         int(size),
         int(stride),
+        # (a source has at most one window per sentence)
+        _passage_type(sentences.shape[0]),
     )
     vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices, *rest = index
     rows, postings = (row_indptr, row_indices), (posting_indptr, posting_indices)

@@ -31,8 +31,10 @@ def check_index(ids, starts, ends):
     # bit for bit what numpy divides (the IDF is numpy's log of it)
     assert ratio.dtype == np.float64
     assert ratio.tolist() == ((len(starts) + 1.0) / (np.array(frequency) + 1.0)).tolist()
-    for array in (vocabulary, first, *rows, *postings, frequency):
+    for array in (vocabulary, first, *rows, postings[0], frequency):
         assert array.dtype == np.int64 and array.flags.c_contiguous
+    # the passage numbers as the retrieval walk reads them (no copy when installed)
+    assert postings[1].dtype == np.uint32 and postings[1].flags.c_contiguous
 
 
 ranges = st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=8)
@@ -86,6 +88,23 @@ def test_index_arrays_empty():
     assert rows[0].tolist() == [0] and postings[0].tolist() == [0]
     vocabulary, first, rows, postings, _, _ = index_arrays(i64([5]), i64([0, 0]), i64([0, 1]))
     assert rows[0].tolist() == [0, 0, 1] and postings[1].tolist() == [1]
+
+
+def test_postings_passage_type_and_its_int64_fallback():
+    from citekit._corpus_kernel import _index_kernel, _passage_type
+
+    assert _passage_type(0).dtype == np.uint32
+    assert _passage_type(2**32 - 1).dtype == np.uint32
+    assert _passage_type(2**32).dtype == np.int64
+    # the kernel keeps passage numbers in the template's dtype, the rest int64 either way
+    ids, starts, ends = i64([7, 8, 7, 9]), i64([0, 1, 3]), i64([3, 3, 4])
+    small = _index_kernel(ids, starts, ends, _passage_type(3))
+    wide = _index_kernel(ids, starts, ends, np.zeros(0, dtype=np.int64))
+    assert small[5].dtype == np.uint32 and wide[5].dtype == np.int64
+    for got, want in zip(small, wide):
+        assert got.tolist() == want.tolist()
+    want_postings = naive_index_arrays([7, 8, 7, 9], [0, 1, 3], [3, 3, 4])[3]
+    assert wide[5].tolist() == [p for column in want_postings for p in column]
 
 
 @st.composite
