@@ -1349,8 +1349,8 @@ def walk_passages(posting_passages: np.ndarray, n_passages: int) -> np.ndarray:
 
     The walk streams every entry of a query's lists (tens of thousands per query on the
     benchmark's 1,000 documents, far more than the caches hold): 4-byte entries halve
-    what it reads, and made the retrieval kernel about 15% faster there (int32 entries
-    gained less: their sign extension costs an instruction per entry).
+    what it reads, and made the retrieval kernel about 15% faster there (a bare walk of
+    those lists: 87 us per query with int64 entries, 77 with int32, 65 with uint32).
 
     Examples
     --------
