@@ -263,6 +263,16 @@ class IdfIndex:
         state.pop("_top_scratch", None)
         return state
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # an index pickled by citekit before 4-byte postings kept them as int64
+        old = state.pop("_postings_int64", None)
+        if old is not None and "_walk_postings" not in state:
+            from citekit._bag import walk_passages
+
+            n_passages = state["_rows"][0].shape[0] - 1
+            state["_walk_postings"] = (old[0], walk_passages(old[1], n_passages))
+        self.__dict__.update(state)
+
     # -- construction ---------------------------------------------------------------
 
     @classmethod

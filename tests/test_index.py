@@ -160,6 +160,29 @@ def test_postings_are_int64_copies_of_the_walked_uint32_passages():
     assert index.postings[1].tolist() == [0, 0, 0, 1, 2, 1]
 
 
+def test_pickles_round_trip_and_older_int64_postings_are_upgraded():
+    import pickle
+
+    index = IdfIndex.from_token_lists([[1, 2, 3], [3, 4], [3], [9, 1]])
+    query = np.array([3, 1, 9]), np.array([0, 3])
+    want = index.top_k(*query, 3)
+    again = pickle.loads(pickle.dumps(index))
+    assert again._walk_postings[1].dtype == np.uint32
+    assert again.top_k(*query, 3).passages.tolist() == want.passages.tolist()
+    # the state an index pickled before 4-byte postings holds
+    state = index.__getstate__()
+    pointers, passages = state.pop("_walk_postings")
+    state["_postings_int64"] = (pointers, passages.astype(np.int64))
+    old = IdfIndex.__new__(IdfIndex)
+    old.__setstate__(state)
+    assert "_postings_int64" not in old.__dict__
+    assert old._walk_postings[1].dtype == np.uint32
+    assert old.postings[1].tolist() == index.postings[1].tolist()
+    got = old.top_k(*query, 3)
+    assert got.passages.tolist() == want.passages.tolist()
+    assert got.scores.tolist() == want.scores.tolist()
+
+
 def test_walk_passages_dtype_and_no_needless_copy():
     from citekit._bag import walk_passages
 
