@@ -32,6 +32,7 @@ from citekit.kernels._sort import stable_argsort
 __all__ = [
     "factorize",
     "pair_bag_counts",
+    "passage_dtype",
     "row_contains",
     "rows_and_postings",
     "top_candidates",
@@ -1343,6 +1344,18 @@ _WALKS = {"auto": -1, "listed": 0, "scan": 1}
 _PARALLEL_MIN_ENTRIES = 16384
 
 
+def passage_dtype(n_passages: int) -> type:
+    """The dtype postings keep passage numbers in for a corpus of ``n_passages``: uint32
+    (:func:`walk_passages`), int64 from 2**32 passages.
+
+    Examples
+    --------
+    >>> passage_dtype(68_000).__name__, passage_dtype(2**32).__name__
+    ('uint32', 'int64')
+    """
+    return np.uint32 if n_passages <= np.iinfo(np.uint32).max else np.int64
+
+
 def walk_passages(posting_passages: np.ndarray, n_passages: int) -> np.ndarray:
     """The postings' passage numbers as the retrieval kernels read them: uint32 (int64
     for a corpus of 2**32 passages or more), contiguous; the array itself when it is so.
@@ -1358,8 +1371,7 @@ def walk_passages(posting_passages: np.ndarray, n_passages: int) -> np.ndarray:
     >>> walk_passages(np.array([0, 2, 1]), 3).dtype
     dtype('uint32')
     """
-    dtype = np.uint32 if n_passages <= np.iinfo(np.uint32).max else np.int64
-    return np.ascontiguousarray(posting_passages, dtype=dtype)
+    return np.ascontiguousarray(posting_passages, dtype=passage_dtype(n_passages))
 
 
 @jit

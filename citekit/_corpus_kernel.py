@@ -253,10 +253,12 @@ def _corpus_kernel(
 
 
 def _passage_type(max_passages: int) -> np.ndarray:
-    """An empty array of the dtype the postings keep passage numbers in: uint32, as the
-    retrieval walk reads them (:func:`citekit._bag.walk_passages`; no copy when the index
-    is installed), or int64 for more than 2**32 - 1 passages."""
-    return np.zeros(0, dtype=np.uint32 if max_passages <= np.iinfo(np.uint32).max else np.int64)
+    """An empty array of the dtype the postings keep passage numbers in
+    (:func:`citekit._bag.passage_dtype`: as the retrieval walk reads them, so the index
+    installs them without a copy)."""
+    from citekit._bag import passage_dtype
+
+    return np.zeros(0, dtype=passage_dtype(max_passages))
 
 
 def index_arrays(
