@@ -256,6 +256,7 @@ class Corpus:
         window_size_sentences: int = 1,
         window_stride_sentences: int = 1,
         embedder: Any = None,
+        n_threads: int | None = None,
     ) -> "Corpus":
         """Segment, window, tokenize and index ``sources``.
 
@@ -272,6 +273,11 @@ class Corpus:
             Passage windows over the sentences.
         embedder : Embedder, optional
             When given, every passage is embedded (``embedder.encode(list_of_texts)``).
+        n_threads : int, optional
+            Threads that tokenize and segment sources of 262,144 characters or more in
+            all, with citekit's own tokenizer and segmenter (each thread reads batches of
+            whole sources). Default: numba's current thread count. The corpus does not
+            depend on it.
 
         Returns
         -------
@@ -285,6 +291,10 @@ class Corpus:
         records = as_source_records(sources)
         size = int(check_int(window_size_sentences, "window_size_sentences", minimum=1))
         stride = int(check_int(window_stride_sentences, "window_stride_sentences", minimum=1))
+        if n_threads is not None:
+            from citekit._jit import check_threads
+
+            n_threads = check_threads(n_threads)
         tokenizer = default_tokenizer() if tokenizer is None else tokenizer
         segmenter = default_segmenter() if segmenter is None else segmenter
 
@@ -296,6 +306,7 @@ class Corpus:
                 segmenter,
                 [record.text for record in records],
                 segmenter_name="source_segmenter",
+                n_threads=n_threads,
             )
         )
         # tokens ordered and non-empty, sentences ordered, non-empty and in bounds (checked

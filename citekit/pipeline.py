@@ -308,9 +308,9 @@ class Pipeline:
     embedder : Embedder, optional
         Adds embedding candidates and the ``embedding_score`` component.
     n_threads : int, optional
-        Threads for the candidate search and the alignment kernels (default: numba's
-        setting, with batches too small to gain from more run on one). Results do not
-        depend on it.
+        Threads for reading (tokenizing and segmenting) large sources, the candidate
+        search and the alignment kernels (default: numba's setting, with work too small
+        to gain from more run on one). Results do not depend on it.
 
     Examples
     --------
@@ -435,6 +435,7 @@ class Pipeline:
             window_size_sentences=self.config.window_size_sentences,
             window_stride_sentences=self.config.window_stride_sentences,
             embedder=self.embedder,
+            n_threads=self.n_threads,
         )
 
     def align(self, answer: str, corpus_or_sources: Any) -> AlignmentResult:

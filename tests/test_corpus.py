@@ -314,6 +314,82 @@ def test_sources_read_in_several_batches_give_the_same_corpus(monkeypatch, workl
     _assert_same_corpus(Corpus.build(texts, tokenizer=_OwnTokenize()), one_call)
 
 
+def test_sources_read_on_several_threads_give_the_same_corpus(monkeypatch, workload):
+    import threading
+
+    from citekit import _stages
+
+    texts = [d["text"] for d in workload.make_documents(12, seed=6)]
+    # texts the kernel reads in part (hybrid) or not at all, an empty one, emoji
+    texts[2:2] = ["", "東京で 5.2％ 上昇。次です。", "a\U0001f600b. C d.", "ŀa ŀb. Ĳ 1,200."]
+    one_thread = Corpus.build(texts, n_threads=1)
+    expected = _stages.tokenize_and_segment(
+        SimpleTokenizer(), SentenceSegmenter(), texts, n_threads=1
+    )
+    # every build here reads on threads, a document or two per batch
+    monkeypatch.setattr(_stages, "_PARALLEL_MIN_CHARS", 1)
+    monkeypatch.setattr(_stages, "_BATCH_CHARS", 9000)
+    assert len(_stages._batches(texts)) > 5
+    threads_before = threading.active_count()
+    for n_threads in (2, 3, 16):
+        found = _stages.tokenize_and_segment(
+            SimpleTokenizer(), SentenceSegmenter(), texts, n_threads=n_threads
+        )
+        assert all(np.array_equal(a, b) for a, b in zip(found, expected))
+        assert [a.dtype for a in found] == [a.dtype for a in expected]
+    _assert_same_corpus(Corpus.build(texts, n_threads=2), one_thread)
+    _assert_same_corpus(Corpus.build(texts), one_thread)  # numba's thread count
+    assert threading.active_count() == threads_before  # no reading thread left running
+
+    class Failing(SentenceSegmenter):
+        threads: set = set()
+
+        def _segment_many(self, batch, joined, text_starts):
+            self.threads.add(threading.get_ident())
+            if "boom" in joined:
+                raise RuntimeError("boom")
+            return super()._segment_many(batch, joined, text_starts)
+
+    found = _stages.tokenize_and_segment(SimpleTokenizer(), Failing(), texts, n_threads=2)
+    assert all(np.array_equal(a, b) for a, b in zip(found, expected))
+    assert Failing.threads and threading.get_ident() not in Failing.threads
+
+    # an error in a reading thread reaches the caller
+    with pytest.raises(RuntimeError, match="boom"):
+        _stages.tokenize_and_segment(
+            SimpleTokenizer(), Failing(), texts + ["boom."] + texts, n_threads=2
+        )
+    assert threading.active_count() == threads_before
+
+
+def test_reading_threads_follow_n_threads_and_size(monkeypatch):
+    import numba
+
+    from citekit import Pipeline, _stages
+
+    assert _stages._reading_threads(None, ["short text"]) == 1
+    big = ["x" * _stages._PARALLEL_MIN_CHARS]
+    assert _stages._reading_threads(3, big) == 3
+    assert _stages._reading_threads(None, big) == numba.get_num_threads()
+    seen = []
+    real = _stages._reading_threads
+
+    def recording(n_threads, texts):
+        seen.append(n_threads)
+        return real(n_threads, texts)
+
+    monkeypatch.setattr(_stages, "_reading_threads", recording)
+    monkeypatch.setattr(_stages, "_BATCH_CHARS", 5)  # a batch per source
+    Pipeline(n_threads=1).prepare(["One source.", "Two sentences."])
+    Corpus.build(["A source.", "Another."])
+    Corpus.build(["One batch only."])  # (never more than one thread)
+    assert seen == [1, None]
+    for bad, error in ((0, ValueError), (numba.config.NUMBA_NUM_THREADS + 1, ValueError),
+                       (1.5, TypeError), ("2", TypeError)):
+        with pytest.raises(error, match="n_threads"):
+            Corpus.build(["A source."], n_threads=bad)
+
+
 def test_tokenizer_signatures_kept_only_for_configurations_that_cannot_change():
     from dataclasses import dataclass
 
