@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import abc
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -59,7 +60,8 @@ def _freeze_mapping(obj: Any, name: str) -> None:
     value = getattr(obj, name)
     if value is None:
         value = {}
-    if not isinstance(value, Mapping):
+    # (collections.abc's class: typing's alias checks through a slower hook, per record)
+    if type(value) is not dict and not isinstance(value, abc.Mapping):
         raise TypeError(
             f"{type(obj).__name__}.{name} must be a mapping, got {type(value).__name__}"
         )
