@@ -89,6 +89,22 @@ def test_documents_and_chunks():
         SourceChunk("d", "xt", 2, 4, source_index=-1)
 
 
+def test_record_metadata_is_a_copied_dict_of_any_mapping():
+    from types import MappingProxyType
+
+    given = {"k": [1]}
+    doc = SourceDocument("d", "text", metadata=given)
+    assert doc.metadata == given and doc.metadata is not given
+    proxy = SourceDocument("d", "text", metadata=MappingProxyType(given))
+    assert type(proxy.metadata) is dict and proxy.metadata == given
+    assert SourceChunk("d", "t", 0, 1, metadata=None).metadata == {}
+    for bad in ([("k", 1)], "k=1", 3):
+        with pytest.raises(TypeError, match="SourceDocument.metadata must be a mapping"):
+            SourceDocument("d", "text", metadata=bad)
+        with pytest.raises(TypeError, match="SourceChunk.metadata must be a mapping"):
+            SourceChunk("d", "t", 0, 1, metadata=bad)
+
+
 @pytest.mark.parametrize(
     "changes, error, field",
     [
