@@ -523,10 +523,10 @@ def text_starts_of(texts):
 @given(
     st.lists(KERNEL_TEXT, max_size=4),
     CONFIGS,
-    st.sampled_from([None, 0, 1, 3]),
-    st.booleans(),
+    st.sampled_from([None, 0, 1, 3, 400]),
+    st.sampled_from([0, 1, 2]),
 )
-def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens, keep_buffer):
+def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens, keep):
     from citekit.tokenizers._ascii_kernel import kernel_tokens_many
 
     tokenizer = SimpleTokenizer(config)
@@ -534,16 +534,24 @@ def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens, keep
     scratch = np.full(3 * (scratch_tokens or 0), -1, dtype=np.int64)
     text_starts = text_starts_of(texts)
     expected = [naive_ascii_tokens(text, config) for text in texts]
+    n_expected = sum(len(e[0]) for e in expected)
     for units in unit_arrays("".join(texts)):
         ids, starts, ends, offsets, n_other = kernel_tokens_many(
-            units, text_starts, table, kernel_ids, letter_keys, scratch, keep_buffer
+            units, text_starts, table, kernel_ids, letter_keys, scratch, keep
         )
         assert np.diff(offsets).tolist() == [len(e[0]) for e in expected] and offsets[0] == 0
         assert ids.tolist() == [i for e in expected for i in e[0]]
         assert list(zip(starts.tolist(), ends.tolist())) == [s for e in expected for s in e[1]]
         assert n_other.tolist() == [naive_n_other(text) for text in texts]
+        # keep=2: views of the given buffer when the tokens fit in it; 0 and 1 never
+        # return the scratch itself
+        in_scratch = any(np.shares_memory(a, scratch) for a in (ids, starts, ends))
+        assert in_scratch == (keep == 2 and 0 < n_expected <= (scratch_tokens or 0))
     if texts:  # the tokenizer's own call gives what tokenize gives each text
         got = tokenizer._tokenize_many(texts, "".join(texts), text_starts)
+        assert_same_as_tokenize(tokenizer, texts, got)
+        buffer = np.full(3 * (scratch_tokens or 0), -1, dtype=np.int64)
+        got = tokenizer._tokenize_many(texts, "".join(texts), text_starts, buffer=buffer)
         assert_same_as_tokenize(tokenizer, texts, got)
 
 
