@@ -276,6 +276,7 @@ class Corpus:
         n_threads : int, optional
             Threads that tokenize and segment sources of 262,144 characters or more in
             all, with citekit's own tokenizer and segmenter (each thread reads batches of
+            whole sources), and that index 400,000 tokens or more (each thread a group of
             whole sources). Default: numba's current thread count. The corpus does not
             depend on it.
 
@@ -320,6 +321,7 @@ class Corpus:
             sentence_offsets,
             size,
             stride,
+            n_threads=n_threads,
         )
         arrays = dict(zip(_PASSAGE_ARRAY_NAMES, passages))
         arrays["token_ids"] = token_ids

@@ -132,23 +132,36 @@ def flat(pairs, shape):
 
 
 @settings(max_examples=200)
-@given(sources=sources(), size=st.integers(1, 4), stride=st.integers(1, 4), seed=st.integers(0, 9))
-def test_corpus_arrays_match_reference(sources, size, stride, seed):
+@given(
+    sources=sources(),
+    size=st.integers(1, 4),
+    stride=st.integers(1, 4),
+    seed=st.integers(0, 9),
+    n_threads=st.sampled_from([1, 2, 3, 8]),
+)
+def test_corpus_arrays_match_reference(sources, size, stride, seed, n_threads):
+    from unittest import mock
+
+    from citekit import _corpus_kernel
+
     rng = np.random.default_rng(seed)
     token_spans = [span for tokens, _ in sources for span in tokens]
     ids = rng.integers(0, 6, len(token_spans)).astype(np.int64)
     token_counts = [len(tokens) for tokens, _ in sources]
     sentence_counts = [len(sentences) for _, sentences in sources]
-    passages, index = corpus_arrays(
-        ids,
-        flat(token_spans, (-1, 2))[:, 0].copy(),
-        flat(token_spans, (-1, 2))[:, 1].copy(),
-        i64(np.cumsum([0] + token_counts)),
-        flat([s for _, sentences in sources for s in sentences], (-1, 2)),
-        i64(np.cumsum([0] + sentence_counts)),
-        size,
-        stride,
-    )
+    # any size is built in groups of sources on several threads (n_threads > 1)
+    with mock.patch.object(_corpus_kernel, "_PARALLEL_MIN_TOKENS", 0):
+        passages, index = corpus_arrays(
+            ids,
+            flat(token_spans, (-1, 2))[:, 0].copy(),
+            flat(token_spans, (-1, 2))[:, 1].copy(),
+            i64(np.cumsum([0] + token_counts)),
+            flat([s for _, sentences in sources for s in sentences], (-1, 2)),
+            i64(np.cumsum([0] + sentence_counts)),
+            size,
+            stride,
+            n_threads=n_threads,
+        )
     want = naive_corpus_passages(sources, size, stride)
     assert passages.shape == (7, len(want[0]))
     assert passages.tolist() == want
@@ -158,6 +171,55 @@ def test_corpus_arrays_match_reference(sources, size, stride, seed):
     for got, reference in zip(rows + postings, expected[2] + expected[3]):
         assert got.tolist() == reference.tolist()
     assert frequency.tolist() == expected[4].tolist() and ratio.tolist() == expected[5].tolist()
+
+
+@pytest.mark.parametrize("size, stride", [(1, 1), (2, 1), (3, 2), (2, 5)])
+def test_corpus_arrays_in_groups_equal_one_thread(monkeypatch, workload, size, stride):
+    import threading
+
+    from citekit import _corpus_kernel, _stages
+
+    texts = [d["text"] for d in workload.make_documents(9, seed=11)]
+    # sources without tokens or sentences between and at both ends, a one-word one
+    texts[4:4] = ["", "  ", "Word"]
+    texts = [""] + texts + ["", "東京で 5.2％ 上昇。次です。"]
+    arrays = _stages.tokenize_and_segment(
+        _stages.default_tokenizer(), _stages.default_segmenter(), texts
+    )
+    expected = corpus_arrays(*arrays, size, stride, n_threads=1)
+    monkeypatch.setattr(_corpus_kernel, "_PARALLEL_MIN_TOKENS", 0)
+    before = threading.active_count()
+    calls = []
+    real = _corpus_kernel._group_first_phase
+
+    def counting(*args):
+        calls.append(args[8:10])  # the group's sources
+        return real(*args)
+
+    monkeypatch.setattr(_corpus_kernel, "_group_first_phase", counting)
+    for n_threads in (2, 3, 5, 64, None):
+        calls.clear()
+        passages, index = corpus_arrays(*arrays, size, stride, n_threads=n_threads)
+        assert passages.tolist() == expected[0].tolist()
+        got, want = index, expected[1]
+        for a, b in zip([*got[:2], *got[2], *got[3], *got[4:]],
+                        [*want[:2], *want[2], *want[3], *want[4:]]):
+            assert a.dtype == b.dtype and a.tolist() == b.tolist()
+        # groups of whole sources, in order, covering every source with tokens
+        if n_threads != 1:
+            bounds = sorted(calls)
+            assert bounds[0][0] == 0 and bounds[-1][1] == len(texts)
+            assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+            assert len(bounds) <= (n_threads or 64)
+    assert threading.active_count() == before
+    # one source, or one thread: one kernel call, no thread
+    calls.clear()
+    corpus_arrays(*arrays, size, stride, n_threads=1)
+    one = _stages.tokenize_and_segment(
+        _stages.default_tokenizer(), _stages.default_segmenter(), texts[1:2]
+    )
+    corpus_arrays(*one, size, stride, n_threads=4)
+    assert calls == []
 
 
 @settings(max_examples=200)
