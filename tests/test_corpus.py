@@ -178,6 +178,35 @@ def test_as_source_records_ids():
     assert [r.id for r in records] == ["0", "1", "7"]
 
 
+def test_as_source_records_equal_checked_records():
+    from types import MappingProxyType
+
+    meta = {"url": "u"}
+    chunk = SourceChunk("c", "xt", 2, 4)
+    records = as_source_records(
+        ["x", {"id": "a", "text": "y", "metadata": meta},
+         {"text": "z", "metadata": MappingProxyType(meta)}, {"text": "w", "metadata": None},
+         chunk]
+    )
+    assert records == (
+        SourceDocument("0", "x"),
+        SourceDocument("a", "y", metadata=meta),
+        SourceDocument("2", "z", metadata=meta),
+        SourceDocument("3", "w"),
+        chunk,
+    )
+    assert type(records[2].metadata) is dict and records[1].metadata is not meta
+    assert records[4] is chunk
+    with pytest.raises(TypeError, match=r"sources\[1\]\['metadata'\] must be a mapping"):
+        as_source_records(["x", {"text": "y", "metadata": ["url"]}])
+    with pytest.raises(TypeError, match=r"sources\[0\]\['text'\] must be a str"):
+        as_source_records([{"text": b"y"}])
+    with pytest.raises(ValueError, match=r"sources\[0\] is a mapping without a 'text' key"):
+        as_source_records([{"id": "y"}])
+    with pytest.raises(TypeError, match=r"sources\[1\] must be a str"):
+        as_source_records(["x", 3])
+
+
 def test_embed_texts_validation():
     class Wrong:
         def encode(self, texts):
