@@ -117,14 +117,10 @@ def _ascending_order(values):
 
 
 @jit
-def _index_kernel(ids, starts, ends, passage_type):
-    """Vocabulary, first positions, rows and postings of ranges of ``ids``
-    (:func:`index_arrays`); the postings' passage numbers of the dtype of the empty array
-    ``passage_type`` (:func:`_passage_type`)."""
-    n = ids.shape[0]
-    codes = np.empty(n, dtype=np.int64)
-    firsts = np.empty(n, dtype=np.int64)
-    distinct = _number_by_first_appearance(ids, codes, firsts)
+def _sorted_vocabulary(distinct, first_of_code):
+    """``(column_of_code, vocabulary, first_positions)`` of ids numbered by first
+    appearance (``distinct[code]``, first at ``first_of_code[code]``): columns in
+    ascending order of id."""
     n_terms = distinct.shape[0]
     order = _ascending_order(distinct)
     column_of_code = np.empty(n_terms, dtype=np.int64)
@@ -134,7 +130,21 @@ def _index_kernel(ids, starts, ends, passage_type):
         code = order[column]
         column_of_code[code] = column
         vocabulary[column] = distinct[code]
-        first_positions[column] = firsts[code]
+        first_positions[column] = first_of_code[code]
+    return column_of_code, vocabulary, first_positions
+
+
+@jit
+def _index_kernel(ids, starts, ends, passage_type):
+    """Vocabulary, first positions, rows and postings of ranges of ``ids``
+    (:func:`index_arrays`); the postings' passage numbers of the dtype of the empty array
+    ``passage_type`` (:func:`_passage_type`)."""
+    n = ids.shape[0]
+    codes = np.empty(n, dtype=np.int64)
+    firsts = np.empty(n, dtype=np.int64)
+    distinct = _number_by_first_appearance(ids, codes, firsts)
+    n_terms = distinct.shape[0]
+    column_of_code, vocabulary, first_positions = _sorted_vocabulary(distinct, firsts)
     # each range's distinct columns in order of appearance, and how many ranges hold each
     n_ranges = starts.shape[0]
     capacity = 0
@@ -357,16 +367,10 @@ def _merge_groups(distinct_all, code_offsets, firsts_all, counts_all, n_passages
     # numbered in order of first appearance across the groups, which is the corpus's
     distinct = _number_by_first_appearance(distinct_all, global_codes, first_entry)
     n_terms = distinct.shape[0]
-    order = _ascending_order(distinct)
-    column_of_code = np.empty(n_terms, dtype=np.int64)
-    vocabulary = np.empty(n_terms, dtype=np.int64)
-    first_positions = np.empty(n_terms, dtype=np.int64)
-    for column in range(n_terms):
-        code = order[column]
-        column_of_code[code] = column
-        vocabulary[column] = distinct[code]
-        # (the first group holding the id holds its first occurrence)
-        first_positions[column] = firsts_all[first_entry[code]]
+    # (the first group holding an id holds its first occurrence)
+    column_of_code, vocabulary, first_positions = _sorted_vocabulary(
+        distinct, firsts_all[first_entry[:n_terms]]
+    )
     local_column = np.empty(n_all, dtype=np.int64)
     document_frequency = np.zeros(n_terms, dtype=np.int64)
     for j in range(n_all):
