@@ -17,7 +17,7 @@ references; parity tests in ``tests/test_corpus_kernel.py``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -296,9 +296,10 @@ def _fill_windows(
 # The passages and index of a corpus of this many tokens or more are built by several
 # threads, each taking a group of whole sources (phases: the group's windows, numbering its
 # ids and listing its passages' distinct ids; merging the groups' numbers, serially;
-# writing the group's postings, then its rows). Measured on 2 cores: 0.63-0.69x the time
-# at 1.24 M tokens (1,000 workload documents), 0.75-0.83x at 500 k, slower at 370 k.
-_PARALLEL_MIN_TOKENS = 400_000
+# writing the group's postings, then its rows). Measured on 2 cores against one thread:
+# 0.52x the time at 1.24 M tokens (1,000 workload documents), 0.64x at 620 k, 0.78x at
+# 310 k, 0.88x at 250 k, 0.94x at 125 k.
+_PARALLEL_MIN_TOKENS = 1 << 17
 # rows are written from the postings this many passages at a time (their rows' cache
 # lines stay in cache while every column's entries for them are written)
 _ROW_BLOCK = 16384
@@ -513,7 +514,7 @@ def corpus_arrays(
     size, stride : int
         Passage window size and stride in sentences (``>= 1``).
     n_threads : int, optional
-        Threads that build the passages and index of 400,000 tokens or more, each from a
+        Threads that build the passages and index of 131,072 tokens or more, each from a
         group of whole sources (None: numba's current thread count); the arrays do not
         depend on it.
 
@@ -596,8 +597,6 @@ def _corpus_in_groups(
     are fewer or uneven). Every array of the result, and the scratch arrays, are
     allocated here, on the calling thread: the threads' own allocations would stay in
     their arenas of the C allocator, which the caller's next arrays cannot reuse."""
-    from concurrent.futures import ThreadPoolExecutor
-
     n_sources = token_offsets.shape[0] - 1
     n_tokens = token_ids.shape[0]
     window_offsets = _window_offsets(sentence_offsets, size, stride)
@@ -628,50 +627,70 @@ def _corpus_in_groups(
             ]
         )
 
-    def first_phase(number: int) -> tuple[np.ndarray, ...]:
-        return _group_first_phase(
+    found: list[Any] = [None] * len(groups)
+
+    def first_phase(number: int) -> None:
+        found[number] = _group_first_phase(
             token_ids, token_starts, token_ends, token_offsets, sentences, sentence_offsets,
             size, stride, *groups[number], passages, *scratch[number],
         )
 
-    with ThreadPoolExecutor(len(groups)) as pool:
-        found = list(pool.map(first_phase, range(len(groups))))
-        distinct_all = np.concatenate([distinct for distinct, _, _ in found])
-        sizes = [distinct.shape[0] for distinct, _, _ in found]
-        code_offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-        firsts_all = np.concatenate(
-            [
-                scratch[number][1][:n_codes] + token_offsets[groups[number][0]]
-                for number, n_codes in enumerate(sizes)
-            ]
+    _each_group(len(groups), first_phase)
+    distinct_all = np.concatenate([distinct for distinct, _, _ in found])
+    sizes = [distinct.shape[0] for distinct, _, _ in found]
+    code_offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    firsts_all = np.concatenate(
+        [
+            scratch[number][1][:n_codes] + token_offsets[groups[number][0]]
+            for number, n_codes in enumerate(sizes)
+        ]
+    )
+    counts_all = np.concatenate([counts for _, _, counts in found])
+    for arrays in scratch:
+        arrays[:2] = [None, None]  # (freed before the index arrays are allocated)
+    (
+        vocabulary, first_positions, local_column, posting_indptr, group_fill,
+        document_frequency, idf_ratio,
+    ) = _merge_groups(distinct_all, code_offsets, firsts_all, counts_all, n_passages)
+    row_indptr = np.zeros(n_passages + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([lengths for _, lengths, _ in found]), out=row_indptr[1:])
+    n_entries = int(row_indptr[-1])
+    posting_indices = np.empty(n_entries, dtype=passage_type.dtype)
+    row_indices = np.empty(n_entries, dtype=np.int64)
+
+    def last_phase(number: int) -> None:
+        lo, hi = code_offsets[number], code_offsets[number + 1]
+        _group_postings_and_rows(
+            scratch[number][2], found[number][1], local_column[lo:hi], groups[number][2],
+            group_fill[number], group_fill[number + 1], row_indptr, _ROW_BLOCK,
+            posting_indices, row_indices,
         )
-        counts_all = np.concatenate([counts for _, _, counts in found])
-        for arrays in scratch:
-            arrays[:2] = [None, None]  # (freed before the index arrays are allocated)
-        (
-            vocabulary, first_positions, local_column, posting_indptr, group_fill,
-            document_frequency, idf_ratio,
-        ) = _merge_groups(distinct_all, code_offsets, firsts_all, counts_all, n_passages)
-        row_indptr = np.zeros(n_passages + 1, dtype=np.int64)
-        np.cumsum(np.concatenate([lengths for _, lengths, _ in found]), out=row_indptr[1:])
-        n_entries = int(row_indptr[-1])
-        posting_indices = np.empty(n_entries, dtype=passage_type.dtype)
-        row_indices = np.empty(n_entries, dtype=np.int64)
 
-        def last_phase(number: int) -> None:
-            lo, hi = code_offsets[number], code_offsets[number + 1]
-            _group_postings_and_rows(
-                scratch[number][2], found[number][1], local_column[lo:hi], groups[number][2],
-                group_fill[number], group_fill[number + 1], row_indptr, _ROW_BLOCK,
-                posting_indices, row_indices,
-            )
-
-        list(pool.map(last_phase, range(len(groups))))
+    _each_group(len(groups), last_phase)
     index = (
         vocabulary, first_positions, row_indptr, row_indices, posting_indptr, posting_indices,
         document_frequency, idf_ratio,
     )
     return passages, index
+
+
+def _each_group(n_groups: int, task: Callable[[int], None]) -> None:
+    """``task(g)`` for every group ``g``, one thread per group (the calling thread's
+    included)."""
+    from itertools import count
+
+    from citekit._jit import share_work
+
+    claim = count()  # the next group (atomic under the GIL)
+
+    def work() -> None:
+        while True:
+            number = next(claim)
+            if number >= n_groups:
+                return
+            task(number)
+
+    share_work(n_groups, work)
 
 
 def warmup() -> None:

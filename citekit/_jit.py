@@ -21,7 +21,9 @@ from typing import Any, Callable
 import numba
 from numba import prange
 
-__all__ = ["CACHE", "check_threads", "jit", "jit_parallel", "prange", "run_on_threads"]
+__all__ = [
+    "CACHE", "check_threads", "jit", "jit_parallel", "prange", "run_on_threads", "share_work"
+]
 
 CACHE: bool = os.environ.get("CITEKIT_NUMBA_CACHE", "1").strip().lower() not in {
     "0",
@@ -83,3 +85,32 @@ def run_on_threads(threads: int, kernel: Callable, *arguments: Any) -> Any:
         return kernel(*arguments)
     finally:
         numba.set_num_threads(previous)
+
+
+def share_work(n_workers: int, work: Callable[[], Any]) -> None:
+    """Run ``work()`` on the calling thread and on ``n_workers - 1`` threads started for
+    the call (each ``work`` takes its share of a common queue; kernels that release the
+    GIL run side by side); return when every one has, raising the first error.
+
+    The threads are the call's own: none is left running, none is inherited by a forked
+    worker process.
+
+    Examples
+    --------
+    >>> import threading
+    >>> seen = set()
+    >>> share_work(3, lambda: seen.add(threading.get_ident()))
+    >>> len(seen) >= 1
+    True
+    """
+    if n_workers <= 1:
+        work()
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(n_workers - 1) as pool:
+        others = [pool.submit(work) for _ in range(n_workers - 1)]
+        # (an error here leaves the block once the others have returned)
+        work()
+        for other in others:
+            other.result()

@@ -9,7 +9,7 @@ specification's segment records). These helpers turn either into validated array
 
 from __future__ import annotations
 
-from itertools import accumulate
+from itertools import accumulate, count
 from typing import Any
 
 import numpy as np
@@ -222,18 +222,19 @@ def tokenize_and_segment(
             np.empty(3 * (sum(map(len, part)) // 4 + 16), dtype=np.int64) for part in parts
         ]
 
-        def read(part: list[str], buffer: np.ndarray) -> tuple[np.ndarray, ...]:
-            return _read_batch(tokenizer, segmenter, part, buffer)
+        results: list[Any] = [None] * len(parts)
+        claim = count()  # the number of the next batch to read (atomic under the GIL)
 
-        if workers > 1:
-            from concurrent.futures import ThreadPoolExecutor
+        def read() -> None:
+            while True:
+                number = next(claim)
+                if number >= len(parts):
+                    return
+                results[number] = _read_batch(tokenizer, segmenter, parts[number], buffers[number])
 
-            # (threads of this call only: none is left running, none is inherited by a
-            # forked worker process)
-            with ThreadPoolExecutor(min(workers, len(batches))) as pool:
-                results = list(pool.map(read, parts, buffers))
-        else:
-            results = list(map(read, parts, buffers))
+        from citekit._jit import share_work
+
+        share_work(min(workers, len(batches)), read)
         ids, starts, ends, spans = (
             np.concatenate([result[k] for result in results]) for k in (0, 1, 2, 4)
         )

@@ -284,7 +284,7 @@ class Corpus:
         n_threads : int, optional
             Threads that tokenize and segment sources of 262,144 characters or more in
             all, with citekit's own tokenizer and segmenter (each thread reads batches of
-            whole sources), and that index 400,000 tokens or more (each thread a group of
+            whole sources), and that index 131,072 tokens or more (each thread a group of
             whole sources). Default: numba's current thread count. The corpus does not
             depend on it.
 

@@ -372,16 +372,22 @@ def test_sources_read_on_several_threads_give_the_same_corpus(monkeypatch, workl
 
     class Failing(SentenceSegmenter):
         threads: set = set()
+        # both threads (the caller's and one started for the call) read batches at once
+        both = threading.Barrier(2)
 
         def _segment_many(self, batch, joined, text_starts):
-            self.threads.add(threading.get_ident())
+            if threading.get_ident() not in self.threads:
+                self.threads.add(threading.get_ident())
+                self.both.wait(timeout=30)
             if "boom" in joined:
                 raise RuntimeError("boom")
             return super()._segment_many(batch, joined, text_starts)
 
     found = _stages.tokenize_and_segment(SimpleTokenizer(), Failing(), texts, n_threads=2)
     assert all(np.array_equal(a, b) for a, b in zip(found, expected))
-    assert Failing.threads and threading.get_ident() not in Failing.threads
+    assert threading.get_ident() in Failing.threads and len(Failing.threads) == 2
+    Failing.threads.clear()
+    Failing.both.reset()
 
     # an error in a reading thread reaches the caller
     with pytest.raises(RuntimeError, match="boom"):
