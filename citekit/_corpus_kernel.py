@@ -17,11 +17,11 @@ references; parity tests in ``tests/test_corpus_kernel.py``).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from citekit._jit import jit
+from citekit._jit import jit, share_work
 
 __all__ = ["corpus_arrays", "index_arrays", "warmup"]
 
@@ -635,7 +635,7 @@ def _corpus_in_groups(
             size, stride, *groups[number], passages, *scratch[number],
         )
 
-    _each_group(len(groups), first_phase)
+    share_work(len(groups), len(groups), first_phase)
     distinct_all = np.concatenate([distinct for distinct, _, _ in found])
     sizes = [distinct.shape[0] for distinct, _, _ in found]
     code_offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
@@ -666,31 +666,12 @@ def _corpus_in_groups(
             posting_indices, row_indices,
         )
 
-    _each_group(len(groups), last_phase)
+    share_work(len(groups), len(groups), last_phase)
     index = (
         vocabulary, first_positions, row_indptr, row_indices, posting_indptr, posting_indices,
         document_frequency, idf_ratio,
     )
     return passages, index
-
-
-def _each_group(n_groups: int, task: Callable[[int], None]) -> None:
-    """``task(g)`` for every group ``g``, one thread per group (the calling thread's
-    included)."""
-    from itertools import count
-
-    from citekit._jit import share_work
-
-    claim = count()  # the next group (atomic under the GIL)
-
-    def work() -> None:
-        while True:
-            number = next(claim)
-            if number >= n_groups:
-                return
-            task(number)
-
-    share_work(n_groups, work)
 
 
 def warmup() -> None:

@@ -16,6 +16,7 @@ and sentinel arithmetic.
 from __future__ import annotations
 
 import os
+from itertools import count
 from typing import Any, Callable
 
 import numba
@@ -87,22 +88,32 @@ def run_on_threads(threads: int, kernel: Callable, *arguments: Any) -> Any:
         numba.set_num_threads(previous)
 
 
-def share_work(n_workers: int, work: Callable[[], Any]) -> None:
-    """Run ``work()`` on the calling thread and on ``n_workers - 1`` threads started for
-    the call (each ``work`` takes its share of a common queue; kernels that release the
-    GIL run side by side); return when every one has, raising the first error.
+def share_work(n_workers: int, n_items: int, task: Callable[[int], Any]) -> None:
+    """``task(i)`` for every ``i`` in ``range(n_items)``, on the calling thread and on up to
+    ``n_workers - 1`` threads started for the call, each taking the next item from one
+    counter (kernels that release the GIL run side by side); return when every item is
+    done, raising the first error.
 
     The threads are the call's own: none is left running, none is inherited by a forked
-    worker process.
+    worker process. With one worker (or item) the items run on the calling thread alone.
 
     Examples
     --------
-    >>> import threading
-    >>> seen = set()
-    >>> share_work(3, lambda: seen.add(threading.get_ident()))
-    >>> len(seen) >= 1
-    True
+    >>> done = []
+    >>> share_work(2, 5, done.append)
+    >>> sorted(done)
+    [0, 1, 2, 3, 4]
     """
+    claim = count()  # the next item (atomic under the GIL)
+
+    def work() -> None:
+        while True:
+            item = next(claim)
+            if item >= n_items:
+                return
+            task(item)
+
+    n_workers = min(n_workers, n_items)
     if n_workers <= 1:
         work()
         return

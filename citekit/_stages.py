@@ -9,7 +9,7 @@ specification's segment records). These helpers turn either into validated array
 
 from __future__ import annotations
 
-from itertools import accumulate, count
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -223,18 +223,13 @@ def tokenize_and_segment(
         ]
 
         results: list[Any] = [None] * len(parts)
-        claim = count()  # the number of the next batch to read (atomic under the GIL)
 
-        def read() -> None:
-            while True:
-                number = next(claim)
-                if number >= len(parts):
-                    return
-                results[number] = _read_batch(tokenizer, segmenter, parts[number], buffers[number])
+        def read(number: int) -> None:
+            results[number] = _read_batch(tokenizer, segmenter, parts[number], buffers[number])
 
         from citekit._jit import share_work
 
-        share_work(min(workers, len(batches)), read)
+        share_work(workers, len(parts), read)
         ids, starts, ends, spans = (
             np.concatenate([result[k] for result in results]) for k in (0, 1, 2, 4)
         )
