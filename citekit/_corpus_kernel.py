@@ -9,7 +9,10 @@ the cost of the work itself. Here it is two kernels:
   only the distinct ids are sorted, by radix), where each first occurs, and the binary
   passages x vocabulary CSR rows with their transpose, the postings;
 - :func:`corpus_arrays`: the passage windows of every source, their character and token
-  ranges, then :func:`index_arrays`' work on those windows, in one call.
+  ranges, then :func:`index_arrays`' work on those windows, in one call; a corpus of
+  131,072 tokens or more is built in groups of whole sources on several threads instead
+  (each group's windows, numbering and rows, one serial merge of the groups'
+  vocabularies, then each group's postings and rows), giving the same arrays.
 
 Every array equals what the numpy code computed (``tests/naive.py`` holds plain-Python
 references; parity tests in ``tests/test_corpus_kernel.py``).
