@@ -442,18 +442,17 @@ def kernel_tokens_many(
     ids: np.ndarray,
     letter_keys: np.ndarray,
     scratch: np.ndarray,
-    keep: int,
+    views: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`kernel_tokens` of several texts in one call.
 
     Text ``t`` is ``units[text_starts[t]:text_starts[t + 1]]``. Returns ``(ids, starts,
     ends, token_offsets, n_other)``: the tokens of every text, concatenated (offsets
     relative to their text; text ``t`` has tokens ``token_offsets[t]:token_offsets[t +
-    1]``), and per text the number of characters the kernel cannot read. What the
-    result is (``keep``): 0, always an exact copy (for a caller that keeps several
-    results until it joins them); 1, a buffer grown by this call if at least half full
-    (as in :func:`kernel_tokens`), else a copy; 2, views of the buffer holding the
-    tokens, ``scratch`` included (a buffer the caller allocated for this result).
+    1]``), and per text the number of characters the kernel cannot read. With ``views``
+    the result is views of the buffer holding the tokens, ``scratch`` included (a buffer
+    the caller allocated for this result); without, a buffer grown by this call if at
+    least half full (as in :func:`kernel_tokens`), else a copy (the scratch is reused).
     """
     n_texts = text_starts.shape[0] - 1
     token_offsets = np.zeros(n_texts + 1, dtype=np.int64)
@@ -472,12 +471,12 @@ def kernel_tokens_many(
             count,
         )
         token_offsets[text + 1] = count
-    if keep == 2:
+    if views:
         token_ids = out[:count]
         starts = out[capacity : capacity + count]
         ends = out[2 * capacity : 2 * capacity + count]
     else:
-        token_ids, starts, ends = _regions(out, capacity, count, keep == 1 and out is not scratch)
+        token_ids, starts, ends = _regions(out, capacity, count, out is not scratch)
     return token_ids, starts, ends, token_offsets, n_other
 
 

@@ -1176,7 +1176,6 @@ class SimpleTokenizer:
         joined: str,
         text_starts: np.ndarray,
         *,
-        keep_buffer: bool = True,
         buffer: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The tokens :meth:`tokenize` gives each of ``texts``, from one kernel call.
@@ -1187,30 +1186,26 @@ class SimpleTokenizer:
         and the token offsets (text ``t`` has tokens ``offsets[t]:offsets[t + 1]``). The
         pieces of the texts with characters the kernel cannot read go to one general-path
         call (see the module doc), the texts mostly made of them to one call each, as
-        alone. ``keep_buffer=False`` asks for arrays of their
-        exact size (a caller joining several results; see
-        :func:`~citekit.tokenizers._ascii_kernel.kernel_tokens_many`). A ``buffer``
-        (int64, three regions of ``len(buffer) // 3`` tokens; a larger one is allocated if
-        the texts have more tokens) is written instead of the thread's scratch, and the
-        kernel's arrays are views of it: a caller that joins several results allocates
-        their memory itself (reading threads' allocations stay in their own arenas of the
-        C allocator, which the caller's next arrays cannot reuse).
+        alone. A ``buffer`` (int64, three regions of ``len(buffer) // 3`` tokens; a larger
+        one is allocated if the texts have more tokens) is written instead of the thread's
+        scratch, and the kernel's arrays are views of it: a caller that joins several
+        results allocates their memory itself (reading threads' allocations stay in their
+        own arenas of the C allocator, which the caller's next arrays cannot reuse; see
+        :func:`~citekit.tokenizers._ascii_kernel.kernel_tokens_many`).
         """
         from citekit.tokenizers._ascii_kernel import kernel_tokens_many
 
         if self._kernel is None:
             self._kernel = _kernel(self.config)
         _, table, kernel_ids, letter_keys = self._kernel
-        if buffer is not None:
-            scratch, keep = buffer, 2
-        else:
+        scratch = buffer
+        if scratch is None:
             scratch = getattr(_scratch, "tokens", None)
             if scratch is None:
                 scratch = _scratch.tokens = np.empty(3 * _SCRATCH_TOKENS, dtype=np.int64)
-            keep = 1 if keep_buffer else 0
         units = code_units(joined)
         ids, starts, ends, offsets, n_other = kernel_tokens_many(
-            units, text_starts, table, kernel_ids, letter_keys, scratch, keep
+            units, text_starts, table, kernel_ids, letter_keys, scratch, buffer is not None
         )
         if not np.count_nonzero(n_other):
             return ids, starts, ends, offsets
