@@ -553,31 +553,14 @@ def corpus_arrays(
 
             n_threads = numba.get_num_threads()
         n_groups = min(n_threads, token_offsets.shape[0] - 1)
+    arguments = (
+        token_ids, token_starts, token_ends, token_offsets, sentences, sentence_offsets,
+        int(size), int(stride), passage_type,
+    )
     if n_groups <= 1:
-        passages, index = _corpus_kernel(
-            token_ids,
-            token_starts,
-            token_ends,
-            token_offsets,
-            sentences,
-            sentence_offsets,
-            int(size),
-            int(stride),
-            passage_type,
-        )
+        passages, index = _corpus_kernel(*arguments)
     else:
-        passages, index = _corpus_in_groups(
-            token_ids,
-            token_starts,
-            token_ends,
-            token_offsets,
-            sentences,
-            sentence_offsets,
-            int(size),
-            int(stride),
-            passage_type,
-            n_groups,
-        )
+        passages, index = _corpus_in_groups(*arguments, n_groups)
     vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices, *rest = index
     rows, postings = (row_indptr, row_indices), (posting_indptr, posting_indices)
     return passages, (vocabulary, first, rows, postings, *rest)
