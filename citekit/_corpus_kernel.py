@@ -142,56 +142,33 @@ def _index_kernel(ids, starts, ends, passage_type):
     """Vocabulary, first positions, rows and postings of ranges of ``ids``
     (:func:`index_arrays`); the postings' passage numbers of the dtype of the empty array
     ``passage_type`` (:func:`_passage_type`)."""
+    # the whole corpus as one group of the grouped build (one thread, one call)
     n = ids.shape[0]
-    codes = np.empty(n, dtype=np.int64)
-    firsts = np.empty(n, dtype=np.int64)
-    distinct = _number_by_first_appearance(ids, codes, firsts)
-    n_terms = distinct.shape[0]
-    column_of_code, vocabulary, first_positions = _sorted_vocabulary(distinct, firsts)
-    # each range's distinct columns in order of appearance, and how many ranges hold each
     n_ranges = starts.shape[0]
     capacity = 0
     for p in range(n_ranges):
         capacity += ends[p] - starts[p]
+    codes = np.empty(n, dtype=np.int64)
+    firsts = np.empty(n, dtype=np.int64)
     unsorted = np.empty(capacity, dtype=np.int64)
+    distinct, row_lengths, code_counts = _group_rows(
+        ids, starts, ends, 0, n, 0, n_ranges, codes, firsts, unsorted
+    )
+    code_offsets = np.zeros(2, dtype=np.int64)
+    code_offsets[1] = distinct.shape[0]
+    (
+        vocabulary, first_positions, local_column, posting_indptr, group_fill,
+        document_frequency, idf_ratio,
+    ) = _merge_groups(distinct, code_offsets, firsts[: distinct.shape[0]], code_counts, n_ranges)
     row_indptr = np.zeros(n_ranges + 1, dtype=np.int64)
-    posting_indptr = np.zeros(n_terms + 1, dtype=np.int64)
-    last_range = np.full(n_terms, -1, dtype=np.int64)
-    filled = 0
     for p in range(n_ranges):
-        for i in range(starts[p], ends[p]):
-            column = column_of_code[codes[i]]
-            if last_range[column] != p:
-                last_range[column] = p
-                unsorted[filled] = column
-                filled += 1
-                posting_indptr[column + 1] += 1
-        row_indptr[p + 1] = filled
-    # the postings: ranges in ascending order, so each column's list comes out sorted
-    document_frequency = posting_indptr[1:].copy()
-    # the IDF's argument (IEEE division, as numpy's; the logarithm is left to numpy, whose
-    # vectorized log may round differently from the one compiled here)
-    idf_ratio = np.empty(n_terms, dtype=np.float64)
-    for column in range(n_terms):
-        idf_ratio[column] = (n_ranges + 1.0) / (document_frequency[column] + 1.0)
-    for column in range(n_terms):
-        posting_indptr[column + 1] += posting_indptr[column]
-    fill = posting_indptr[:-1].copy()
-    posting_indices = np.empty(filled, dtype=passage_type.dtype)
-    for p in range(n_ranges):
-        for k in range(row_indptr[p], row_indptr[p + 1]):
-            column = unsorted[k]
-            posting_indices[fill[column]] = p
-            fill[column] += 1
-    # the rows again from the postings, columns in ascending order: sorted rows (cheaper
-    # than sorting each row)
-    fill = row_indptr[:-1].copy()
-    row_indices = np.empty(filled, dtype=np.int64)
-    for column in range(n_terms):
-        for k in range(posting_indptr[column], posting_indptr[column + 1]):
-            p = posting_indices[k]
-            row_indices[fill[p]] = column
-            fill[p] += 1
+        row_indptr[p + 1] = row_indptr[p] + row_lengths[p]
+    posting_indices = np.empty(row_indptr[n_ranges], dtype=passage_type.dtype)
+    row_indices = np.empty(row_indptr[n_ranges], dtype=np.int64)
+    _group_postings_and_rows(
+        unsorted, row_lengths, local_column, 0, group_fill[0], group_fill[1], row_indptr,
+        _ROW_BLOCK, posting_indices, row_indices,
+    )
     return (
         vocabulary,
         first_positions,
@@ -391,6 +368,8 @@ def _merge_groups(distinct_all, code_offsets, firsts_all, counts_all, n_passages
         group_fill[group + 1] = group_fill[group]
         for j in range(code_offsets[group], code_offsets[group + 1]):
             group_fill[group + 1, local_column[j]] += counts_all[j]
+    # the IDF's argument (IEEE division, as numpy's; the logarithm is left to numpy, whose
+    # vectorized log may round differently from the one compiled here)
     idf_ratio = np.empty(n_terms, dtype=np.float64)
     for column in range(n_terms):
         idf_ratio[column] = (n_passages + 1.0) / (document_frequency[column] + 1.0)
