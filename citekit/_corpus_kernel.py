@@ -289,10 +289,11 @@ _ROW_BLOCK = 16384
 def _group_rows(ids, starts, ends, token_lo, token_hi, passage_lo, passage_hi, codes, firsts,
                 unsorted):
     """First phase of a group of whole sources (tokens ``token_lo:token_hi``, passages
-    ``passage_lo:passage_hi``): its ids numbered by first appearance (``codes``: one entry
-    per token of the group; ``firsts``: where each number first occurs, relative to
-    ``token_lo``), then each passage's distinct numbers in order of appearance, passage
-    after passage, into ``unsorted`` (room for every token of the passages). Returns the
+    ``passage_lo:passage_hi``; for :func:`_index_kernel`, any ranges of all the ids): its
+    ids numbered by first appearance (``codes``: one entry per token of the group;
+    ``firsts``: where each number first occurs, relative to ``token_lo``), then each
+    passage's distinct numbers in order of appearance, passage after passage, into
+    ``unsorted`` (room for every token of the passages). Returns the
     distinct ids (in order of first appearance), each passage's number of distinct ids
     and how many passages hold each number."""
     distinct = _number_by_first_appearance(ids[token_lo:token_hi], codes, firsts)
