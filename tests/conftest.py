@@ -28,17 +28,29 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "citekit"))
 
 
-@pytest.fixture(scope="session")
-def workload():
-    """``benchmarks/workload.py`` (the seeded benchmark documents and answers), loaded by
-    path: ``benchmarks/`` is not a package and holds scripts named like standard modules."""
+def load_benchmark(filename):
+    """The script ``benchmarks/<filename>`` as a module, loaded by path: ``benchmarks/`` is
+    not a package and holds scripts named like standard modules."""
     here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(os.path.dirname(here), "benchmarks", "workload.py")
-    spec = importlib.util.spec_from_file_location("citekit_test_workload", path)
+    path = os.path.join(os.path.dirname(here), "benchmarks", filename)
+    name = "citekit_test_" + os.path.splitext(filename)[0]
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="session")
+def workload():
+    """``benchmarks/workload.py``: the seeded benchmark documents and answers."""
+    return load_benchmark("workload.py")
+
+
+@pytest.fixture(scope="session")
+def benchmark_script():
+    """Loads a script of ``benchmarks/`` by file name (:func:`load_benchmark`)."""
+    return load_benchmark
 
 
 @pytest.fixture

@@ -1,27 +1,19 @@
 """``benchmarks/prepared_stages.py``: every stage it names is timed, and they add up."""
 
-import importlib.util
 import json
-import os
 
 import pytest
 
 
 @pytest.fixture(scope="module")
-def stages_script():
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(os.path.dirname(here), "benchmarks", "prepared_stages.py")
-    spec = importlib.util.spec_from_file_location("citekit_test_prepared_stages", path)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
+def stages_script(benchmark_script):
+    return benchmark_script("prepared_stages.py")
 
 
 def test_stages_all_run_and_add_up_to_the_call(stages_script, tmp_path, capsys):
     out = tmp_path / "stages.json"
     code = stages_script.main(
-        ["--docs", "30", "--answers", "2", "--rounds", "1", "--peer-python",
+        ["--docs", "100", "--answers", "2", "--rounds", "1", "--peer-python",
          str(tmp_path / "no-python"), "--json", str(out)]
     )
     assert code == 0
@@ -52,7 +44,12 @@ def test_stage_timers_are_removed_afterwards(stages_script):
 
 @pytest.mark.parametrize(
     "argv, name",
-    [(["--rounds", "0"], "--rounds"), (["--docs", "0"], "--docs"), (["--target", "0"], "--target")],
+    [
+        (["--rounds", "0"], "--rounds"),
+        (["--docs", "30"], "--docs"),
+        (["--answers", "21"], "--answers"),
+        (["--target", "0"], "--target"),
+    ],
 )
 def test_bad_arguments_are_named(stages_script, capsys, argv, name):
     with pytest.raises(SystemExit):
