@@ -462,11 +462,16 @@ def index_arrays(
     >>> [a.tolist() for a in rows], [a.tolist() for a in postings]
     ([[0, 2, 5], [0, 2, 0, 1, 2]], [[0, 2, 3, 5], [0, 1, 1, 0, 1]])
     """
-    vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices, *rest = (
-        _index_kernel(ids, starts, ends, _passage_type(starts.shape[0]))
-    )
-    rows, postings = (row_indptr, row_indices), (posting_indptr, posting_indices)
-    return (vocabulary, first, rows, postings, *rest)
+    return _grouped_index(_index_kernel(ids, starts, ends, _passage_type(starts.shape[0])))
+
+
+def _grouped_index(index: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
+    """The index kernels' flat outputs ``(vocabulary, first, row_indptr, row_indices,
+    posting_indptr, posting_indices, *rest)`` with the two CSR pairs grouped:
+    ``(vocabulary, first, rows, postings, *rest)``."""
+    vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices, *rest = index
+    return (vocabulary, first, (row_indptr, row_indices), (posting_indptr, posting_indices),
+            *rest)
 
 
 def corpus_arrays(
@@ -541,9 +546,7 @@ def corpus_arrays(
         passages, index = _corpus_kernel(*arguments)
     else:
         passages, index = _corpus_in_groups(*arguments, n_groups)
-    vocabulary, first, row_indptr, row_indices, posting_indptr, posting_indices, *rest = index
-    rows, postings = (row_indptr, row_indices), (posting_indptr, posting_indices)
-    return passages, (vocabulary, first, rows, postings, *rest)
+    return passages, _grouped_index(index)
 
 
 def _corpus_in_groups(
