@@ -1,11 +1,14 @@
-"""Numba kernel behind the choice of a sentence's evidence set and shown citations.
+"""Numba kernels behind the records of a batch's sentences: the choice of each sentence's
+evidence set and shown citations, their evidence spans, coverage and uncovered runs.
 
 A claim often fuses facts stated in two or three source sentences, while the best
 citations by score are often near-copies of one sentence; so the pipeline chooses the
-evidence of a sentence as a greedy set cover over its best candidates (see
-``Pipeline._span_citations``). The arrays are tiny (a dozen candidates, a few dozen
-tokens), so the cost was numpy's per-call overhead, a dozen calls per sentence: here it
-is one compiled call.
+evidence of a sentence as a greedy set cover over its best candidates
+(:func:`evidence_set`). The arrays are tiny (a dozen candidates, a few dozen tokens), so
+the cost was numpy's and Python's per-call overhead, dozens of calls per sentence: here
+one compiled call (:func:`records_batch`) does it for every sentence of a batch, and
+``Pipeline._records`` only reads the values of the few alignments that may contradict
+one and builds the result objects.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import numpy as np
 
 from citekit._jit import jit
 
-__all__ = ["evidence_set"]
+__all__ = ["contested_coverage", "evidence_set", "records_batch"]
 
 
 @jit
@@ -193,3 +196,272 @@ def evidence_set(
         shown,
     )
     return selected, shown[:n_shown]
+
+
+@jit
+def _has_value_region(blocks, block_lo, block_hi, values, lo, n_answer, n_source):
+    """Whether :func:`citekit._content.find_conflicts` has a region to look at for the
+    alignment ``blocks[block_lo:block_hi]`` of answer tokens ``lo:lo + n_answer``
+    (``values``: which tokens are values) and ``n_source`` passage tokens: a gap between
+    two blocks, or one token before the first block or after the last, that holds a
+    value of the answer. Where it has none, it returns no conflict."""
+    first = True
+    q_lo = 0
+    t_lo = 0
+    for b in range(block_lo, block_hi):
+        q_hi, t_hi, length = blocks[b, 0], blocks[b, 1], blocks[b, 2]
+        if length <= 0:
+            continue
+        if first:
+            q_lo, t_lo, first = max(0, q_hi - 1), max(0, t_hi - 1), False
+        if q_lo < q_hi and t_lo < t_hi:
+            for i in range(q_lo, min(q_hi, n_answer)):
+                if values[lo + i]:
+                    return True
+        q_lo, t_lo = q_hi + length, t_hi + length
+    if first:
+        return False
+    return q_lo < n_answer and t_lo < n_source and values[lo + q_lo]
+
+
+@jit
+def _record_spans(facts, entry, blocks, token_starts, token_ends, merge_gap, max_spans,
+                  out, n_out):
+    """Write the evidence spans of judged entry ``entry`` (one per matched block, merged
+    across gaps of at most ``merge_gap`` characters; the whole aligned range when that
+    gives more than ``max_spans``) to ``out[n_out:]``; returns the new ``n_out``."""
+    token_lo = facts[6, entry]
+    n_ranges = 0
+    for b in range(facts[4, entry], facts[5, entry]):
+        first = token_lo + blocks[b, 1]
+        block_start = token_starts[first]
+        block_end = token_ends[first + blocks[b, 2] - 1]
+        if n_ranges and block_start - out[n_out + n_ranges - 1, 1] <= merge_gap:
+            out[n_out + n_ranges - 1, 1] = max(out[n_out + n_ranges - 1, 1], block_end)
+        else:
+            out[n_out + n_ranges, 0] = block_start
+            out[n_out + n_ranges, 1] = block_end
+            n_ranges += 1
+    if n_ranges > max_spans:
+        out[n_out, 0] = facts[8, entry]
+        out[n_out, 1] = facts[9, entry]
+        return n_out + 1
+    return n_out + n_ranges
+
+
+@jit
+def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, chosen_offsets,
+                  query_offsets, query_starts, query_ends, weights, content, values, facts,
+                  uncovered_ok, aligned_content, blocks, token_starts, token_ends, top_k,
+                  max_per_source, multi_span, merge_gap, max_spans):
+    """The records of every sentence of a batch, as far as numbers take them
+    (``Pipeline._records`` lays the arrays out and reads the result).
+
+    Sentence ``q`` has tokens ``query_offsets[q]:query_offsets[q + 1]`` (their characters
+    ``query_starts``/``query_ends``, coverage ``weights``, ``content`` and ``values``
+    flags) and judged rows ``judged_offsets[q]:judged_offsets[q + 1]`` (entries of
+    ``facts``, :func:`citekit._best_first.judged_int_facts`'s 14 rows, of
+    ``uncovered_ok``: embedding-only, and of ``aligned_content``: content tokens the
+    alignment matched), the first ``n_pool[q]`` its evidence pool, ``chosen_rows[
+    chosen_offsets[q]:chosen_offsets[q + 1]]`` its citations by score; which tokens row
+    ``r`` covers is ``covers[cover_offsets[q] + r * n_tokens:][:n_tokens]``. ``blocks``
+    and ``token_starts``/``token_ends`` are the alignments' blocks and the corpus's tokens.
+
+    Returns ``(rec_offsets, rec_rows, rec_flags, coverage, run_offsets, runs,
+    span_offsets, spans)``: sentence ``q``'s evidence set and shown rows are
+    ``rec_rows[rec_offsets[q]:rec_offsets[q + 1]]`` (ascending), each with flags 1 (shown,
+    :func:`evidence_set`) and 2 (a real alignment, two content tokens matched or more,
+    with a value of the sentence beside or between its matched blocks: to be read by
+    :func:`citekit._content.find_conflicts`, which finds no conflict elsewhere); the
+    covered share of the sentence's weights and its runs of uncovered content tokens
+    (character ranges ``runs[run_offsets[q]:run_offsets[q + 1]]``; a stop word between two
+    joins them) when no evidence contradicts a value (else see
+    :func:`contested_coverage`); a shown row ``i``'s evidence spans ``spans[
+    span_offsets[i]:span_offsets[i + 1]]``, character ranges in its source's text: one per
+    matched block, merged across gaps of at most ``merge_gap`` characters, or the whole
+    aligned range (``facts[8:10]``) without ``multi_span``, with fewer than two blocks, for
+    more than ``max_spans`` spans, or for an embedding-only row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> facts = np.zeros((14, 1), dtype=np.int64); facts[5, 0] = 1; facts[9, 0] = 4
+    >>> out = records_batch(
+    ...     np.array([True, False]), i64(0), i64(0, 1), i64(1), i64(0), i64(0, 1), i64(0, 2),
+    ...     i64(0, 5), i64(4, 9), np.ones(2), np.ones(2, dtype=bool), np.zeros(2, dtype=bool),
+    ...     facts, np.zeros(1, dtype=bool), np.ones(1), i64(0, 0, 1).reshape(1, 3), i64(0),
+    ...     i64(4), 3, 2, True, 0, 3)
+    >>> rec_rows, coverage, runs, spans = out[1], out[3], out[5], out[7]
+    >>> rec_rows.tolist(), coverage.tolist(), runs.tolist(), spans.tolist()
+    ([0], [0.5], [[5, 9]], [[0, 4]])
+    """
+    n_queries = query_offsets.shape[0] - 1
+    n_judged = uncovered_ok.shape[0]
+    rec_offsets = np.zeros(n_queries + 1, dtype=np.int64)
+    rec_rows = np.empty(n_judged, dtype=np.int64)
+    rec_flags = np.zeros(n_judged, dtype=np.int64)
+    coverage = np.zeros(n_queries, dtype=np.float64)
+    run_offsets = np.zeros(n_queries + 1, dtype=np.int64)
+    runs = np.empty((query_offsets[n_queries] - query_offsets[0], 2), dtype=np.int64)
+    n_rec = 0
+    n_runs = 0
+    for q in range(n_queries):
+        lo, hi = query_offsets[q], query_offsets[q + 1]
+        n_tokens = hi - lo
+        first = judged_offsets[q]
+        n_rows = judged_offsets[q + 1] - first
+        row_covers = covers[cover_offsets[q]:cover_offsets[q] + n_rows * n_tokens].reshape(
+            (n_rows, n_tokens)
+        )
+        selected = np.zeros(n_rows, dtype=np.bool_)
+        shown = np.zeros(max(top_k, 0), dtype=np.int64)
+        n_shown = _evidence_set_kernel(
+            row_covers, n_pool[q], weights[lo:hi], content[lo:hi],
+            facts[0, first:first + n_rows], chosen_rows[chosen_offsets[q]:chosen_offsets[q + 1]],
+            top_k, max_per_source, uncovered_ok[first:first + n_rows], selected, shown,
+        )
+        is_shown = np.zeros(n_rows, dtype=np.bool_)
+        for i in range(n_shown):
+            is_shown[shown[i]] = True
+        covered = np.zeros(n_tokens, dtype=np.bool_)
+        for row in range(n_rows):
+            if not (selected[row] or is_shown[row]):
+                continue
+            entry = first + row
+            flags = 1 if is_shown[row] else 0
+            if (
+                not uncovered_ok[entry]
+                and aligned_content[entry] >= 2
+                and _has_value_region(
+                    blocks, facts[4, entry], facts[5, entry], values, lo, n_tokens,
+                    facts[7, entry] - facts[6, entry],
+                )
+            ):
+                flags |= 2
+            rec_rows[n_rec] = row
+            rec_flags[n_rec] = flags
+            n_rec += 1
+            for t in range(n_tokens):
+                covered[t] = covered[t] or row_covers[row, t]
+        rec_offsets[q + 1] = n_rec
+        total = 0.0
+        held = 0.0
+        for t in range(n_tokens):
+            total += weights[lo + t]
+            if covered[t]:
+                held += weights[lo + t]
+        coverage[q] = held / max(total, 1e-12)
+        n_runs = _uncovered_runs(
+            covered, content[lo:hi], query_starts[lo:hi], query_ends[lo:hi], True, runs, n_runs
+        )
+        run_offsets[q + 1] = n_runs
+    # the evidence spans of the rows shown
+    capacity = 0
+    span_offsets = np.zeros(n_rec + 1, dtype=np.int64)
+    for q in range(n_queries):
+        for i in range(rec_offsets[q], rec_offsets[q + 1]):
+            if rec_flags[i] & 1:
+                entry = judged_offsets[q] + rec_rows[i]
+                capacity += max(facts[5, entry] - facts[4, entry], 1)
+    spans = np.empty((capacity, 2), dtype=np.int64)
+    n_spans = 0
+    for q in range(n_queries):
+        for i in range(rec_offsets[q], rec_offsets[q + 1]):
+            if rec_flags[i] & 1:
+                entry = judged_offsets[q] + rec_rows[i]
+                if uncovered_ok[entry] or not multi_span or facts[5, entry] - facts[4, entry] < 2:
+                    spans[n_spans, 0] = facts[8, entry]
+                    spans[n_spans, 1] = facts[9, entry]
+                    n_spans += 1
+                else:
+                    n_spans = _record_spans(
+                        facts, entry, blocks, token_starts, token_ends, merge_gap, max_spans,
+                        spans, n_spans,
+                    )
+            span_offsets[i + 1] = n_spans
+    return (
+        rec_offsets, rec_rows, rec_flags, coverage, run_offsets, runs[:n_runs], span_offsets,
+        spans[:n_spans],
+    )
+
+
+@jit
+def contested_coverage(covers, rows, conflict_offsets, conflict_ranges, starts, ends, content,
+                       weights, embedding_supported):
+    """Coverage of a sentence some of whose evidence contradicts values (where
+    :func:`records_batch` assumed none): ``covers`` (rows x tokens) the tokens each judged row covers,
+    ``rows`` the sentence's evidence rows, row ``rows[i]``'s conflicts the answer
+    character ranges ``conflict_ranges[conflict_offsets[i]:conflict_offsets[i + 1]]``
+    (none: conflict-free). A contradicted value is not covered by the evidence that
+    contradicts it, and counts as covered only where conflict-free evidence covers it
+    too. Returns ``(coverage, unresolved, runs)``: the covered share of the weights,
+    whether some contradicted content token stays uncovered, and the character ranges
+    of the runs of uncovered content tokens (none when ``embedding_supported``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> # the one evidence row covers both tokens but contradicts the second, a value
+    >>> coverage, unresolved, runs = contested_coverage(
+    ...     np.ones((1, 2), dtype=bool), i64(0), i64(0, 1), i64(5, 7).reshape(1, 2),
+    ...     i64(0, 5), i64(4, 7), np.ones(2, dtype=bool), np.array([1.0, 2.0]), False)
+    >>> coverage, unresolved, runs.tolist()
+    (0.3333333333333333, True, [[5, 7]])
+    """
+    n_tokens = covers.shape[1]
+    clean = np.zeros(n_tokens, dtype=np.bool_)
+    dirty = np.zeros(n_tokens, dtype=np.bool_)
+    disputed = np.zeros(n_tokens, dtype=np.bool_)
+    inside = np.zeros(n_tokens, dtype=np.bool_)
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        if conflict_offsets[i] == conflict_offsets[i + 1]:
+            for t in range(n_tokens):
+                clean[t] = clean[t] or covers[row, t]
+            continue
+        inside[:] = False
+        for c in range(conflict_offsets[i], conflict_offsets[i + 1]):
+            for t in range(n_tokens):
+                if starts[t] >= conflict_ranges[c, 0] and ends[t] <= conflict_ranges[c, 1]:
+                    inside[t] = True
+        for t in range(n_tokens):
+            dirty[t] = dirty[t] or (covers[row, t] and not inside[t])
+            disputed[t] = disputed[t] or inside[t]
+    unresolved = False
+    total = 0.0
+    held = 0.0
+    covered = np.zeros(n_tokens, dtype=np.bool_)
+    for t in range(n_tokens):
+        lost = disputed[t] and not clean[t] and content[t]
+        unresolved = unresolved or lost
+        covered[t] = (dirty[t] or clean[t]) and not lost
+        total += weights[t]
+        if covered[t]:
+            held += weights[t]
+    runs = np.empty((n_tokens, 2), dtype=np.int64)
+    n_runs = _uncovered_runs(covered, content, starts, ends, not embedding_supported, runs, 0)
+    return held / max(total, 1e-12), unresolved, runs[:n_runs]
+
+
+@jit
+def _uncovered_runs(covered, content, starts, ends, wanted, runs, n_runs):
+    """Append to ``runs[n_runs:]`` the character ranges of the runs of uncovered content
+    tokens (stop words between two of them join them; nothing unless ``wanted``);
+    returns the new count."""
+    if not wanted:
+        return n_runs
+    run_open = False
+    for t in range(covered.shape[0]):
+        if content[t] and not covered[t]:
+            if not run_open:
+                runs[n_runs, 0] = starts[t]
+                run_open = True
+            runs[n_runs, 1] = ends[t]
+        elif content[t] and run_open:
+            n_runs += 1
+            run_open = False
+    if run_open:
+        n_runs += 1
+    return n_runs

@@ -104,7 +104,7 @@ from citekit._content import (
     letter_token_mask,
     token_facts,
 )
-from citekit._evidence_kernel import _evidence_set_kernel
+from citekit._evidence_kernel import contested_coverage, records_batch
 from citekit._forms_kernel import candidate_coverage, cover_runs, near_passages, rows_hold
 from citekit._stages import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
@@ -932,42 +932,11 @@ class Pipeline:
         judged = _judged_facts(
             corpus, context, judged_pairs, np.diff(content_prefix[query_offsets])
         )
-        judged_bounds = judged_offsets.tolist()
-        n_pool_list = n_pool.tolist()
-        chosen_bounds = chosen_offsets.tolist()
-        out = []
-        for q in range(n_queries):
-            global_q = first + q
-            answer = answers[queries.answer_of[global_q]]
-            span_start, span_end = queries.spans[global_q]
-            answer_span = _unchecked(
-                AnswerSpan,
-                text=answer[span_start:span_end],
-                char_start=span_start,
-                char_end=span_end,
-                kind="sentence",
-                sentence_index=queries.sentence_index[global_q],
-            )
-            lo, hi = token_bounds[q], token_bounds[q + 1]
-            judged_first = judged_bounds[q]
-            out.append(
-                self._span_citations(
-                    answer,
-                    answer_span,
-                    q,
-                    n_pool_list[q],
-                    chosen_rows[chosen_bounds[q] : chosen_bounds[q + 1]],
-                    covers[cover_offsets[q] : cover_offsets[q + 1]].reshape(
-                        judged_bounds[q + 1] - judged_first, hi - lo
-                    ),
-                    context,
-                    query_weights[lo:hi],
-                    query_values[lo:hi],
-                    judged,
-                    judged_first,
-                )
-            )
-        return out
+        return self._records(
+            answers, queries, first, context, judged, covers, cover_offsets, judged_offsets,
+            n_pool, chosen_rows, chosen_offsets, query_weights,
+            np.array(query_values, dtype=np.bool_),
+        )
 
     def _rank(
         self,
@@ -1199,122 +1168,186 @@ class Pipeline:
             config.top_k * _EVIDENCE_POOL_PER_CITATION,
         )
 
+    def _records(
+        self,
+        answers: list[str],
+        queries: _Queries,
+        first: int,
+        context: "_ChunkContext",
+        judged: "_JudgedFacts",
+        covers: np.ndarray,
+        cover_offsets: np.ndarray,
+        judged_offsets: np.ndarray,
+        n_pool: np.ndarray,
+        chosen_rows: np.ndarray,
+        chosen_offsets: np.ndarray,
+        weights: np.ndarray,
+        values: np.ndarray,
+    ) -> list[SpanCitations]:
+        """The :class:`~citekit.results.SpanCitations` of the batch's sentences (global
+        numbers ``first``, ``first + 1``, ...).
+
+        Sentence ``q``'s judged pairs (its evidence pool, its first ``n_pool[q]``, then its
+        citations by score outside it, whose rows are ``chosen_rows[chosen_offsets[q]:
+        chosen_offsets[q + 1]]``, best first) are entries ``judged_offsets[q]:
+        judged_offsets[q + 1]`` of ``judged``; ``covers[cover_offsets[q]:]`` the sentence
+        tokens each covers, a row per pair (:func:`_candidate_coverage`); ``weights`` and
+        ``values``: every token's coverage weight and whether it is a value.
+
+        One kernel call (:func:`citekit._evidence_kernel.records_batch`) chooses every
+        sentence's evidence set and shown citations, their evidence spans, the coverage
+        and uncovered runs that hold when no evidence contradicts a value, and which
+        alignments may contradict one (a value of the sentence beside or between their
+        matched blocks); Python reads those few alignments' values
+        (:func:`~citekit._content.find_conflicts`) and builds the records.
+        """
+        config = self.config
+        (
+            rec_offsets, rec_rows, rec_flags, coverage, run_offsets, runs, span_offsets, spans,
+        ) = records_batch(
+            covers,
+            cover_offsets,
+            judged_offsets,
+            n_pool,
+            chosen_rows,
+            chosen_offsets,
+            context.query_offsets,
+            context.query_starts,
+            context.query_ends,
+            weights,
+            context.query_content,
+            values,
+            judged.ints,
+            judged.embedding_flags,
+            judged.aligned_content_array,
+            context.rows.blocks,
+            context.corpus.token_starts,
+            context.corpus.token_ends,
+            config.top_k,
+            config.max_citations_per_source,
+            config.multi_span_evidence,
+            config.multi_span_merge_gap_chars,
+            config.multi_span_max_spans,
+        )
+        table = _RecordTable(
+            rec_offsets.tolist(),
+            rec_rows.tolist(),
+            rec_flags.tolist(),
+            coverage.tolist(),
+            run_offsets.tolist(),
+            list(map(tuple, runs.tolist())),
+            span_offsets.tolist(),
+            spans.tolist(),
+            covers,
+            cover_offsets.tolist(),
+            weights,
+            values.tolist(),
+        )
+        judged_bounds = judged_offsets.tolist()
+        out = []
+        for q in range(len(judged_bounds) - 1):
+            global_q = first + q
+            answer = answers[queries.answer_of[global_q]]
+            span_start, span_end = queries.spans[global_q]
+            answer_span = _unchecked(
+                AnswerSpan,
+                text=answer[span_start:span_end],
+                char_start=span_start,
+                char_end=span_end,
+                kind="sentence",
+                sentence_index=queries.sentence_index[global_q],
+            )
+            out.append(
+                self._span_citations(
+                    answer, answer_span, q, context, judged, judged_bounds[q],
+                    judged_bounds[q + 1] - judged_bounds[q], table,
+                )
+            )
+        return out
+
     def _span_citations(
         self,
         answer: str,
         answer_span: AnswerSpan,
         q: int,
-        n_pool: int,
-        chosen_rows: np.ndarray,
-        covers: np.ndarray,
         context: "_ChunkContext",
-        weights: np.ndarray,
-        answer_values: Sequence[bool],
         judged: "_JudgedFacts",
         judged_first: int,
+        n_judged: int,
+        table: "_RecordTable",
     ) -> SpanCitations:
-        """The citations and status of sentence ``q``: its judged pairs (the evidence
-        pool, its first ``n_pool``, then the citations by score outside it; ``chosen_rows``
-        the rows of the citations by score, best first) are entries ``judged_first +
-        i`` of ``judged`` (what the call knows of them), ``covers[i]`` the sentence tokens
-        row ``i`` covers (:func:`_candidate_coverage`); ``weights`` and
-        ``answer_values``: its tokens' coverage weights and which are values."""
+        """The citations and status of sentence ``q``, whose judged pairs are entries
+        ``judged_first:judged_first + n_judged`` of ``judged``, from what
+        :meth:`_records` computed (``table``).
+
+        The evidence set (a greedy cover of the sentence's content by the pool) and the
+        shown citations are the table's rows of the sentence; a candidate that covers no
+        content token of the sentence (an alignment of stop words, of "都です" in a
+        Japanese sentence about a 都市) is no citation, unless it is embedding-only. A
+        value that some evidence contradicts counts as covered only where conflict-free
+        evidence states it too, and such an unresolved value rules out "supported".
+        """
         config = self.config
         corpus = context.corpus
         lo, hi = int(context.query_offsets[q]), int(context.query_offsets[q + 1])
         n_tokens = hi - lo
-        content = context.query_content[lo:hi]
-        answer_starts, answer_ends = context.query_starts[lo:hi], context.query_ends[lo:hi]
         embedding_supported = False
         answer_cache: dict[int, Any] = {}  # what find_conflicts learns about them
-        # the evidence set (a greedy cover of the sentence's content by the pool) and the
-        # citations shown (:func:`citekit._evidence_kernel.evidence_set`; its kernel is
-        # called directly: every array is the pipeline's own, contiguous and typed); a
-        # candidate that covers no content token of the sentence (an alignment of stop
-        # words, of "都です" in a Japanese sentence about a 都市) is no citation, unless
-        # it is embedding-only
-        selected = np.zeros(covers.shape[0], dtype=np.bool_)
-        shown_rows = np.zeros(config.top_k, dtype=np.int64)
-        n_shown = _evidence_set_kernel(
-            covers,
-            n_pool,
-            weights,
-            content,
-            judged.source[judged_first : judged_first + covers.shape[0]],
-            chosen_rows,
-            config.top_k,
-            config.max_citations_per_source,
-            judged.embedding_flags[judged_first : judged_first + covers.shape[0]],
-            selected,
-            shown_rows,
-        )
-        shown = set(shown_rows[:n_shown].tolist())
+        answer_values = table.values[lo:hi]
         citations = []
-        # the tokens covered by evidence free of conflicts, and (once a conflict is found)
-        # those covered apart from contradicted values, and the contradicted values
-        covered_clean = np.zeros(n_tokens, dtype=bool)
-        covered_dirty: np.ndarray | None = None
-        disputed: np.ndarray | None = None
-        for row in sorted(set(np.flatnonzero(selected).tolist()) | shown):
+        contradicted: list[tuple[int, list[Any]]] = []  # (row, its conflicts)
+        for i in range(table.rec_offsets[q], table.rec_offsets[q + 1]):
+            row, flags = table.rec_rows[i], table.rec_flags[i]
             entry = judged_first + row
-            source = judged.source_list[entry]
-            source_text = corpus.source_text(source)
-            base = judged.base[entry]
+            source_text = corpus.source_text(judged.source_list[entry])
             conflicts: list[Any] = []
-            blocks = _NO_BLOCKS
             if judged.embedding_only[entry]:
                 if judged.embedding_score[entry] >= config.supported_embedding_similarity:
                     embedding_supported = True
-            else:
-                blocks = context.rows.blocks[judged.block_lo[entry] : judged.block_hi[entry]]
+            elif flags & 2:
+                # a value of the sentence beside or between the matched blocks of a real
+                # alignment (at least two content tokens matched): does it face another?
                 token_lo, token_hi = judged.token_lo[entry], judged.token_hi[entry]
-                # a value facing another value only means something inside a real
-                # alignment: at least two content tokens matched around it
-                if judged.aligned_content[entry] >= 2:
-                    conflicts = find_conflicts(
-                        answer,
-                        context.query_ids[lo:hi],
-                        answer_starts,
-                        answer_ends,
-                        source_text,
-                        corpus.token_ids[token_lo:token_hi],
-                        corpus.token_starts[token_lo:token_hi],
-                        corpus.token_ends[token_lo:token_hi],
-                        blocks,
-                        source_offset=base,
-                        answer_values=answer_values,
-                        answer_cache=answer_cache,
-                    )
-            if conflicts:
-                # the contradicted values are not covered by this evidence
-                inside = np.zeros(n_tokens, dtype=bool)
-                for conflict in conflicts:
-                    inside |= (answer_starts >= conflict.answer_char_start) & (
-                        answer_ends <= conflict.answer_char_end
-                    )
-                if covered_dirty is None or disputed is None:
-                    covered_dirty = covers[row] & ~inside
-                    disputed = inside
-                else:
-                    covered_dirty |= covers[row] & ~inside
-                    disputed |= inside
-            else:
-                covered_clean |= covers[row]
-            if row in shown:
+                conflicts = find_conflicts(
+                    answer,
+                    context.query_ids[lo:hi],
+                    context.query_starts[lo:hi],
+                    context.query_ends[lo:hi],
+                    source_text,
+                    corpus.token_ids[token_lo:token_hi],
+                    corpus.token_starts[token_lo:token_hi],
+                    corpus.token_ends[token_lo:token_hi],
+                    context.rows.blocks[judged.block_lo[entry] : judged.block_hi[entry]],
+                    source_offset=judged.base[entry],
+                    answer_values=answer_values,
+                    answer_cache=answer_cache,
+                )
+                if conflicts:
+                    contradicted.append((row, conflicts))
+            if flags & 1:
                 citations.append(
                     self._citation(
-                        entry, blocks, conflicts, answer_span, lo, context, judged, source_text
+                        entry,
+                        table.spans[table.span_offsets[i] : table.span_offsets[i + 1]],
+                        conflicts,
+                        answer_span,
+                        lo,
+                        context,
+                        judged,
+                        source_text,
                     )
                 )
-        # a value some evidence contradicts counts as covered only if conflict-free
-        # evidence states it too; such an unresolved value also rules out "supported"
-        any_unresolved = False
-        covered_final = covered_clean
-        if covered_dirty is not None and disputed is not None:
-            unresolved = disputed & ~covered_clean & content
-            covered_final = (covered_dirty | covered_clean) & ~unresolved
-            any_unresolved = bool(unresolved.any())
-        coverage = float((weights * covered_final).sum()) / max(float(weights.sum()), 1e-12)
+        if contradicted:
+            coverage, any_unresolved, unsupported = _contested_coverage(
+                table, q, lo, hi, n_judged, contradicted, context, embedding_supported
+            )
+        else:
+            coverage, any_unresolved = table.coverage[q], False
+            unsupported = (
+                []
+                if embedding_supported
+                else table.runs[table.run_offsets[q] : table.run_offsets[q + 1]]
+            )
         if not citations:
             status = "unsupported"
         elif embedding_supported or (
@@ -1323,10 +1356,6 @@ class Pipeline:
             status = "supported"
         else:
             status = "partial"
-        uncovered = content & ~covered_final
-        if embedding_supported:
-            uncovered[:] = False
-        unsupported = _token_runs(uncovered, answer_starts, answer_ends, ~content)
         return _unchecked(
             SpanCitations,
             answer_span=answer_span,
@@ -1339,7 +1368,7 @@ class Pipeline:
     def _citation(
         self,
         entry: int,
-        blocks: np.ndarray,
+        spans: list[list[int]],
         conflicts: list[Any],
         answer_span: AnswerSpan,
         lo: int,
@@ -1347,6 +1376,8 @@ class Pipeline:
         judged: "_JudgedFacts",
         source_text: str,
     ) -> Citation:
+        """The citation of judged entry ``entry``; ``spans``: its evidence spans'
+        (start, end) in ``source_text``."""
         corpus = context.corpus
         source, base = judged.source_list[entry], judged.base[entry]
         start, end = judged.char_start[entry], judged.char_end[entry]
@@ -1354,18 +1385,14 @@ class Pipeline:
         components["passage_char_start"] = float(judged.passage_char_start[entry])
         components["passage_char_end"] = float(judged.passage_char_end[entry])
         if judged.embedding_only[entry]:
-            spans = [_evidence_span(base + start, base + end, source_text[start:end])]
             answer_start, answer_end = answer_span.char_start, answer_span.char_end
             components["embedding_only"] = 1.0
         else:
-            spans = self._evidence_spans(
-                blocks, judged.token_lo[entry], source_text, base, start, end, corpus
-            )
             q_start, q_end = judged.query_start[entry], judged.query_end[entry]
             answer_start = int(context.query_starts[lo + q_start])
             answer_end = int(context.query_ends[lo + q_end])
         components["num_evidence_spans"] = float(len(spans))
-        components["evidence_chars_total"] = float(sum(s.char_end - s.char_start for s in spans))
+        components["evidence_chars_total"] = float(sum(e - s for s, e in spans))
         return _unchecked(
             Citation,
             score=judged.final[entry],
@@ -1375,40 +1402,77 @@ class Pipeline:
             char_start=base + start,
             char_end=base + end,
             evidence=source_text[start:end],
-            evidence_spans=tuple(spans),
+            evidence_spans=tuple(
+                _evidence_span(base + s, base + e, source_text[s:e]) for s, e in spans
+            ),
             components=components,
             answer_char_start=answer_start,
             answer_char_end=answer_end,
             conflicts=tuple(conflicts),
         )
 
-    def _evidence_spans(
-        self,
-        blocks: np.ndarray,
-        token_lo: int,
-        source_text: str,
-        base: int,
-        start: int,
-        end: int,
-        corpus: Corpus,
-    ) -> list[EvidenceSpan]:
-        """One span per matched block (merged by gap), or the whole aligned range."""
-        config = self.config
-        whole = [_evidence_span(base + start, base + end, source_text[start:end])]
-        if not config.multi_span_evidence or blocks.shape[0] < 2:
-            return whole
-        ranges: list[list[int]] = []
-        for _, target_pos, run in blocks.tolist():
-            first = token_lo + target_pos
-            block_start = int(corpus.token_starts[first])
-            block_end = int(corpus.token_ends[first + run - 1])
-            if ranges and block_start - ranges[-1][1] <= config.multi_span_merge_gap_chars:
-                ranges[-1][1] = max(ranges[-1][1], block_end)
-            else:
-                ranges.append([block_start, block_end])
-        if len(ranges) > config.multi_span_max_spans:
-            return whole
-        return [_evidence_span(base + s, base + e, source_text[s:e]) for s, e in ranges]
+
+class _RecordTable(NamedTuple):
+    """What :func:`citekit._evidence_kernel.records_batch` found for a batch, as Python
+    values (sentence ``q``'s rows are ``rec_offsets[q]:rec_offsets[q + 1]``: the judged
+    rows of its evidence set and shown citations, ascending, with flags 1 = shown, 2 = to
+    check for conflicts; row ``i``'s evidence spans ``spans[span_offsets[i]:span_offsets[i
+    + 1]]``; the sentence's conflict-free coverage and uncovered runs), with the covers
+    and token facts that a sentence with contradicted values needs again."""
+
+    rec_offsets: list[int]
+    rec_rows: list[int]
+    rec_flags: list[int]
+    coverage: list[float]
+    run_offsets: list[int]
+    runs: list[tuple[int, int]]
+    span_offsets: list[int]
+    spans: list[list[int]]
+    covers: np.ndarray
+    cover_offsets: list[int]
+    weights: np.ndarray
+    values: list[bool]
+
+
+def _contested_coverage(
+    table: _RecordTable,
+    q: int,
+    lo: int,
+    hi: int,
+    n_judged: int,
+    contradicted: list[tuple[int, list[Any]]],
+    context: "_ChunkContext",
+    embedding_supported: bool,
+) -> tuple[float, bool, list[tuple[int, int]]]:
+    """(coverage, whether a contradicted value stays unresolved, uncovered runs) of
+    sentence ``q`` (tokens ``lo:hi``) when some of its evidence rows contradict values
+    (``contradicted``: each such row and its conflicts): the contradicted values are not
+    covered by that evidence, and count as covered only where conflict-free evidence
+    states them too."""
+    n_tokens = hi - lo
+    covers = table.covers[table.cover_offsets[q] :][: n_judged * n_tokens].reshape(
+        n_judged, n_tokens
+    )
+    conflicts_of = dict(contradicted)
+    rows = table.rec_rows[table.rec_offsets[q] : table.rec_offsets[q + 1]]
+    offsets = [0]
+    ranges = []
+    for row in rows:
+        for conflict in conflicts_of.get(row, ()):
+            ranges.append((conflict.answer_char_start, conflict.answer_char_end))
+        offsets.append(len(ranges))
+    coverage, unresolved, runs = contested_coverage(
+        covers,
+        np.array(rows, dtype=np.int64),
+        np.array(offsets, dtype=np.int64),
+        np.array(ranges, dtype=np.int64).reshape(-1, 2),
+        context.query_starts[lo:hi],
+        context.query_ends[lo:hi],
+        context.query_content[lo:hi],
+        table.weights[lo:hi],
+        embedding_supported,
+    )
+    return coverage, unresolved, list(map(tuple, runs.tolist()))
 
 
 class _ChunkContext(NamedTuple):
@@ -1429,15 +1493,13 @@ class _ChunkContext(NamedTuple):
     columns: np.ndarray
 
 
-_NO_BLOCKS = np.zeros((0, 3), dtype=np.int64)
-
-
 class _JudgedFacts(NamedTuple):
     """What the records need of every judged pair of a batch, as Python values (entry
     ``i`` is the ``i``-th pair of the sentences' judged lists, concatenated): indexing
     numpy arrays one scalar at a time costs more than reading them all once. The score
     components stay one array (pairs x names): a row is read only for a citation shown."""
 
+    ints: np.ndarray  # (the integer facts as judged_int_facts gives them, 14 x pairs)
     source: np.ndarray
     source_list: list[int]
     source_index: list[int]
@@ -1447,6 +1509,7 @@ class _JudgedFacts(NamedTuple):
     embedding_flags: np.ndarray  # (embedding_only as an array, for the evidence-set kernel)
     embedding_score: list[float]
     aligned_content: list[float]
+    aligned_content_array: np.ndarray
     block_lo: list[int]
     block_hi: list[int]
     token_lo: list[int]
@@ -1505,7 +1568,13 @@ def _judged_facts(
         passage_char_start,
         passage_char_end,
     ) = facts.tolist()
+    # content tokens the alignment matched (content coverage x content tokens)
+    aligned_content = np.round(
+        components["content_coverage"][pairs]
+        * np.maximum(content_total[context.pair_query[pairs]], 1)
+    )
     return _JudgedFacts(
+        ints=facts,
         source=facts[0],
         source_list=source_list,
         source_index=source_index,
@@ -1514,11 +1583,8 @@ def _judged_facts(
         embedding_only=context.embedding_only[pairs].tolist(),
         embedding_flags=context.embedding_only[pairs],
         embedding_score=components["embedding_score"][pairs].tolist(),
-        # content tokens the alignment matched (content coverage x content tokens)
-        aligned_content=np.round(
-            components["content_coverage"][pairs]
-            * np.maximum(content_total[context.pair_query[pairs]], 1)
-        ).tolist(),
+        aligned_content=aligned_content.tolist(),
+        aligned_content_array=np.ascontiguousarray(aligned_content, dtype=np.float64),
         block_lo=block_lo,
         block_hi=block_hi,
         token_lo=token_lo,
@@ -1856,7 +1922,7 @@ def _candidate_coverage(
     folded: Sequence[str],
     letters: np.ndarray,
     ideographs: np.ndarray,
-) -> tuple[np.ndarray, list[int]]:
+) -> tuple[np.ndarray, np.ndarray]:
     """Which sentence tokens each judged pair covers, for every sentence at once.
 
     A pair covers the tokens its alignment matched, and those its passage, or a
@@ -1928,7 +1994,7 @@ def _candidate_coverage(
                 covered,
                 row_offsets,
             )
-    return covered, row_offsets[judged_offsets].tolist()
+    return covered, row_offsets[judged_offsets]
 
 
 # a letter of Thai, kana, ... is covered by a passage holding a run of this many tokens of
@@ -1998,32 +2064,6 @@ def _evidence_chars(
 
 def _evidence_span(char_start: int, char_end: int, evidence: str) -> EvidenceSpan:
     return _unchecked(EvidenceSpan, char_start=char_start, char_end=char_end, evidence=evidence)
-
-
-def _token_runs(
-    flagged: np.ndarray, starts: np.ndarray, ends: np.ndarray, bridgeable: np.ndarray
-) -> list[tuple[int, int]]:
-    """Character ranges of runs of flagged tokens; unflagged ``bridgeable`` tokens
-    (stop words) between two flagged ones join their runs."""
-    runs: list[tuple[int, int]] = []
-    if not flagged.any():  # (most sentences: nothing left uncovered)
-        return runs
-    current: list[int] | None = None
-    for is_flagged, can_bridge, start, end in zip(
-        flagged.tolist(), bridgeable.tolist(), starts.tolist(), ends.tolist()
-    ):
-        if is_flagged:
-            if current is None:
-                current = [start, end]
-            else:
-                current[1] = end
-        elif not (can_bridge and current is not None):
-            if current is not None:
-                runs.append((current[0], current[1]))
-            current = None
-    if current is not None:
-        runs.append((current[0], current[1]))
-    return runs
 
 
 def _check_stage(stage: Any, method: str, name: str) -> None:

@@ -1040,18 +1040,15 @@ def naive_answer_value(text: str, start: int, end: int):
     return naive_value_key(surface), naive_class_of_kind(kind, surface), a_start, a_end, kind
 
 
-def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, source_text,
-                         source_ids, source_starts, source_ends, blocks, source_offset=0,
-                         answer_values=None, answer_cache=None):
-    """citekit._content.find_conflicts as it was (its code, with the helpers above)."""
+def naive_value_regions(blocks, answer_values, n_answer, n_source):
+    """The regions find_conflicts reads, as (query_lo, query_hi, target_lo, target_hi):
+    one token before the first block of positive length, the gaps between such blocks,
+    one token after the last; only those that hold a value of the answer."""
     import numpy as np
-
-    from citekit.results import Conflict, _unchecked
 
     block_list = [block for block in np.asarray(blocks, dtype=np.int64).tolist() if block[2] > 0]
     if not block_list:
         return []
-    n_answer, n_source = answer_ids.shape[0], source_ids.shape[0]
     regions = []
     first_q, first_t, _ = block_list[0]
     regions.append((max(0, first_q - 1), first_q, max(0, first_t - 1), first_t))
@@ -1060,17 +1057,134 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
     last_q, last_t, last_len = block_list[-1]
     end_q, end_t = last_q + last_len, last_t + last_len
     regions.append((end_q, min(n_answer, end_q + 1), end_t, min(n_source, end_t + 1)))
-
-    if answer_values is None:
-        answer_values = np.array(naive_value_mask(answer_text, answer_starts, answer_ends),
-                                 dtype=bool).tolist()
-    regions = [
+    return [
         region
         for region in regions
         if region[0] < region[1]
         and region[2] < region[3]
         and any(answer_values[region[0] : region[1]])
     ]
+
+
+def naive_uncovered_runs(covered, content, starts, ends):
+    """Character ranges of the runs of uncovered content tokens; a stop word (not
+    content) between two of them joins their runs."""
+    runs, current = [], None
+    for is_covered, is_content, start, end in zip(covered, content, starts, ends):
+        if is_content and not is_covered:
+            current = [start, end] if current is None else [current[0], end]
+        elif is_content and current is not None:
+            runs.append(tuple(current))
+            current = None
+    if current is not None:
+        runs.append(tuple(current))
+    return runs
+
+
+def naive_coverage(covered, weights):
+    """The covered share of the weights (0 for no weight)."""
+    total = sum(weights)
+    return sum(w for w, c in zip(weights, covered) if c) / max(total, 1e-12)
+
+
+def naive_evidence_spans(blocks, token_lo, token_starts, token_ends, whole, multi_span,
+                         merge_gap, max_spans):
+    """One span per matched block, a block starting at most merge_gap characters after the
+    span before it joining it; the whole aligned range when multi_span is off, with fewer
+    than two blocks, or when that gives more than max_spans spans."""
+    if not multi_span or len(blocks) < 2:
+        return [tuple(whole)]
+    spans = []
+    for _, target_pos, run in blocks:
+        start = token_starts[token_lo + target_pos]
+        end = token_ends[token_lo + target_pos + run - 1]
+        if spans and start - spans[-1][1] <= merge_gap:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], end))
+        else:
+            spans.append((start, end))
+    return [tuple(whole)] if len(spans) > max_spans else spans
+
+
+def naive_records(sentences, top_k, max_per_source, multi_span, merge_gap, max_spans,
+                  token_starts, token_ends):
+    """Reference of citekit._evidence_kernel.records_batch, one sentence at a time.
+
+    Each sentence is a dict: covers (rows x tokens), n_pool, chosen (by-score rows),
+    weights, content, values, starts, ends (its tokens), and per row: source,
+    uncovered_ok, aligned_content, blocks, token_lo, n_source, whole (start, end).
+    Returns, per sentence, (rows, shown flags, check flags, coverage, runs, spans of
+    each shown row) where rows are the evidence set and shown rows, ascending."""
+    out = []
+    for s in sentences:
+        selected, shown = naive_evidence_set(
+            s["covers"], s["n_pool"], s["weights"], s["content"], s["source"], s["chosen"],
+            top_k, max_per_source, s["uncovered_ok"],
+        )
+        rows = sorted(set(r for r, flag in enumerate(selected) if flag) | set(shown))
+        n_tokens = len(s["weights"])
+        covered = [any(s["covers"][r][t] for r in rows) for t in range(n_tokens)]
+        checks, spans = [], []
+        for r in rows:
+            checks.append(
+                not s["uncovered_ok"][r]
+                and s["aligned_content"][r] >= 2
+                and bool(naive_value_regions(s["blocks"][r], s["values"], n_tokens,
+                                             s["n_source"][r]))
+            )
+            if r in shown:
+                spans.append(
+                    [tuple(s["whole"][r])]
+                    if s["uncovered_ok"][r]
+                    else naive_evidence_spans(
+                        s["blocks"][r], s["token_lo"][r], token_starts, token_ends,
+                        s["whole"][r], multi_span, merge_gap, max_spans,
+                    )
+                )
+            else:
+                spans.append([])
+        out.append((
+            rows, [r in shown for r in rows], checks, naive_coverage(covered, s["weights"]),
+            naive_uncovered_runs(covered, s["content"], s["starts"], s["ends"]), spans,
+        ))
+    return out
+
+
+def naive_contested_coverage(covers, rows, conflicts, starts, ends, content, weights,
+                             embedding_supported):
+    """Reference of citekit._evidence_kernel.contested_coverage (the pipeline's numpy code
+    as it was): conflicts[i] lists row rows[i]'s contradicted answer ranges."""
+    n_tokens = len(weights)
+    clean = [False] * n_tokens
+    dirty = [False] * n_tokens
+    disputed = [False] * n_tokens
+    for row, ranges in zip(rows, conflicts):
+        if not ranges:
+            clean = [c or covers[row][t] for t, c in enumerate(clean)]
+            continue
+        inside = [any(starts[t] >= lo and ends[t] <= hi for lo, hi in ranges)
+                  for t in range(n_tokens)]
+        dirty = [d or (covers[row][t] and not inside[t]) for t, d in enumerate(dirty)]
+        disputed = [d or inside[t] for t, d in enumerate(disputed)]
+    unresolved = [disputed[t] and not clean[t] and content[t] for t in range(n_tokens)]
+    covered = [(dirty[t] or clean[t]) and not unresolved[t] for t in range(n_tokens)]
+    runs = [] if embedding_supported else naive_uncovered_runs(covered, content, starts, ends)
+    return naive_coverage(covered, weights), any(unresolved), runs
+
+
+def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, source_text,
+                         source_ids, source_starts, source_ends, blocks, source_offset=0,
+                         answer_values=None, answer_cache=None):
+    """citekit._content.find_conflicts as it was (its code, with the helpers above)."""
+    import numpy as np
+
+    from citekit.results import Conflict, _unchecked
+
+    if not [block for block in np.asarray(blocks, dtype=np.int64).tolist() if block[2] > 0]:
+        return []
+    if answer_values is None:
+        answer_values = np.array(naive_value_mask(answer_text, answer_starts, answer_ends),
+                                 dtype=bool).tolist()
+    regions = naive_value_regions(blocks, answer_values, answer_ids.shape[0], source_ids.shape[0])
     if not regions:
         return []
     answer_starts = np.asarray(answer_starts).tolist()
