@@ -267,12 +267,14 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
     ``r`` covers is ``covers[cover_offsets[q] + r * n_tokens:][:n_tokens]``. ``blocks``
     and ``token_starts``/``token_ends`` are the alignments' blocks and the corpus's tokens.
 
-    Returns ``(rec_offsets, rec_rows, rec_flags, coverage, run_offsets, runs,
+    Returns ``(rec_offsets, rec_rows, rec_flags, rec_answer, coverage, run_offsets, runs,
     span_offsets, spans)``: sentence ``q``'s evidence set and shown rows are
     ``rec_rows[rec_offsets[q]:rec_offsets[q + 1]]`` (ascending), each with flags 1 (shown,
     :func:`evidence_set`) and 2 (a real alignment, two content tokens matched or more,
     with a value of the sentence beside or between its matched blocks: to be read by
-    :func:`citekit._content.find_conflicts`, which finds no conflict elsewhere); the
+    :func:`citekit._content.find_conflicts`, which finds no conflict elsewhere) and the
+    answer characters its alignment covers (from the start of its first aligned token,
+    ``facts[10]``, to the end of its last, ``facts[11]``; -1 for an embedding-only row); the
     covered share of the sentence's weights and its runs of uncovered content tokens
     (character ranges ``runs[run_offsets[q]:run_offsets[q + 1]]``; a stop word between two
     joins them) when no evidence contradicts a value (else see
@@ -292,15 +294,18 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
     ...     i64(0, 5), i64(4, 9), np.ones(2), np.ones(2, dtype=bool), np.zeros(2, dtype=bool),
     ...     facts, np.zeros(1, dtype=bool), np.ones(1), i64(0, 0, 1).reshape(1, 3), i64(0),
     ...     i64(4), 3, 2, True, 0, 3)
-    >>> rec_rows, coverage, runs, spans = out[1], out[3], out[5], out[7]
-    >>> rec_rows.tolist(), coverage.tolist(), runs.tolist(), spans.tolist()
-    ([0], [0.5], [[5, 9]], [[0, 4]])
+    >>> rec_rows, rec_answer, coverage, runs, spans = out[1], out[3], out[4], out[6], out[8]
+    >>> rec_rows.tolist(), rec_answer.tolist(), coverage.tolist()
+    ([0], [[0, 4]], [0.5])
+    >>> runs.tolist(), spans.tolist()
+    ([[5, 9]], [[0, 4]])
     """
     n_queries = query_offsets.shape[0] - 1
     n_judged = uncovered_ok.shape[0]
     rec_offsets = np.zeros(n_queries + 1, dtype=np.int64)
     rec_rows = np.empty(n_judged, dtype=np.int64)
     rec_flags = np.zeros(n_judged, dtype=np.int64)
+    rec_answer = np.full((n_judged, 2), -1, dtype=np.int64)
     coverage = np.zeros(n_queries, dtype=np.float64)
     run_offsets = np.zeros(n_queries + 1, dtype=np.int64)
     runs = np.empty((query_offsets[n_queries] - query_offsets[0], 2), dtype=np.int64)
@@ -341,6 +346,9 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
                 flags |= 2
             rec_rows[n_rec] = row
             rec_flags[n_rec] = flags
+            if not uncovered_ok[entry]:
+                rec_answer[n_rec, 0] = query_starts[lo + facts[10, entry]]
+                rec_answer[n_rec, 1] = query_ends[lo + facts[11, entry]]
             n_rec += 1
             for t in range(n_tokens):
                 covered[t] = covered[t] or row_covers[row, t]
@@ -381,8 +389,8 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
                     )
             span_offsets[i + 1] = n_spans
     return (
-        rec_offsets, rec_rows, rec_flags, coverage, run_offsets, runs[:n_runs], span_offsets,
-        spans[:n_spans],
+        rec_offsets, rec_rows[:n_rec], rec_flags[:n_rec], rec_answer[:n_rec], coverage,
+        run_offsets, runs[:n_runs], span_offsets, spans[:n_spans],
     )
 
 
@@ -390,14 +398,15 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
 def contested_coverage(covers, rows, conflict_offsets, conflict_ranges, starts, ends, content,
                        weights, embedding_supported):
     """Coverage of a sentence some of whose evidence contradicts values (where
-    :func:`records_batch` assumed none): ``covers`` (rows x tokens) the tokens each judged row covers,
-    ``rows`` the sentence's evidence rows, row ``rows[i]``'s conflicts the answer
-    character ranges ``conflict_ranges[conflict_offsets[i]:conflict_offsets[i + 1]]``
-    (none: conflict-free). A contradicted value is not covered by the evidence that
-    contradicts it, and counts as covered only where conflict-free evidence covers it
-    too. Returns ``(coverage, unresolved, runs)``: the covered share of the weights,
-    whether some contradicted content token stays uncovered, and the character ranges
-    of the runs of uncovered content tokens (none when ``embedding_supported``).
+    :func:`records_batch` assumed none): ``covers`` (rows x tokens) the tokens each
+    judged row covers, ``rows`` the sentence's evidence rows, row ``rows[i]``'s
+    conflicts the answer character ranges ``conflict_ranges[conflict_offsets[i]:
+    conflict_offsets[i + 1]]`` (none: conflict-free). A contradicted value is not covered
+    by the evidence that contradicts it, and counts as covered only where conflict-free
+    evidence covers it too. Returns ``(coverage, unresolved, runs)``: the covered share
+    of the weights, whether some contradicted content token stays uncovered, and the
+    character ranges of the runs of uncovered content tokens (none when
+    ``embedding_supported``).
 
     Examples
     --------

@@ -1203,7 +1203,8 @@ class Pipeline:
         """
         config = self.config
         (
-            rec_offsets, rec_rows, rec_flags, coverage, run_offsets, runs, span_offsets, spans,
+            rec_offsets, rec_rows, rec_flags, rec_answer, coverage, run_offsets, runs,
+            span_offsets, spans,
         ) = records_batch(
             covers,
             cover_offsets,
@@ -1229,10 +1230,14 @@ class Pipeline:
             config.multi_span_merge_gap_chars,
             config.multi_span_max_spans,
         )
+        # the score components of every row (a row's list, read for the citations shown)
+        rec_entries = np.repeat(judged_offsets[:-1], np.diff(rec_offsets)) + rec_rows
         table = _RecordTable(
             rec_offsets.tolist(),
             rec_rows.tolist(),
             rec_flags.tolist(),
+            rec_answer.tolist(),
+            judged.components[rec_entries].tolist(),
             coverage.tolist(),
             run_offsets.tolist(),
             list(map(tuple, runs.tolist())),
@@ -1330,9 +1335,10 @@ class Pipeline:
                         entry,
                         table.spans[table.span_offsets[i] : table.span_offsets[i + 1]],
                         conflicts,
+                        table.components[i],
+                        table.rec_answer[i],
                         answer_span,
-                        lo,
-                        context,
+                        corpus,
                         judged,
                         source_text,
                     )
@@ -1370,27 +1376,26 @@ class Pipeline:
         entry: int,
         spans: list[list[int]],
         conflicts: list[Any],
+        component_values: list[float],
+        answer_range: list[int],
         answer_span: AnswerSpan,
-        lo: int,
-        context: "_ChunkContext",
+        corpus: Corpus,
         judged: "_JudgedFacts",
         source_text: str,
     ) -> Citation:
-        """The citation of judged entry ``entry``; ``spans``: its evidence spans'
-        (start, end) in ``source_text``."""
-        corpus = context.corpus
+        """The citation of judged entry ``entry``: ``spans`` its evidence spans' (start,
+        end) in ``source_text``, ``component_values`` its score components (in the order
+        of ``judged.component_names``), ``answer_range`` the answer characters its
+        alignment covers (-1 for an embedding-only candidate: the whole sentence)."""
         source, base = judged.source_list[entry], judged.base[entry]
         start, end = judged.char_start[entry], judged.char_end[entry]
-        components = dict(zip(judged.component_names, judged.components[entry].tolist()))
+        components = dict(zip(judged.component_names, component_values))
         components["passage_char_start"] = float(judged.passage_char_start[entry])
         components["passage_char_end"] = float(judged.passage_char_end[entry])
+        answer_start, answer_end = answer_range
         if judged.embedding_only[entry]:
             answer_start, answer_end = answer_span.char_start, answer_span.char_end
             components["embedding_only"] = 1.0
-        else:
-            q_start, q_end = judged.query_start[entry], judged.query_end[entry]
-            answer_start = int(context.query_starts[lo + q_start])
-            answer_end = int(context.query_ends[lo + q_end])
         components["num_evidence_spans"] = float(len(spans))
         components["evidence_chars_total"] = float(sum(e - s for s, e in spans))
         return _unchecked(
@@ -1403,7 +1408,7 @@ class Pipeline:
             char_end=base + end,
             evidence=source_text[start:end],
             evidence_spans=tuple(
-                _evidence_span(base + s, base + e, source_text[s:e]) for s, e in spans
+                [_evidence_span(base + s, base + e, source_text[s:e]) for s, e in spans]
             ),
             components=components,
             answer_char_start=answer_start,
@@ -1416,13 +1421,16 @@ class _RecordTable(NamedTuple):
     """What :func:`citekit._evidence_kernel.records_batch` found for a batch, as Python
     values (sentence ``q``'s rows are ``rec_offsets[q]:rec_offsets[q + 1]``: the judged
     rows of its evidence set and shown citations, ascending, with flags 1 = shown, 2 = to
-    check for conflicts; row ``i``'s evidence spans ``spans[span_offsets[i]:span_offsets[i
+    check for conflicts, the answer characters of the alignment and the score components;
+    row ``i``'s evidence spans ``spans[span_offsets[i]:span_offsets[i
     + 1]]``; the sentence's conflict-free coverage and uncovered runs), with the covers
     and token facts that a sentence with contradicted values needs again."""
 
     rec_offsets: list[int]
     rec_rows: list[int]
     rec_flags: list[int]
+    rec_answer: list[list[int]]
+    components: list[list[float]]
     coverage: list[float]
     run_offsets: list[int]
     runs: list[tuple[int, int]]

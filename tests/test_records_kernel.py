@@ -125,7 +125,7 @@ def _kernel_inputs(sentences):
 
 def _records(sentences, top_k, max_per_source, multi_span, merge_gap, max_spans):
     """records_batch's outputs regrouped per sentence as naive_records gives them."""
-    (rec_offsets, rec_rows, rec_flags, coverage, run_offsets, runs, span_offsets,
+    (rec_offsets, rec_rows, rec_flags, rec_answer, coverage, run_offsets, runs, span_offsets,
      spans) = records_batch(*_kernel_inputs(sentences), top_k, max_per_source, multi_span,
                             merge_gap, max_spans)
     out = []
