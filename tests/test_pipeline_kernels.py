@@ -284,3 +284,44 @@ def test_index_constructor_canonicalizes_rows():
     assert index.rows[1].tolist() == [0, 1, 2, 1]
     assert index.document_frequency.tolist() == [1, 2, 1]
     assert index.matrix.toarray().tolist() == [[1, 1, 1], [0, 1, 0]]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        CitationConfig(),
+        CitationConfig(multi_span_evidence=False),
+        CitationConfig(top_k=5, max_citations_per_source=1, multi_span_max_spans=1),
+        CitationConfig(window_size_sentences=2, multi_span_merge_gap_chars=0),
+    ],
+)
+def test_conflicts_read_only_where_a_value_can_face_one(monkeypatch, workload, config):
+    """records_batch marks the alignments with a value of the sentence beside or between
+    their matched blocks; reading every real alignment's values instead (what the
+    pipeline did before) gives the same results, and the marks skip alignments."""
+    import citekit.pipeline as pipeline_module
+
+    documents = workload.make_documents(30, seed=7)
+    answers = [workload.make_answer(documents, seed=seed)["answer"] for seed in range(12)]
+    pipe = Pipeline(config)
+    corpus = pipe.prepare(documents)
+    marked = pipe.align_many(answers, corpus)
+    original = pipeline_module.records_batch
+    skipped = []
+
+    def check_every_alignment(*args):
+        out = original(*args)
+        judged_offsets, uncovered_ok, aligned_content = args[2], args[13], args[14]
+        rec_offsets, rec_rows, rec_flags = out[0], out[1], out[2]
+        entries = np.repeat(judged_offsets[:-1], np.diff(rec_offsets)) + rec_rows
+        real = ~uncovered_ok[entries] & (aligned_content[entries] >= 2)
+        skipped.append(int((real & (rec_flags & 2 == 0)).sum()))
+        rec_flags |= np.where(real, 2, 0)
+        return out
+
+    monkeypatch.setattr(pipeline_module, "records_batch", check_every_alignment)
+    every = pipe.align_many(answers, corpus)
+    assert [results_to_json(r) for r in marked] == [results_to_json(r) for r in every]
+    assert sum(skipped) > 0
+    # and conflicts were found on the way
+    assert any(c.conflicts for r in marked for span in r for c in span.citations)
