@@ -32,7 +32,8 @@ Stages, in ms per call (mean over calls; they add up to the whole call):
 - ``coverage``: the sentence tokens each judged candidate covers (``_candidate_coverage``);
 - ``judged facts``: what the records need of the judged pairs (``_judged_facts``);
 - ``records``: each sentence's evidence set, conflicts, coverage, status and result
-  records (``Pipeline._span_citations``);
+  records (``Pipeline._records``: one kernel call for the batch, then each sentence's
+  conflicts and objects);
 - ``rest``: the chunk's other steps (packing the sentences, feasibility, scoring, the
   alignments' bookkeeping, the tokens' folded forms).
 
@@ -132,7 +133,7 @@ class _StageTimers:
             (cls, "_choose_all"): "ranking",
             (pipeline_module, "_candidate_coverage"): "coverage",
             (pipeline_module, "_judged_facts"): "judged facts",
-            (cls, "_span_citations"): "records",
+            (cls, "_records"): "records",
         }
         self.originals = {key: getattr(*key) for key in self.keys}
 

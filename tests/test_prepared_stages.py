@@ -35,11 +35,11 @@ def test_stages_all_run_and_add_up_to_the_call(stages_script, tmp_path, capsys):
 def test_stage_timers_are_removed_afterwards(stages_script):
     from citekit.pipeline import Pipeline
 
-    before = Pipeline._span_citations
+    before = Pipeline._records
     timers = stages_script._StageTimers()
     with timers:
-        assert Pipeline._span_citations is not before
-    assert Pipeline._span_citations is before
+        assert Pipeline._records is not before
+    assert Pipeline._records is before
 
 
 @pytest.mark.parametrize(
