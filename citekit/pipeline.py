@@ -1220,7 +1220,7 @@ class Pipeline:
             values,
             judged.ints,
             judged.embedding_flags,
-            judged.aligned_content_array,
+            judged.aligned_content,
             context.rows.blocks,
             context.corpus.token_starts,
             context.corpus.token_ends,
@@ -1299,6 +1299,8 @@ class Pipeline:
         embedding_supported = False
         answer_cache: dict[int, Any] = {}  # what find_conflicts learns about them
         answer_values = table.values[lo:hi]
+        answer_ids = context.query_ids[lo:hi]
+        answer_starts, answer_ends = context.query_starts[lo:hi], context.query_ends[lo:hi]
         citations = []
         contradicted: list[tuple[int, list[Any]]] = []  # (row, its conflicts)
         for i in range(table.rec_offsets[q], table.rec_offsets[q + 1]):
@@ -1315,9 +1317,9 @@ class Pipeline:
                 token_lo, token_hi = judged.token_lo[entry], judged.token_hi[entry]
                 conflicts = find_conflicts(
                     answer,
-                    context.query_ids[lo:hi],
-                    context.query_starts[lo:hi],
-                    context.query_ends[lo:hi],
+                    answer_ids,
+                    answer_starts,
+                    answer_ends,
                     source_text,
                     corpus.token_ids[token_lo:token_hi],
                     corpus.token_starts[token_lo:token_hi],
@@ -1508,16 +1510,14 @@ class _JudgedFacts(NamedTuple):
     components stay one array (pairs x names): a row is read only for a citation shown."""
 
     ints: np.ndarray  # (the integer facts as judged_int_facts gives them, 14 x pairs)
-    source: np.ndarray
     source_list: list[int]
     source_index: list[int]
     passage: list[int]
     base: list[int]
     embedding_only: list[bool]
-    embedding_flags: np.ndarray  # (embedding_only as an array, for the evidence-set kernel)
+    embedding_flags: np.ndarray  # (embedding_only as an array, for the records kernel)
     embedding_score: list[float]
-    aligned_content: list[float]
-    aligned_content_array: np.ndarray
+    aligned_content: np.ndarray  # (content tokens the alignment matched)
     block_lo: list[int]
     block_hi: list[int]
     token_lo: list[int]
@@ -1525,8 +1525,6 @@ class _JudgedFacts(NamedTuple):
     char_start: list[int]
     char_end: list[int]
     final: list[float]
-    query_start: list[int]
-    query_end: list[int]
     passage_char_start: list[int]
     passage_char_end: list[int]
     component_names: list[str]
@@ -1583,7 +1581,6 @@ def _judged_facts(
     )
     return _JudgedFacts(
         ints=facts,
-        source=facts[0],
         source_list=source_list,
         source_index=source_index,
         passage=passage,
@@ -1591,8 +1588,7 @@ def _judged_facts(
         embedding_only=context.embedding_only[pairs].tolist(),
         embedding_flags=context.embedding_only[pairs],
         embedding_score=components["embedding_score"][pairs].tolist(),
-        aligned_content=aligned_content.tolist(),
-        aligned_content_array=np.ascontiguousarray(aligned_content, dtype=np.float64),
+        aligned_content=np.ascontiguousarray(aligned_content, dtype=np.float64),
         block_lo=block_lo,
         block_hi=block_hi,
         token_lo=token_lo,
@@ -1600,8 +1596,6 @@ def _judged_facts(
         char_start=char_start,
         char_end=char_end,
         final=context.final[pairs].astype(np.float64).tolist(),
-        query_start=query_start,
-        query_end=query_end,
         passage_char_start=passage_char_start,
         passage_char_end=passage_char_end,
         component_names=names,
