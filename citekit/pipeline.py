@@ -800,8 +800,9 @@ class Pipeline:
 
         def evaluate(
             rows: PairAlignments, content_matched: np.ndarray, pairs: np.ndarray | None = None
-        ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
-            """Score components, final score and acceptance of ``pairs`` (default: all),
+        ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+            """Score components (by name, and as one matrix: a row per name of
+            ``COMPONENT_NAMES``), final score and acceptance of ``pairs`` (default: all),
             given their ``rows`` and ``content_matched`` (in that order)."""
 
             selection = _ALL_PAIRS if pairs is None else pairs
@@ -846,7 +847,7 @@ class Pipeline:
                 float(config.min_answer_coverage),
                 float(config.min_final_score),
             )
-            return components, final, accepted
+            return components, final, accepted, matrix
 
         rows, content_matched = self._align_best_first(
             corpus,
@@ -863,7 +864,7 @@ class Pipeline:
             bounded,
             evaluate,
         )
-        components, final, aligned_ok = evaluate(rows, content_matched)
+        components, final, aligned_ok, component_matrix = evaluate(rows, content_matched)
         embedding_only = np.zeros(n_pairs, dtype=bool)
         if embedding_only_possible and n_pairs:
             zero = np.zeros(n_pairs)
@@ -899,6 +900,7 @@ class Pipeline:
             char_end=char_end,
             final=final,
             components=components,
+            component_matrix=component_matrix,
             embedding_only=embedding_only,
             query_offsets=query_offsets,
             query_ids=query_ids,
@@ -1103,7 +1105,7 @@ class Pipeline:
             rows = PairAlignments(
                 *(field[judged] for field in aligned_rows), empty_offsets, empty_blocks
             )
-            _, final, accepted = evaluate(rows, content_matched[judged], judged)
+            _, final, accepted, _ = evaluate(rows, content_matched[judged], judged)
             char_start, char_end = _evidence_chars(
                 corpus, rows, judged_passage, np.zeros(judged.shape[0], dtype=bool)
             )
@@ -1230,14 +1232,21 @@ class Pipeline:
             config.multi_span_merge_gap_chars,
             config.multi_span_max_spans,
         )
-        # the score components of every row (a row's list, read for the citations shown)
-        rec_entries = np.repeat(judged_offsets[:-1], np.diff(rec_offsets)) + rec_rows
+        # the score components of every row (a row's list, read for the citations shown);
+        # a scorer may have added components to the dict: then they are read by name
+        rec_pairs = judged.pairs[np.repeat(judged_offsets[:-1], np.diff(rec_offsets)) + rec_rows]
+        if tuple(judged.component_names) == COMPONENT_NAMES:
+            component_rows = context.component_matrix[:, rec_pairs].T.tolist()
+        else:
+            component_rows = np.column_stack(
+                [context.components[name][rec_pairs] for name in judged.component_names]
+            ).tolist()
         table = _RecordTable(
             rec_offsets.tolist(),
             rec_rows.tolist(),
             rec_flags.tolist(),
             rec_answer.tolist(),
-            judged.components[rec_entries].tolist(),
+            component_rows,
             coverage.tolist(),
             run_offsets.tolist(),
             list(map(tuple, runs.tolist())),
@@ -1494,6 +1503,7 @@ class _ChunkContext(NamedTuple):
     char_end: np.ndarray
     final: np.ndarray
     components: dict[str, np.ndarray]
+    component_matrix: np.ndarray  # (the components' rows, in COMPONENT_NAMES order)
     embedding_only: np.ndarray
     query_offsets: np.ndarray
     query_ids: np.ndarray
@@ -1507,7 +1517,7 @@ class _JudgedFacts(NamedTuple):
     """What the records need of every judged pair of a batch, as Python values (entry
     ``i`` is the ``i``-th pair of the sentences' judged lists, concatenated): indexing
     numpy arrays one scalar at a time costs more than reading them all once. The score
-    components stay one array (pairs x names): a row is read only for a citation shown."""
+    components are read by :meth:`Pipeline._records`, for the records' rows only."""
 
     ints: np.ndarray  # (the integer facts as judged_int_facts gives them, 14 x pairs)
     source_list: list[int]
@@ -1528,7 +1538,7 @@ class _JudgedFacts(NamedTuple):
     passage_char_start: list[int]
     passage_char_end: list[int]
     component_names: list[str]
-    components: np.ndarray
+    pairs: np.ndarray  # (the judged pairs)
 
 
 def _judged_facts(
@@ -1599,8 +1609,7 @@ def _judged_facts(
         passage_char_start=passage_char_start,
         passage_char_end=passage_char_end,
         component_names=names,
-        # (a row becomes Python floats only for a citation shown)
-        components=np.column_stack([components[name][pairs] for name in names]),
+        pairs=pairs,
     )
 
 

@@ -622,6 +622,29 @@ def test_custom_stages_are_used():
     assert PerPairAligner.calls >= 1 and CountingScorer.calls >= 1
 
 
+def test_scorer_components_reach_the_citations():
+    """A scorer gets the components by name; what it adds to them is reported with the
+    citations' components, after the built-in ones, and changes nothing else."""
+
+    class AddingScorer(WeightedScorer):
+        def score(self, components, config):
+            components["twice_lexical"] = 2.0 * components["lexical_score"]
+            return super().score(components, config)
+
+    sources = ["Revenue grew 15% to $2.4 billion in 2024.", "Costs fell 3% in 2024."]
+    answer = "Revenue grew 15% to $2.4 billion. Costs fell 3%."
+    plain = Pipeline().align(answer, sources)
+    added = Pipeline(scorer=AddingScorer()).align(answer, sources)
+    assert [len(span.citations) for span in added] == [1, 1]
+    for left, right in zip(plain, added):
+        for a, b in zip(left.citations, right.citations):
+            extra = dict(b.components)
+            assert extra.pop("twice_lexical") == 2.0 * a.components["lexical_score"]
+            assert list(extra) == list(a.components) and extra == a.components
+            assert a.evidence == b.evidence and a.score == b.score
+        assert left.status == right.status
+
+
 def test_align_many_equals_align():
     sources = ["Cats sleep sixteen hours a day.", "Dogs bark at strangers. Birds sing at dawn."]
     answers = ["Dogs bark at strangers.", "", "Birds sing at dawn. Cats sleep sixteen hours a day."]
