@@ -28,7 +28,7 @@ Stages, in ms per call (mean over calls; they add up to the whole call):
 - ``bag counts``: the sentence tokens each candidate's passage holds (``_bag_statistics``);
 - ``alignment``: planning and the Smith-Waterman kernels (``Pipeline._run_aligner``);
 - ``ranking``: evidence characters, ranking and choosing the pairs (``_evidence_chars``,
-  ``Pipeline._rank``, ``Pipeline._choose_all``);
+  ``Pipeline._rank_and_choose``, and ``Pipeline._rank`` in best-first rounds);
 - ``coverage``: the sentence tokens each judged candidate covers (``_candidate_coverage``);
 - ``judged facts``: what the records need of the judged pairs (``_judged_facts``);
 - ``records``: each sentence's evidence set, conflicts, coverage, status and result
@@ -130,7 +130,7 @@ class _StageTimers:
             (cls, "_run_aligner"): "alignment",
             (pipeline_module, "_evidence_chars"): "ranking",
             (cls, "_rank"): "ranking",
-            (cls, "_choose_all"): "ranking",
+            (cls, "_rank_and_choose"): "ranking",
             (pipeline_module, "_candidate_coverage"): "coverage",
             (pipeline_module, "_judged_facts"): "judged facts",
             (cls, "_records"): "records",

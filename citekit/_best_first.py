@@ -31,6 +31,7 @@ __all__ = [
     "pair_feasibility",
     "score_components",
     "query_terms",
+    "rank_and_choose",
     "rank_eligible",
     "rank_within_queries",
     "record_alignments",
@@ -176,37 +177,7 @@ def rank_within_queries(items, item_query, n_queries, float_keys, int_keys):
         fill[q] += 1
     buffer = np.empty(n, dtype=np.int64)
     for q in range(n_queries):
-        lo = bounds[q]
-        hi = bounds[q + 1]
-        # bottom-up merge sort of ranked[lo:hi]; a right item passes a left one only
-        # when it strictly precedes it (stable)
-        width = 1
-        while width < hi - lo:
-            for start in range(lo, hi, 2 * width):
-                middle = min(start + width, hi)
-                end = min(start + 2 * width, hi)
-                i = start
-                j = middle
-                out = start
-                while i < middle and j < end:
-                    if _precedes(ranked[j], ranked[i], float_keys, int_keys):
-                        buffer[out] = ranked[j]
-                        j += 1
-                    else:
-                        buffer[out] = ranked[i]
-                        i += 1
-                    out += 1
-                while i < middle:
-                    buffer[out] = ranked[i]
-                    i += 1
-                    out += 1
-                while j < end:
-                    buffer[out] = ranked[j]
-                    j += 1
-                    out += 1
-            for k in range(lo, hi):
-                ranked[k] = buffer[k]
-            width *= 2
+        _sort_group(ranked, bounds[q], bounds[q + 1], buffer, float_keys, int_keys)
     return ranked, bounds
 
 
@@ -246,16 +217,11 @@ def _walk(ranked, lo, hi, use_threshold, final, threshold, passage_source, char_
 
 
 @jit
-def rank_eligible(eligible_mask, pair_query, pair_passage, char_start, char_end, final,
-                  passage_source, base_offsets, source_indices, prefer_source_order,
-                  n_queries):
-    """The eligible pairs grouped by query, best first (see
-    :meth:`citekit.pipeline.Pipeline._rank`): :func:`rank_within_queries` of the pairs
-    whose ``eligible_mask`` is set, by ``-final``, then (``prefer_source_order``) source
-    index, absolute evidence start, longer evidence first and passage, or absolute start,
-    longer evidence, source index and passage; the keys are computed here rather than
-    gathered by a dozen numpy calls. Returns ``(ranked, bounds)``: query ``q``'s pairs
-    are ``ranked[bounds[q]:bounds[q + 1]]`` (``pair_query`` below ``n_queries``)."""
+def _ranking_keys(eligible_mask, pair_query, pair_passage, char_start, char_end, final,
+                  passage_source, base_offsets, source_indices, prefer_source_order):
+    """The eligible pairs, their queries and their ranking keys (see
+    :func:`rank_eligible`): ``(eligible, query, float_keys, int_keys)``, keys indexed by
+    position in ``eligible``."""
     n_pairs = eligible_mask.shape[0]
     n_eligible = 0
     for p in range(n_pairs):
@@ -286,6 +252,25 @@ def rank_eligible(eligible_mask, pair_query, pair_passage, char_start, char_end,
             int_keys[2, k] = source_indices[source]
         int_keys[3, k] = passage
         k += 1
+    return eligible, query, float_keys, int_keys
+
+
+@jit
+def rank_eligible(eligible_mask, pair_query, pair_passage, char_start, char_end, final,
+                  passage_source, base_offsets, source_indices, prefer_source_order,
+                  n_queries):
+    """The eligible pairs grouped by query, best first (see
+    :meth:`citekit.pipeline.Pipeline._rank`): :func:`rank_within_queries` of the pairs
+    whose ``eligible_mask`` is set, by ``-final``, then (``prefer_source_order``) source
+    index, absolute evidence start, longer evidence first and passage, or absolute start,
+    longer evidence, source index and passage; the keys are computed here rather than
+    gathered by a dozen numpy calls. Returns ``(ranked, bounds)``: query ``q``'s pairs
+    are ``ranked[bounds[q]:bounds[q + 1]]`` (``pair_query`` below ``n_queries``)."""
+    eligible, query, float_keys, int_keys = _ranking_keys(
+        eligible_mask, pair_query, pair_passage, char_start, char_end, final, passage_source,
+        base_offsets, source_indices, prefer_source_order,
+    )
+    n_eligible = eligible.shape[0]
     ranked, bounds = rank_within_queries(
         np.arange(n_eligible), query, n_queries, float_keys, int_keys
     )
@@ -320,25 +305,166 @@ def choose_all(ranked, bounds, passage_source, char_start, char_end, top_k, max_
             ranked, bounds[q], bounds[q + 1], False, np.zeros(0), 0.0, passage_source,
             char_start, char_end, top_k, max_per_source, pool_size, chosen, pool,
         )
-        first = n_judged
-        for i in range(n_pooled):
-            judged[n_judged] = pool[i]
+        n_judged, n_chosen_all = _record_choice(
+            q, chosen, n_chosen, pool, n_pooled, judged, n_judged, judged_offsets, n_pool,
+            chosen_rows, n_chosen_all, chosen_offsets,
+        )
+    return (
+        judged[:n_judged], judged_offsets, n_pool, chosen_rows[:n_chosen_all], chosen_offsets
+    )
+
+
+@jit
+def _record_choice(q, chosen, n_chosen, pool, n_pooled, judged, n_judged, judged_offsets,
+                   n_pool, chosen_rows, n_chosen_all, chosen_offsets):
+    """Append sentence ``q``'s walk (its pool, then the chosen pairs outside it) to
+    :func:`choose_all`'s outputs; returns the new ``(n_judged, n_chosen_all)``."""
+    first = n_judged
+    for i in range(n_pooled):
+        judged[n_judged] = pool[i]
+        n_judged += 1
+    n_pool[q] = n_pooled
+    for c in range(n_chosen):
+        row = -1
+        for i in range(first, n_judged):
+            if judged[i] == chosen[c]:
+                row = i - first
+                break
+        if row < 0:
+            judged[n_judged] = chosen[c]
+            row = n_judged - first
             n_judged += 1
-        n_pool[q] = n_pooled
-        for c in range(n_chosen):
-            row = -1
-            for i in range(first, n_judged):
-                if judged[i] == chosen[c]:
-                    row = i - first
-                    break
-            if row < 0:
-                judged[n_judged] = chosen[c]
-                row = n_judged - first
-                n_judged += 1
-            chosen_rows[n_chosen_all] = row
-            n_chosen_all += 1
-        judged_offsets[q + 1] = n_judged
-        chosen_offsets[q + 1] = n_chosen_all
+        chosen_rows[n_chosen_all] = row
+        n_chosen_all += 1
+    judged_offsets[q + 1] = n_judged
+    chosen_offsets[q + 1] = n_chosen_all
+    return n_judged, n_chosen_all
+
+
+@jit
+def _sort_group(ranked, lo, hi, buffer, float_keys, int_keys):
+    """Stable bottom-up merge sort of ``ranked[lo:hi]`` by the keys (see
+    :func:`rank_within_queries`)."""
+    width = 1
+    while width < hi - lo:
+        for start in range(lo, hi, 2 * width):
+            middle = min(start + width, hi)
+            end = min(start + 2 * width, hi)
+            i = start
+            j = middle
+            out = start
+            while i < middle and j < end:
+                if _precedes(ranked[j], ranked[i], float_keys, int_keys):
+                    buffer[out] = ranked[j]
+                    j += 1
+                else:
+                    buffer[out] = ranked[i]
+                    i += 1
+                out += 1
+            while i < middle:
+                buffer[out] = ranked[i]
+                i += 1
+                out += 1
+            while j < end:
+                buffer[out] = ranked[j]
+                j += 1
+                out += 1
+        for k in range(lo, hi):
+            ranked[k] = buffer[k]
+        width *= 2
+
+
+@jit
+def _best_of_group(ranked, lo, hi, n_best, float_keys, int_keys):
+    """Move the first ``n_best`` (``<= hi - lo``) items of the stable order of
+    ``ranked[lo:hi]`` (see :func:`_sort_group`) to ``ranked[lo:lo + n_best]``, in that
+    order; the other items follow in no order.
+
+    The items are read in order into a sorted front: while it is not full an item joins
+    it (in the slot it was read from, then moved up past the items it strictly precedes:
+    stable); once full, an item that strictly precedes the front's last one takes its
+    place in the front, and that one the item's slot."""
+    n = 0
+    for k in range(lo, hi):
+        item = ranked[k]
+        if n == n_best:
+            last = ranked[lo + n_best - 1]
+            if not _precedes(item, last, float_keys, int_keys):
+                continue
+            ranked[k] = last
+            position = lo + n_best - 1
+        else:
+            position = k  # (every item read so far is in the front: lo + n == k)
+            n += 1
+        while position > lo and _precedes(item, ranked[position - 1], float_keys, int_keys):
+            ranked[position] = ranked[position - 1]
+            position -= 1
+        ranked[position] = item
+
+
+@jit
+def rank_and_choose(eligible_mask, pair_query, pair_passage, char_start, char_end, final,
+                    passage_source, base_offsets, source_indices, prefer_source_order,
+                    n_queries, pair_source, top_k, max_per_source, pool_size, front):
+    """:func:`choose_all` of :func:`rank_eligible`'s ranking, without ranking more of a
+    sentence's pairs than its walk reads: the first ``front`` of a larger group are found
+    (:func:`_best_of_group`) and walked; only when the walk needs more than those is the
+    whole group sorted and walked again. Returns :func:`choose_all`'s outputs
+    (``pair_source``: each pair's source, as there)."""
+    eligible, query, float_keys, int_keys = _ranking_keys(
+        eligible_mask, pair_query, pair_passage, char_start, char_end, final, passage_source,
+        base_offsets, source_indices, prefer_source_order,
+    )
+    n = eligible.shape[0]
+    bounds = np.zeros(n_queries + 1, dtype=np.int64)
+    for k in range(n):
+        bounds[query[k] + 1] += 1
+    for q in range(n_queries):
+        bounds[q + 1] += bounds[q]
+    fill = bounds[:-1].copy()
+    ranked = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        ranked[fill[query[k]]] = k
+        fill[query[k]] += 1
+    buffer = np.empty(n, dtype=np.int64)
+    judged = np.empty(n_queries * (pool_size + top_k), dtype=np.int64)
+    judged_offsets = np.zeros(n_queries + 1, dtype=np.int64)
+    n_pool = np.zeros(n_queries, dtype=np.int64)
+    chosen_rows = np.empty(n_queries * top_k, dtype=np.int64)
+    chosen_offsets = np.zeros(n_queries + 1, dtype=np.int64)
+    chosen = np.empty(top_k, dtype=np.int64)
+    pool = np.empty(pool_size, dtype=np.int64)
+    n_judged = 0
+    n_chosen_all = 0
+    for q in range(n_queries):
+        lo = bounds[q]
+        hi = bounds[q + 1]
+        whole = hi - lo <= front
+        if whole:
+            _sort_group(ranked, lo, hi, buffer, float_keys, int_keys)
+        else:
+            _best_of_group(ranked, lo, hi, front, float_keys, int_keys)
+        for k in range(lo, hi):
+            buffer[k] = eligible[ranked[k]]
+        n_chosen, n_pooled = _walk(
+            buffer, lo, hi if whole else lo + front, False, np.zeros(0), 0.0, pair_source,
+            char_start, char_end, top_k, max_per_source, pool_size, chosen, pool,
+        )
+        if not whole and (n_chosen < top_k or n_pooled < pool_size):
+            # the walk went past the front: the whole group, sorted (from its first
+            # order, ascending, on which the stable sort breaks ties)
+            ranked[lo:hi].sort()
+            _sort_group(ranked, lo, hi, buffer, float_keys, int_keys)
+            for k in range(lo, hi):
+                buffer[k] = eligible[ranked[k]]
+            n_chosen, n_pooled = _walk(
+                buffer, lo, hi, False, np.zeros(0), 0.0, pair_source, char_start, char_end,
+                top_k, max_per_source, pool_size, chosen, pool,
+            )
+        n_judged, n_chosen_all = _record_choice(
+            q, chosen, n_chosen, pool, n_pooled, judged, n_judged, judged_offsets, n_pool,
+            chosen_rows, n_chosen_all, chosen_offsets,
+        )
     return (
         judged[:n_judged], judged_offsets, n_pool, chosen_rows[:n_chosen_all], chosen_offsets
     )

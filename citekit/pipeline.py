@@ -84,12 +84,12 @@ from citekit._best_first import (
     accept_pairs,
     assemble_blocks,
     bag_counts_from_held,
-    choose_all,
     close_queries,
     evidence_chars,
     judged_int_facts,
     pair_feasibility,
     query_terms,
+    rank_and_choose,
     rank_eligible,
     rank_within_queries,
     record_alignments,
@@ -143,6 +143,10 @@ _COVERAGE_NEIGHBOURS = 1
 _MIN_CONTENT_TOKENS = 2
 # the evidence set of a sentence is chosen among this many best citations per top_k slot
 _EVIDENCE_POOL_PER_CITATION = 3
+# the pairs of a sentence ranked before its walk for citations and pool (they need 12 at
+# the default top_k: 9 in the pool and 3 citations, with duplicates more); only a walk that
+# reads past them ranks the sentence's other pairs
+_RANKED_FRONT = 32
 # accept_pairs' "every pair" (no selection)
 _ALL_PAIRS = np.zeros(0, dtype=np.int64)
 
@@ -880,15 +884,17 @@ class Pipeline:
             final = np.where(embedding_only, embed_final, final)
 
         char_start, char_end = _evidence_chars(corpus, rows, pair_passage, embedding_only)
-        order, bounds = self._rank(
-            aligned_ok | embedding_only,
-            pair_query,
-            pair_passage,
-            char_start,
-            char_end,
-            final,
-            corpus,
-            n_queries,
+        judged_pairs, judged_offsets, n_pool, chosen_rows, chosen_offsets = (
+            self._rank_and_choose(
+                aligned_ok | embedding_only,
+                pair_query,
+                pair_passage,
+                char_start,
+                char_end,
+                final,
+                corpus,
+                n_queries,
+            )
         )
 
         context = _ChunkContext(
@@ -908,9 +914,6 @@ class Pipeline:
             query_ends=query_ends,
             query_content=query_content,
             columns=columns,
-        )
-        judged_pairs, judged_offsets, n_pool, chosen_rows, chosen_offsets = self._choose_all(
-            order, bounds, corpus.passage_source[pair_passage], char_start, char_end
         )
         # the tokens each candidate citation covers, for every sentence in one batch
         # (folded text, coverage weight, is a value) of every sentence token
@@ -994,7 +997,7 @@ class Pipeline:
         Each round is ONE aligner call over the pairs of every sentence still open. A
         sentence is closed when walking its accepted pairs whose score beats the best
         score any unaligned pair could reach (``score_bound``) already fills ``top_k``
-        citations and the evidence pool (see :meth:`_choose_all`); the result is then
+        citations and the evidence pool (see :meth:`_rank_and_choose`); the result is then
         exactly the result of aligning every candidate. Without a bound (custom scorer,
         embedding-only citations) every feasible pair is aligned in one call.
 
@@ -1138,36 +1141,49 @@ class Pipeline:
             )
         return rows_now(), content_matched
 
-    def _choose_all(
+    def _rank_and_choose(
         self,
-        ranked: np.ndarray,
-        bounds: np.ndarray,
-        passage_source: np.ndarray,
+        eligible_mask: np.ndarray,
+        pair_query: np.ndarray,
+        pair_passage: np.ndarray,
         char_start: np.ndarray,
         char_end: np.ndarray,
+        final: np.ndarray,
+        corpus: Corpus,
+        n_queries: int,
     ) -> tuple[np.ndarray, ...]:
-        """Walk every sentence's ranked pairs (``ranked[bounds[q]:bounds[q + 1]]``),
-        dropping duplicate evidence (the same source and characters).
+        """Walk every sentence's eligible pairs in :meth:`_rank`'s order, dropping
+        duplicate evidence (the same source and characters).
 
         A sentence's citations by score are its best pairs, at most
         ``max_citations_per_source`` per source and ``top_k`` in all; its evidence pool the
         ``_EVIDENCE_POOL_PER_CITATION * top_k`` best whatever their source, among which
-        :meth:`_span_citations` chooses the complementary evidence set of the sentence.
-        Returns ``(judged, judged_offsets, n_pool, chosen_rows, chosen_offsets)`` as
-        :func:`citekit._best_first.choose_all` (one kernel call for the batch; its walk is
-        shared with the close test of the best-first rounds): the pairs each sentence
-        judges (its pool, then the citations outside it) and the rows of its citations.
+        :meth:`_records` chooses the complementary evidence set of the sentence. Returns
+        ``(judged, judged_offsets, n_pool, chosen_rows, chosen_offsets)`` as
+        :func:`citekit._best_first.choose_all` (the pairs each sentence judges: its pool,
+        then the citations outside it; and the rows of its citations), from one kernel
+        call for the batch (:func:`citekit._best_first.rank_and_choose`) that ranks only
+        as many of a sentence's pairs as the walk reads (``_RANKED_FRONT`` unless it
+        needs more).
         """
         config = self.config
-        return choose_all(  # type: ignore[no-any-return]
-            np.ascontiguousarray(ranked, dtype=np.int64),
-            np.ascontiguousarray(bounds, dtype=np.int64),
-            np.ascontiguousarray(passage_source, dtype=np.int64),
-            np.ascontiguousarray(char_start, dtype=np.int64),
-            np.ascontiguousarray(char_end, dtype=np.int64),
+        return rank_and_choose(  # type: ignore[no-any-return]
+            np.ascontiguousarray(eligible_mask, dtype=np.bool_),
+            pair_query,
+            pair_passage,
+            char_start,
+            char_end,
+            np.ascontiguousarray(final, dtype=np.float64),
+            corpus.passage_source,
+            corpus.base_offsets,
+            corpus.source_indices,
+            config.prefer_source_order,
+            n_queries,
+            corpus.passage_source[pair_passage],
             config.top_k,
             config.max_citations_per_source,
             config.top_k * _EVIDENCE_POOL_PER_CITATION,
+            max(_RANKED_FRONT, 2 * config.top_k * (_EVIDENCE_POOL_PER_CITATION + 1)),
         )
 
     def _records(

@@ -15,18 +15,21 @@ from citekit._best_first import (
     accept_pairs,
     assemble_blocks,
     bag_counts_from_held,
+    choose_all,
     close_queries,
     evidence_chars,
     judged_int_facts,
     pair_feasibility,
     query_terms,
+    rank_and_choose,
+    rank_eligible,
     rank_within_queries,
     record_alignments,
     score_components,
 )
 from citekit.config import CitationConfig
 from citekit.kernels import align_pairs, align_ranges_unchecked
-from citekit.pipeline import Pipeline
+from citekit.pipeline import _EVIDENCE_POOL_PER_CITATION, Pipeline
 from naive import (
     naive_accept_pairs,
     naive_bag_counts_from_held,
@@ -43,6 +46,15 @@ from naive import (
 )
 
 i64 = np.int64
+
+
+def _choose_all(pipeline, ranked, bounds, pair_source, char_start, char_end):
+    """:func:`choose_all` with the pipeline's limits (as the pipeline walks the pairs)."""
+    config = pipeline.config
+    return choose_all(
+        ranked, bounds, pair_source, char_start, char_end, config.top_k,
+        config.max_citations_per_source, _EVIDENCE_POOL_PER_CITATION * config.top_k,
+    )
 
 
 def _array(values, dtype=i64):
@@ -348,8 +360,8 @@ def test_pipeline_choose_all_equals_the_reference(problem):
     pipeline = Pipeline(CitationConfig(top_k=top_k, max_citations_per_source=max_per_source))
     ranked = _array([p for mine in ranked_per_query for p in mine])
     bounds = _array(np.cumsum([0] + [len(mine) for mine in ranked_per_query]))
-    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets = pipeline._choose_all(
-        ranked, bounds, _array(passage_source), _array(char_start), _array(char_end)
+    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets = _choose_all(
+        pipeline, ranked, bounds, _array(passage_source), _array(char_start), _array(char_end)
     )
     found = [
         (
@@ -366,14 +378,15 @@ def test_pipeline_choose_all_equals_the_reference(problem):
 def test_pipeline_choose_all_of_no_sentence_and_of_empty_sentences():
     pipeline = Pipeline(CitationConfig(top_k=2))
     empty = _array([])
-    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets = pipeline._choose_all(
-        empty, _array([0]), empty, empty, empty
+    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets = _choose_all(
+        pipeline, empty, _array([0]), empty, empty, empty
     )
     assert judged.size == 0 and judged_offsets.tolist() == [0] and n_pool.size == 0
     assert chosen_rows.size == 0 and chosen_offsets.tolist() == [0]
     # two sentences without pairs around one whose two pairs give the same evidence
-    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets = pipeline._choose_all(
-        _array([1, 0]), _array([0, 0, 2, 2]), _array([0, 0]), _array([3, 3]), _array([9, 9])
+    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets = _choose_all(
+        pipeline, _array([1, 0]), _array([0, 0, 2, 2]), _array([0, 0]), _array([3, 3]),
+        _array([9, 9]),
     )
     assert judged.tolist() == [1] and judged_offsets.tolist() == [0, 0, 1, 1]
     assert n_pool.tolist() == [0, 1, 0]
@@ -387,8 +400,8 @@ def test_pipeline_choose_all_judges_citations_outside_the_pool():
     source = [0] * 6 + [1, 1]
     ranked_per_query = [[0, 1, 2, 3, 4, 5, 6, 7], [7, 6, 0]]
     starts = list(range(8))
-    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets = pipeline._choose_all(
-        _array([p for mine in ranked_per_query for p in mine]), _array([0, 8, 11]),
+    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets = _choose_all(
+        pipeline, _array([p for mine in ranked_per_query for p in mine]), _array([0, 8, 11]),
         _array(source), _array(starts), _array([s + 1 for s in starts]),
     )
     assert judged.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 6, 0]
@@ -398,6 +411,69 @@ def test_pipeline_choose_all_judges_citations_outside_the_pool():
                                 2, 1, 6)
     assert expected == [([0, 1, 2, 3, 4, 5, 6], 6, [0, 6]), ([7, 6, 0], 3, [0, 2])]
 
+
+@settings(max_examples=200, deadline=None)
+@given(
+    prefer_source_order=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+    n_pairs=st.sampled_from([0, 1, 7, 40, 300]),
+    with_nan=st.booleans(),
+    top_k=st.integers(1, 4),
+    max_per_source=st.integers(1, 3),
+    pool_per_citation=st.integers(1, 3),
+    front=st.sampled_from([1, 2, 3, 8, 32, 1000]),
+)
+def test_rank_and_choose_equals_choose_all_of_the_full_ranking(
+        prefer_source_order, seed, n_pairs, with_nan, top_k, max_per_source,
+        pool_per_citation, front):
+    """Ranking only the front of each sentence's pairs (walking it, and sorting the rest
+    only when the walk reads past it) chooses exactly what walking the full ranking does:
+    fronts of 1 to 3 pairs force the fall-back, ties (few scores, positions and passages)
+    test the stable order."""
+    rng = np.random.default_rng(seed)
+    passage_source = _array(rng.integers(0, 4, 20))
+    base_offsets, source_indices = _array([0, 100, 0, 7]), _array([2, 0, 1, 3])
+    pair_query = np.sort(_array(rng.integers(0, 6, n_pairs)))
+    pair_passage = _array(rng.integers(0, 20, n_pairs))
+    char_start = _array(rng.integers(0, 5, n_pairs))
+    char_end = char_start + rng.integers(0, 4, n_pairs)
+    final = rng.choice([0.2, 0.4, 0.6, np.nan] if with_nan else [0.2, 0.4, 0.6], n_pairs)
+    eligible = rng.random(n_pairs) < 0.7
+    n_queries = int(pair_query.max()) + 2 if n_pairs else 1
+    pool_size = top_k * pool_per_citation
+    keys = (eligible, pair_query, pair_passage, char_start, char_end, final, passage_source,
+            base_offsets, source_indices, prefer_source_order, n_queries)
+    ranked, bounds = rank_eligible(*keys)
+    pair_source = passage_source[pair_passage]
+    expected = choose_all(ranked, bounds, pair_source, char_start, char_end, top_k,
+                          max_per_source, pool_size)
+    found = rank_and_choose(*keys, pair_source, top_k, max_per_source, pool_size, front)
+    assert [a.tolist() for a in found] == [a.tolist() for a in expected]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    keys=st.lists(st.tuples(st.sampled_from([0.1, 0.5, np.nan]), st.integers(0, 3)),
+                  min_size=1, max_size=40),
+    data=st.data(),
+)
+def test_best_of_group_is_the_front_of_the_stable_order(keys, data):
+    from citekit._best_first import _best_of_group
+
+    n = len(keys)
+    n_best = data.draw(st.integers(1, n))
+    lo = data.draw(st.integers(0, 3))
+    items = data.draw(st.permutations(range(n)))
+    float_keys = np.array([[k[0] for k in keys]])
+    int_keys = _array([[k[1] for k in keys]])
+    ranked = _array([-1] * lo + list(items) + [-2])
+    _best_of_group(ranked, lo, lo + n, n_best, float_keys, int_keys)
+    # the stable order of the items as given: numpy's lexsort (NaN last)
+    order = _array(items)[np.lexsort((int_keys[0][items], float_keys[0][items]))]
+    assert ranked[lo:lo + n_best].tolist() == order[:n_best].tolist()
+    # every item is still there, and nothing outside the group moved
+    assert sorted(ranked[lo:lo + n].tolist()) == list(range(n))
+    assert ranked[:lo].tolist() == [-1] * lo and ranked[-1] == -2
 
 # -- evidence characters ------------------------------------------------------------------
 
