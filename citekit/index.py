@@ -382,13 +382,10 @@ class IdfIndex:
         >>> IdfIndex.from_token_lists([[10, 30]]).columns_of([30, 20]).tolist()
         [1, -1]
         """
-        ids = _as_int64_1d(token_ids, "token_ids")
-        if self.vocabulary.size == 0:
-            return np.full(ids.shape[0], -1, dtype=np.int64)
-        pos = np.searchsorted(self.vocabulary, ids)
-        pos_clipped = np.minimum(pos, self.vocabulary.shape[0] - 1)
-        found = self.vocabulary[pos_clipped] == ids
-        return np.where(found, pos_clipped, -1).astype(np.int64)
+        from citekit._bag import columns_of_ids
+
+        vocabulary = np.ascontiguousarray(self.vocabulary, dtype=np.int64)
+        return columns_of_ids(vocabulary, _as_int64_1d(token_ids, "token_ids"))
 
     def idf_of(self, token_ids: Any) -> np.ndarray:
         """IDF of each token id (ids in no passage get :attr:`unseen_idf`).
@@ -466,14 +463,19 @@ class IdfIndex:
         return self._terms(ids, offsets, flags)
 
     def _terms(
-        self, ids: np.ndarray, offsets: np.ndarray, flags: np.ndarray
+        self,
+        ids: np.ndarray,
+        offsets: np.ndarray,
+        flags: np.ndarray,
+        token_columns: np.ndarray | None = None,
     ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`_query_terms` of checked inputs: ``ids`` and ``offsets`` contiguous int64,
-        valid CSR offsets, ``flags`` bool, one per id."""
+        valid CSR offsets, ``flags`` bool, one per id; ``token_columns`` (optional, int64,
+        one per id) receives each id's column (:meth:`columns_of`)."""
         from citekit._bag import query_terms
 
         rows, columns, weights, flags, term_offsets, denominators = query_terms(
-            ids, offsets, flags, self.vocabulary, self.idf, self.unseen_idf
+            ids, offsets, flags, self.vocabulary, self.idf, self.unseen_idf, token_columns
         )
         return offsets.shape[0] - 1, rows, columns, weights, flags, term_offsets, denominators
 
@@ -634,9 +636,12 @@ class IdfIndex:
         flags_all: np.ndarray,
         return_held: bool = False,
         n_threads: int | None = None,
+        token_columns: np.ndarray | None = None,
     ) -> Any:
         """:meth:`top_k` of checked inputs: ``ids`` and ``offsets`` contiguous int64, valid
         CSR offsets, ``k >= 0``, ``flags_all`` bool, one per id (the pipeline's path).
+        ``token_columns`` (optional, int64, one per id) receives each id's column (as
+        :meth:`columns_of` gives it: the query terms are looked up anyway).
 
         With ``return_held``, returns ``(top, held)``: ``held[i]`` has bit ``t`` set when
         candidate ``i``'s passage holds its query's ``t``-th distinct token (ascending by
@@ -654,7 +659,10 @@ class IdfIndex:
             lo, hi = int(offsets[first]), int(offsets[last])
             block_offsets = offsets[first : last + 1] - lo
             _, rows, columns, weights, flags, term_offsets, denominators = self._terms(
-                ids[lo:hi], block_offsets, flags_all[lo:hi]
+                ids[lo:hi],
+                block_offsets,
+                flags_all[lo:hi],
+                None if token_columns is None else token_columns[lo:hi],
             )
             posting_pointers, posting_passages = self._walk_postings
             offsets_out, passages_out, _, sums, *held = top_candidates(

@@ -257,12 +257,15 @@ class _Queries:
         if self._packed is None:
             offsets = np.zeros(len(self.lengths) + 1, dtype=np.int64)
             np.cumsum(self.lengths, out=offsets[1:])
-            columns = [
-                np.concatenate([part[i] for part in self._parts])
-                if self._parts
-                else np.zeros(0, dtype=bool if i >= 3 else np.int64)
-                for i in range(6)
-            ]
+            if len(self._parts) == 1:  # (one answer: its arrays, no copy)
+                columns = list(self._parts[0])
+            else:
+                columns = [
+                    np.concatenate([part[i] for part in self._parts])
+                    if self._parts
+                    else np.zeros(0, dtype=bool if i >= 3 else np.int64)
+                    for i in range(6)
+                ]
             self._packed = (offsets, *columns)
         return self._packed
 
@@ -540,11 +543,13 @@ class Pipeline:
         query_offsets: np.ndarray,
         query_content: np.ndarray,
         query_texts: list[str],
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-        """(pair_query, pair_passage, lexical, embedding, held) of every candidate pair,
-        grouped by query, strongest first; ``held``: which of its query's distinct tokens
-        each pair's passage holds, as :meth:`IdfIndex._top_k` gives them (None when
-        embedding candidates joined).
+        columns: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, bool]:
+        """(pair_query, pair_passage, lexical, embedding, held, looked_up) of every
+        candidate pair, grouped by query, strongest first; ``held``: which of its query's
+        distinct tokens each pair's passage holds, as :meth:`IdfIndex._top_k` gives them
+        (None when embedding candidates joined); ``looked_up``: whether ``columns`` (one
+        per query token) received the tokens' index columns on the way.
 
         Lexical candidates are found and ranked through the sentence's CONTENT tokens: a
         passage sharing only stop words with it can never become a citation, and the
@@ -553,13 +558,15 @@ class Pipeline:
         """
         config = self.config
         n_queries = query_offsets.shape[0] - 1
-        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0), None)
+        empty = (
+            np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0), None, False
+        )
         if corpus.n_passages == 0 or n_queries == 0:
             return empty
         # (the queries' arrays are the pipeline's own: contiguous int64, valid offsets)
         lexical_top, held = corpus.index._top_k(
             query_ids, query_offsets, config.max_candidates_lexical, query_content,
-            return_held=True, n_threads=self.n_threads,
+            return_held=True, n_threads=self.n_threads, token_columns=columns,
         )
         pair_query = np.repeat(np.arange(n_queries, dtype=np.int64), np.diff(lexical_top.offsets))
         pair_passage = lexical_top.passages
@@ -577,6 +584,7 @@ class Pipeline:
                     lexical_top.scores,
                     np.zeros(pair_query.shape[0]),
                     held,
+                    True,
                 )
             rank = np.arange(pair_query.shape[0]) - lexical_top.offsets[pair_query]
             keep = rank < config.max_candidates_total
@@ -586,6 +594,7 @@ class Pipeline:
                 lexical_top.scores[keep],
                 np.zeros(int(keep.sum())),
                 held[keep],
+                True,
             )
 
         query_vectors = embed_texts(self.embedder, query_texts)
@@ -607,7 +616,7 @@ class Pipeline:
         starts = np.searchsorted(pair_query, np.arange(n_queries))
         rank = np.arange(pair_query.shape[0]) - starts[pair_query]
         keep = rank < config.max_candidates_total
-        return pair_query[keep], pair_passage[keep], lexical[keep], embedding[keep], None
+        return pair_query[keep], pair_passage[keep], lexical[keep], embedding[keep], None, True
 
     def _run_aligner(
         self,
@@ -720,16 +729,19 @@ class Pipeline:
             answers[queries.answer_of[q]][slice(*queries.spans[q])] for q in range(first, last)
         ]
         held = None
+        columns = np.empty(query_ids.shape[0], dtype=np.int64)
+        looked_up = False
         if config.top_k == 0:
             pair_query = np.zeros(0, np.int64)
             pair_passage = np.zeros(0, np.int64)
             lexical = embedding = np.zeros(0)
         else:
-            pair_query, pair_passage, lexical, embedding, held = self._candidates(
-                corpus, query_ids, query_offsets, query_content, query_texts
+            pair_query, pair_passage, lexical, embedding, held, looked_up = self._candidates(
+                corpus, query_ids, query_offsets, query_content, query_texts, columns
             )
         n_pairs = pair_query.shape[0]
-        columns = corpus.index.columns_of(query_ids)
+        if not looked_up:
+            columns = corpus.index.columns_of(query_ids)
         content_prefix = np.zeros(query_ids.shape[0] + 1, dtype=np.int64)
         np.cumsum(query_content, out=content_prefix[1:])
         # the same for content words (no single letters of Thai, kana, ...)

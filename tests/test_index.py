@@ -316,9 +316,17 @@ def test_query_terms_kernel_matches_reference(queries, vocabulary):
     ids = np.array([t for tokens in queries for t, _ in tokens], dtype=np.int64)
     flags = np.array([f for tokens in queries for _, f in tokens], dtype=bool)
     offsets = np.array([0] + list(np.cumsum([len(t) for t in queries])), dtype=np.int64)
+    token_columns = np.full(ids.shape[0], -7, dtype=np.int64)
     rows, columns, weights, term_flags, term_offsets, totals = query_terms(
-        ids, offsets, flags, np.array(vocabulary, dtype=np.int64), np.array(idf), 9.5
+        ids, offsets, flags, np.array(vocabulary, dtype=np.int64), np.array(idf), 9.5,
+        token_columns,
     )
+    # every token's column, as a dictionary finds it (and as columns_of gives it)
+    assert token_columns.tolist() == [vocabulary.index(t) if t in vocabulary else -1
+                                      for t in ids.tolist()]
+    if vocabulary:
+        index = IdfIndex.from_token_lists([[t] for t in vocabulary])
+        assert index.columns_of(ids).tolist() == token_columns.tolist()
     terms, expected_totals = naive_index_terms(queries, vocabulary, idf, 9.5)
     assert list(zip(rows.tolist(), columns.tolist(), weights.tolist(), term_flags.tolist())) == [
         tuple(term) for term in terms
@@ -327,6 +335,30 @@ def test_query_terms_kernel_matches_reference(queries, vocabulary):
     assert np.diff(term_offsets).tolist() == [
         len({t for t, _ in tokens}) for tokens in queries
     ]
+
+
+def test_query_terms_checks_token_columns():
+    from citekit._bag import query_terms
+
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    args = (i64(3, 4), i64(0, 2), np.ones(2, dtype=bool), i64(4), np.ones(1), 2.0)
+    for bad in (np.zeros(3, dtype=np.int64), np.zeros(2, dtype=np.int32)):
+        with pytest.raises(ValueError, match="token_columns"):
+            query_terms(*args, bad)
+    out = np.zeros(2, dtype=np.int64)
+    query_terms(*args, out)
+    assert out.tolist() == [-1, 0]
+
+
+def test_columns_of_edge_cases():
+    index = IdfIndex.from_token_lists([[5, 9], [9, 12]])
+    assert index.columns_of([]).tolist() == []
+    assert index.columns_of(np.array([12, 4, 13, 5], dtype=np.int32)).tolist() == [2, -1, -1, 0]
+    assert IdfIndex.from_token_lists([]).columns_of([1, 2]).tolist() == [-1, -1]
+    with pytest.raises(TypeError, match="token_ids"):
+        index.columns_of([1.5])
+    with pytest.raises(ValueError, match="token_ids"):
+        index.columns_of([[1]])
 
 
 @settings(max_examples=100, deadline=None)
