@@ -281,6 +281,28 @@ def token_facts(surface: str, is_content: bool) -> tuple[str, float, bool]:
     return folded, _token_weight(folded, is_content), _is_value(surface)
 
 
+@lru_cache(maxsize=1 << 16)
+def surface_facts(surface: str) -> tuple[bool, str, float, float, bool]:
+    """What the pipeline needs of an answer token's text, in one cached look-up: whether
+    it is a content token (:func:`is_content_token`), its folded text
+    (:func:`fold_surface`), its coverage weight as a content token and as another token
+    (:func:`coverage_weights`), and whether it is a value (:func:`value_mask`).
+
+    Examples
+    --------
+    >>> surface_facts("Twelve"), surface_facts("the")
+    ((True, '12', 2.0, 0.25, False), (False, 'the', 1.0, 0.25, False))
+    """
+    folded = fold_surface(surface)
+    return (
+        is_content_token(surface),
+        folded,
+        _token_weight(folded, True),
+        _token_weight(folded, False),
+        _is_value(surface),
+    )
+
+
 # reference markers that generated answers carry: [1], [2, 3], [4-6], [^1], 【3†source】
 CITATION_MARKER = re.compile(
     r"\[\^?\d{1,4}(?:\s*[,;\u2013-]\s*\^?\d{1,4})*\]|\[\^[\w-]{1,20}\]|【[^】\n]{0,40}】"

@@ -97,12 +97,11 @@ from citekit._best_first import (
 )
 from citekit._content import (
     citation_marker_mask,
-    content_mask,
     find_conflicts,
     fold_surface,
     ideograph_token_mask,
     letter_token_mask,
-    token_facts,
+    surface_facts,
 )
 from citekit._evidence_kernel import contested_coverage, records_batch
 from citekit._forms_kernel import candidate_coverage, cover_runs, near_passages, rows_hold
@@ -203,12 +202,17 @@ class _Queries:
     """Answer sentences of a batch of answers, tokens packed CSR (sentence ``q`` owns
     tokens ``offsets[q]:offsets[q + 1]`` of the packed arrays)."""
 
+    # dtypes of the packed columns: ids, starts, ends, content, words, ideographs, weights,
+    # values
+    _DTYPES = (np.int64, np.int64, np.int64, bool, bool, bool, np.float64, bool)
+
     def __init__(self) -> None:
         self.answer_of: list[int] = []
         self.spans: list[tuple[int, int]] = []
         self.sentence_index: list[int] = []
         self.lengths: list[int] = []
         self._parts: list[tuple[np.ndarray, ...]] = []
+        self._folded: list[str] = []
         self._packed: tuple[np.ndarray, ...] | None = None
 
     def add_answer(self, answer_number: int, answer: str, tokens: Any, spans: np.ndarray) -> None:
@@ -220,7 +224,14 @@ class _Queries:
         if markers.any():
             keep = ~markers
             token_ids, starts, ends = token_ids[keep], starts[keep], ends[keep]
-        mask = content_mask(answer, starts, ends)
+        # what each token's text says (content token, folded text, weights, value), one
+        # cached look-up per token
+        surfaces = map(answer.__getitem__, map(slice, starts.tolist(), ends.tolist()))
+        facts = list(map(surface_facts, surfaces))
+        is_content, folded, weight_content, weight_other, values = (
+            zip(*facts) if facts else ((), (), (), (), ())
+        )
+        mask = np.array(is_content, dtype=bool)
         token_first = np.searchsorted(starts, spans[:, 0], side="left")
         token_last = np.maximum(np.searchsorted(ends, spans[:, 1], side="right"), token_first)
         positions, owner = gather_ranges(token_first, token_last)
@@ -233,6 +244,12 @@ class _Queries:
         words = content & ~letter_token_mask(answer, starts, ends)[positions]
         # and content Han ideographs
         ideographs = content & ideograph_token_mask(answer, starts, ends)[positions]
+        # each sentence token's coverage weight, as the content token it is judged (or not)
+        weights = np.where(
+            content,
+            np.array(weight_content, dtype=np.float64)[positions],
+            np.array(weight_other, dtype=np.float64)[positions],
+        )
         self._parts.append(
             (
                 np.asarray(token_ids, dtype=np.int64)[positions],
@@ -241,8 +258,11 @@ class _Queries:
                 content,
                 words,
                 ideographs,
+                weights,
+                np.array(values, dtype=bool)[positions],
             )
         )
+        self._folded.extend(map(folded.__getitem__, positions.tolist()))
         self._packed = None
         self.answer_of.extend([answer_number] * n_sentences)
         self.spans.extend(map(tuple, spans.tolist()))
@@ -253,7 +273,8 @@ class _Queries:
         return len(self.spans)
 
     def _all(self) -> tuple[np.ndarray, ...]:
-        """(offsets, ids, starts, ends, content, words, ideographs) of every sentence."""
+        """(offsets, ids, starts, ends, content, words, ideographs, weights, values) of
+        every sentence."""
         if self._packed is None:
             offsets = np.zeros(len(self.lengths) + 1, dtype=np.int64)
             np.cumsum(self.lengths, out=offsets[1:])
@@ -263,22 +284,22 @@ class _Queries:
                 columns = [
                     np.concatenate([part[i] for part in self._parts])
                     if self._parts
-                    else np.zeros(0, dtype=bool if i >= 3 else np.int64)
-                    for i in range(6)
+                    else np.zeros(0, dtype=dtype)
+                    for i, dtype in enumerate(self._DTYPES)
                 ]
             self._packed = (offsets, *columns)
         return self._packed
 
     def tokens_of(self, query: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(starts, ends, content) of sentence ``query``'s tokens."""
-        offsets, _, starts, ends, content, _, _ = self._all()
+        offsets, _, starts, ends, content, *_ = self._all()
         lo, hi = int(offsets[query]), int(offsets[query + 1])
         return starts[lo:hi], ends[lo:hi], content[lo:hi]
 
     def pack(self, first: int, last: int) -> tuple[np.ndarray, ...]:
         """(offsets, ids, starts, ends, content, words, ideographs) of sentences
         ``first:last``."""
-        offsets, ids, starts, ends, content, words, ideographs = self._all()
+        offsets, ids, starts, ends, content, words, ideographs, _, _ = self._all()
         lo, hi = int(offsets[first]), int(offsets[last])
         return (
             offsets[first : last + 1] - lo,
@@ -289,6 +310,13 @@ class _Queries:
             words[lo:hi],
             ideographs[lo:hi],
         )
+
+    def facts(self, first: int, last: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(folded texts, coverage weights, which are values) of the tokens of sentences
+        ``first:last`` (:func:`~citekit._content.surface_facts`)."""
+        offsets, *_, weights, values = self._all()
+        lo, hi = int(offsets[first]), int(offsets[last])
+        return self._folded[lo:hi], weights[lo:hi], values[lo:hi]
 
 
 class Pipeline:
@@ -928,19 +956,7 @@ class Pipeline:
             columns=columns,
         )
         # the tokens each candidate citation covers, for every sentence in one batch
-        # (folded text, coverage weight, is a value) of every sentence token
-        facts: list[tuple[str, float, bool]] = []
-        token_bounds = query_offsets.tolist()
-        starts_list, ends_list = query_starts.tolist(), query_ends.tolist()
-        content_list = query_content.tolist()
-        for q in range(n_queries):
-            # (C-level maps: a Python loop per token costs more than the cached look-up)
-            text = answers[queries.answer_of[first + q]]
-            lo, hi = token_bounds[q], token_bounds[q + 1]
-            surfaces = map(text.__getitem__, map(slice, starts_list[lo:hi], ends_list[lo:hi]))
-            facts.extend(map(token_facts, surfaces, content_list[lo:hi]))
-        query_folded, weights, query_values = zip(*facts) if facts else ((), (), ())
-        query_weights = np.array(weights, dtype=np.float64)
+        query_folded, query_weights, query_values = queries.facts(first, last)
         covers, cover_offsets = _candidate_coverage(
             corpus, rows, judged_pairs, judged_offsets, pair_query, pair_passage,
             embedding_only, query_offsets, query_ids, columns, query_folded,
@@ -951,8 +967,7 @@ class Pipeline:
         )
         return self._records(
             answers, queries, first, context, judged, covers, cover_offsets, judged_offsets,
-            n_pool, chosen_rows, chosen_offsets, query_weights,
-            np.array(query_values, dtype=np.bool_),
+            n_pool, chosen_rows, chosen_offsets, query_weights, query_values,
         )
 
     def _rank(

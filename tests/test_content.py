@@ -165,6 +165,24 @@ def test_token_facts_agree_with_the_three_functions(surface, is_content):
     assert is_value == value_mask(surface, [0], [len(surface)])[0]
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=12))
+def test_surface_facts_agree_with_the_functions(surface):
+    from citekit._content import is_content_token, surface_facts, token_facts
+
+    content, folded, weight_content, weight_other, is_value = surface_facts(surface)
+    assert content == is_content_token(surface)
+    assert (folded, weight_content, is_value) == token_facts(surface, True)
+    assert (folded, weight_other, is_value) == token_facts(surface, False)
+
+
+def test_surface_facts_bad_input():
+    from citekit._content import surface_facts
+
+    with pytest.raises(TypeError):
+        surface_facts(["not", "a", "str"])  # unhashable: the cache refuses it
+
+
 def test_token_facts_bad_input():
     from citekit._content import token_facts
 
