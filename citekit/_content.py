@@ -403,8 +403,16 @@ def _tokens_starting_with(
 ) -> np.ndarray:
     """Which tokens ``text[starts[i]:ends[i]]`` (non-empty) begin with a character that
     ``pattern`` (one character) matches."""
-    starts_list = np.asarray(starts, dtype=np.int64).tolist()
-    ends_list = np.asarray(ends, dtype=np.int64).tolist()
+    starts_array = np.asarray(starts, dtype=np.int64)
+    ends_array = np.asarray(ends, dtype=np.int64)
+    if (
+        starts_array.ndim == 1
+        and starts_array.shape == ends_array.shape
+        and not pattern.search(text)
+    ):  # (most texts: none of those characters)
+        return np.zeros(starts_array.shape[0], dtype=bool)
+    starts_list = starts_array.tolist()
+    ends_list = ends_array.tolist()
     if len(starts_list) != len(ends_list):
         raise ValueError(
             f"starts and ends must have equal lengths, got {len(starts_list)} and "
