@@ -151,6 +151,41 @@ def _precedes(a, b, float_keys, int_keys):
 
 
 @jit
+def _group_by_query(items, item_query, n_queries):
+    """``items`` grouped by query (a stable counting sort): ``(grouped, bounds)``, query
+    ``q``'s items ``grouped[bounds[q]:bounds[q + 1]]`` in their order in ``items``."""
+    n = items.shape[0]
+    bounds = np.zeros(n_queries + 1, dtype=np.int64)
+    for k in range(n):
+        bounds[item_query[items[k]] + 1] += 1
+    for q in range(n_queries):
+        bounds[q + 1] += bounds[q]
+    fill = bounds[:-1].copy()
+    grouped = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        q = item_query[items[k]]
+        grouped[fill[q]] = items[k]
+        fill[q] += 1
+    return grouped, bounds
+
+
+@jit
+def _choice_arrays(n_queries, top_k, pool_size):
+    """The outputs of :func:`choose_all` for ``n_queries`` sentences, and the walk's
+    scratch: ``(judged, judged_offsets, n_pool, chosen_rows, chosen_offsets, chosen,
+    pool)``."""
+    return (
+        np.empty(n_queries * (pool_size + top_k), dtype=np.int64),
+        np.zeros(n_queries + 1, dtype=np.int64),
+        np.zeros(n_queries, dtype=np.int64),
+        np.empty(n_queries * top_k, dtype=np.int64),
+        np.zeros(n_queries + 1, dtype=np.int64),
+        np.empty(top_k, dtype=np.int64),
+        np.empty(pool_size, dtype=np.int64),
+    )
+
+
+@jit
 def rank_within_queries(items, item_query, n_queries, float_keys, int_keys):
     """``items`` grouped by query (ascending), each group sorted by the keys.
 
@@ -163,19 +198,8 @@ def rank_within_queries(items, item_query, n_queries, float_keys, int_keys):
     citation ranking), while the groups are small; a stable counting sort by query and a
     merge sort per group cost a fraction of it, and the bounds come for free.
     """
-    n = items.shape[0]
-    bounds = np.zeros(n_queries + 1, dtype=np.int64)
-    for k in range(n):
-        bounds[item_query[items[k]] + 1] += 1
-    for q in range(n_queries):
-        bounds[q + 1] += bounds[q]
-    fill = bounds[:-1].copy()
-    ranked = np.empty(n, dtype=np.int64)
-    for k in range(n):
-        q = item_query[items[k]]
-        ranked[fill[q]] = items[k]
-        fill[q] += 1
-    buffer = np.empty(n, dtype=np.int64)
+    ranked, bounds = _group_by_query(items, item_query, n_queries)
+    buffer = np.empty(items.shape[0], dtype=np.int64)
     for q in range(n_queries):
         _sort_group(ranked, bounds[q], bounds[q + 1], buffer, float_keys, int_keys)
     return ranked, bounds
@@ -291,13 +315,9 @@ def choose_all(ranked, bounds, passage_source, char_start, char_end, top_k, max_
     chosen_offsets[q + 1]]`` (positions in its judged list), best first.
     """
     n_queries = bounds.shape[0] - 1
-    judged = np.empty(n_queries * (pool_size + top_k), dtype=np.int64)
-    judged_offsets = np.zeros(n_queries + 1, dtype=np.int64)
-    n_pool = np.zeros(n_queries, dtype=np.int64)
-    chosen_rows = np.empty(n_queries * top_k, dtype=np.int64)
-    chosen_offsets = np.zeros(n_queries + 1, dtype=np.int64)
-    chosen = np.empty(top_k, dtype=np.int64)
-    pool = np.empty(pool_size, dtype=np.int64)
+    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets, chosen, pool = (
+        _choice_arrays(n_queries, top_k, pool_size)
+    )
     n_judged = 0
     n_chosen_all = 0
     for q in range(n_queries):
@@ -416,24 +436,11 @@ def rank_and_choose(eligible_mask, pair_query, pair_passage, char_start, char_en
         base_offsets, source_indices, prefer_source_order,
     )
     n = eligible.shape[0]
-    bounds = np.zeros(n_queries + 1, dtype=np.int64)
-    for k in range(n):
-        bounds[query[k] + 1] += 1
-    for q in range(n_queries):
-        bounds[q + 1] += bounds[q]
-    fill = bounds[:-1].copy()
-    ranked = np.empty(n, dtype=np.int64)
-    for k in range(n):
-        ranked[fill[query[k]]] = k
-        fill[query[k]] += 1
+    ranked, bounds = _group_by_query(np.arange(n), query, n_queries)
     buffer = np.empty(n, dtype=np.int64)
-    judged = np.empty(n_queries * (pool_size + top_k), dtype=np.int64)
-    judged_offsets = np.zeros(n_queries + 1, dtype=np.int64)
-    n_pool = np.zeros(n_queries, dtype=np.int64)
-    chosen_rows = np.empty(n_queries * top_k, dtype=np.int64)
-    chosen_offsets = np.zeros(n_queries + 1, dtype=np.int64)
-    chosen = np.empty(top_k, dtype=np.int64)
-    pool = np.empty(pool_size, dtype=np.int64)
+    judged, judged_offsets, n_pool, chosen_rows, chosen_offsets, chosen, pool = (
+        _choice_arrays(n_queries, top_k, pool_size)
+    )
     n_judged = 0
     n_chosen_all = 0
     for q in range(n_queries):

@@ -989,6 +989,26 @@ class Pipeline:
         evidence start, longer evidence and source order; then passage, then pair index.
         """
         return rank_eligible(  # type: ignore[no-any-return]
+            *self._ranking_arguments(
+                eligible_mask, pair_query, pair_passage, char_start, char_end, final, corpus,
+                n_queries,
+            )
+        )
+
+    def _ranking_arguments(
+        self,
+        eligible_mask: np.ndarray,
+        pair_query: np.ndarray,
+        pair_passage: np.ndarray,
+        char_start: np.ndarray,
+        char_end: np.ndarray,
+        final: np.ndarray,
+        corpus: Corpus,
+        n_queries: int,
+    ) -> tuple[Any, ...]:
+        """The arguments of the ranking kernels (:func:`citekit._best_first.rank_eligible`,
+        the first of :func:`~citekit._best_first.rank_and_choose`)."""
+        return (
             np.ascontiguousarray(eligible_mask, dtype=np.bool_),
             pair_query,
             pair_passage,
@@ -1195,17 +1215,10 @@ class Pipeline:
         """
         config = self.config
         return rank_and_choose(  # type: ignore[no-any-return]
-            np.ascontiguousarray(eligible_mask, dtype=np.bool_),
-            pair_query,
-            pair_passage,
-            char_start,
-            char_end,
-            np.ascontiguousarray(final, dtype=np.float64),
-            corpus.passage_source,
-            corpus.base_offsets,
-            corpus.source_indices,
-            config.prefer_source_order,
-            n_queries,
+            *self._ranking_arguments(
+                eligible_mask, pair_query, pair_passage, char_start, char_end, final, corpus,
+                n_queries,
+            ),
             corpus.passage_source[pair_passage],
             config.top_k,
             config.max_citations_per_source,
