@@ -208,7 +208,7 @@ def rank_within_queries(items, item_query, n_queries, float_keys, int_keys):
 @jit
 def _walk(ranked, lo, hi, use_threshold, final, threshold, passage_source, char_start,
           char_end, top_k, max_per_source, pool_size, chosen, judged):
-    """Walk ``ranked[lo:hi]`` as :meth:`citekit.pipeline.Pipeline._choose_all` does (with
+    """Walk ``ranked[lo:hi]`` as :func:`choose_all` does (with
     ``use_threshold``, only the pairs whose ``final`` score is above ``threshold``).
     Fills ``chosen`` (at most ``top_k``) and ``judged`` (at most ``pool_size``) and
     returns their lengths."""
@@ -305,7 +305,7 @@ def rank_eligible(eligible_mask, pair_query, pair_passage, char_start, char_end,
 def choose_all(ranked, bounds, passage_source, char_start, char_end, top_k, max_per_source,
                pool_size):
     """The citations and evidence pool of every sentence (see
-    :meth:`citekit.pipeline.Pipeline._choose_all`): sentence ``q``'s pairs, best first, are
+    :meth:`citekit.pipeline.Pipeline._rank_and_choose`): sentence ``q``'s pairs, best first, are
     ``ranked[bounds[q]:bounds[q + 1]]``.
 
     Returns ``(judged, judged_offsets, n_pool, chosen_rows, chosen_offsets)``: sentence
@@ -423,6 +423,19 @@ def _best_of_group(ranked, lo, hi, n_best, float_keys, int_keys):
 
 
 @jit
+def _walk_ranked(ranked, lo, hi, eligible, buffer, pair_source, char_start, char_end, top_k,
+                 max_per_source, pool_size, chosen, pool):
+    """:func:`_walk` of the pairs ``eligible[ranked[lo:hi]]`` (written to ``buffer[lo:hi]``
+    first)."""
+    for k in range(lo, hi):
+        buffer[k] = eligible[ranked[k]]
+    return _walk(
+        buffer, lo, hi, False, np.zeros(0), 0.0, pair_source, char_start, char_end, top_k,
+        max_per_source, pool_size, chosen, pool,
+    )
+
+
+@jit
 def rank_and_choose(eligible_mask, pair_query, pair_passage, char_start, char_end, final,
                     passage_source, base_offsets, source_indices, prefer_source_order,
                     n_queries, pair_source, top_k, max_per_source, pool_size, front):
@@ -446,27 +459,24 @@ def rank_and_choose(eligible_mask, pair_query, pair_passage, char_start, char_en
     for q in range(n_queries):
         lo = bounds[q]
         hi = bounds[q + 1]
-        whole = hi - lo <= front
-        if whole:
-            _sort_group(ranked, lo, hi, buffer, float_keys, int_keys)
-        else:
+        n_chosen = n_pooled = 0
+        done = False
+        if hi - lo > front:
             _best_of_group(ranked, lo, hi, front, float_keys, int_keys)
-        for k in range(lo, hi):
-            buffer[k] = eligible[ranked[k]]
-        n_chosen, n_pooled = _walk(
-            buffer, lo, hi if whole else lo + front, False, np.zeros(0), 0.0, pair_source,
-            char_start, char_end, top_k, max_per_source, pool_size, chosen, pool,
-        )
-        if not whole and (n_chosen < top_k or n_pooled < pool_size):
-            # the walk went past the front: the whole group, sorted (from its first
-            # order, ascending, on which the stable sort breaks ties)
-            ranked[lo:hi].sort()
-            _sort_group(ranked, lo, hi, buffer, float_keys, int_keys)
-            for k in range(lo, hi):
-                buffer[k] = eligible[ranked[k]]
-            n_chosen, n_pooled = _walk(
-                buffer, lo, hi, False, np.zeros(0), 0.0, pair_source, char_start, char_end,
+            n_chosen, n_pooled = _walk_ranked(
+                ranked, lo, lo + front, eligible, buffer, pair_source, char_start, char_end,
                 top_k, max_per_source, pool_size, chosen, pool,
+            )
+            done = n_chosen >= top_k and n_pooled >= pool_size
+            if not done:
+                # the walk went past the front: the whole group, from its first order
+                # (ascending, on which the stable sort breaks ties)
+                ranked[lo:hi].sort()
+        if not done:
+            _sort_group(ranked, lo, hi, buffer, float_keys, int_keys)
+            n_chosen, n_pooled = _walk_ranked(
+                ranked, lo, hi, eligible, buffer, pair_source, char_start, char_end, top_k,
+                max_per_source, pool_size, chosen, pool,
             )
         n_judged, n_chosen_all = _record_choice(
             q, chosen, n_chosen, pool, n_pooled, judged, n_judged, judged_offsets, n_pool,
@@ -502,7 +512,7 @@ def close_queries(
     its accepted pairs (``ranked[ranked_bounds[q]:ranked_bounds[q + 1]]``, best first)
     whose ``final`` score beats ``score_bound`` of its next unaligned pair already give
     ``top_k`` citations and ``pool_size`` evidence candidates, walked as
-    :meth:`citekit.pipeline.Pipeline._choose_all` walks them (duplicate evidence
+    :func:`choose_all` walks them (duplicate evidence
     ``(source, char_start, char_end)`` skipped, at most ``max_per_source`` citations per
     source). Otherwise its limit grows fourfold.
 

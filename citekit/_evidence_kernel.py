@@ -309,8 +309,15 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
     coverage = np.zeros(n_queries, dtype=np.float64)
     run_offsets = np.zeros(n_queries + 1, dtype=np.int64)
     runs = np.empty((query_offsets[n_queries] - query_offsets[0], 2), dtype=np.int64)
+    # a shown row has at most one span per block, and one without blocks
+    capacity = n_judged
+    for entry in range(n_judged):
+        capacity += facts[5, entry] - facts[4, entry]
+    spans = np.empty((capacity, 2), dtype=np.int64)
+    span_offsets = np.zeros(n_judged + 1, dtype=np.int64)
     n_rec = 0
     n_runs = 0
+    n_spans = 0
     for q in range(n_queries):
         lo, hi = query_offsets[q], query_offsets[q + 1]
         n_tokens = hi - lo
@@ -349,36 +356,9 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
             if not uncovered_ok[entry]:
                 rec_answer[n_rec, 0] = query_starts[lo + facts[10, entry]]
                 rec_answer[n_rec, 1] = query_ends[lo + facts[11, entry]]
-            n_rec += 1
-            for t in range(n_tokens):
-                covered[t] = covered[t] or row_covers[row, t]
-        rec_offsets[q + 1] = n_rec
-        total = 0.0
-        held = 0.0
-        for t in range(n_tokens):
-            total += weights[lo + t]
-            if covered[t]:
-                held += weights[lo + t]
-        coverage[q] = held / max(total, 1e-12)
-        n_runs = _uncovered_runs(
-            covered, content[lo:hi], query_starts[lo:hi], query_ends[lo:hi], True, runs, n_runs
-        )
-        run_offsets[q + 1] = n_runs
-    # the evidence spans of the rows shown
-    capacity = 0
-    span_offsets = np.zeros(n_rec + 1, dtype=np.int64)
-    for q in range(n_queries):
-        for i in range(rec_offsets[q], rec_offsets[q + 1]):
-            if rec_flags[i] & 1:
-                entry = judged_offsets[q] + rec_rows[i]
-                capacity += max(facts[5, entry] - facts[4, entry], 1)
-    spans = np.empty((capacity, 2), dtype=np.int64)
-    n_spans = 0
-    for q in range(n_queries):
-        for i in range(rec_offsets[q], rec_offsets[q + 1]):
-            if rec_flags[i] & 1:
-                entry = judged_offsets[q] + rec_rows[i]
-                if uncovered_ok[entry] or not multi_span or facts[5, entry] - facts[4, entry] < 2:
+            if is_shown[row]:  # its evidence spans
+                whole = uncovered_ok[entry] or not multi_span
+                if whole or facts[5, entry] - facts[4, entry] < 2:
                     spans[n_spans, 0] = facts[8, entry]
                     spans[n_spans, 1] = facts[9, entry]
                     n_spans += 1
@@ -387,10 +367,19 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
                         facts, entry, blocks, token_starts, token_ends, merge_gap, max_spans,
                         spans, n_spans,
                     )
-            span_offsets[i + 1] = n_spans
+            n_rec += 1
+            span_offsets[n_rec] = n_spans
+            for t in range(n_tokens):
+                covered[t] = covered[t] or row_covers[row, t]
+        rec_offsets[q + 1] = n_rec
+        coverage[q] = _covered_share(covered, weights[lo:hi])
+        n_runs = _uncovered_runs(
+            covered, content[lo:hi], query_starts[lo:hi], query_ends[lo:hi], True, runs, n_runs
+        )
+        run_offsets[q + 1] = n_runs
     return (
         rec_offsets, rec_rows[:n_rec], rec_flags[:n_rec], rec_answer[:n_rec], coverage,
-        run_offsets, runs[:n_runs], span_offsets, spans[:n_spans],
+        run_offsets, runs[:n_runs], span_offsets[:n_rec + 1], spans[:n_spans],
     )
 
 
@@ -439,19 +428,27 @@ def contested_coverage(covers, rows, conflict_offsets, conflict_ranges, starts, 
             dirty[t] = dirty[t] or (covers[row, t] and not inside[t])
             disputed[t] = disputed[t] or inside[t]
     unresolved = False
-    total = 0.0
-    held = 0.0
     covered = np.zeros(n_tokens, dtype=np.bool_)
     for t in range(n_tokens):
         lost = disputed[t] and not clean[t] and content[t]
         unresolved = unresolved or lost
         covered[t] = (dirty[t] or clean[t]) and not lost
+    runs = np.empty((n_tokens, 2), dtype=np.int64)
+    n_runs = _uncovered_runs(covered, content, starts, ends, not embedding_supported, runs, 0)
+    return _covered_share(covered, weights), unresolved, runs[:n_runs]
+
+
+@jit
+def _covered_share(covered, weights):
+    """The share of the ``weights`` of the ``covered`` tokens (0 for no weight; the
+    weights are 2, 1, 0.25 and 0: the sums are exact in any order)."""
+    total = 0.0
+    held = 0.0
+    for t in range(covered.shape[0]):
         total += weights[t]
         if covered[t]:
             held += weights[t]
-    runs = np.empty((n_tokens, 2), dtype=np.int64)
-    n_runs = _uncovered_runs(covered, content, starts, ends, not embedding_supported, runs, 0)
-    return held / max(total, 1e-12), unresolved, runs[:n_runs]
+    return held / max(total, 1e-12)
 
 
 @jit

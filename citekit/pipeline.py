@@ -571,13 +571,12 @@ class Pipeline:
         query_offsets: np.ndarray,
         query_content: np.ndarray,
         query_texts: list[str],
-        columns: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, bool]:
-        """(pair_query, pair_passage, lexical, embedding, held, looked_up) of every
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+        """(pair_query, pair_passage, lexical, embedding, held, columns) of every
         candidate pair, grouped by query, strongest first; ``held``: which of its query's
         distinct tokens each pair's passage holds, as :meth:`IdfIndex._top_k` gives them
-        (None when embedding candidates joined); ``looked_up``: whether ``columns`` (one
-        per query token) received the tokens' index columns on the way.
+        (None when embedding candidates joined); ``columns``: the index column of every
+        query token (:meth:`IdfIndex.columns_of`; the retrieval looks them up anyway).
 
         Lexical candidates are found and ranked through the sentence's CONTENT tokens: a
         passage sharing only stop words with it can never become a citation, and the
@@ -586,12 +585,11 @@ class Pipeline:
         """
         config = self.config
         n_queries = query_offsets.shape[0] - 1
-        empty = (
-            np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0), None, False
-        )
         if corpus.n_passages == 0 or n_queries == 0:
-            return empty
+            empty = np.zeros(0, np.int64)
+            return empty, empty, np.zeros(0), np.zeros(0), None, corpus.index.columns_of(query_ids)
         # (the queries' arrays are the pipeline's own: contiguous int64, valid offsets)
+        columns = np.empty(query_ids.shape[0], dtype=np.int64)
         lexical_top, held = corpus.index._top_k(
             query_ids, query_offsets, config.max_candidates_lexical, query_content,
             return_held=True, n_threads=self.n_threads, token_columns=columns,
@@ -612,7 +610,7 @@ class Pipeline:
                     lexical_top.scores,
                     np.zeros(pair_query.shape[0]),
                     held,
-                    True,
+                    columns,
                 )
             rank = np.arange(pair_query.shape[0]) - lexical_top.offsets[pair_query]
             keep = rank < config.max_candidates_total
@@ -622,7 +620,7 @@ class Pipeline:
                 lexical_top.scores[keep],
                 np.zeros(int(keep.sum())),
                 held[keep],
-                True,
+                columns,
             )
 
         query_vectors = embed_texts(self.embedder, query_texts)
@@ -644,7 +642,9 @@ class Pipeline:
         starts = np.searchsorted(pair_query, np.arange(n_queries))
         rank = np.arange(pair_query.shape[0]) - starts[pair_query]
         keep = rank < config.max_candidates_total
-        return pair_query[keep], pair_passage[keep], lexical[keep], embedding[keep], None, True
+        return (
+            pair_query[keep], pair_passage[keep], lexical[keep], embedding[keep], None, columns
+        )
 
     def _run_aligner(
         self,
@@ -757,19 +757,16 @@ class Pipeline:
             answers[queries.answer_of[q]][slice(*queries.spans[q])] for q in range(first, last)
         ]
         held = None
-        columns = np.empty(query_ids.shape[0], dtype=np.int64)
-        looked_up = False
         if config.top_k == 0:
             pair_query = np.zeros(0, np.int64)
             pair_passage = np.zeros(0, np.int64)
             lexical = embedding = np.zeros(0)
+            columns = corpus.index.columns_of(query_ids)
         else:
-            pair_query, pair_passage, lexical, embedding, held, looked_up = self._candidates(
-                corpus, query_ids, query_offsets, query_content, query_texts, columns
+            pair_query, pair_passage, lexical, embedding, held, columns = self._candidates(
+                corpus, query_ids, query_offsets, query_content, query_texts
             )
         n_pairs = pair_query.shape[0]
-        if not looked_up:
-            columns = corpus.index.columns_of(query_ids)
         content_prefix = np.zeros(query_ids.shape[0] + 1, dtype=np.int64)
         np.cumsum(query_content, out=content_prefix[1:])
         # the same for content words (no single letters of Thai, kana, ...)
@@ -1489,9 +1486,9 @@ class _RecordTable(NamedTuple):
     values (sentence ``q``'s rows are ``rec_offsets[q]:rec_offsets[q + 1]``: the judged
     rows of its evidence set and shown citations, ascending, with flags 1 = shown, 2 = to
     check for conflicts, the answer characters of the alignment and the score components;
-    row ``i``'s evidence spans ``spans[span_offsets[i]:span_offsets[i
-    + 1]]``; the sentence's conflict-free coverage and uncovered runs), with the covers
-    and token facts that a sentence with contradicted values needs again."""
+    row ``i``'s evidence spans ``spans[span_offsets[i]:span_offsets[i + 1]]``; the
+    sentence's conflict-free coverage and uncovered runs), with the covers and token facts
+    that a sentence with contradicted values needs again."""
 
     rec_offsets: list[int]
     rec_rows: list[int]
@@ -1635,8 +1632,8 @@ def _judged_facts(
         token_hi,
         char_start,
         char_end,
-        query_start,
-        query_end,
+        _,  # (the answer token range: records_batch reads it)
+        _,
         passage_char_start,
         passage_char_end,
     ) = facts.tolist()

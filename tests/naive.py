@@ -752,7 +752,7 @@ def naive_rank_within_queries(items, item_query, float_keys, int_keys):
 
 def naive_choose(ranked, passage_source, char_start, char_end, top_k, max_per_source,
                  pool_size):
-    """The walk of one sentence in ``Pipeline._choose_all``: ``(chosen, judged)`` lists of
+    """The walk of one sentence in citekit._best_first.choose_all: ``(chosen, judged)`` lists of
     pairs (duplicate evidence skipped, a per-source cap on citations, ``pool_size``
     judged at most)."""
     chosen, judged, seen, per_source = [], [], set(), {}
