@@ -688,6 +688,11 @@ def naive_kth_smallest(values, rank):
     return sorted(values)[rank]
 
 
+def naive_collect_marked(words, bar):
+    """The passages (ascending) whose word is at least ``bar``."""
+    return [passage for passage, word in enumerate(words) if word >= bar]
+
+
 def naive_sort_best(passages, values):
     """``(passages, values)`` larger value first, equal values by lower passage."""
     order = sorted(range(len(passages)), key=lambda i: (-values[i], passages[i]))

@@ -13,6 +13,7 @@ from citekit import _bag as bag
 from citekit._bag import _Scratch, top_candidates
 from naive import (
     assert_top_candidates_by_definition,
+    naive_collect_marked,
     naive_held,
     naive_kth_smallest,
     naive_rank_score,
@@ -197,13 +198,17 @@ def test_select_finds_the_rank_th_smallest(values, data):
     seed=st.integers(0, 2**32 - 1),
     huge=st.booleans(),
     nan=st.booleans(),
+    spread=st.booleans(),
 )
-def test_the_final_sort_orders_by_value_then_passage(n, seed, huge, nan):
+def test_the_final_sort_orders_by_value_then_passage(n, seed, huge, nan, spread):
     rng = np.random.default_rng(seed)
-    # passages near 2**62 do not fit beside a value rank in one key: two argsorts then
+    # passage numbers up to 2**62; values that tie often, or hardly ever
     top = 2**62 if huge else 10**6
     passages = rng.choice(top, size=n, replace=False).astype(np.int64)
-    values = rng.choice([1.0, 2.5, 2.5, 7.0, 0.1 + 0.2], size=n)
+    values = (
+        rng.uniform(0.0, 50.0, size=n) if spread
+        else rng.choice([1.0, 2.5, 2.5, 7.0, 0.1 + 0.2], size=n)
+    )
     out_passages = np.full(n + 3, -1, dtype=np.int64)
     out_values = np.full(n + 3, -1.0)
     if nan and n:
@@ -217,6 +222,54 @@ def test_the_final_sort_orders_by_value_then_passage(n, seed, huge, nan):
     assert out_passages[3:].tolist() == expected_passages
     assert out_values[3:].tolist() == expected_values
     assert out_passages[:3].tolist() == [-1, -1, -1]
+
+
+@given(
+    n=st.integers(0, 200),
+    seed=st.integers(0, 2**32 - 1),
+    share=st.sampled_from([0.0, 0.01, 0.2, 1.0]),
+)
+def test_collecting_the_words_that_reach_the_bar(n, seed, share):
+    # the scan passes over blocks of words below the bar: partial blocks, blocks with one
+    # word at the bar, none, all
+    rng = np.random.default_rng(seed)
+    bar = 40 << bag._MASK_BITS
+    words = (rng.integers(1, 40, size=n, dtype=np.int64) << bag._MASK_BITS).astype(np.uint32)
+    reach = rng.random(n) < share
+    words[reach] = bar + rng.integers(0, 3, size=int(reach.sum())) * (1 << bag._MASK_BITS)
+    words |= rng.integers(1, 1 << bag._MASK_BITS, size=n).astype(np.uint32)
+    words[reach & (rng.random(n) < 0.3)] = bar  # exactly at the bar (no mask bits)
+    tables = rng.uniform(0.0, 1.0, size=(2, 256))
+    expected = naive_collect_marked(words.tolist(), bar)
+    low = (1 << bag._MASK_BITS) - 1
+    for listed in (False, True):
+        touched = rng.permutation(n).astype(np.int64)
+        hits = np.full(n + 1, -1, dtype=np.int64)
+        values = np.zeros(n + 1)
+        n_hits = bag._collect_marked(words, listed, touched, n, bar, tables, hits, values)
+        got = hits[:n_hits].tolist()
+        if listed:  # in the order listed
+            assert got == [p for p in touched.tolist() if words[p] >= bar]
+        else:
+            assert got == expected
+        for passage, value in zip(got, values[:n_hits].tolist()):
+            mask = int(words[passage]) & low
+            assert value == tables[0, mask & 255] + tables[1, mask >> 8]
+
+
+def test_a_single_word_at_the_bar_is_collected_wherever_it_lies():
+    bar = 7 << bag._MASK_BITS
+    tables = np.zeros((2, 256))
+    for n in (1, 31, 32, 33, 64, 100):
+        for position in range(n):
+            words = np.full(n, (6 << bag._MASK_BITS) | 1, dtype=np.uint32)
+            words[position] = bar | 1
+            hits = np.zeros(n + 1, dtype=np.int64)
+            untouched = np.zeros(0, dtype=np.int64)
+            n_hits = bag._collect_marked(
+                words, False, untouched, 0, bar, tables, hits, np.zeros(n + 1)
+            )
+            assert hits[:n_hits].tolist() == [position]
 
 
 @pytest.mark.parametrize("k", [0, 1, 3])
