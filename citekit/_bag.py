@@ -1407,6 +1407,10 @@ _WALKS = {"auto": -1, "listed": 0, "scan": 1}
 _PARALLEL_MIN_ENTRIES = 16384
 
 
+# (np.iinfo costs about a microsecond a call, and every retrieval call asks)
+_UINT32_MAX = 2**32 - 1
+
+
 def passage_dtype(n_passages: int) -> type:
     """The dtype postings keep passage numbers in for a corpus of ``n_passages``: uint32
     (:func:`walk_passages`), int64 from 2**32 passages.
@@ -1416,7 +1420,7 @@ def passage_dtype(n_passages: int) -> type:
     >>> passage_dtype(68_000).__name__, passage_dtype(2**32).__name__
     ('uint32', 'int64')
     """
-    return np.uint32 if n_passages <= np.iinfo(np.uint32).max else np.int64
+    return np.uint32 if n_passages <= _UINT32_MAX else np.int64
 
 
 def walk_passages(posting_passages: np.ndarray, n_passages: int) -> np.ndarray:
