@@ -460,21 +460,54 @@ def _sort_best(hits, values, n, out_passages, out_scores, n_out):
     """Write ``hits[:n]`` (distinct passages) and ``values[:n]`` at ``n_out``, larger
     value first, equal values by lower passage.
 
-    One merge sort of (value, passage) pairs under that order (a total order: the
-    passages are distinct), runs of 16 sorted by insertion, the merges branch-free
-    (which side a merge takes next is unpredictable). NaN values take two argsorts
-    instead (by passage, then a stable one by value).
+    One sort of integer keys: a value's rank among the distinct values (descending)
+    above the passage's bits. Keys that would not fit in 63 bits, or NaN values, take
+    two argsorts instead (by passage, then a stable one by value).
     """
-    finite = True
+    # (stable_argsort, shared by the kernels, instead of numba's own sorts: less to compile)
+    by_value = stable_argsort(values[:n])
+    ordered = np.empty(n)
     for i in range(n):
-        finite &= values[i] == values[i]
-    if finite:
-        sorted_values = values[:n].copy()
-        sorted_passages = hits[:n].copy()
-        _sort_pairs_descending(sorted_values, sorted_passages)
+        ordered[i] = values[by_value[i]]
+    n_distinct = 0
+    largest = 0
+    for i in range(n):
+        if i == 0 or ordered[i] != ordered[n_distinct - 1]:
+            ordered[n_distinct] = ordered[i]
+            n_distinct += 1
+        largest = max(largest, hits[i])
+    shift = 0
+    while largest >> shift:
+        shift += 1
+    rank_bits = 0
+    while n_distinct >> rank_bits:
+        rank_bits += 1
+    packed = shift + rank_bits <= 62
+    for i in range(n):
+        packed &= values[i] == values[i] and hits[i] >= 0
+    if packed:
+        distinct = ordered[:n_distinct]
+        keys = np.empty(n, dtype=np.int64)
+        # the position of each value among the distinct ones: a branch-free binary
+        # search (the branches of one would be mispredicted half the time)
+        top = 1
+        while top * 2 <= n_distinct:
+            top *= 2
         for i in range(n):
-            out_passages[n_out + i] = sorted_passages[i]
-            out_scores[n_out + i] = sorted_values[i]
+            value = values[i]
+            position = 0
+            half = top
+            while half:
+                probe = position + half
+                position += half if probe < n_distinct and distinct[probe] <= value else 0
+                half >>= 1
+            keys[i] = ((n_distinct - 1 - position) << shift) | hits[i]
+        by_key = stable_argsort(keys)  # (distinct keys: any sort is the same)
+        low = (np.int64(1) << shift) - 1
+        for i in range(n):
+            key = keys[by_key[i]]
+            out_passages[n_out + i] = key & low
+            out_scores[n_out + i] = distinct[n_distinct - 1 - (key >> shift)]
         return
     # passages are distinct: any sort by passage is the same, then a stable sort by value
     by_passage = stable_argsort(hits[:n])
@@ -484,74 +517,6 @@ def _sort_best(hits, values, n, out_passages, out_scores, n_out):
     for i in range(n):
         out_passages[n_out + i] = kept_hits[by_score[i]]
         out_scores[n_out + i] = kept_values[by_score[i]]
-
-
-# runs that _sort_pairs_descending sorts by insertion before merging
-_PAIR_RUN = 16
-
-
-@jit
-def _sort_pairs_descending(values, passages):
-    """Sort ``values`` and ``passages`` (distinct) together, in place: larger value first,
-    equal values by lower passage (no NaN)."""
-    n = values.shape[0]
-    for start in range(0, n, _PAIR_RUN):
-        stop = min(start + _PAIR_RUN, n)
-        for k in range(start + 1, stop):
-            value = values[k]
-            passage = passages[k]
-            position = k
-            while position > start and (
-                values[position - 1] < value
-                or (values[position - 1] == value and passages[position - 1] > passage)
-            ):
-                values[position] = values[position - 1]
-                passages[position] = passages[position - 1]
-                position -= 1
-            values[position] = value
-            passages[position] = passage
-    if n <= _PAIR_RUN:
-        return
-    source_values, source_passages = values, passages
-    target_values = np.empty(n)
-    target_passages = np.empty(n, dtype=passages.dtype)
-    width = _PAIR_RUN
-    while width < n:
-        for start in range(0, n, 2 * width):
-            middle = min(start + width, n)
-            stop = min(start + 2 * width, n)
-            left = start
-            right = middle
-            out = start
-            while left < middle and right < stop:
-                left_value = source_values[left]
-                right_value = source_values[right]
-                left_passage = source_passages[left]
-                right_passage = source_passages[right]
-                take_right = right_value > left_value or (
-                    right_value == left_value and right_passage < left_passage
-                )
-                target_values[out] = right_value if take_right else left_value
-                target_passages[out] = right_passage if take_right else left_passage
-                right += take_right
-                left += not take_right
-                out += 1
-            while left < middle:
-                target_values[out] = source_values[left]
-                target_passages[out] = source_passages[left]
-                left += 1
-                out += 1
-            while right < stop:
-                target_values[out] = source_values[right]
-                target_passages[out] = source_passages[right]
-                right += 1
-                out += 1
-        source_values, target_values = target_values, source_values
-        source_passages, target_passages = target_passages, source_passages
-        width *= 2
-    if source_values is not values:
-        values[:] = source_values
-        passages[:] = source_passages
 
 
 @jit
@@ -713,38 +678,12 @@ def _collect_marked(words, listed, touched, n_touched, bar, tables, hits, values
                 values[n_hits] = _mask_estimate(word & low, tables)
                 n_hits += 1
     else:
-        # blocks of words whose largest is below the bar are passed over (the maximum
-        # of a block is a few vector instructions; few blocks hold a passage that
-        # reaches the bar)
-        n_passages = words.shape[0]
-        n_blocked = n_passages - n_passages % _COLLECT_BLOCK
-        for start in range(0, n_blocked, _COLLECT_BLOCK):
-            top = words[start]
-            for passage in range(start + 1, start + _COLLECT_BLOCK):
-                top = max(top, words[passage])
-            if top >= bar:
-                n_hits = _collect_range(words, start, start + _COLLECT_BLOCK, bar, tables,
-                                        hits, values, n_hits)
-        n_hits = _collect_range(words, n_blocked, n_passages, bar, tables, hits, values,
-                                n_hits)
-    return n_hits
-
-
-# words per block of the scanning collection (see _collect_marked)
-_COLLECT_BLOCK = 32
-
-
-@jit
-def _collect_range(words, start, stop, bar, tables, hits, values, n_hits):
-    """:func:`_collect_marked` of the passages ``start:stop``, appended after ``n_hits``
-    hits; returns the new count."""
-    low = (1 << _MASK_BITS) - 1
-    for passage in range(start, stop):
-        word = words[passage]
-        if word >= bar:
-            hits[n_hits] = passage
-            values[n_hits] = _mask_estimate(word & low, tables)
-            n_hits += 1
+        for passage in range(words.shape[0]):
+            word = words[passage]
+            if word >= bar:
+                hits[n_hits] = passage
+                values[n_hits] = _mask_estimate(word & low, tables)
+                n_hits += 1
     return n_hits
 
 

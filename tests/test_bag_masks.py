@@ -202,7 +202,8 @@ def test_select_finds_the_rank_th_smallest(values, data):
 )
 def test_the_final_sort_orders_by_value_then_passage(n, seed, huge, nan, spread):
     rng = np.random.default_rng(seed)
-    # passage numbers up to 2**62; values that tie often, or hardly ever
+    # passages near 2**62 do not fit beside a value rank in one key: two argsorts then;
+    # values that tie often, or hardly ever
     top = 2**62 if huge else 10**6
     passages = rng.choice(top, size=n, replace=False).astype(np.int64)
     values = (
