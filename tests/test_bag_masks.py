@@ -231,8 +231,7 @@ def test_the_final_sort_orders_by_value_then_passage(n, seed, huge, nan, spread)
     share=st.sampled_from([0.0, 0.01, 0.2, 1.0]),
 )
 def test_collecting_the_words_that_reach_the_bar(n, seed, share):
-    # the scan passes over blocks of words below the bar: partial blocks, blocks with one
-    # word at the bar, none, all
+    # none, a few, many or all words reach the bar; some lie exactly at it
     rng = np.random.default_rng(seed)
     bar = 40 << bag._MASK_BITS
     words = (rng.integers(1, 40, size=n, dtype=np.int64) << bag._MASK_BITS).astype(np.uint32)

@@ -264,6 +264,24 @@ def test_rank_within_queries_equals_lexsort_and_the_reference(problem):
     assert bounds.tolist() == np.searchsorted(queries, np.arange(n_queries + 1)).tolist()
 
 
+def _ranking_case(seed, n_pairs, with_nan):
+    """``(passage_source, pair_query, pair_passage, char_start, char_end, final, eligible,
+    n_queries)`` of a random ranking problem over 20 passages of 4 sources, with ties (few
+    scores, positions and passages)."""
+    rng = np.random.default_rng(seed)
+    passage_source = _array(rng.integers(0, 4, 20))
+    pair_query = np.sort(_array(rng.integers(0, 6, n_pairs)))
+    pair_passage = _array(rng.integers(0, 20, n_pairs))
+    char_start = _array(rng.integers(0, 5, n_pairs))
+    char_end = char_start + rng.integers(0, 4, n_pairs)
+    # (a custom scorer may give NaN: it ranks last, as numpy sorts it)
+    final = rng.choice([0.2, 0.4, 0.6, np.nan] if with_nan else [0.2, 0.4, 0.6], n_pairs)
+    eligible = rng.random(n_pairs) < 0.7
+    n_queries = int(pair_query.max()) + 2 if n_pairs else 1
+    return (passage_source, pair_query, pair_passage, char_start, char_end, final, eligible,
+            n_queries)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     prefer_source_order=st.booleans(),
@@ -274,21 +292,14 @@ def test_rank_within_queries_equals_lexsort_and_the_reference(problem):
 def test_pipeline_rank_equals_the_lexsort_definition(
     prefer_source_order, seed, n_pairs, with_nan
 ):
-    rng = np.random.default_rng(seed)
     pipeline = Pipeline(CitationConfig(prefer_source_order=prefer_source_order))
+    (passage_source, pair_query, pair_passage, char_start, char_end, final, eligible,
+     n_queries) = _ranking_case(seed, n_pairs, with_nan)
     corpus = SimpleNamespace(
-        passage_source=_array(rng.integers(0, 4, 20)),
+        passage_source=passage_source,
         base_offsets=_array([0, 100, 0, 7]),
         source_indices=_array([2, 0, 1, 3]),
     )
-    pair_query = np.sort(_array(rng.integers(0, 6, n_pairs)))
-    pair_passage = _array(rng.integers(0, 20, n_pairs))
-    char_start = _array(rng.integers(0, 5, n_pairs))
-    char_end = char_start + rng.integers(0, 4, n_pairs)
-    # (a custom scorer may give NaN: it ranks last, as numpy sorts it)
-    final = rng.choice([0.2, 0.4, 0.6, np.nan] if with_nan else [0.2, 0.4, 0.6], n_pairs)
-    eligible = rng.random(n_pairs) < 0.7
-    n_queries = int(pair_query.max()) + 2 if n_pairs else 1
     ranked, bounds = pipeline._rank(eligible, pair_query, pair_passage, char_start, char_end,
                                     final, corpus, n_queries)
     queries = pair_query[ranked]
@@ -430,16 +441,9 @@ def test_rank_and_choose_equals_choose_all_of_the_full_ranking(
     only when the walk reads past it) chooses exactly what walking the full ranking does:
     fronts of 1 to 3 pairs force the fall-back, ties (few scores, positions and passages)
     test the stable order."""
-    rng = np.random.default_rng(seed)
-    passage_source = _array(rng.integers(0, 4, 20))
+    (passage_source, pair_query, pair_passage, char_start, char_end, final, eligible,
+     n_queries) = _ranking_case(seed, n_pairs, with_nan)
     base_offsets, source_indices = _array([0, 100, 0, 7]), _array([2, 0, 1, 3])
-    pair_query = np.sort(_array(rng.integers(0, 6, n_pairs)))
-    pair_passage = _array(rng.integers(0, 20, n_pairs))
-    char_start = _array(rng.integers(0, 5, n_pairs))
-    char_end = char_start + rng.integers(0, 4, n_pairs)
-    final = rng.choice([0.2, 0.4, 0.6, np.nan] if with_nan else [0.2, 0.4, 0.6], n_pairs)
-    eligible = rng.random(n_pairs) < 0.7
-    n_queries = int(pair_query.max()) + 2 if n_pairs else 1
     pool_size = top_k * pool_per_citation
     keys = (eligible, pair_query, pair_passage, char_start, char_end, final, passage_source,
             base_offsets, source_indices, prefer_source_order, n_queries)
