@@ -268,6 +268,8 @@ def warmup() -> None:
             two, one, 1, np.zeros(2, dtype=np.int64), np.ones(2),
             np.arange(3, dtype=np.int64), 1, n_threads=2,
         )
+    # (the frequent columns' bits, which only corpora of 8,192 passages or more keep)
+    _Scratch(frequent_min_passages=1).frequent(two, one, 1)
     query_terms(one, two, np.ones(1, dtype=bool), one, np.ones(1), 1.0)
     columns_of_ids(one, one)
     factorize(one)

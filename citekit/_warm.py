@@ -113,6 +113,10 @@ def warm(processes: int = 1) -> None:
     for share in delegated:
         warm_modules(share)
     align_citations("Revenue grew 15% to $1,200.", ["Revenue grew 15% to $1,200 in 2024."])
+    # (a value that the evidence contradicts takes one kernel more, and so do inflected
+    # words that a passage may hold, "bridges" of "bridge")
+    align_citations("Revenue grew 15% to $1,200.", ["Revenue grew 12% to $1,200 in 2024."])
+    align_citations("Engineers tested bridges.", ["An engineer tests a bridge, testing bridges."])
     # (a script tokenized letter by letter takes one kernel more: runs of letters)
     align_citations("ราคาขึ้น 15%", ["ราคาขึ้น 15% ในปีนี้"])
 

@@ -1,5 +1,6 @@
 """Compiling ahead of use: citekit.warmup(processes=...) and citekit._warm."""
 
+import json
 import os
 import subprocess
 import sys
@@ -103,6 +104,64 @@ def test_warmup_in_two_processes_leaves_every_kernel_ready():
 
     result = align_citations("Revenue grew 15%.", ["Revenue grew 15% in 2024."])
     assert result[0].status == "supported"
+
+
+# Run in a fresh process: warmup(), then the pipeline's paths on inputs that reach the
+# kernels a tiny input does not (a corpus of 8,192 passages or more keeps the frequent
+# columns' bits and shares its queries among threads; a contradicted value; inflected
+# words; sources given directly); print how many kernel overloads each step added.
+_NOTHING_LEFT_SCRIPT = r"""
+import json, sys
+from numba.core.registry import CPUDispatcher
+import citekit
+from citekit.pipeline import Pipeline, align_citations
+
+def overloads():
+    total = 0
+    for name, module in list(sys.modules.items()):
+        if name.startswith("citekit") and module is not None:
+            for value in vars(module).values():
+                if isinstance(value, CPUDispatcher):
+                    total += len(value.overloads)
+    return total
+
+citekit.warmup()
+added = {}
+before = overloads()
+docs = [
+    f"Report {i} says revenue grew {i % 90}% to ${i},000. The team in city {i % 37} hired "
+    f"{i % 13} engineers. Prices of the product rose by {i % 7} percent."
+    for i in range(3000)
+]
+pipe = Pipeline()
+corpus = pipe.prepare(docs)
+assert corpus.n_passages >= 8192, corpus.n_passages
+pipe.align_many(
+    [
+        "Report 12 says revenue grew 12% to $12,000. The team hired 12 engineers.",
+        "Prices of the product rose by 3 percent, and the team in city 5 hired engineers.",
+    ],
+    corpus,
+)
+added["large corpus"] = overloads() - before
+before = overloads()
+align_citations("Revenue grew 15% to $1,200.", ["Sales rose.", "Revenue grew 12% to $1,200."])
+align_citations("Engineers tested bridges.", ["An engineer tests a bridge, testing bridges."])
+added["contradicted value, inflections"] = overloads() - before
+print(json.dumps(added))
+"""
+
+
+def test_warmup_leaves_nothing_to_compile_for_the_pipeline():
+    env = _warm._child_environment()
+    env.pop("NUMBA_NUM_THREADS", None)
+    done = subprocess.run(
+        [sys.executable, "-c", _NOTHING_LEFT_SCRIPT], env=env, capture_output=True, text=True,
+        timeout=1200,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    added = json.loads(done.stdout.strip().splitlines()[-1])
+    assert added == {"large corpus": 0, "contradicted value, inflections": 0}
 
 
 def _environment(cache_dir):
