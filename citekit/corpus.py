@@ -148,6 +148,10 @@ class Corpus:
         Lexical index over the passages.
     embeddings : ndarray of float32 or None
         L2-normalized passage embeddings when an embedder was given.
+    embedder : Embedder or None
+        The embedder that made ``embeddings`` (None when not known: a loaded corpus, or
+        vectors given to the constructor); a pipeline with another embedder refuses the
+        corpus rather than compare its vectors with those of another model.
 
     Examples
     --------
@@ -217,6 +221,8 @@ class Corpus:
         self.window_stride_sentences = window_stride_sentences
         self.tokenizer_signature = tokenizer_signature
         self.embeddings = embeddings
+        # the embedder whose vectors ``embeddings`` holds (None: not known, e.g. loaded)
+        self.embedder: Any = None
         self.tokenizer = tokenizer
         self.segmenter = segmenter
         source_ids = []
@@ -351,6 +357,7 @@ class Corpus:
             corpus.embeddings = embed_texts(
                 embedder, [corpus.passage_text(p) for p in range(corpus.n_passages)]
             )
+            corpus.embedder = embedder
         return corpus
 
     # -- access ---------------------------------------------------------------------

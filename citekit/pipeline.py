@@ -492,6 +492,9 @@ class Pipeline:
         ------
         TypeError
             If ``answer`` is not a str or the sources are malformed.
+        ValueError
+            If the corpus was tokenized by another tokenizer, or its passages were
+            embedded by another embedder (see :meth:`align_many`).
 
         Examples
         --------
@@ -517,6 +520,22 @@ class Pipeline:
         list of AlignmentResult
             One per answer, in order; identical to calling :meth:`align` on each.
 
+        Raises
+        ------
+        TypeError
+            If ``answers`` is not an iterable of str or the sources are malformed.
+        ValueError
+            If the corpus was tokenized by another tokenizer than this pipeline's, or
+            its passages were embedded by another embedder (``Corpus.embedder``, compared
+            by identity, then ``==``), or its loaded vectors have another number of
+            dimensions than this pipeline's embedder gives.
+
+        Notes
+        -----
+        With an embedder, a corpus that has no passage vectors yet gets them here, once:
+        they are kept on the corpus (``Corpus.embeddings``, with ``Corpus.embedder``) for
+        later calls.
+
         Examples
         --------
         >>> pipe = Pipeline()
@@ -537,10 +556,8 @@ class Pipeline:
         )
         tokenizer = self._tokenizer_for(corpus)
         corpus.check_tokenizer(tokenizer)
-        if self.embedder is not None and corpus.embeddings is None and corpus.n_passages:
-            corpus.embeddings = embed_texts(
-                self.embedder, [corpus.passage_text(p) for p in range(corpus.n_passages)]
-            )
+        if self.embedder is not None and corpus.n_passages:
+            self._check_embedder(corpus)
         segmenter = self._answer_segmenter()
         queries = _Queries()
         for number, answer in enumerate(answers):
@@ -561,6 +578,25 @@ class Pipeline:
         for answer_number, span_citations in zip(queries.answer_of, per_query):
             results[answer_number].append(span_citations)
         return results
+
+    def _check_embedder(self, corpus: Corpus) -> None:
+        """Embed the passages of a corpus that has no vectors yet (kept on the corpus,
+        with the embedder that made them), or make sure that its vectors are this
+        pipeline's embedder's."""
+        if corpus.embeddings is None:
+            corpus.embeddings = embed_texts(
+                self.embedder, [corpus.passage_text(p) for p in range(corpus.n_passages)]
+            )
+            corpus.embedder = self.embedder
+        elif corpus.embedder is not None and not (
+            corpus.embedder is self.embedder or corpus.embedder == self.embedder
+        ):
+            raise ValueError(
+                "embedder does not match the corpus: its passages were embedded by "
+                f"{type(corpus.embedder).__name__} object {corpus.embedder!r}, not by this "
+                "pipeline's embedder; prepare the corpus with this pipeline (or align "
+                "with the embedder that prepared it)"
+            )
 
     # -- the batched core -----------------------------------------------------------
 
@@ -624,6 +660,12 @@ class Pipeline:
             )
 
         query_vectors = embed_texts(self.embedder, query_texts)
+        if query_vectors.shape[1] != corpus.embeddings.shape[1]:
+            raise ValueError(
+                f"embedder gives vectors of {query_vectors.shape[1]} dimensions, the "
+                f"corpus's passage embeddings have {corpus.embeddings.shape[1]}: they "
+                "come from another embedder"
+            )
         similarity = _similarities(query_vectors, corpus.embeddings)
         k = min(config.max_candidates_embedding, corpus.n_passages)
         embed_query = np.repeat(np.arange(n_queries, dtype=np.int64), k)
@@ -2131,8 +2173,13 @@ def _evidence_span(char_start: int, char_end: int, evidence: str) -> EvidenceSpa
 
 
 def _check_stage(stage: Any, method: str, name: str) -> None:
-    if stage is not None and not callable(getattr(stage, method, None)):
-        raise TypeError(f"{name} must have a {method}(...) method, got {type(stage).__name__}")
+    # (a str has an encode method, and a type its methods unbound: neither is a stage)
+    if stage is not None and (
+        isinstance(stage, (str, bytes, type)) or not callable(getattr(stage, method, None))
+    ):
+        raise TypeError(
+            f"{name} must be an object with a method {method}(...), got {type(stage).__name__}"
+        )
 
 
 def align_citations(

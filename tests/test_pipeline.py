@@ -528,6 +528,51 @@ def test_embedder_adds_candidates_and_embedding_only_citations():
     assert no_embedder[0].status == "unsupported"
 
 
+def test_a_corpus_embedded_by_another_embedder_is_refused():
+    sources = ["Kittens nap for most hours of daylight.", "Stock markets fell sharply on Monday."]
+    answer = "Kitten naps fill most daylight hours."
+    first = TrigramEmbedder()
+    corpus = Pipeline(embedder=first).prepare(sources)
+    assert corpus.embedder is first
+    before = corpus.embeddings.copy()
+    with pytest.raises(ValueError, match="embedder does not match the corpus"):
+        Pipeline(embedder=TrigramEmbedder()).align(answer, corpus)
+    np.testing.assert_array_equal(corpus.embeddings, before)  # nothing replaced
+    # the same embedder object in another pipeline is fine, and so is an equal one
+    expected = Pipeline(embedder=first).align(answer, corpus)
+    assert Pipeline(embedder=first).align(answer, corpus) == expected
+
+    class Same(TrigramEmbedder):
+        def __eq__(self, other):
+            return isinstance(other, TrigramEmbedder) and other.dim == self.dim
+
+        __hash__ = object.__hash__
+
+    equal_corpus = Pipeline(embedder=Same()).prepare(sources)
+    assert Pipeline(embedder=Same()).align(answer, equal_corpus) == expected
+
+
+def test_a_plain_corpus_is_embedded_once_by_the_first_embedder(tmp_path):
+    sources = ["Kittens nap for most hours of daylight.", "Stock markets fell sharply on Monday."]
+    answer = "Kitten naps fill most daylight hours."
+    corpus = Pipeline().prepare(sources)
+    assert corpus.embeddings is None and corpus.embedder is None
+    embedder = TrigramEmbedder()
+    result = Pipeline(embedder=embedder).align(answer, corpus)
+    assert corpus.embedder is embedder and corpus.embeddings.shape == (corpus.n_passages, 64)
+    assert result == align_citations(answer, sources, embedder=embedder)
+    with pytest.raises(ValueError, match="embedder does not match"):
+        Pipeline(embedder=TrigramEmbedder(dim=32)).align(answer, corpus)
+    # a loaded corpus does not know its embedder: its vectors are used, if they fit
+    corpus.save(tmp_path / "corpus")
+    loaded = Corpus.load(tmp_path / "corpus")
+    assert loaded.embedder is None
+    other = TrigramEmbedder()
+    assert Pipeline(embedder=other).align(answer, loaded) == result
+    with pytest.raises(ValueError, match="32 dimensions.*64"):
+        Pipeline(embedder=TrigramEmbedder(dim=32)).align(answer, loaded)
+
+
 def test_embedding_scores_do_not_depend_on_the_batch():
     # a matrix product's rounding depends on how many sentences it multiplies at once:
     # a sentence's embedding scores must be the same alone, in an answer or in a batch
@@ -685,6 +730,10 @@ def test_bad_inputs_name_the_argument():
         align_citations("x", ["x"], aligner=object())
     with pytest.raises(TypeError, match="embedder"):
         align_citations("x", ["x"], embedder=object())
+    with pytest.raises(TypeError, match="embedder must be an object with a method encode"):
+        align_citations("x", ["x"], embedder="all-MiniLM-L6-v2")  # str.encode is no stage
+    with pytest.raises(TypeError, match="tokenizer must be an object with a method tokenize"):
+        align_citations("x", ["x"], tokenizer=TrigramEmbedder)  # a class, not an object
     with pytest.raises(TypeError, match="answers"):
         Pipeline().align_many("one answer", ["x"])
     with pytest.raises(TypeError, match=r"answers\[1\]"):
