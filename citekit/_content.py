@@ -594,20 +594,32 @@ def _is_range(surface: str) -> bool:
     )
 
 
-_DIGIT_GROUP = re.compile(r"(?<=\d)[,\s_'\u2009\u202f](?=\d)")
+# a separator between digits that starts a group of exactly three digits, or of two
+# digits followed by more groups (the Indian 1,00,000): "1,200" is 1200, "1,00,000" is
+# 100000, but "2,5" (a decimal comma) and "1,2,3" (a list) keep their commas
+_DIGIT_SEPARATOR = r"[,\s_'\u2009\u202f]"
+_DIGIT_GROUP = re.compile(
+    rf"(?<=\d){_DIGIT_SEPARATOR}(?=(?:\d\d{_DIGIT_SEPARATOR})*\d{{3}}(?!\d))"
+)
 
 
 @lru_cache(maxsize=1 << 16)
 def value_key(surface: str) -> str:
     """How a value is compared: NFKC, case-folded, digits of every script as ASCII ones
     and the Arabic separators as ``.`` and ``,``, without digit-group separators and
-    ordinal suffixes (``7th`` = ``7``, ``1,200`` = ``1200`` = ``١٬٢٠٠``); month names by
-    number (``Nov.`` = ``November``).
+    ordinal suffixes (``7th`` = ``7``, ``1,200`` = ``1200`` = ``١٬٢٠٠`` = ``1 200``,
+    ``1,00,000`` = ``100000``); month names by number (``Nov.`` = ``November``). A
+    separator is a digit-group one only where it starts a group of three digits (or of
+    two followed by more groups, as in ``1,00,000``), the tokenizers' rule for commas
+    (which reads only the groups of three): the comma of ``2,5`` (a decimal comma) or
+    ``1,2,3`` (a list) is kept, so neither equals ``25`` or ``123``.
 
     Examples
     --------
     >>> [value_key(v) for v in ["7th", "7", "1,200", "1 200", "Nov.", "November", "2.5"]]
     ['7', '7', '1200', '1200', 'month 11', 'month 11', '2.5']
+    >>> [value_key(v) for v in ["2,5", "1,2,3", "3,14159", "1,00,000", "1,234.5"]]
+    ['2,5', '1,2,3', '3,14159', '100000', '1234.5']
     >>> value_key("١٬٢٠٠"), value_key("٣٫٥")
     ('1200', '3.5')
     """

@@ -943,7 +943,38 @@ _NAIVE_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)$")
 _NAIVE_RANGE = re.compile(r"\d\s*[-\u2013\u2014/]\s*\d")
 _NAIVE_RANGE_BEFORE = re.compile(r"\d\s*(?:to|-|\u2013|\u2014)\s*$")
 _NAIVE_RANGE_AFTER = re.compile(r"^\s*(?:to|-|\u2013|\u2014)\s*\d")
-_NAIVE_DIGIT_GROUP = re.compile(r"(?<=\d)[,\s_'\u2009\u202f](?=\d)")
+_NAIVE_DIGIT_SEPARATORS = ",_'\u2009\u202f"
+
+
+def _naive_is_separator(char: str) -> bool:
+    return char in _NAIVE_DIGIT_SEPARATORS or char.isspace()
+
+
+def _naive_groups_follow(text: str, at: int) -> bool:
+    """Whether text[at:] starts with three digits (then no digit), or with two digits, a
+    separator and again such groups."""
+    run = 0
+    while at + run < len(text) and text[at + run].isdecimal():
+        run += 1
+    if run == 3:
+        return True
+    if run == 2 and at + 2 < len(text) and _naive_is_separator(text[at + 2]):
+        return _naive_groups_follow(text, at + 3)
+    return False
+
+
+def _naive_drop_digit_groups(text: str) -> str:
+    kept = []
+    for at, char in enumerate(text):
+        if (
+            _naive_is_separator(char)
+            and at > 0
+            and text[at - 1].isdecimal()
+            and _naive_groups_follow(text, at + 1)
+        ):
+            continue
+        kept.append(char)
+    return "".join(kept)
 
 
 def naive_is_value(surface: str) -> bool:
@@ -1024,7 +1055,7 @@ def naive_value_key(surface: str) -> str:
         str(unicodedata.decimal(c)) if c.isdecimal() else {"\u066b": ".", "\u066c": ","}.get(c, c)
         for c in folded
     )
-    folded = _NAIVE_DIGIT_GROUP.sub("", folded)
+    folded = _naive_drop_digit_groups(folded)
     return _NAIVE_ORDINAL.sub("", folded)
 
 

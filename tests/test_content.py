@@ -483,6 +483,32 @@ def test_arabic_numbers_against_western_digits_in_the_pipeline():
     assert other[0].status == "partial"
 
 
+@pytest.mark.parametrize(
+    "answer, source, contradicting",
+    [
+        # a decimal comma or a list is no digit grouping: 2,5% is not 25%, 1,2,3 not 123
+        ("Inflation was 25% in 2024.", "Inflation was 2,5% in 2024.", "2,5%"),
+        ("Pi is about 314159 in the report.", "Pi is about 3,14159 in the report.", "3,14159"),
+        ("The values were 123 in the test.", "The values were 1,2,3 in the test.", "1,2,3"),
+        # digit groups of three (and the Indian 1,00,000) are the same number written out
+        ("Revenue was 1,200 dollars in 2024.", "Revenue was 1200 dollars in 2024.", None),
+        ("Revenue was 1,00,000 rupees in 2024.", "Revenue was 100000 rupees in 2024.", None),
+        ("Inflation was 2,5% in 2024.", "Inflation was 2,5% in 2024.", None),
+    ],
+)
+def test_only_digit_groups_of_three_are_dropped_when_values_are_compared(
+    answer, source, contradicting
+):
+    from citekit import align_citations
+
+    [span] = align_citations(answer, [source])
+    conflicts = [c.evidence_text for citation in span.citations for c in citation.conflicts]
+    if contradicting is None:
+        assert span.status == "supported" and not conflicts
+    else:
+        assert span.status == "partial" and conflicts == [contradicting]
+
+
 # -- letters of scripts tokenized letter by letter ------------------------------------------
 
 
