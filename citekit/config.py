@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from citekit._validation import check_bool, check_float, check_int
 
-__all__ = ["CitationConfig", "CitationWeights"]
+__all__ = ["CitationConfig", "CitationWeights", "MAX_INT_FIELD", "MAX_WEIGHT"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,8 @@ class CitationWeights:
     embedding : float, default 0.5
         Weight of the embedding cosine similarity (0 without an embedder).
 
+    Each weight is a finite number from 0 to :data:`MAX_WEIGHT` (1e12).
+
     Examples
     --------
     >>> CitationWeights(lexical=0.3).lexical
@@ -61,7 +63,8 @@ class CitationWeights:
     def __post_init__(self) -> None:
         for item in fields(self):
             value = check_float(
-                getattr(self, item.name), f"CitationWeights.{item.name}", minimum=0.0
+                getattr(self, item.name), f"CitationWeights.{item.name}", minimum=0.0,
+                maximum=MAX_WEIGHT,
             )
             object.__setattr__(self, item.name, value)
 
@@ -97,22 +100,29 @@ def _known_keys(cls: type, data: Any, name: str) -> dict[str, Any]:
     return dict(data)
 
 
+# the largest count or length a field may hold: far beyond any corpus, and small enough
+# that the kernels' 64-bit arithmetic on it never overflows
+MAX_INT_FIELD = 2**31 - 1
+# the largest weight: a weighted sum of the components (each at most a few units) stays
+# finite, and so does every score written to JSON
+MAX_WEIGHT = 1e12
+
 # field name -> (minimum, maximum); None means unbounded on that side
 _INT_RANGES: dict[str, tuple[int | None, int | None]] = {
-    "top_k": (0, None),
-    "min_alignment_score": (0, None),
-    "max_citations_per_source": (1, None),
-    "window_size_sentences": (1, None),
-    "window_stride_sentences": (1, None),
-    "max_candidates_lexical": (0, None),
-    "max_candidates_embedding": (0, None),
-    "max_candidates_total": (0, None),
+    "top_k": (0, MAX_INT_FIELD),
+    "min_alignment_score": (0, MAX_INT_FIELD),
+    "max_citations_per_source": (1, MAX_INT_FIELD),
+    "window_size_sentences": (1, MAX_INT_FIELD),
+    "window_stride_sentences": (1, MAX_INT_FIELD),
+    "max_candidates_lexical": (0, MAX_INT_FIELD),
+    "max_candidates_embedding": (0, MAX_INT_FIELD),
+    "max_candidates_total": (0, MAX_INT_FIELD),
     # the alignment kernel's limits (citekit.kernels.MAX_SCORE_MAGNITUDE)
     "match_score": (1, 1000),
     "mismatch_score": (-1000, -1),
     "gap_score": (-1000, -1),
-    "multi_span_merge_gap_chars": (0, None),
-    "multi_span_max_spans": (1, None),
+    "multi_span_merge_gap_chars": (0, MAX_INT_FIELD),
+    "multi_span_max_spans": (1, MAX_INT_FIELD),
 }
 _FLOAT_RANGES: dict[str, tuple[float | None, float | None]] = {
     "min_final_score": (None, None),
@@ -173,6 +183,8 @@ class CitationConfig:
     multi_span_max_spans : int, default 5
         More spans than this after merging fall back to one contiguous span.
 
+    Every integer field is at most :data:`MAX_INT_FIELD` (2**31 - 1).
+
     Examples
     --------
     >>> config = CitationConfig(top_k=1, min_answer_coverage=0.4)
@@ -223,7 +235,10 @@ class CitationConfig:
             object.__setattr__(self, name, value)
         for name in _BOOL_FIELDS:
             check_bool(getattr(self, name), f"CitationConfig.{name}")
-        band = check_int(self.band_width, "CitationConfig.band_width", minimum=1, allow_none=True)
+        band = check_int(
+            self.band_width, "CitationConfig.band_width", minimum=1, maximum=MAX_INT_FIELD,
+            allow_none=True,
+        )
         object.__setattr__(self, "band_width", band)
         weights = self.weights
         if isinstance(weights, Mapping):

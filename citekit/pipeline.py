@@ -1093,7 +1093,7 @@ class Pipeline:
         """
         n_pairs = pair_query.shape[0]
         n_queries = query_offsets.shape[0] - 1
-        top_k = self.config.top_k
+        top_k = _batch_top_k(self.config.top_k, n_pairs)
         # score, query_start, query_end, target_start, target_end, matches
         aligned_rows = np.zeros((6, n_pairs), np.int64)
         content_matched = np.zeros(n_pairs, np.float64)
@@ -1252,17 +1252,17 @@ class Pipeline:
         as many of a sentence's pairs as the walk reads (``_RANKED_FRONT`` unless it
         needs more).
         """
-        config = self.config
+        top_k = _batch_top_k(self.config.top_k, pair_query.shape[0])
         return rank_and_choose(  # type: ignore[no-any-return]
             *self._ranking_arguments(
                 eligible_mask, pair_query, pair_passage, char_start, char_end, final, corpus,
                 n_queries,
             ),
             corpus.passage_source[pair_passage],
-            config.top_k,
-            config.max_citations_per_source,
-            config.top_k * _EVIDENCE_POOL_PER_CITATION,
-            max(_RANKED_FRONT, 2 * config.top_k * (_EVIDENCE_POOL_PER_CITATION + 1)),
+            top_k,
+            self.config.max_citations_per_source,
+            top_k * _EVIDENCE_POOL_PER_CITATION,
+            max(_RANKED_FRONT, 2 * top_k * (_EVIDENCE_POOL_PER_CITATION + 1)),
         )
 
     def _records(
@@ -1321,7 +1321,7 @@ class Pipeline:
             context.rows.blocks,
             context.corpus.token_starts,
             context.corpus.token_ends,
-            config.top_k,
+            _batch_top_k(config.top_k, int(judged_offsets[-1])),
             config.max_citations_per_source,
             config.multi_span_evidence,
             config.multi_span_merge_gap_chars,
@@ -2170,6 +2170,13 @@ def _evidence_chars(
 
 def _evidence_span(char_start: int, char_end: int, evidence: str) -> EvidenceSpan:
     return _unchecked(EvidenceSpan, char_start=char_start, char_end=char_end, evidence=evidence)
+
+
+def _batch_top_k(top_k: int, n_pairs: int) -> int:
+    """``top_k`` for the kernels of a batch of ``n_pairs`` candidate pairs: no sentence has
+    more citations than the batch has pairs, so a larger ``top_k`` changes nothing, but
+    the kernels size their arrays by it (``top_k=2**31 - 1`` would ask for gigabytes)."""
+    return min(top_k, max(n_pairs, 1))
 
 
 def _check_stage(stage: Any, method: str, name: str) -> None:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from citekit.config import CitationConfig, CitationWeights
+from citekit.config import _INT_RANGES, MAX_INT_FIELD, MAX_WEIGHT, CitationConfig, CitationWeights
 
 SPEC_DEFAULTS = {
     "top_k": 3,
@@ -87,6 +87,14 @@ def test_frozen():
         ("min_embedding_similarity", 1.5),
         ("min_final_score", float("nan")),
         ("min_final_score", float("inf")),
+        # beyond what the kernels' 64-bit arithmetic takes (once an OverflowError in align)
+        ("top_k", 2**31),
+        ("top_k", 2**63),
+        ("max_candidates_lexical", 2**64),
+        ("window_size_sentences", 2**31),
+        ("band_width", 2**63),
+        ("multi_span_max_spans", 2**40),
+        ("min_alignment_score", 2**31),
     ],
 )
 def test_bad_values_name_the_field(name, value):
@@ -119,6 +127,32 @@ def test_weights_validation():
         CitationWeights(embedding="high")  # type: ignore[arg-type]
     assert CitationWeights(alignment=2).alignment == 2.0
     assert isinstance(CitationWeights(alignment=2).alignment, float)
+    # a weight so large that a score would overflow to inf (and not survive JSON)
+    with pytest.raises(ValueError, match="CitationWeights.alignment must be <= "):
+        CitationWeights(alignment=1e308)
+    assert CitationWeights(alignment=MAX_WEIGHT).alignment == MAX_WEIGHT
+
+
+def test_the_largest_values_of_every_field_align():
+    from citekit import align_citations
+    from citekit.results import SpanCitations
+
+    largest = {name: MAX_INT_FIELD for name in _INT_RANGES if _INT_RANGES[name][1] is not None}
+    largest.update(
+        match_score=1000, mismatch_score=-1, gap_score=-1, band_width=MAX_INT_FIELD,
+        min_alignment_score=0, multi_span_evidence=True,
+    )
+    weights = CitationWeights(**{name: MAX_WEIGHT for name in CitationWeights().to_dict()})
+    answer = "Revenue grew 15% to $1,200. Costs fell."
+    sources = ["Revenue grew 15% to $1,200 in 2024. Costs fell by 3%.", "Costs fell. Revenue grew."]
+    result = align_citations(answer, sources, config=CitationConfig(**largest, weights=weights))
+    assert [span.status for span in result] == ["supported", "supported"]
+    for span in result:
+        assert SpanCitations.from_json(span.to_json()) == span
+    # no sentence has more citations than candidates: the largest top_k is any large one
+    assert align_citations(answer, sources, config=CitationConfig(top_k=MAX_INT_FIELD)) == (
+        align_citations(answer, sources, config=CitationConfig(top_k=50))
+    )
 
 
 def test_weights_from_mapping_in_config():
