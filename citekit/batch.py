@@ -379,6 +379,7 @@ def _score_in_processes(
     )
     pending: list[tuple[list[tuple[int, Any]], Any]] = []
     try:
+        _check_pool_starts(pool, mp_context)
         batches = _batches(records, batch_size)
         # keep a bounded number of batches in flight so huge inputs stream
         for batch in itertools.islice(batches, 2 * n_jobs):
@@ -405,6 +406,27 @@ def _score_in_processes(
     finally:
         # also when the caller stops iterating early: drop batches not started yet
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _ready() -> bool:
+    return True
+
+
+def _check_pool_starts(pool: ProcessPoolExecutor, mp_context: str) -> None:
+    """Raise ``RuntimeError`` unless a worker process starts and runs a task: a pool that
+    cannot start (most often a script without an ``if __name__ == "__main__":`` guard,
+    whose workers re-run it) would otherwise fail every record one by one."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        pool.submit(_ready).result()
+    except BrokenProcessPool as exc:
+        raise RuntimeError(
+            f"score_records could not start its worker processes (mp_context="
+            f"{mp_context!r}): {exc}. A script that scores with n_jobs > 1 must guard its "
+            "entry point with 'if __name__ == \"__main__\":' (the workers import it), "
+            "and the pipeline and corpus must be picklable"
+        ) from exc
 
 
 class _FailedFuture:
@@ -466,6 +488,9 @@ def score_records(
     TypeError, ValueError
         For invalid arguments (naming the argument). Errors of single records are
         reported in their results instead.
+    RuntimeError
+        When ``n_jobs > 1`` and the worker processes cannot start (say, a script without
+        the ``if __name__ == "__main__":`` guard).
 
     Examples
     --------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 
 import pytest
@@ -601,6 +602,34 @@ def test_pipelines_that_refuse_empty_answers_still_run_in_parallel():
         records, pipeline=RefusesEmptyAnswers(), corpus=["shared"], npartitions=2, scheduler="sync"
     )
     assert on_dask == serial and all(r.result.sources == ("shared",) for r in on_dask)
+
+
+_UNGUARDED_SCRIPT = """
+from citekit import score_records
+
+# no 'if __name__ == "__main__":' guard: every spawned worker runs this again
+outcomes = score_records(
+    [{"id": "a", "answer": "Water boils.", "sources": ["Water boils at 100 degrees."]}],
+    n_jobs=2, show_progress=False,
+)
+print("scored", [o.ok for o in outcomes])
+"""
+
+
+@pytest.mark.slow
+def test_a_pool_that_cannot_start_raises_instead_of_failing_every_record(tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text(_UNGUARDED_SCRIPT)
+    import citekit._warm as warm_module
+
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=600,
+        env=warm_module._child_environment(), cwd=tmp_path,
+    )
+    assert done.returncode != 0
+    assert "scored" not in done.stdout
+    assert "RuntimeError: score_records could not start its worker processes" in done.stderr
+    assert "if __name__ == " in done.stderr.splitlines()[-1]
 
 
 class CrashingPipeline(EchoPipeline):
