@@ -71,3 +71,29 @@ def test_notebook_executes(path, monkeypatch):
     }
     assert {"text/html", "image/png"} <= mime_types
     print(f"{path.name} executed in {elapsed:.1f} s")
+
+
+def test_the_threshold_section_of_the_exploration_notebook_describes_its_table():
+    # what the markdown of "Tune a threshold" says of the statuses its code cell tabulates
+    notebook = nbformat.read(REPO / "notebooks" / "exploration.ipynb", as_version=4)
+    code = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    markdown = [cell.source for cell in notebook.cells if cell.cell_type == "markdown"]
+    namespace: dict = {}
+    exec(code[0], namespace)  # the sources, the pipeline and the corpus
+    exec(code[1].rstrip().removesuffix("result"), namespace)  # the answer and its result
+    from citekit import CitationConfig, Pipeline
+
+    def statuses(threshold):
+        config = CitationConfig(supported_answer_coverage=threshold)
+        return [s.status for s in Pipeline(config).align(namespace["answer"], namespace["corpus"])]
+
+    coverage = [round(s.content_coverage or 0.0, 2) for s in namespace["result"]]
+    [section] = [text for text in markdown if text.startswith("## Tune a threshold")]
+    assert "cover 0.75-0.83" in section and "0.9 demotes all but the\ndividend" in section
+    honest = [0, 2, 3]  # revenue, same-store sales, stores; 4 is the dividend
+    assert min(coverage[i] for i in honest) == 0.75 and max(coverage[i] for i in honest) == 0.83
+    assert coverage[4] == 1.0
+    low = statuses(0.3)
+    assert statuses(0.5) == statuses(0.7) == low
+    assert low == ["supported", "partial", "supported", "supported", "supported", "unsupported"]
+    assert statuses(0.9) == ["partial"] * 4 + ["supported", "unsupported"]
