@@ -84,6 +84,13 @@ def test_long_inputs_use_score_pass_and_rectangle_traceback():
         assert as_tuple(sw(query, target)) == expected
 
 
+def test_inputs_too_long_for_the_keys_are_refused_with_advice_that_holds():
+    long = np.zeros(40_000, dtype=np.int64)
+    for band_width in (None, 50):  # a band cannot help: the query itself is long
+        with pytest.raises(ValueError, match=r"65 bits needed, 61 available\); split the inputs"):
+            smith_waterman(long, long, band_width=band_width)
+
+
 def test_explicit_band_equals_banded_reference():
     rng = random.Random(2)
     for _ in range(800):

@@ -523,7 +523,9 @@ def _check_key_bits(bits: int, what: str) -> None:
     if bits > MAX_KEY_BITS:
         raise ValueError(
             f"{what} are too long for exact tie-breaking in 64-bit keys ({bits} bits "
-            f"needed, {MAX_KEY_BITS} available); use band_width or split the inputs"
+            f"needed, {MAX_KEY_BITS} available); split the inputs (a band_width narrows "
+            "the target to the query's length plus the band, so it helps only a target "
+            "much longer than its query)"
         )
 
 
