@@ -143,6 +143,332 @@ def test_load_names_the_damaged_file(tmp_path):
         Corpus.load(listed)
 
 
+# -- a saved corpus damaged or tampered with: ValueError naming the file ------------------
+
+class _Lengths:
+    def encode(self, texts):
+        return [[len(t) + 1.0, 1.0, t.count("e")] for t in texts]
+
+
+def _saved(tmp_path, embedder=None):
+    """A saved corpus of a document, an empty source, a chunk and another document (the
+    first has 3 passages and more than 3 tokens)."""
+    sources = [
+        SourceDocument("a", TEXTS[0], metadata={"year": 2024}),
+        "",
+        SourceChunk("c", TEXTS[3], 10, 10 + len(TEXTS[3])),
+        TEXTS[1],
+    ]
+    directory = tmp_path / "saved"
+    Corpus.build(sources, embedder=embedder).save(directory)
+    return directory
+
+
+def _edit_json(directory, edit):
+    meta = json.loads((directory / "corpus.json").read_text(encoding="utf-8"))
+    edit(meta)
+    (directory / "corpus.json").write_text(json.dumps(meta), encoding="utf-8")
+
+
+def _edit_array(directory, name, edit):
+    path = directory / f"{name}.npy"
+    array = np.load(path)
+    array = edit(array)
+    np.save(path, array, allow_pickle=False)
+
+
+def _refused(directory, *files):
+    """Corpus.load raises ValueError naming each of ``files`` (with its path)."""
+    with pytest.raises(ValueError) as info:
+        Corpus.load(directory)
+    message = str(info.value)
+    for name in files:
+        assert repr(str(directory / name)) in message, message
+    assert "damaged" in message
+    return message
+
+
+def test_load_refuses_a_text_shorter_than_its_offsets(tmp_path):
+    # a shortened text loaded before, and gave citations whose evidence was no longer
+    # text[char_start:char_end]
+    for cut in (1, len(TEXTS[0]) // 2):  # the final "." (no token) or words too
+        directory = _saved(tmp_path)
+
+        def shorten(meta):
+            meta["sources"][0]["text"] = meta["sources"][0]["text"][:-cut]
+
+        _edit_json(directory, shorten)
+        message = _refused(directory, "corpus.json")
+        assert "beyond its source's text" in message
+
+
+def _set(position, value):
+    def edit(array):
+        array = array.copy()
+        array[position] = value
+        return array
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    "name, edit, files, what",
+    [
+        ("token_starts", lambda a: a + 1000, ("token_starts.npy", "token_ends.npy"), "after"),
+        ("token_ends", lambda a: a + 1000, ("token_ends.npy", "corpus.json"), "beyond"),
+        ("token_starts", _set(0, -1), ("token_starts.npy",), "< 0"),
+        # token 2 of source 0 starting before token 1 (within its own end)
+        ("token_starts", _set(2, 0), ("token_starts.npy",), "before the token ahead"),
+        ("token_ends", lambda a: a[:-1], ("token_ends.npy",), "token offsets for"),
+        ("token_ids", lambda a: a[1:], ("token_ids.npy",), "token ids for"),
+        ("source_token_offsets", _set(1, 10**6), ("source_token_offsets.npy",), "decrease"),
+        ("source_token_offsets", lambda a: a[:-1], ("source_token_offsets.npy",), "sources"),
+    ],
+)
+def test_load_refuses_token_offsets_that_do_not_fit(tmp_path, name, edit, files, what):
+    directory = _saved(tmp_path)
+    _edit_array(directory, name, edit)
+    assert what in _refused(directory, *files)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["token_ids", "token_starts", "source_token_offsets", "passage_source",
+     "passage_char_end", "index_vocabulary", "index_indptr", "index_indices"],
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, bool, "<U4"])
+def test_load_refuses_arrays_that_do_not_hold_integers(tmp_path, name, dtype):
+    # a float array was cast to int without a word (an object array np.load refuses
+    # itself, without pickle: test_load_names_the_damaged_file's kind of damage)
+    directory = _saved(tmp_path)
+    _edit_array(directory, name, lambda a: a.astype(dtype))
+    assert "not integers" in _refused(directory, f"{name}.npy")
+
+
+@pytest.mark.parametrize("name", ["token_starts", "passage_source", "index_indices"])
+def test_load_refuses_arrays_of_two_dimensions(tmp_path, name):
+    directory = _saved(tmp_path)
+    _edit_array(directory, name, lambda a: np.stack([a, a]))
+    assert "2-D" in _refused(directory, f"{name}.npy")
+
+
+@pytest.mark.parametrize(
+    "name, edit, files, what",
+    [
+        ("passage_source", _set(-1, 4), ("passage_source.npy",), "not one of the 4"),
+        ("passage_source", _set(0, -1), ("passage_source.npy",), "not one of the 4"),
+        ("passage_source", _set(-1, 0), ("passage_source.npy",), "source after source"),
+        ("passage_token_start", _set(1, -1), ("passage_token_start.npy",), "before 0"),
+        ("passage_token_end", lambda a: a + 1000, ("passage_token_end.npy",),
+         "end of tokens"),
+        ("passage_token_start", lambda a: a + 1000, ("passage_token_start.npy",
+                                                     "passage_token_end.npy"), "after its end"),
+        ("passage_char_end", lambda a: a + 1000, ("passage_char_end.npy", "corpus.json"),
+         "beyond its source's text"),
+        ("passage_char_start", _set(0, -3), ("passage_char_start.npy",), "before 0"),
+        ("passage_char_start", lambda a: a + 1000, ("passage_char_start.npy",
+                                                    "passage_char_end.npy"), "after its end"),
+        ("passage_sentence_start", _set(0, -1), ("passage_sentence_start.npy",), "before 0"),
+        ("passage_char_end", lambda a: a[:-1], ("passage_char_end.npy",), "entries for"),
+    ],
+)
+def test_load_refuses_passages_outside_their_sources(tmp_path, name, edit, files, what):
+    # an out-of-range passage source or range raised IndexError (or gave wrong evidence)
+    # when aligning
+    directory = _saved(tmp_path)
+    _edit_array(directory, name, edit)
+    assert what in _refused(directory, *files)
+
+
+def _put(*keys_and_value):
+    *keys, value = keys_and_value
+
+    def edit(meta):
+        target = meta
+        for key in keys[:-1]:
+            target = target[key]
+        target[keys[-1]] = value
+
+    return edit
+
+
+def _drop(*keys):
+    def edit(meta):
+        target = meta
+        for key in keys[:-1]:
+            target = target[key]
+        del target[keys[-1]]
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    "edit, what",
+    [
+        # the window fields follow Corpus.build's (and CitationConfig's) rules
+        (_put("window_size_sentences", 0), "window_size_sentences must be >= 1"),
+        (_put("window_stride_sentences", -2), "window_stride_sentences must be >= 1"),
+        (_put("window_size_sentences", 1.5), "window_size_sentences must be an int"),
+        (_put("window_size_sentences", "2"), "window_size_sentences must be an int"),
+        (_put("window_stride_sentences", True), "window_stride_sentences must be an int"),
+        (_drop("window_size_sentences"), "no 'window_size_sentences'"),
+        (_drop("sources"), "no 'sources'"),
+        (_put("sources", {"a": 1}), "'sources' must be a list"),
+        (_put("sources", "abc"), "'sources' must be a list"),
+        (_put("sources", 0, "some text"), "sources[0] must be a JSON object"),
+        (_drop("sources", 2, "kind"), "sources[2] has no 'kind'"),
+        (_put("sources", 0, "kind", "paper"), "sources[0] has kind 'paper'"),
+        (_put("sources", 0, "kind", None), "sources[0] has kind None"),
+        (_drop("sources", 0, "text"), "sources[0]"),
+        (_put("sources", 0, "text", 5), "sources[0]"),
+        (_put("sources", 2, "doc_char_end", 3), "sources[2]"),
+        (_put("sources", 2, "source_index", -1), "sources[2]"),
+        (_put("sources", 0, "colour", "red"), "unknown keys"),
+        (_drop("tokenizer_signature"), "no 'tokenizer_signature'"),
+        (_put("tokenizer_signature", 5), "'tokenizer_signature' must be a str"),
+        (_put("has_embeddings", "yes"), "'has_embeddings' must be a bool"),
+        (_drop("has_embeddings"), "no 'has_embeddings'"),
+    ],
+)
+def test_load_refuses_bad_values_in_corpus_json(tmp_path, edit, what):
+    # these loaded (window 0, a string signature...) or raised KeyError / TypeError
+    directory = _saved(tmp_path)
+    _edit_json(directory, edit)
+    assert what in _refused(directory, "corpus.json")
+
+
+def test_load_refuses_a_source_list_of_another_length(tmp_path):
+    directory = _saved(tmp_path)
+    _edit_json(directory, lambda meta: meta["sources"].pop())
+    assert "for 3 sources" in _refused(directory, "source_token_offsets.npy", "corpus.json")
+
+
+def test_load_names_a_missing_embeddings_file(tmp_path):
+    # corpus.json saying there are embeddings, none saved: FileNotFoundError, as for any
+    # missing array file, naming it
+    directory = _saved(tmp_path)
+    _edit_json(directory, _put("has_embeddings", True))
+    with pytest.raises(FileNotFoundError, match=r"missing \(embeddings\.npy\)") as info:
+        Corpus.load(directory)
+    assert info.value.filename == str(directory / "embeddings.npy")
+    (directory / "token_ends.npy").unlink()
+    with pytest.raises(FileNotFoundError, match=r"missing \(token_ends\.npy\)"):
+        Corpus.load(directory)
+
+
+@pytest.mark.parametrize(
+    "edit, what",
+    [
+        (lambda a: a[:-1], "expected a row per passage"),
+        (lambda a: a[:, 0], "expected a row per passage"),
+        (lambda a: (a * 100).astype(np.int64), "not floats"),
+        (_set((0, 1), np.nan), "non-finite"),
+        (_set((1, 0), np.inf), "non-finite"),
+    ],
+)
+def test_load_refuses_damaged_embeddings(tmp_path, edit, what):
+    directory = _saved(tmp_path, embedder=_Lengths())
+    _edit_array(directory, "embeddings", edit)
+    assert what in _refused(directory, "embeddings.npy")
+
+
+@pytest.mark.parametrize(
+    "name, edit, files, what",
+    [
+        ("index_indptr", lambda a: a[:-1], ("index_indptr.npy",), "row offsets for"),
+        ("index_indptr", lambda a: np.concatenate([a, a[-1:]]), ("index_indptr.npy",),
+         "row offsets for"),
+        ("index_indptr", _set(1, 10**6), ("index_indptr.npy", "index_indices.npy"),
+         "never decrease"),
+        ("index_indices", _set(0, 10**6), ("index_indices.npy",), "column numbers"),
+        ("index_indices", _set(0, -1), ("index_indices.npy",), "column numbers"),
+        ("index_vocabulary", lambda a: a[::-1], ("index_vocabulary.npy",), "sorted"),
+        ("index_vocabulary", lambda a: a[:1], ("index_indices.npy",), "column numbers"),
+    ],
+)
+def test_load_refuses_an_index_that_does_not_fit(tmp_path, name, edit, files, what):
+    directory = _saved(tmp_path)
+    _edit_array(directory, name, edit)
+    assert what in _refused(directory, *files)
+
+
+def test_the_constructor_checks_what_load_checks():
+    corpus = Corpus.build(TEXTS)
+    arrays = {name: getattr(corpus, name) for name in (
+        "token_ids", "token_starts", "token_ends", "source_token_offsets", "passage_source",
+        "passage_token_start", "passage_token_end", "passage_char_start", "passage_char_end",
+        "passage_sentence_start", "passage_sentence_end",
+    )}
+    options = dict(window_size_sentences=1, window_stride_sentences=1, tokenizer_signature="t")
+    Corpus(corpus.sources, arrays, corpus.index, **options)
+    shorter = (SourceDocument("0", TEXTS[0][:5]),) + corpus.sources[1:]
+    with pytest.raises(ValueError, match=r"token_ends, the sources' texts\): token \d+ "):
+        Corpus(shorter, arrays, corpus.index, **options)
+    with pytest.raises(ValueError, match=r"\(passage_source\)"):
+        Corpus(corpus.sources, {**arrays, "passage_source": arrays["passage_source"] + 9},
+               corpus.index, **options)
+
+
+@settings(max_examples=60)
+@given(
+    texts=st.lists(
+        st.text(max_size=40)
+        | st.sampled_from(TEXTS + ["a\U0001f600b. C d.", " \n ", "...", "One. Two. Three."]),
+        max_size=6,
+    ),
+    chunked=st.lists(st.booleans(), min_size=6, max_size=6),
+    size=st.integers(1, 3),
+    stride=st.integers(1, 3),
+    tokenizer=st.sampled_from([None, "words"]),
+    embedded=st.booleans(),
+)
+def test_every_built_corpus_loads_as_saved(texts, chunked, size, stride, tokenizer, embedded):
+    # the load checks refuse nothing a built corpus holds: documents, chunks, sources of
+    # no token or sentence, other tokenizers and windows
+    import re
+    import tempfile
+
+    class Words:
+        def tokenize(self, text):
+            spans = [m.span() for m in re.finditer(r"\w+", text)]
+            return [len(text[s:e]) for s, e in spans], spans
+
+    sources = [
+        SourceChunk(f"c{i}", text, 7, 7 + len(text)) if chunked[i] else text
+        for i, text in enumerate(texts)
+    ]
+    corpus = Corpus.build(
+        sources,
+        tokenizer=Words() if tokenizer else None,
+        window_size_sentences=size,
+        window_stride_sentences=stride,
+        embedder=_Lengths() if embedded else None,
+    )
+    with tempfile.TemporaryDirectory() as directory:
+        corpus.save(directory)
+        loaded = Corpus.load(directory)
+    _assert_same_corpus_arrays(loaded, corpus)
+    assert loaded.sources == corpus.sources
+    assert (loaded.window_size_sentences, loaded.window_stride_sentences) == (size, stride)
+    if embedded:
+        assert loaded.embeddings.dtype == np.float32
+        np.testing.assert_array_equal(loaded.embeddings, corpus.embeddings)
+    else:
+        assert loaded.embeddings is None
+
+
+def _assert_same_corpus_arrays(a, b):
+    for name in (
+        "token_ids", "token_starts", "token_ends", "source_token_offsets", "passage_source",
+        "passage_token_start", "passage_token_end", "passage_char_start", "passage_char_end",
+        "passage_sentence_start", "passage_sentence_end",
+    ):
+        assert getattr(a, name).tolist() == getattr(b, name).tolist(), name
+    for x, y in zip(a.index.to_arrays().values(), b.index.to_arrays().values()):
+        assert x.tolist() == y.tolist()
+    assert a.index.idf.tolist() == b.index.idf.tolist()
+
+
 def test_metadata_must_be_json_to_save(tmp_path):
     corpus = Corpus.build([SourceDocument("a", "Text.", metadata={"when": object()})])
     with pytest.raises(TypeError, match="metadata"):
