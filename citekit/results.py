@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from collections import abc
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
@@ -35,14 +36,33 @@ def _check_type(obj: Any, name: str, kinds: Any, *, allow_none: bool = False) ->
     value = getattr(obj, name)
     if value is None and allow_none:
         return
-    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
-        raise TypeError(f"{type(obj).__name__}.{name} must be {kinds}, got bool")
+    allowed = kinds if isinstance(kinds, tuple) else (kinds,)
+    if isinstance(value, bool) and bool not in allowed:
+        raise TypeError(f"{type(obj).__name__}.{name} must be {_names(allowed)}, got bool")
     if not isinstance(value, kinds):
-        expected = (
-            " or ".join(k.__name__ for k in kinds) if isinstance(kinds, tuple) else kinds.__name__
-        )
+        # numpy's integers and floats (an offset read from an array) as Python numbers
+        if int in allowed and isinstance(value, numbers.Integral):
+            object.__setattr__(obj, name, int(value))
+            return
+        if float in allowed and isinstance(value, numbers.Real):
+            object.__setattr__(obj, name, float(value))
+            return
         raise TypeError(
-            f"{type(obj).__name__}.{name} must be {expected}, got {type(value).__name__}"
+            f"{type(obj).__name__}.{name} must be {_names(allowed)}, got {type(value).__name__}"
+        )
+
+
+def _names(kinds: tuple[type, ...]) -> str:
+    return " or ".join(kind.__name__ for kind in kinds)
+
+
+def _check_length(obj: Any, start: str, end: str, text: str) -> None:
+    """``len(text) == end - start``: the text is the characters the offsets give."""
+    s, e, value = getattr(obj, start), getattr(obj, end), getattr(obj, text)
+    if len(value) != e - s:
+        raise ValueError(
+            f"{type(obj).__name__}: {text} must hold {end} - {start} = {e - s} characters, "
+            f"got {len(value)}"
         )
 
 
@@ -256,6 +276,7 @@ class AnswerSpan(_Record):
     def __post_init__(self) -> None:
         _check_type(self, "text", str)
         _check_range(self, "char_start", "char_end")
+        _check_length(self, "char_start", "char_end", "text")
         if self.kind not in ("sentence", "clause", "paragraph"):
             raise ValueError(
                 f"AnswerSpan.kind must be 'sentence', 'clause' or 'paragraph', got {self.kind!r}"
@@ -281,6 +302,7 @@ class EvidenceSpan(_Record):
     def __post_init__(self) -> None:
         _check_range(self, "char_start", "char_end")
         _check_type(self, "evidence", str)
+        _check_length(self, "char_start", "char_end", "evidence")
 
 
 @dataclass(frozen=True)
@@ -311,6 +333,8 @@ class Conflict(_Record):
         _check_type(self, "evidence_text", str)
         _check_range(self, "answer_char_start", "answer_char_end")
         _check_range(self, "evidence_char_start", "evidence_char_end")
+        _check_length(self, "answer_char_start", "answer_char_end", "answer_text")
+        _check_length(self, "evidence_char_start", "evidence_char_end", "evidence_text")
 
 
 @dataclass(frozen=True)
@@ -374,6 +398,7 @@ class Citation(_Record):
         _check_type(self, "candidate_index", int)
         _check_range(self, "char_start", "char_end")
         _check_type(self, "evidence", str)
+        _check_length(self, "char_start", "char_end", "evidence")
         _check_range(self, "answer_char_start", "answer_char_end")
         _freeze_tuple(self, "evidence_spans", EvidenceSpan)
         _freeze_tuple(self, "conflicts", Conflict)

@@ -118,11 +118,43 @@ def test_record_metadata_is_a_copied_dict_of_any_mapping():
         ({"components": [1]}, TypeError, "components"),
         ({"answer_char_start": 9, "answer_char_end": 2}, ValueError, "answer_char_start"),
         ({"conflicts": ("x",)}, TypeError, "conflicts"),
+        # the evidence is the characters its offsets give: 7 of them here
+        ({"evidence": "grew"}, ValueError, r"evidence must hold char_end - char_start = 7"),
+        ({"char_end": 12}, ValueError, "evidence must hold"),
+        ({"source_index": True}, TypeError, "Citation.source_index must be int, got bool"),
+        ({"score": None}, TypeError, "Citation.score must be int or float, got NoneType"),
     ],
 )
 def test_citation_validation_names_the_field(changes, error, field):
     with pytest.raises(error, match=field):
         make_citation(**changes)
+
+
+def test_text_and_offsets_of_every_record_agree():
+    with pytest.raises(ValueError, match="EvidenceSpan: evidence must hold"):
+        EvidenceSpan(0, 7, "x")
+    with pytest.raises(ValueError, match="AnswerSpan: text must hold"):
+        AnswerSpan(text="Hi.", char_start=0, char_end=2)
+    with pytest.raises(ValueError, match="Conflict: answer_text must hold"):
+        Conflict("percent", "9%", 5, 8, "15%", 8, 11)
+    with pytest.raises(ValueError, match="Conflict: evidence_text must hold"):
+        Conflict("percent", "9%", 5, 7, "15%", 8, 10)
+    assert EvidenceSpan(2, 2, "").evidence == ""
+
+
+def test_numpy_numbers_become_python_numbers():
+    np = pytest.importorskip("numpy")
+    citation = make_citation(
+        score=np.float32(2.5), source_index=np.int64(0), char_start=np.int32(3),
+        char_end=np.uint16(10),
+    )
+    assert citation == make_citation()
+    assert type(citation.char_end) is int and type(citation.score) is float
+    chunk = SourceChunk("d", "text", np.int64(4), np.int64(8), source_index=np.int8(1))
+    assert (chunk.doc_char_start, chunk.source_index) == (4, 1)
+    assert type(chunk.doc_char_start) is int and json.loads(chunk.to_json())["doc_char_end"] == 8
+    with pytest.raises(TypeError, match="SourceChunk.doc_char_start must be int, got bool"):
+        SourceChunk("d", "t", False, 1)
 
 
 def test_span_citations_status_rules():
