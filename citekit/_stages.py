@@ -9,6 +9,7 @@ specification's segment records). These helpers turn either into validated array
 
 from __future__ import annotations
 
+import numbers
 from itertools import accumulate
 from typing import Any
 
@@ -51,14 +52,22 @@ def default_segmenter() -> Any:
     return segmenter
 
 
+def _offset(value: Any) -> int:
+    if not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"a segmenter's span offsets must be integers, got {type(value).__name__}"
+        )
+    return int(value)
+
+
 def _span_of(item: Any) -> tuple[int, int]:
     if isinstance(item, tuple) and len(item) == 2:
-        return int(item[0]), int(item[1])
+        return _offset(item[0]), _offset(item[1])
     for start_name, end_name in (("char_start", "char_end"), ("doc_char_start", "doc_char_end")):
         if hasattr(item, start_name) and hasattr(item, end_name):
-            return int(getattr(item, start_name)), int(getattr(item, end_name))
+            return _offset(getattr(item, start_name)), _offset(getattr(item, end_name))
     if isinstance(item, (list, np.ndarray)) and len(item) == 2:
-        return int(item[0]), int(item[1])
+        return _offset(item[0]), _offset(item[1])
     raise TypeError(
         "a segmenter must return (start, end) pairs or records with char_start/char_end; "
         f"got {type(item).__name__}"
@@ -96,7 +105,10 @@ def segment_spans(segmenter: Any, text: str, *, name: str = "segmenter") -> np.n
         if kind.segment_array is SentenceSegmenter.segment_array:
             return spans  # trimmed, non-empty, in bounds and ordered by construction
         try:
-            spans = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+            array = np.asarray(spans)
+            if array.size and array.dtype.kind not in "iu":
+                raise TypeError
+            spans = array.astype(np.int64, copy=False).reshape(-1, 2)
         except (TypeError, ValueError):
             raise TypeError(f"{name}.segment_array must return an (n, 2) integer array") from None
         return _checked_spans(spans, text, name)
@@ -109,13 +121,19 @@ def segment_spans(segmenter: Any, text: str, *, name: str = "segmenter") -> np.n
     items = method(text)
     spans = None
     if isinstance(items, list) and items and type(items[0]) is tuple:
-        # the common case, (start, end) tuples: convert in one go
+        # the common case, (start, end) tuples of ints: convert in one go (anything else,
+        # floats among them, goes through the checks of _span_of)
         try:
-            array = np.array(items, dtype=np.int64)
+            array = np.array(items)
         except (TypeError, ValueError):
             array = None
-        if array is not None and array.ndim == 2 and array.shape[1] == 2:
-            spans = array
+        if (
+            array is not None
+            and array.ndim == 2
+            and array.shape[1] == 2
+            and array.dtype.kind in "iu"
+        ):
+            spans = array.astype(np.int64, copy=False)
     if spans is None:
         try:
             pairs = [_span_of(item) for item in items]
@@ -307,6 +325,10 @@ def _checked_spans(spans: np.ndarray, text: str, name: str) -> np.ndarray:
     """``spans`` without empty ones, after checking bounds and order."""
     if spans.shape[0] == 0:
         return spans
+    reversed_at = np.flatnonzero(spans[:, 1] < spans[:, 0])
+    if reversed_at.size:
+        start, end = spans[reversed_at[0]].tolist()
+        raise ValueError(f"{name} returned a reversed span ({start}, {end})")
     spans = spans[spans[:, 1] > spans[:, 0]]
     n_chars = len(text)
     if (

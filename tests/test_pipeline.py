@@ -573,6 +573,54 @@ def test_a_plain_corpus_is_embedded_once_by_the_first_embedder(tmp_path):
         Pipeline(embedder=TrigramEmbedder(dim=32)).align(answer, loaded)
 
 
+class _Spans:
+    """A segmenter that returns the spans it was given, whatever they are."""
+
+    def __init__(self, spans):
+        self.spans = spans
+
+    def segment(self, text):
+        return self.spans
+
+
+@pytest.mark.parametrize(
+    "spans, error, message",
+    [
+        ([(5, 0)], ValueError, r"answer_segmenter returned a reversed span \(5, 0\)"),
+        ([(0, 5), (9, 3)], ValueError, "reversed span"),
+        ([(0.0, 5.5)], TypeError, "span offsets must be integers, got float"),
+        ([(0, 2.0)], TypeError, "span offsets must be integers, got float"),
+        ([[0, 2.5]], TypeError, "span offsets must be integers"),
+        ([(0, 99)], ValueError, r"span outside \[0, 12\]"),
+        ([(-1, 3)], ValueError, "span outside"),
+        ([(0, 6), (3, 12)], ValueError, "unordered or overlapping"),
+        ([("0", "5")], TypeError, "span offsets must be integers, got str"),
+    ],
+)
+def test_a_segmenter_s_bad_spans_are_refused(spans, error, message):
+    with pytest.raises(error, match=message):
+        align_citations("Hello world.", ["Hello world."], answer_segmenter=_Spans(spans))
+
+
+def test_a_segmenter_s_good_spans_are_used_as_given():
+    import numpy as np_
+
+    for spans in ([(0, 12)], [(np_.int64(0), np_.int64(12))], [(0, 0), (0, 12)], [[0, 12]]):
+        [span] = align_citations("Hello world.", ["Hello world."], answer_segmenter=_Spans(spans))
+        assert span.status == "supported" and span.answer_span.text == "Hello world."
+
+
+def test_a_sentence_segmenter_array_of_floats_is_refused():
+    from citekit.segment import SentenceSegmenter
+
+    class Floats(SentenceSegmenter):
+        def segment_array(self, text):
+            return np.array([[0.0, 5.5]])
+
+    with pytest.raises(TypeError, match="segment_array must return an \\(n, 2\\) integer array"):
+        align_citations("Hello world.", ["Hello world."], answer_segmenter=Floats())
+
+
 def test_embedding_scores_do_not_depend_on_the_batch():
     # a matrix product's rounding depends on how many sentences it multiplies at once:
     # a sentence's embedding scores must be the same alone, in an answer or in a batch
