@@ -16,6 +16,7 @@ parent document.
 from __future__ import annotations
 
 import json
+import numbers
 import os
 from collections import abc
 from typing import Any, Mapping, Sequence
@@ -65,12 +66,14 @@ def as_source_records(sources: Any) -> tuple[SourceDocument | SourceChunk, ...]:
     """Turn the accepted source forms into :class:`SourceDocument` / :class:`SourceChunk`.
 
     A plain ``str`` becomes ``SourceDocument(id=str(position), text=...)``; a mapping needs
-    ``"text"`` and takes ``"id"`` (default: its position) and ``"metadata"``.
+    ``"text"`` and takes ``"id"`` (a str, or an int written in decimal; missing or None:
+    its position) and ``"metadata"`` (a mapping, or None).
 
     Raises
     ------
     TypeError
-        If ``sources`` is not a sequence or holds anything else.
+        If ``sources`` is not a sequence or holds anything else, or a mapping's ``"id"``
+        or ``"metadata"`` is of another type.
     ValueError
         If a mapping lacks ``"text"``.
 
@@ -104,11 +107,20 @@ def as_source_records(sources: Any) -> tuple[SourceDocument | SourceChunk, ...]:
                 raise TypeError(
                     f"sources[{position}]['text'] must be a str, got {type(text).__name__}"
                 )
-            source_id = item.get("id", str(position))
-            if not isinstance(source_id, str):
-                source_id = str(source_id)
-            metadata = item.get("metadata") or {}
-            if type(metadata) is not dict and not isinstance(metadata, abc.Mapping):
+            source_id = item.get("id")
+            if source_id is None:
+                source_id = str(position)
+            elif not isinstance(source_id, str):
+                if isinstance(source_id, bool) or not isinstance(source_id, numbers.Integral):
+                    raise TypeError(
+                        f"sources[{position}]['id'] must be a str or an int, "
+                        f"got {type(source_id).__name__}"
+                    )
+                source_id = str(int(source_id))
+            metadata = item.get("metadata")
+            if metadata is None:
+                metadata = {}
+            elif type(metadata) is not dict and not isinstance(metadata, abc.Mapping):
                 raise TypeError(
                     f"sources[{position}]['metadata'] must be a mapping, "
                     f"got {type(metadata).__name__}"

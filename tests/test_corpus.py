@@ -500,8 +500,19 @@ def test_bad_sources_and_arguments():
 
 
 def test_as_source_records_ids():
-    records = as_source_records(["x", {"text": "y"}, {"id": 7, "text": "z"}])
-    assert [r.id for r in records] == ["0", "1", "7"]
+    records = as_source_records(
+        ["x", {"text": "y"}, {"id": 7, "text": "z"}, {"id": None, "text": "w"},
+         {"id": np.int64(12), "text": "v"}]
+    )
+    assert [r.id for r in records] == ["0", "1", "7", "3", "12"]
+    # an id of another type would become its repr (different in every process)
+    for bad in (object(), 1.5, True, b"a", ["a"]):
+        with pytest.raises(TypeError, match=r"sources\[1\]\['id'\] must be a str or an int"):
+            as_source_records(["x", {"id": bad, "text": "y"}])
+    # metadata: a mapping or None, nothing else passes for empty
+    for bad in (0, [], "", 1.5):
+        with pytest.raises(TypeError, match=r"sources\[0\]\['metadata'\] must be a mapping"):
+            as_source_records([{"text": "y", "metadata": bad}])
 
 
 def test_as_source_records_equal_checked_records():
