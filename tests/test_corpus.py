@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit.corpus import Corpus, as_source_records, embed_texts
+from citekit.corpus import _ARRAY_NAMES, Corpus, as_source_records, embed_texts
 from citekit.results import SourceChunk, SourceDocument
 from citekit.segment import SentenceSegmenter, passage_windows, segment_sentences
 from citekit.tokenizers import SimpleTokenizer
@@ -458,12 +458,10 @@ def test_every_built_corpus_loads_as_saved(texts, chunked, size, stride, tokeniz
 
 
 def _assert_same_corpus_arrays(a, b):
-    for name in (
-        "token_ids", "token_starts", "token_ends", "source_token_offsets", "passage_source",
-        "passage_token_start", "passage_token_end", "passage_char_start", "passage_char_end",
-        "passage_sentence_start", "passage_sentence_end",
-    ):
+    """The same arrays (int64) and index (a loaded corpus has no first positions)."""
+    for name in _ARRAY_NAMES:
         assert getattr(a, name).tolist() == getattr(b, name).tolist(), name
+        assert getattr(a, name).dtype == np.int64
     for x, y in zip(a.index.to_arrays().values(), b.index.to_arrays().values()):
         assert x.tolist() == y.tolist()
     assert a.index.idf.tolist() == b.index.idf.tolist()
@@ -612,17 +610,8 @@ class _OwnSegment(SentenceSegmenter):
 
 
 def _assert_same_corpus(a, b):
-    for name in (
-        "token_ids", "token_starts", "token_ends", "source_token_offsets", "passage_source",
-        "passage_token_start", "passage_token_end", "passage_char_start", "passage_char_end",
-        "passage_sentence_start", "passage_sentence_end",
-    ):
-        assert getattr(a, name).tolist() == getattr(b, name).tolist(), name
-        assert getattr(a, name).dtype == np.int64
-    for x, y in zip(a.index.to_arrays().values(), b.index.to_arrays().values()):
-        assert x.tolist() == y.tolist()
+    _assert_same_corpus_arrays(a, b)
     assert a.index.first_positions.tolist() == b.index.first_positions.tolist()
-    assert a.index.idf.tolist() == b.index.idf.tolist()
 
 
 @settings(max_examples=100)
