@@ -260,7 +260,8 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
     Sentence ``q`` has tokens ``query_offsets[q]:query_offsets[q + 1]`` (their characters
     ``query_starts``/``query_ends``, coverage ``weights``, ``content`` and ``values``
     flags) and judged rows ``judged_offsets[q]:judged_offsets[q + 1]`` (entries of
-    ``facts``, :func:`citekit._best_first.judged_int_facts`'s 14 rows, of
+    ``facts``, :func:`citekit._best_first.judged_int_facts`'s 14 rows, whose row 0, the
+    source, is what ``max_per_source`` counts (the pipeline puts a chunk's document there), of
     ``uncovered_ok``: embedding-only, and of ``aligned_content``: content tokens the
     alignment matched), the first ``n_pool[q]`` its evidence pool, ``chosen_rows[
     chosen_offsets[q]:chosen_offsets[q + 1]]`` its citations by score; which tokens row

@@ -160,6 +160,12 @@ class Corpus:
         Lexical index over the passages.
     embeddings : ndarray of float32 or None
         L2-normalized passage embeddings when an embedder was given.
+    source_documents : ndarray of int64
+        The document of each source: the source's own number for a
+        :class:`~citekit.results.SourceDocument`, the number of the first chunk of its
+        ``source_id`` for a :class:`~citekit.results.SourceChunk`. Duplicate evidence (the
+        same characters of one document, from overlapping chunks) is shown once, and
+        ``max_citations_per_source`` counts citations per document.
     embedder : Embedder or None
         The embedder that made ``embeddings`` (None when not known: a loaded corpus, or
         vectors given to the constructor); a pipeline with another embedder refuses the
@@ -240,20 +246,32 @@ class Corpus:
         source_ids = []
         source_indices = []
         base_offsets = []
+        # the document of each source: its own for a SourceDocument, one per source_id
+        # for the chunks (chunks of one document share it)
+        documents = []
+        chunk_documents: dict[str, int] = {}
         for position, source in enumerate(self.sources):
             if isinstance(source, SourceDocument):
                 source_ids.append(source.id)
                 source_indices.append(position)
                 base_offsets.append(0)
+                documents.append(position)
             else:
                 source_ids.append(source.source_id)
                 source_indices.append(
                     position if source.source_index is None else source.source_index
                 )
                 base_offsets.append(source.doc_char_start)
+                documents.append(chunk_documents.setdefault(source.source_id, position))
         self.source_ids = tuple(source_ids)
         self.source_indices = np.array(source_indices, dtype=np.int64)
         self.base_offsets = np.array(base_offsets, dtype=np.int64)
+        self.source_documents = np.array(documents, dtype=np.int64)
+        # whether two sources are chunks of one document (their evidence is compared by
+        # absolute offsets, and max_citations_per_source counts the document)
+        self.chunks_share_documents = len(chunk_documents) < sum(
+            not isinstance(source, SourceDocument) for source in self.sources
+        )
 
     def _check_consistency(self) -> None:
         """The checks :meth:`load` makes of the arrays (:func:`_array_damage`), naming the

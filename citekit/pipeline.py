@@ -1176,7 +1176,6 @@ class Pipeline:
         limit = np.full(n_queries, max(_FIRST_ROUND_PAIRS, 4 * top_k), dtype=np.int64)
         open_query = np.ones(n_queries, dtype=bool)
         aligned = np.zeros(n_pairs, dtype=bool)
-        passage_source = corpus.passage_source[pair_passage]
         empty_offsets = np.zeros(0, np.int64)
         empty_blocks = np.zeros((0, 3), np.int64)
         while True:
@@ -1218,9 +1217,7 @@ class Pipeline:
                 ranked,
                 ranked_bounds,
                 final,
-                passage_source[judged],
-                char_start,
-                char_end,
+                *_walk_keys(corpus, judged_passage, char_start, char_end),
                 top_k,
                 self.config.max_citations_per_source,
                 top_k * _EVIDENCE_POOL_PER_CITATION,
@@ -1253,12 +1250,16 @@ class Pipeline:
         needs more).
         """
         top_k = _batch_top_k(self.config.top_k, pair_query.shape[0])
+        owner, start, end = _walk_keys(corpus, pair_passage, char_start, char_end)
+        arguments = self._ranking_arguments(
+            eligible_mask, pair_query, pair_passage, start, end, final, corpus, n_queries
+        )
+        if start is not char_start:
+            # absolute offsets, so no base to add (the ranking keys are the same)
+            arguments = (*arguments[:7], np.zeros_like(corpus.base_offsets), *arguments[8:])
         return rank_and_choose(  # type: ignore[no-any-return]
-            *self._ranking_arguments(
-                eligible_mask, pair_query, pair_passage, char_start, char_end, final, corpus,
-                n_queries,
-            ),
-            corpus.passage_source[pair_passage],
+            *arguments,
+            owner,
             top_k,
             self.config.max_citations_per_source,
             top_k * _EVIDENCE_POOL_PER_CITATION,
@@ -1299,6 +1300,11 @@ class Pipeline:
         (:func:`~citekit._content.find_conflicts`) and builds the records.
         """
         config = self.config
+        facts = judged.ints
+        if context.corpus.chunks_share_documents:
+            # max_citations_per_source counts documents: row 0 holds each pair's
+            facts = facts.copy()
+            facts[0] = context.corpus.source_documents[facts[0]]
         (
             rec_offsets, rec_rows, rec_flags, rec_answer, coverage, run_offsets, runs,
             span_offsets, spans,
@@ -1315,7 +1321,7 @@ class Pipeline:
             weights,
             context.query_content,
             values,
-            judged.ints,
+            facts,
             judged.embedding_flags,
             judged.aligned_content,
             context.rows.blocks,
@@ -2170,6 +2176,21 @@ def _evidence_chars(
 
 def _evidence_span(char_start: int, char_end: int, evidence: str) -> EvidenceSpan:
     return _unchecked(EvidenceSpan, char_start=char_start, char_end=char_end, evidence=evidence)
+
+
+def _walk_keys(
+    corpus: Corpus, pair_passage: np.ndarray, char_start: np.ndarray, char_end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(owner, start, end)`` of each pair's evidence as the citation walks compare them:
+    evidence is a duplicate of an earlier pair's when all three agree, and citations per
+    owner are capped. The owner is the pair's source and the offsets those of its text,
+    unless chunks of one document are among the sources: then the owner is the document
+    (:attr:`Corpus.source_documents`) and the offsets are absolute in it."""
+    source = corpus.passage_source[pair_passage]
+    if not corpus.chunks_share_documents:
+        return source, char_start, char_end
+    base = corpus.base_offsets[source]
+    return corpus.source_documents[source], char_start + base, char_end + base
 
 
 def _batch_top_k(top_k: int, n_pairs: int) -> int:

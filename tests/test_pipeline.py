@@ -377,6 +377,52 @@ def test_source_chunk_offsets_are_absolute_in_parent():
     assert document[citation.char_start : citation.char_end] == citation.evidence
 
 
+_REPORT = (
+    "Alpha beta gamma. Revenue grew 15% to 1,200 dollars in 2024. Delta epsilon zeta. "
+    "Revenue grew 15% in 2024 as sales rose."
+)
+
+
+def _overlapping_chunks(document, cuts, source_id="d"):
+    """Chunks of ``document`` over ``cuts`` (start, end), overlapping as chunkers make them."""
+    return [SourceChunk(source_id, document[a:b], a, b, document_text=document) for a, b in cuts]
+
+
+def test_overlapping_chunks_of_one_document_cite_its_characters_once():
+    answer = "Revenue grew 15% to 1,200 dollars in 2024."
+    chunks = _overlapping_chunks(_REPORT, [(0, 62), (18, len(_REPORT))])
+    [span] = align_citations(answer, chunks)
+    cited = [(c.source_id, c.char_start, c.char_end) for c in span.citations]
+    assert len(cited) == len(set(cited))  # the sentence both chunks hold, once
+    assert cited[0] == ("d", 18, 59) and span.status == "supported"
+    # the same as the whole document gives
+    [whole] = align_citations(answer, [SourceDocument("d", _REPORT)])
+    assert cited == [(c.source_id, c.char_start, c.char_end) for c in whole.citations]
+    # max_citations_per_source counts the document, not its chunks
+    config = CitationConfig(max_citations_per_source=1)
+    [capped] = align_citations(answer, chunks, config=config)
+    assert [(c.source_id, c.char_start) for c in capped.citations] == [("d", 18)]
+    other = SourceDocument("e", "Revenue grew 15% to 1,200 dollars in 2024, it said.")
+    [two] = align_citations(answer, [*chunks, other], config=config)
+    assert sorted(c.source_id for c in two.citations) == ["d", "e"]
+
+
+def test_chunks_of_different_documents_are_not_merged():
+    # the same text at the same offsets of two documents: two citations
+    answer = "Revenue grew 15% to 1,200 dollars in 2024."
+    chunks = [
+        *_overlapping_chunks(_REPORT, [(0, 62)], source_id="d1"),
+        *_overlapping_chunks(_REPORT, [(0, 62)], source_id="d2"),
+    ]
+    [span] = align_citations(answer, chunks)
+    assert [(c.source_id, c.char_start) for c in span.citations][:2] == [("d1", 18), ("d2", 18)]
+    corpus = Pipeline().prepare(chunks)
+    assert corpus.source_documents.tolist() == [0, 1] and corpus.chunks_share_documents is False
+    assert Pipeline().prepare(
+        _overlapping_chunks(_REPORT, [(0, 62), (18, len(_REPORT))])
+    ).chunks_share_documents
+
+
 def test_dict_and_string_sources():
     sources = [{"id": "a", "text": "Cats sleep sixteen hours a day."}, "Dogs bark at strangers."]
     result = align_citations("Dogs bark at strangers.", sources)

@@ -111,6 +111,27 @@ def test_chunk_offsets_are_absolute(prefix, body, answer_pick):
     assert_offsets(result, {"doc": document, "other": prefix}, answer)
 
 
+@settings(max_examples=60)
+@given(document=unicode_text, cuts=st.lists(st.integers(0, 400), min_size=2, max_size=6),
+       answer_pick=st.integers(0, 50))
+def test_overlapping_chunks_offsets_are_absolute_and_evidence_is_cited_once(
+    document, cuts, answer_pick
+):
+    # chunks over overlapping ranges of one document (every character in at least one)
+    n = len(document)
+    points = sorted({0, n, *(c % (n + 1) for c in cuts)})
+    ranges = [(a, min(n, b + 5)) for a, b in zip(points, points[1:])] or [(0, n)]
+    chunks = [SourceChunk("doc", document[a:b], a, b, document_text=document) for a, b in ranges]
+    sentences = segment_sentences(document)
+    answer = document[slice(*sentences[answer_pick % len(sentences)])] if sentences else document
+    result = PIPE.align(answer, chunks)
+    assert_offsets(result, {"doc": document}, answer)
+    for span in result:
+        cited = [(c.char_start, c.char_end) for c in span.citations]
+        assert len(cited) == len(set(cited)), cited
+        assert len(cited) <= PIPE.config.max_citations_per_source
+
+
 WIDE = Pipeline(
     CitationConfig(
         window_size_sentences=2, multi_span_evidence=True, multi_span_merge_gap_chars=0, top_k=5
