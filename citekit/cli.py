@@ -166,9 +166,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     pipeline = Pipeline(config=config)
     # the very first run compiles the numba kernels (cached on disk afterwards): say so,
     # or a newcomer may take the pause for a hang, and use two cores for it
+    from citekit._jit import CACHE
     from citekit._warm import cache_is_cold, warm
 
-    if cache_is_cold():
+    compiled = cache_is_cold()  # (then compiled here, before the timed part)
+    if compiled:
         sys.stderr.write(
             "citekit demo: compiling the kernels (first run only, one to two minutes; "
             "later runs load them from the cache)...\n"
@@ -199,7 +201,16 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         f"{total} sentences: {counts['supported']} supported, {counts['partial']} partial, "
         f"{counts['unsupported']} unsupported.\n"
         f"Prepared the corpus in {prepared - started:.2f} s and aligned the answers in "
-        f"{aligned - prepared:.2f} s.\n"
+        f"{aligned - prepared:.2f} s"
+        + (
+            ".\n"
+            if compiled
+            else " (the first calls of a process also load the compiled kernels from "
+            "numba's disk cache, about a second).\n"
+            if CACHE
+            else " (with the disk cache off, the first calls of a process also compile "
+            "the kernels).\n"
+        )
     )
     if args.html:
         from citekit.display import render_html
