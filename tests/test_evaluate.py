@@ -132,6 +132,43 @@ def test_record_type_errors_name_the_field():
         EvalRecord.from_dict(data)
 
 
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        # a list where an object belongs (once a bare "list indices must be integers")
+        (lambda d: d.update(unsupported_spans=[[26, 50]]), r"spans\[0\] must be a JSON"),
+        (lambda d: d["units"].__setitem__(0, [0, 5]), r"units\[0\] must be a JSON object"),
+        (lambda d: d["units"][0].__setitem__("evidence", [["a", 0, 3]]), "evidence must be"),
+        (lambda d: d["sources"].__setitem__(0, "text"), r"sources\[0\] must be a JSON object"),
+    ],
+)
+def test_record_structure_errors_name_the_field(change, message):
+    data = record_dict()
+    change(data)
+    with pytest.raises(TypeError, match=message):
+        EvalRecord.from_dict(data)
+
+
+def test_record_missing_offsets_name_the_field():
+    data = record_dict()
+    del data["units"][0]["end"]
+    with pytest.raises(ValueError, match=r"units\[0\] is missing the key 'end'"):
+        EvalRecord.from_dict(data)
+
+
+def test_the_readme_sample_record_evaluates(tmp_path):
+    readme = (Path(__file__).resolve().parents[1] / "README.rst").read_text(encoding="utf-8")
+    start = readme.index('        {"id": "r1"')
+    block = readme[start : readme.index("\n\n", start)]
+    record = json.loads(" ".join(line.strip() for line in block.splitlines()))
+    path = tmp_path / "sample.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    report = evaluate(load_records(path))
+    assert report.metrics["label_accuracy"] == 1.0
+    assert report.metrics["evidence_char_f1"] == 1.0
+    assert report.counts["records"] == 1 and report.counts["units"] == 2
+
+
 def test_load_records_limit_blank_lines_and_errors(tmp_path):
     path = tmp_path / "toy.jsonl"
     lines = [json.dumps(record_dict(id=str(i))) for i in range(3)]
