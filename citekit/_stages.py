@@ -331,11 +331,7 @@ def _checked_spans(spans: np.ndarray, text: str, name: str) -> np.ndarray:
         raise ValueError(f"{name} returned a reversed span ({start}, {end})")
     spans = spans[spans[:, 1] > spans[:, 0]]
     n_chars = len(text)
-    if (
-        np.any(spans[:, 0] < 0)
-        or np.any(spans[:, 1] > n_chars)
-        or np.any(spans[:, 1] < spans[:, 0])
-    ):
+    if np.any(spans[:, 0] < 0) or np.any(spans[:, 1] > n_chars):
         raise ValueError(f"{name} returned a span outside [0, {n_chars}]")
     if spans.shape[0] > 1 and np.any(spans[1:, 0] < spans[:-1, 1]):
         raise ValueError(f"{name} returned unordered or overlapping spans")

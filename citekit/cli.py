@@ -151,6 +151,20 @@ def _write_report(
     out.write("\n")
 
 
+def _timing_note(compiled: bool, cached: bool) -> str:
+    """What the demo's timed calls include besides the work: nothing when the kernels
+    were compiled in the run itself, before them; else loading (or, without the disk
+    cache, compiling) the kernels."""
+    if compiled:
+        return ""
+    if cached:
+        return (
+            " (the first calls of a process also load the compiled kernels from numba's "
+            "disk cache, about a second)"
+        )
+    return " (with the disk cache off, the first calls of a process also compile the kernels)"
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     config = _load_config(args.config)
     from citekit.data import load_example_answers, load_example_sources
@@ -201,16 +215,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         f"{total} sentences: {counts['supported']} supported, {counts['partial']} partial, "
         f"{counts['unsupported']} unsupported.\n"
         f"Prepared the corpus in {prepared - started:.2f} s and aligned the answers in "
-        f"{aligned - prepared:.2f} s"
-        + (
-            ".\n"
-            if compiled
-            else " (the first calls of a process also load the compiled kernels from "
-            "numba's disk cache, about a second).\n"
-            if CACHE
-            else " (with the disk cache off, the first calls of a process also compile "
-            "the kernels).\n"
-        )
+        f"{aligned - prepared:.2f} s{_timing_note(compiled, CACHE)}.\n"
     )
     if args.html:
         from citekit.display import render_html

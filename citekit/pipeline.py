@@ -557,7 +557,7 @@ class Pipeline:
         tokenizer = self._tokenizer_for(corpus)
         corpus.check_tokenizer(tokenizer)
         if self.embedder is not None and corpus.n_passages:
-            self._check_embedder(corpus)
+            self._ensure_embeddings(corpus)
         segmenter = self._answer_segmenter()
         queries = _Queries()
         for number, answer in enumerate(answers):
@@ -579,7 +579,7 @@ class Pipeline:
             results[answer_number].append(span_citations)
         return results
 
-    def _check_embedder(self, corpus: Corpus) -> None:
+    def _ensure_embeddings(self, corpus: Corpus) -> None:
         """Embed the passages of a corpus that has no vectors yet (kept on the corpus,
         with the embedder that made them), or make sure that its vectors are this
         pipeline's embedder's."""
@@ -1044,9 +1044,13 @@ class Pipeline:
         final: np.ndarray,
         corpus: Corpus,
         n_queries: int,
+        *,
+        absolute: bool = False,
     ) -> tuple[Any, ...]:
         """The arguments of the ranking kernels (:func:`citekit._best_first.rank_eligible`,
-        the first of :func:`~citekit._best_first.rank_and_choose`)."""
+        the first of :func:`~citekit._best_first.rank_and_choose`); ``absolute``: the
+        offsets are absolute in the documents already (:func:`_walk_keys`), so no base is
+        added to them (the ranking keys are the same)."""
         return (
             np.ascontiguousarray(eligible_mask, dtype=np.bool_),
             pair_query,
@@ -1055,7 +1059,7 @@ class Pipeline:
             char_end,
             np.ascontiguousarray(final, dtype=np.float64),
             corpus.passage_source,
-            corpus.base_offsets,
+            np.zeros_like(corpus.base_offsets) if absolute else corpus.base_offsets,
             corpus.source_indices,
             self.config.prefer_source_order,
             n_queries,
@@ -1251,14 +1255,11 @@ class Pipeline:
         """
         top_k = _batch_top_k(self.config.top_k, pair_query.shape[0])
         owner, start, end = _walk_keys(corpus, pair_passage, char_start, char_end)
-        arguments = self._ranking_arguments(
-            eligible_mask, pair_query, pair_passage, start, end, final, corpus, n_queries
-        )
-        if start is not char_start:
-            # absolute offsets, so no base to add (the ranking keys are the same)
-            arguments = (*arguments[:7], np.zeros_like(corpus.base_offsets), *arguments[8:])
         return rank_and_choose(  # type: ignore[no-any-return]
-            *arguments,
+            *self._ranking_arguments(
+                eligible_mask, pair_query, pair_passage, start, end, final, corpus, n_queries,
+                absolute=start is not char_start,
+            ),
             owner,
             top_k,
             self.config.max_citations_per_source,
@@ -1302,7 +1303,8 @@ class Pipeline:
         config = self.config
         facts = judged.ints
         if context.corpus.chunks_share_documents:
-            # max_citations_per_source counts documents: row 0 holds each pair's
+            # max_citations_per_source counts documents: row 0 (the source) holds each
+            # pair's document instead
             facts = facts.copy()
             facts[0] = context.corpus.source_documents[facts[0]]
         (

@@ -137,11 +137,10 @@ def test_the_largest_values_of_every_field_align():
     from citekit import align_citations
     from citekit.results import SpanCitations
 
-    largest = {name: MAX_INT_FIELD for name in _INT_RANGES if _INT_RANGES[name][1] is not None}
-    largest.update(
-        match_score=1000, mismatch_score=-1, gap_score=-1, band_width=MAX_INT_FIELD,
-        min_alignment_score=0, multi_span_evidence=True,
-    )
+    # every integer field at its maximum (the scores: 1000, -1, -1), but a zero
+    # min_alignment_score so that there is something to cite
+    largest = {name: high for name, (_, high) in _INT_RANGES.items()}
+    largest.update(band_width=MAX_INT_FIELD, min_alignment_score=0, multi_span_evidence=True)
     weights = CitationWeights(**{name: MAX_WEIGHT for name in CitationWeights().to_dict()})
     answer = "Revenue grew 15% to $1,200. Costs fell."
     sources = ["Revenue grew 15% to $1,200 in 2024. Costs fell by 3%.", "Costs fell. Revenue grew."]

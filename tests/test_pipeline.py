@@ -649,9 +649,7 @@ def test_a_segmenter_s_bad_spans_are_refused(spans, error, message):
 
 
 def test_a_segmenter_s_good_spans_are_used_as_given():
-    import numpy as np_
-
-    for spans in ([(0, 12)], [(np_.int64(0), np_.int64(12))], [(0, 0), (0, 12)], [[0, 12]]):
+    for spans in ([(0, 12)], [(np.int64(0), np.int64(12))], [(0, 0), (0, 12)], [[0, 12]]):
         [span] = align_citations("Hello world.", ["Hello world."], answer_segmenter=_Spans(spans))
         assert span.status == "supported" and span.answer_span.text == "Hello world."
 
