@@ -26,7 +26,11 @@ only next to its neighbour, :func:`ideograph_token_mask`).
 Value conflicts: where the alignment of an answer sentence with its evidence leaves a
 number, percentage, amount or date of the answer facing a DIFFERENT one in the evidence
 (``grew 9%`` against ``grew 15%``), the pair is reported as a
-:class:`~citekit.results.Conflict`.
+:class:`~citekit.results.Conflict`; so is a value matched token for token whose sign or
+leading decimal point differs (``-40`` against ``40``, ``.5`` against ``5``: the
+tokenizers keep tokens alphanumeric, so the sign is read from the text before the token,
+:func:`_value_prefix`). A value described as a fall (``fell 3%``, ``a decline of 3%``)
+equals its negative.
 """
 
 from __future__ import annotations
@@ -642,6 +646,98 @@ def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+# A value's sign and leading decimal point: the tokenizers keep tokens alphanumeric, so the
+# "-" of "-40" and the "." of ".5" are no part of the token "40" or "5"; find_conflicts
+# reads them from the text. A minus sign (ASCII hyphen-minus, the minus sign, the small
+# and the full-width hyphen-minus) belongs to the number after it (past one currency sign:
+# "-$5", "$-5") when white space, the start of the text, a currency sign or an opening
+# bracket, quote, "=", ":", ",", ";" or "/" comes before it: not in "COVID-19" or
+# "2018-2019" (one token each), "x-5" or "pp. 3-5". A decimal point belongs to the
+# number after it when white space, the start, a currency sign, a minus sign or an opening
+# bracket or quote comes before it (".5", "$.5", "-.5"): not after a word or a closing
+# bracket (".2" in "pneumothorax).2" is a footnote).
+_MINUS_CHARS = "-\u2212\ufe63\uff0d"
+_BEFORE_SIGN = frozenset("([{\"'\u201c\u2018\u00ab=:,;/")
+_BEFORE_POINT = frozenset("([{\"'\u201c\u2018\u00ab" + _MINUS_CHARS)
+# where a sign or a leading point may stand before a value: a quick test that finds every
+# such place (and a few others), so that texts without one are not read token by token
+# (the character before the sign is tested after the sign is found: four times faster
+# than a look-behind at every position)
+PREFIXED_VALUE = re.compile(r"[-\u2212\ufe63\uff0d.](?<![^\W_].)\S?[^\W_]")
+
+
+def _opens_value(char: str, allowed: frozenset[str]) -> bool:
+    """Whether ``char`` may stand before a sign or a leading point of a value."""
+    return char.isspace() or char in allowed or unicodedata.category(char) == "Sc"
+
+
+def _value_prefix(text: str, start: int, end: int) -> tuple[str, int]:
+    """``(prefix, first)`` of the value ``text[start:end]``: its sign and leading point
+    as they prefix its :func:`value_key` (``"-"``, ``"0."``, ``"-0."`` or ``""``) and
+    where they start (``start`` when there is none). Only a value starting with a digit
+    has one, and only inside the text.
+
+    Examples
+    --------
+    >>> [_value_prefix(t, t.index("5"), t.index("5") + 1) for t in ["to -5", "at .5", "-$5", "x-5"]]
+    [('-', 3), ('0.', 3), ('-', 0), ('', 2)]
+    """
+    if not 0 < start < end <= len(text) or not text[start].isdigit():
+        return "", start
+    at, point = start, ""
+    if text[at - 1] == "." and (at == 1 or _opens_value(text[at - 2], _BEFORE_POINT)):
+        at, point = at - 1, "0."
+    sign = at
+    if sign > 0 and unicodedata.category(text[sign - 1]) == "Sc":  # "-$5"
+        sign -= 1
+    if (
+        sign > 0
+        and text[sign - 1] in _MINUS_CHARS
+        and (sign == 1 or _opens_value(text[sign - 2], _BEFORE_SIGN))
+    ):
+        return "-" + point, sign - 1
+    return point, at
+
+
+# words saying that the value after them is a fall ("fell 3%", "a decline of 3%"): a value
+# so described faces its negative without conflict ("fell 3%" states "-3%")
+_FALL_WORDS = frozenset("""
+    fell fall falls falling drop drops dropped dropping decline declines declined declining
+    decrease decreases decreased decreasing down lower lowered lost lose loses losing loss
+    losses minus negative shrank shrink shrinks shrinking shrunk contracted contraction
+    slid slide slides slipped slip slips plunged plunge plummeted sank sink deficit cut
+    cuts reduced reduction
+    """.split())
+_FALL_WINDOW = 30
+_WORD = re.compile(r"\w+")
+
+
+@lru_cache(maxsize=1 << 12)
+def _falls_in(before: str) -> bool:
+    """Whether the last word of ``before`` (past "by" and "of") is one of :data:`_FALL_WORDS`."""
+    words = _WORD.findall(before.casefold())
+    while words and words[-1] in ("by", "of"):
+        words.pop()
+    return bool(words) and words[-1] in _FALL_WORDS
+
+
+def _falls_before(text: str, first: int) -> bool:
+    """Whether the value starting at ``text[first]`` is described as a fall (English)."""
+    return _falls_in(text[max(0, first - _FALL_WINDOW) : max(0, first)])
+
+
+def _same_value(key: str, start: int, text: str, other_key: str, other_start: int,
+                other_text: str) -> bool:
+    """Whether two values (keys by :func:`value_key` with their prefixes, the starts of
+    their widened spans in their texts) state the same: equal keys, or keys differing only
+    by a sign where either value is described as a fall ("fell 3%" and "-3%")."""
+    if key == other_key:
+        return True
+    if key.removeprefix("-") != other_key.removeprefix("-"):
+        return False
+    return _falls_before(text, start) or _falls_before(other_text, other_start)
+
+
 # what find_conflicts learns of a value that is one end of a range: nothing to compare
 _PART_OF_RANGE: tuple[None, str, int, int, str] = (None, "", 0, 0, "")
 
@@ -663,7 +759,14 @@ def _value_facts(neighbourhood: str, start: int, end: int) -> tuple[str | None, 
     kind = _kind_between(before, surface, after)
     widen_left = 1 if before and unicodedata.category(before[-1]) == "Sc" else 0
     widen_right = 1 if after[:1] and after[0] in _PERCENT_CHARS else 0
-    return value_key(surface), _class_of_kind(kind, surface), widen_left, widen_right, kind
+    key = value_key(surface)
+    prefix, first = _value_prefix(neighbourhood, start, end)
+    if prefix:  # "-40", ".5", "-$5", "$-5": the span takes the sign, point and currency
+        widen_left = start - first + (
+            1 if first > 0 and unicodedata.category(neighbourhood[first - 1]) == "Sc" else 0
+        )
+        key = prefix + key
+    return key, _class_of_kind(kind, surface), widen_left, widen_right, kind
 
 
 def _value_facts_at(text: str, start: int, end: int) -> tuple[str | None, str, int, int, str]:
@@ -729,7 +832,14 @@ def find_conflicts(
         Between consecutive blocks, and one token beyond the first and last block, the
         i-th value token of the answer side is paired with the i-th value token of the
         evidence side; a pair is a conflict when both values are of the same class
-        (:func:`value_class`), neither is a range, and they differ by :func:`value_key`.
+        (:func:`value_class`), neither is a range, and they differ by :func:`value_key`
+        with their signs and leading points (:func:`_value_prefix`: ``-40`` is not
+        ``40``, ``.5`` is ``0.5``), unless they differ only by the sign and either is
+        described as a fall (``fell 3%``, ``fell by 3%``, ``a decline of 3%``: it states
+        ``-3%``). Then, inside the blocks, a value token matched with one of equal
+        :func:`value_key` is a conflict when their signs or leading points differ, on
+        the same terms. A conflict's texts hold the sign, the point, a currency sign
+        and a percent sign of its values.
 
     Examples
     --------
@@ -742,6 +852,14 @@ def find_conflicts(
     >>> found = find_conflicts(ans, *a, src, *s, [(0, 0, 2), (3, 3, 3)])
     >>> [(c.kind, c.answer_text, c.evidence_text) for c in found]
     [('percent', '9%', '15%')]
+
+    A sign is part of the value even where the tokens match:
+
+    >>> ids, spans = np.array([1, 40]), (np.array([0, 8]), np.array([7, 10]))
+    >>> found = find_conflicts("fell to 40", ids, *spans, "fell to -40", ids,
+    ...                        np.array([0, 9]), np.array([7, 11]), [(0, 0, 2)])
+    >>> [(c.answer_text, c.evidence_text) for c in found]
+    [('40', '-40')]
     """
     rows = np.asarray(blocks, dtype=np.int64).tolist()
     if answer_values is None:
@@ -767,8 +885,6 @@ def find_conflicts(
     if q_lo < answer_ids.shape[0] and t_lo < source_ids.shape[0]:
         if any(answer_values[q_lo : q_lo + 1]):
             regions.append((q_lo, q_lo + 1, t_lo, t_lo + 1))
-    if not regions:
-        return []
     conflicts: list[Conflict] = []
     seen: set[tuple[int, int]] = set()
     for q_lo, q_hi, t_lo, t_hi in regions:
@@ -785,7 +901,12 @@ def find_conflicts(
             if k == n_tokens:
                 break
             j, k = t_lo + k, k + 1
-            if answer_ids[i] == source_ids[j] or (i, j) in seen:
+            if (i, j) in seen:
+                continue
+            if answer_ids[i] == source_ids[j] and (
+                _value_prefix(answer_text, int(answer_starts[i]), int(answer_ends[i]))[0]
+                == _value_prefix(source_text, int(starts[k - 1]), int(ends[k - 1]))[0]
+            ):
                 continue
             answer = None if answer_cache is None else answer_cache.get(i)
             if answer is None:
@@ -804,20 +925,78 @@ def find_conflicts(
                 source_text, source_start, source_end
             )
             # a range ("2018-2019", "80 to 85") is not one value to contradict
-            if source_key is None or key == source_key or answer_class != source_class:
+            if source_key is None or answer_class != source_class:
+                continue
+            s_start, s_end = source_start - widen_left, source_end + widen_right
+            if _same_value(key, a_start, answer_text, source_key, s_start, source_text):
                 continue
             seen.add((i, j))
-            s_start, s_end = source_start - widen_left, source_end + widen_right
             conflicts.append(
-                _unchecked(  # every field is a str or a Python int, the range is ordered
-                    Conflict,
-                    kind=kind,
-                    answer_text=answer_text[a_start:a_end],
-                    answer_char_start=a_start,
-                    answer_char_end=a_end,
-                    evidence_text=source_text[s_start:s_end],
-                    evidence_char_start=s_start + source_offset,
-                    evidence_char_end=s_end + source_offset,
+                _conflict(
+                    kind, answer_text, a_start, a_end, source_text, s_start, s_end, source_offset
+                )
+            )
+    # matched values (the same token) whose signs or leading points differ: "-40" and "40"
+    for q_hi, t_hi, length in rows:
+        if length <= 0 or not any(answer_values[q_hi : q_hi + length]):
+            continue
+        for i in range(q_hi, q_hi + length):
+            j = t_hi + i - q_hi
+            if not answer_values[i] or (i, j) in seen:
+                continue
+            a_start, a_end = int(answer_starts[i]), int(answer_ends[i])
+            source_start, source_end = int(source_starts[j]), int(source_ends[j])
+            if (
+                _value_prefix(answer_text, a_start, a_end)[0]
+                == _value_prefix(source_text, source_start, source_end)[0]
+                or value_key(answer_text[a_start:a_end])
+                != value_key(source_text[source_start:source_end])
+            ):
+                continue
+            answer = None if answer_cache is None else answer_cache.get(i)
+            if answer is None:
+                key, answer_class, widen_left, widen_right, kind = _value_facts_at(
+                    answer_text, a_start, a_end
+                )
+                answer = key, answer_class, a_start - widen_left, a_end + widen_right, kind
+                if answer_cache is not None:
+                    answer_cache[i] = answer
+            key, answer_class, a_start, a_end, kind = answer
+            source_key, source_class, widen_left, widen_right, _ = _value_facts_at(
+                source_text, source_start, source_end
+            )
+            if key is None or source_key is None or answer_class != source_class:
+                continue
+            s_start, s_end = source_start - widen_left, source_end + widen_right
+            if _same_value(key, a_start, answer_text, source_key, s_start, source_text):
+                continue
+            seen.add((i, j))
+            conflicts.append(
+                _conflict(
+                    kind, answer_text, a_start, a_end, source_text, s_start, s_end, source_offset
                 )
             )
     return conflicts
+
+
+def _conflict(
+    kind: str,
+    answer_text: str,
+    a_start: int,
+    a_end: int,
+    source_text: str,
+    s_start: int,
+    s_end: int,
+    source_offset: int,
+) -> Conflict:
+    """The :class:`~citekit.results.Conflict` of two values' spans (Python ints, ordered)."""
+    return _unchecked(  # every field is a str or a Python int, the range is ordered
+        Conflict,
+        kind=kind,
+        answer_text=answer_text[a_start:a_end],
+        answer_char_start=a_start,
+        answer_char_end=a_end,
+        evidence_text=source_text[s_start:s_end],
+        evidence_char_start=s_start + source_offset,
+        evidence_char_end=s_end + source_offset,
+    )

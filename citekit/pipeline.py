@@ -96,6 +96,7 @@ from citekit._best_first import (
     score_components,
 )
 from citekit._content import (
+    PREFIXED_VALUE,
     citation_marker_mask,
     find_conflicts,
     fold_surface,
@@ -1415,6 +1416,16 @@ class Pipeline:
         answer_starts, answer_ends = context.query_starts[lo:hi], context.query_ends[lo:hi]
         citations = []
         contradicted: list[tuple[int, list[Any]]] = []  # (row, its conflicts)
+        # a sign or a leading point changes a value even where its tokens match ("-40"
+        # against "40"): matched values are compared when the sentence has values and it,
+        # or the evidence, has a sign or a point that may belong to one
+        has_values = any(answer_values)
+        signed = has_values and (
+            PREFIXED_VALUE.search(
+                answer, max(0, answer_span.char_start - 3), answer_span.char_end
+            )
+            is not None
+        )
         for i in range(table.rec_offsets[q], table.rec_offsets[q + 1]):
             row, flags = table.rec_rows[i], table.rec_flags[i]
             entry = judged_first + row
@@ -1423,9 +1434,22 @@ class Pipeline:
             if judged.embedding_only[entry]:
                 if judged.embedding_score[entry] >= config.supported_embedding_similarity:
                     embedding_supported = True
-            elif flags & 2:
+            elif flags & 2 or (
+                has_values
+                and judged.aligned_content[entry] >= 2
+                and (
+                    signed
+                    or PREFIXED_VALUE.search(
+                        source_text,
+                        max(0, judged.char_start[entry] - 3),
+                        judged.char_end[entry],
+                    )
+                    is not None
+                )
+            ):
                 # a value of the sentence beside or between the matched blocks of a real
-                # alignment (at least two content tokens matched): does it face another?
+                # alignment (at least two content tokens matched), or a matched one that a
+                # sign or a leading point may change: does it face another?
                 token_lo, token_hi = judged.token_lo[entry], judged.token_hi[entry]
                 conflicts = find_conflicts(
                     answer,

@@ -1067,13 +1067,68 @@ def naive_value_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_NAIVE_MINUS = "-\u2212\ufe63\uff0d"
+_NAIVE_FALL_WORDS = frozenset("""
+    fell fall falls falling drop drops dropped dropping decline declines declined declining
+    decrease decreases decreased decreasing down lower lowered lost lose loses losing loss
+    losses minus negative shrank shrink shrinks shrinking shrunk contracted contraction
+    slid slide slides slipped slip slips plunged plunge plummeted sank sink deficit cut
+    cuts reduced reduction
+    """.split())
+
+
+def _naive_opens(char: str, others: str) -> bool:
+    return char.isspace() or char in others or unicodedata.category(char) == "Sc"
+
+
+def naive_value_prefix(text: str, start: int, end: int):
+    """(prefix, first): a value's minus sign and leading decimal point as they prefix its
+    key, read from the characters before it, and where they start."""
+    if not (0 < start <= end <= len(text)) or not text[start:end][:1].isdigit():
+        return "", start
+    prefix, first = "", start
+    if text[start - 1] == "." and (
+        start == 1 or _naive_opens(text[start - 2], "([{\"'\u201c\u2018\u00ab" + _NAIVE_MINUS)
+    ):
+        prefix, first = "0.", start - 1
+    sign = first - 1
+    if sign >= 0 and unicodedata.category(text[sign]) == "Sc":
+        sign -= 1
+    if sign >= 0 and text[sign] in _NAIVE_MINUS and (
+        sign == 0 or _naive_opens(text[sign - 1], "([{\"'\u201c\u2018\u00ab=:,;/")
+    ):
+        prefix, first = "-" + prefix, sign
+    return prefix, first
+
+
+def naive_falls_before(text: str, first: int) -> bool:
+    words = re.findall(r"\w+", text[max(0, first - 30) : max(0, first)].casefold())
+    while words and words[-1] in ("by", "of"):
+        words.pop()
+    return bool(words) and words[-1] in _NAIVE_FALL_WORDS
+
+
+def naive_same_value(key, start, text, other_key, other_start, other_text) -> bool:
+    if key == other_key:
+        return True
+    if key.removeprefix("-") != other_key.removeprefix("-"):
+        return False
+    return naive_falls_before(text, start) or naive_falls_before(other_text, other_start)
+
+
 def naive_answer_value(text: str, start: int, end: int):
     surface = text[start:end]
     if _NAIVE_RANGE.search(surface) or naive_in_range(text, start, end):
         return None, "", start, end, ""
     a_start, a_end = naive_value_span(text, start, end)
     kind = naive_value_kind(text, start, end)
-    return naive_value_key(surface), naive_class_of_kind(kind, surface), a_start, a_end, kind
+    key = naive_value_key(surface)
+    prefix, first = naive_value_prefix(text, start, end)
+    if prefix:
+        currency_before = first > 0 and unicodedata.category(text[first - 1]) == "Sc"
+        a_start = first - 1 if currency_before else first
+        key = prefix + key
+    return key, naive_class_of_kind(kind, surface), a_start, a_end, kind
 
 
 def naive_value_regions(blocks, answer_values, n_answer, n_source):
@@ -1221,12 +1276,17 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
         answer_values = np.array(naive_value_mask(answer_text, answer_starts, answer_ends),
                                  dtype=bool).tolist()
     regions = naive_value_regions(blocks, answer_values, answer_ids.shape[0], source_ids.shape[0])
-    if not regions:
-        return []
     answer_starts = np.asarray(answer_starts).tolist()
     answer_ends = np.asarray(answer_ends).tolist()
     conflicts = []
     seen = set()
+
+    def prefix_of(i, j):
+        return (
+            naive_value_prefix(answer_text, int(answer_starts[i]), int(answer_ends[i]))[0],
+            naive_value_prefix(source_text, int(source_starts[j]), int(source_ends[j]))[0],
+        )
+
     for q_lo, q_hi, t_lo, t_hi in regions:
         region_values = [i for i in range(q_lo, q_hi) if answer_values[i]]
         starts = np.asarray(source_starts[t_lo:t_hi]).tolist()
@@ -1234,7 +1294,9 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
         surfaces = map(source_text.__getitem__, map(slice, starts, ends))
         source_values = list(compress(range(t_lo, t_hi), map(naive_is_value, surfaces)))
         for i, j in zip(region_values, source_values):
-            if answer_ids[i] == source_ids[j] or (i, j) in seen:
+            if (i, j) in seen:
+                continue
+            if answer_ids[i] == source_ids[j] and prefix_of(i, j)[0] == prefix_of(i, j)[1]:
                 continue
             answer = None if answer_cache is None else answer_cache.get(i)
             if answer is None:
@@ -1247,17 +1309,52 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
             if key is None:  # part of a range
                 continue
             source_start, source_end = int(source_starts[j]), int(source_ends[j])
-            source_value = source_text[source_start:source_end]
-            if key == naive_value_key(source_value):
-                continue
-            if _NAIVE_RANGE.search(source_value) or naive_in_range(
+            source_key, source_class, s_start, s_end, _ = naive_answer_value(
                 source_text, source_start, source_end
-            ):
+            )
+            if source_key is None or answer_class != source_class:
                 continue
-            if answer_class != naive_value_class(source_text, source_start, source_end):
+            if naive_same_value(key, a_start, answer_text, source_key, s_start, source_text):
                 continue
             seen.add((i, j))
-            s_start, s_end = naive_value_span(source_text, source_start, source_end)
+            conflicts.append(
+                _unchecked(
+                    Conflict,
+                    kind=kind,
+                    answer_text=answer_text[a_start:a_end],
+                    answer_char_start=a_start,
+                    answer_char_end=a_end,
+                    evidence_text=source_text[s_start:s_end],
+                    evidence_char_start=s_start + source_offset,
+                    evidence_char_end=s_end + source_offset,
+                )
+            )
+    # values matched token for token whose signs or leading points differ
+    for q, t, length in np.asarray(blocks, dtype=np.int64).tolist():
+        for i, j in zip(range(q, q + length), range(t, t + length)):
+            if not answer_values[i] or (i, j) in seen:
+                continue
+            a_prefix, s_prefix = prefix_of(i, j)
+            a_surface = answer_text[int(answer_starts[i]) : int(answer_ends[i])]
+            s_surface = source_text[int(source_starts[j]) : int(source_ends[j])]
+            if a_prefix == s_prefix or naive_value_key(a_surface) != naive_value_key(s_surface):
+                continue
+            answer = None if answer_cache is None else answer_cache.get(i)
+            if answer is None:
+                answer = naive_answer_value(
+                    answer_text, int(answer_starts[i]), int(answer_ends[i])
+                )
+                if answer_cache is not None:
+                    answer_cache[i] = answer
+            key, answer_class, a_start, a_end, kind = answer
+            source_key, source_class, s_start, s_end, _ = naive_answer_value(
+                source_text, int(source_starts[j]), int(source_ends[j])
+            )
+            if key is None or source_key is None or answer_class != source_class:
+                continue
+            if naive_same_value(key, a_start, answer_text, source_key, s_start, source_text):
+                continue
+            seen.add((i, j))
             conflicts.append(
                 _unchecked(
                     Conflict,

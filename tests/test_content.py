@@ -215,6 +215,13 @@ _WORDS = st.one_of(
     ),
     st.sampled_from(_MONTH_NAMES).map(str.swapcase) | st.sampled_from(_MONTH_NAMES),
     st.sampled_from(["percent", "per cent", "pct", "dollars", "EUR", "yen", "people", "units"]),
+    # signs and leading decimal points ("-40", "−2.5", ".5", "-$5", "$-5"), and words
+    # that make a value a fall ("fell 3%" states "-3%")
+    st.tuples(
+        st.sampled_from(["-", "\u2212", "\uff0d", ".", "-.", "-$", "$-", "(-", "=-", "x-", ")."]),
+        _NUMBERS,
+    ).map("".join),
+    st.sampled_from(["fell", "fell by", "a decline of", "down", "Loss", "fell to"]),
     st.sampled_from(["grew", "in", "the", "Revenue", "to", "-", "\u2013", "\u2014", ".", ","]),
     _CURRENCY,
     st.text(max_size=3),
@@ -317,7 +324,12 @@ def _alignments(draw):
         for word, separator in pieces:
             if draw(st.integers(0, 4)) == 0:  # a word more
                 source_pieces.append((draw(_WORDS), draw(_SEPARATORS)))
-            word = draw(st.sampled_from([word, word.translate(renumber), draw(_WORDS)]))
+            # the same word, other digits, another word, or a sign or point gained or lost
+            # ("-40" / "40", ".5" / "5")
+            word = draw(st.sampled_from([
+                word, word.translate(renumber), draw(_WORDS), word.lstrip("-\u2212\uff0d.$"),
+                draw(st.sampled_from(["-", "\u2212", ".", "$-"])) + word,
+            ]))
             source_pieces.append((word, separator))
     else:
         source_pieces = draw(_TEMPLATES)
@@ -394,6 +406,71 @@ def test_find_conflicts_with_one_cache_per_sentence_matches_reference(answer, cu
             assert expected[0] == "returns" and _fields(got[1]) == _fields(expected[1])
         else:
             assert got == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("fell to -40 degrees", ("-", 8)),
+        ("fell to \u221240", ("-", 8)),
+        ("at .5 mm", ("0.", 3)),
+        ("at -.5 mm", ("-0.", 3)),
+        ("lost -$5 today", ("-", 5)),
+        ("lost $-5 today", ("-", 6)),
+        ("(-5)", ("-", 1)),
+        ("x=-3", ("-", 2)),
+        ("-7 at the start", ("-", 0)),
+        ("x-5 and COVID-19", ("", 2)),  # after a word: no sign
+        ("thorax).2 Children", ("", 8)),  # after a closing bracket: a footnote
+        ("grew 2.5%", ("", 7)),  # the decimals of 2.5
+        ("- 5 apart", ("", 2)),
+    ],
+)
+def test_value_prefix_reads_signs_and_leading_points(text, expected):
+    from citekit._content import PREFIXED_VALUE, _value_prefix
+
+    start = expected[1] if not expected[0] else next(i for i, c in enumerate(text) if c.isdigit())
+    end = start + 1
+    assert _value_prefix(text, start, end) == expected
+    assert naive.naive_value_prefix(text, start, end) == expected
+    if expected[0]:  # the quick test finds every sign and point
+        assert PREFIXED_VALUE.search(text, max(0, start - 3), end)
+
+
+@pytest.mark.parametrize(
+    "answer, source, expected",
+    [
+        ("rose to -40 today", "rose to 40 today", [("number", "-40", "40")]),
+        ("rose to $40 today", "rose to -$40 today", [("currency", "$40", "-$40")]),
+        ("rose to .5 today", "rose to 5 today", [("number", ".5", "5")]),
+        ("rose to \u221240 today", "rose to -40 today", []),
+        # a fall states the negative: by or of may stand between
+        ("revenue fell 3% today", "revenue changed -3% today", []),
+        ("revenue fell by 3% today", "revenue was at -3% today", []),
+        ("a decline of 3% today", "a decline of -3% today", []),
+        ("revenue fell to 3% today", "revenue fell to -3% today", [("percent", "3%", "-3%")]),
+        ("rose 2018-2019 today", "rose -2018-2019 today", []),  # a range
+    ],
+)
+def test_matched_values_with_other_signs_conflict(answer, source, expected):
+    from citekit._content import find_conflicts
+
+    import re
+
+    def tokens(text):  # words, numbers and "%", as the tokenizers give them: no signs
+        found = list(re.finditer(r"\d[\d.,-]*\d|\d|[^\W\d_]+|%", text))
+        return [np.arange(len(found)), np.array([m.start() for m in found]),
+                np.array([m.end() for m in found])]
+
+    a, s = tokens(answer), tokens(source)
+    assert len(a[0]) == len(s[0])
+    blocks = np.array([(0, 0, len(a[0]))])  # every token matched
+    got = find_conflicts(answer, *a, source, *s, blocks)
+    assert _fields(got) == _fields(naive.naive_find_conflicts(answer, *a, source, *s, blocks))
+    assert [(c.kind, c.answer_text, c.evidence_text) for c in got] == expected
+    for c in got:
+        assert answer[c.answer_char_start : c.answer_char_end] == c.answer_text
+        assert source[c.evidence_char_start : c.evidence_char_end] == c.evidence_text
 
 
 @pytest.mark.parametrize(

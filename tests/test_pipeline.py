@@ -974,6 +974,99 @@ def test_values_of_different_kinds_or_ranges_do_not_conflict(answer, source):
     assert all(not c.conflicts for c in span.citations)
 
 
+@pytest.mark.parametrize(
+    "answer, source, answer_value, evidence_value",
+    [
+        # a sign or a leading point changes the value although the digits match
+        (
+            "In January the temperature in Oymyakon fell to 40 degrees overnight.",
+            "In January the temperature in Oymyakon fell to -40 degrees overnight.",
+            "40",
+            "-40",
+        ),
+        (
+            "In January the temperature in Oymyakon fell to \u221240 degrees overnight.",
+            "In January the temperature in Oymyakon fell to 40 degrees overnight.",
+            "\u221240",
+            "40",
+        ),
+        ("Output changed by -2.5% in the quarter.", "Output changed by 2.5% in the quarter.",
+         "-2.5%", "2.5%"),
+        ("The account closed the year at -$5 in total.",
+         "The account closed the year at $5 in total.", "-$5", "$5"),
+        ("The bolt measures 5 inches across in the final design.",
+         "The bolt measures .5 inches across in the final design.", "5", ".5"),
+    ],
+)
+def test_signs_and_leading_points_of_values_conflict(answer, source, answer_value,
+                                                     evidence_value):
+    span = align_citations(answer, [source])[0]
+    assert span.citations and span.status == "partial"
+    conflicts = [(c.answer_text, c.evidence_text) for c in span.citations[0].conflicts]
+    assert conflicts == [(answer_value, evidence_value)]
+    check_offsets([span], {"0": source}, answer)
+
+
+@pytest.mark.parametrize(
+    "answer, source",
+    [
+        # the same value: another minus character, a point written with its zero
+        ("It fell to \u221240 degrees in Oymyakon overnight.",
+         "It fell to -40 degrees in Oymyakon overnight."),
+        ("The bolt measures 0.5 inches across in the final design.",
+         "The bolt measures .5 inches across in the final design."),
+        # a value described as a fall states its negative
+        ("Quarterly revenue changed by -3% compared with last year.",
+         "Quarterly revenue fell 3% compared with last year."),
+        ("Quarterly revenue fell by 3% compared with last year.",
+         "Quarterly revenue changed -3% compared with last year."),
+        ("Output showed a decline of 4% in the northern region.",
+         "Output showed a decline of -4% in the northern region."),
+        # the hyphen of a range is no sign
+        ("The plan ran from 2018-2019 in the northern region.",
+         "The plan ran from 2018 2019 in the northern region."),
+        ("Pages 3-5 of the report cover the northern region.",
+         "Pages 3 5 of the report cover the northern region."),
+    ],
+)
+def test_equal_values_with_signs_do_not_conflict(answer, source):
+    span = align_citations(answer, [source])[0]
+    assert span.citations
+    assert all(not c.conflicts for c in span.citations), span.citations[0].conflicts
+
+
+def test_a_fall_to_a_negative_level_keeps_its_sign():
+    # "fell to -40" is a level, not a fall of 40: "to" does not make the value a fall
+    span = align_citations(
+        "Temperatures fell to 40 degrees in Oymyakon overnight.",
+        ["Temperatures fell to -40 degrees in Oymyakon overnight."],
+    )[0]
+    assert [(c.answer_text, c.evidence_text) for c in span.citations[0].conflicts] == [
+        ("40", "-40")
+    ]
+
+
+def test_signs_are_read_alike_from_a_prepared_loaded_or_chunked_corpus(tmp_path):
+    document = (
+        "The station logged its readings every hour. In January the temperature in "
+        "Oymyakon fell to -40 degrees overnight. The roads stayed closed for a week."
+    )
+    answer = "In January the temperature in Oymyakon fell to 40 degrees overnight."
+    expected = [("40", "-40")]
+    pipe = Pipeline()
+    corpus = pipe.prepare([document, "Tea prices rose 4% in the spring."])
+    corpus.save(tmp_path / "corpus")
+    start = document.index("In January")
+    chunk = SourceChunk("doc", document[start:], start, len(document), document_text=document)
+    for sources in (corpus, corpus, Corpus.load(tmp_path / "corpus"), [chunk]):
+        span = pipe.align(answer, sources)[0]
+        assert span.status == "partial"
+        top = span.citations[0]
+        assert [(c.answer_text, c.evidence_text) for c in top.conflicts] == expected
+        evidence = top.conflicts[0]
+        assert document[evidence.evidence_char_start : evidence.evidence_char_end] == "-40"
+
+
 def test_words_of_the_neighbouring_sentence_count_as_covered():
     source = "The castle was built in 1240 by Duke Otto. It had a moat. Tourists visit it today."
     span = align_citations("Duke Otto built the castle in 1240 with a moat.", [source])[0]
