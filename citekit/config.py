@@ -166,6 +166,9 @@ class CitationConfig:
         evidence; when False by earlier position first.
     window_size_sentences, window_stride_sentences : int, default 1
         Passage windows: how many source sentences each holds and how far they move.
+        They apply where the pipeline builds the corpus (``Pipeline.prepare``, or
+        sources given to ``align``); a prepared :class:`~citekit.corpus.Corpus` keeps
+        the windows it was built with (``Corpus.window_size_sentences``).
     max_candidates_lexical, max_candidates_embedding, max_candidates_total : int
         Candidate passages per answer span from the IDF index (200), from embeddings
         (200), and in total after merging (400; ranked by the stronger of the two scores).

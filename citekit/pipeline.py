@@ -482,7 +482,9 @@ class Pipeline:
         answer : str
             The generated answer.
         corpus_or_sources : Corpus or sequence of sources
-            A prepared corpus, or sources (prepared inside the call).
+            A prepared corpus (its passage windows are those it was built with, whatever
+            this pipeline's ``window_size_sentences`` and ``window_stride_sentences``),
+            or sources (prepared inside the call, with this pipeline's windows).
 
         Returns
         -------
@@ -514,7 +516,8 @@ class Pipeline:
         answers : iterable of str
             The answers.
         corpus_or_sources : Corpus or sequence of sources
-            What to cite (prepared once if not already a corpus).
+            What to cite (prepared once, with this pipeline's windows, if not already a
+            corpus; a corpus keeps the windows it was built with).
 
         Returns
         -------

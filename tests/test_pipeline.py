@@ -1345,3 +1345,16 @@ def test_threads_aligning_on_one_fresh_corpus_agree_with_one_thread(workload):
         for thread in threads:
             thread.join()
         assert got == expected
+
+
+def test_a_prepared_corpus_keeps_its_windows_whatever_the_pipeline_config():
+    # the window fields apply where the pipeline builds the corpus (documented)
+    sources = ["The mill opened in 1841. It ground wheat for the town.", "Tea grows on hills."]
+    answer = "The mill opened in 1841 and ground wheat."
+    corpus = Pipeline().prepare(sources)  # windows of one sentence
+    wide = Pipeline(CitationConfig(window_size_sentences=2))
+    assert (corpus.window_size_sentences, corpus.window_stride_sentences) == (1, 1)
+    assert wide.align(answer, corpus) == Pipeline().align(answer, corpus)
+    built = wide.prepare(sources)
+    assert built.window_size_sentences == 2
+    assert wide.align(answer, sources) == wide.align(answer, built)
