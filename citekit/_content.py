@@ -26,10 +26,14 @@ only next to its neighbour, :func:`ideograph_token_mask`).
 Value conflicts: where the alignment of an answer sentence with its evidence leaves a
 number, percentage, amount or date of the answer facing a DIFFERENT one in the evidence
 (``grew 9%`` against ``grew 15%``), the pair is reported as a
-:class:`~citekit.results.Conflict`; so is a value matched token for token whose sign or
-leading decimal point differs (``-40`` against ``40``, ``.5`` against ``5``: the
-tokenizers keep tokens alphanumeric, so the sign is read from the text before the token,
-:func:`_value_prefix`). A value described as a fall (``fell 3%``, ``a decline of 3%``)
+:class:`~citekit.results.Conflict`; so is a value matched token for token whose sign,
+leading decimal point or scale differs (``-40`` against ``40``, ``.5`` against ``5``,
+``$2.4 million`` against ``$2.4 billion``: the tokenizers keep tokens alphanumeric, so the
+sign is read from the text before the token, :func:`_value_prefix`, and the scale word
+from the text after it, :func:`_value_scale`). Values are compared with their scales
+(``$1.5bn`` = ``$1.5 billion`` = ``$1,500 million``); a value without one is not
+contradicted by the same number with one (``$2.4`` against ``$2.4 million``: its context
+may give the scale). A value described as a fall (``fell 3%``, ``a decline of 3%``)
 equals its negative.
 """
 
@@ -37,6 +41,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -699,6 +704,64 @@ def _value_prefix(text: str, start: int, end: int) -> tuple[str, int]:
     return point, at
 
 
+# Scale words: "2.4 million" is 2400000, "$1.5bn" is "$1.5 billion"; "2.4 million" and
+# "2.4 billion" differ although their tokens "2.4" match. A scale word follows the number
+# (after at most one white-space character), or "bn", "mn" or "tn" ends its token.
+_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12, "bn": 9, "mn": 6, "tn": 12}
+_SCALE_AFTER = re.compile(r"\s?(thousand|million|billion|trillion|bn|mn|tn)\b", re.IGNORECASE)
+_SCALED_KEY = re.compile(r"(\d+(?:\.\d+)?)(bn|mn|tn)")
+_PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _scale_word(text: str, start: int, end: int) -> re.Match[str] | None:
+    """The scale word after the number ``text[start:end]`` (by :func:`value_key`, digits
+    with at most a decimal point: "2,400" is one), with the white space before it."""
+    if 0 <= start < end <= len(text) and _PLAIN_NUMBER.fullmatch(value_key(text[start:end])):
+        return _SCALE_AFTER.match(text, end)
+    return None
+
+
+def _value_scale(text: str, start: int, end: int) -> int:
+    """The power of ten that a scale word after the number ``text[start:end]`` gives it
+    (:func:`_scale_word`): 6 for "2.4 million", 0 when none follows."""
+    match = _scale_word(text, start, end)
+    return 0 if match is None else _SCALES[match.group(1).casefold()]
+
+
+def _scaled_key(key: str, text: str, start: int, end: int) -> str:
+    """``key`` (:func:`value_key` of ``text[start:end]``) as the plain number it states
+    with its scale: "2400000" for "2.4 million" or "2.4mn"; ``key`` when it has none.
+
+    Examples
+    --------
+    >>> t = "2.4 million, $1.5bn, 7 thousands"
+    >>> _scaled_key("2.4", t, 0, 3), _scaled_key("1.5bn", t, 14, 19), _scaled_key("7", t, 21, 22)
+    ('2400000', '1500000000', '7')
+    """
+    number, power = key, 0
+    match = _SCALED_KEY.fullmatch(key)
+    if match is not None:
+        number, power = match.group(1), _SCALES[match.group(2)]
+    elif _PLAIN_NUMBER.fullmatch(key):
+        power = _value_scale(text, start, end)
+    if not power:
+        return key
+    return format(Decimal(number).scaleb(power), "f")
+
+
+def _contexts_agree(text: str, start: int, end: int, other_text: str, other_start: int,
+                    other_end: int) -> bool:
+    """Whether the text around two values of the same token adds the same to both: the
+    same sign and leading point (:func:`_value_prefix`), and the same scale unless one
+    has none (:func:`_value_scale`: "$33.2" is not contradicted by "$33.2 million",
+    whose scale it may leave to its context; "2.4 million" is by "2.4 billion")."""
+    if _value_prefix(text, start, end)[0] != _value_prefix(other_text, other_start, other_end)[0]:
+        return False
+    scale = _value_scale(text, start, end)
+    other_scale = _value_scale(other_text, other_start, other_end)
+    return scale == other_scale or not scale or not other_scale
+
+
 # words saying that the value after them is a fall ("fell 3%", "a decline of 3%"): a value
 # so described faces its negative without conflict ("fell 3%" states "-3%")
 _FALL_WORDS = frozenset("""
@@ -759,7 +822,7 @@ def _value_facts(neighbourhood: str, start: int, end: int) -> tuple[str | None, 
     kind = _kind_between(before, surface, after)
     widen_left = 1 if before and unicodedata.category(before[-1]) == "Sc" else 0
     widen_right = 1 if after[:1] and after[0] in _PERCENT_CHARS else 0
-    key = value_key(surface)
+    key = _scaled_key(value_key(surface), neighbourhood, start, end)
     prefix, first = _value_prefix(neighbourhood, start, end)
     if prefix:  # "-40", ".5", "-$5", "$-5": the span takes the sign, point and currency
         widen_left = start - first + (
@@ -786,7 +849,8 @@ def _value_facts_at(text: str, start: int, end: int) -> tuple[str | None, str, i
     wide_start, wide_end = _value_span(text, start, end)
     kind = value_kind(text, start, end)
     widen_left, widen_right = start - wide_start, wide_end - end
-    return value_key(surface), _class_of_kind(kind, surface), widen_left, widen_right, kind
+    key = _scaled_key(value_key(surface), text, start, end)
+    return key, _class_of_kind(kind, surface), widen_left, widen_right, kind
 
 
 def find_conflicts(
@@ -833,13 +897,15 @@ def find_conflicts(
         i-th value token of the answer side is paired with the i-th value token of the
         evidence side; a pair is a conflict when both values are of the same class
         (:func:`value_class`), neither is a range, and they differ by :func:`value_key`
-        with their signs and leading points (:func:`_value_prefix`: ``-40`` is not
-        ``40``, ``.5`` is ``0.5``), unless they differ only by the sign and either is
-        described as a fall (``fell 3%``, ``fell by 3%``, ``a decline of 3%``: it states
+        with their signs, leading points and scales (:func:`_value_prefix`,
+        :func:`_scaled_key`: ``-40`` is not ``40``, ``.5`` is ``0.5``, ``2.4 million``
+        is ``2400000``), unless they differ only by the sign and either is described
+        as a fall (``fell 3%``, ``fell by 3%``, ``a decline of 3%``: it states
         ``-3%``). Then, inside the blocks, a value token matched with one of equal
-        :func:`value_key` is a conflict when their signs or leading points differ, on
-        the same terms. A conflict's texts hold the sign, the point, a currency sign
-        and a percent sign of its values.
+        :func:`value_key` is a conflict when their signs or leading points differ, or
+        both have scale words that differ (``2.4 million``, ``2.4 billion``), on the
+        same terms. A conflict's texts hold the sign, the point, a currency sign and a
+        percent sign of its values, and the scale words of a matched pair with two.
 
     Examples
     --------
@@ -903,9 +969,9 @@ def find_conflicts(
             j, k = t_lo + k, k + 1
             if (i, j) in seen:
                 continue
-            if answer_ids[i] == source_ids[j] and (
-                _value_prefix(answer_text, int(answer_starts[i]), int(answer_ends[i]))[0]
-                == _value_prefix(source_text, int(starts[k - 1]), int(ends[k - 1]))[0]
+            if answer_ids[i] == source_ids[j] and _contexts_agree(
+                answer_text, int(answer_starts[i]), int(answer_ends[i]),
+                source_text, int(starts[k - 1]), int(ends[k - 1]),
             ):
                 continue
             answer = None if answer_cache is None else answer_cache.get(i)
@@ -936,7 +1002,8 @@ def find_conflicts(
                     kind, answer_text, a_start, a_end, source_text, s_start, s_end, source_offset
                 )
             )
-    # matched values (the same token) whose signs or leading points differ: "-40" and "40"
+    # matched values (the same token) whose signs, leading points or scales differ: "-40"
+    # and "40", "2.4 million" and "2.4 billion"
     for q_hi, t_hi, length in rows:
         if length <= 0 or not any(answer_values[q_hi : q_hi + length]):
             continue
@@ -947,8 +1014,9 @@ def find_conflicts(
             a_start, a_end = int(answer_starts[i]), int(answer_ends[i])
             source_start, source_end = int(source_starts[j]), int(source_ends[j])
             if (
-                _value_prefix(answer_text, a_start, a_end)[0]
-                == _value_prefix(source_text, source_start, source_end)[0]
+                _contexts_agree(
+                    answer_text, a_start, a_end, source_text, source_start, source_end
+                )
                 or value_key(answer_text[a_start:a_end])
                 != value_key(source_text[source_start:source_end])
             ):
@@ -971,6 +1039,11 @@ def find_conflicts(
             if _same_value(key, a_start, answer_text, source_key, s_start, source_text):
                 continue
             seen.add((i, j))
+            answer_word = _scale_word(answer_text, int(answer_starts[i]), int(answer_ends[i]))
+            source_word = _scale_word(source_text, source_start, source_end)
+            if answer_word is not None and source_word is not None:
+                # the scales differ ("2.4 million", "2.4 billion"): the spans take the words
+                a_end, s_end = max(a_end, answer_word.end()), max(s_end, source_word.end())
             conflicts.append(
                 _conflict(
                     kind, answer_text, a_start, a_end, source_text, s_start, s_end, source_offset

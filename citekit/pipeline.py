@@ -1423,11 +1423,8 @@ class Pipeline:
         # against "40"): matched values are compared when the sentence has values and it,
         # or the evidence, has a sign or a point that may belong to one
         has_values = any(answer_values)
-        signed = has_values and (
-            PREFIXED_VALUE.search(
-                answer, max(0, answer_span.char_start - 3), answer_span.char_end
-            )
-            is not None
+        signed = has_values and _may_change_values(
+            answer, answer_span.char_start, answer_span.char_end
         )
         for i in range(table.rec_offsets[q], table.rec_offsets[q + 1]):
             row, flags = table.rec_rows[i], table.rec_flags[i]
@@ -1442,12 +1439,9 @@ class Pipeline:
                 and judged.aligned_content[entry] >= 2
                 and (
                     signed
-                    or PREFIXED_VALUE.search(
-                        source_text,
-                        max(0, judged.char_start[entry] - 3),
-                        judged.char_end[entry],
+                    or _may_change_values(
+                        source_text, judged.char_start[entry], judged.char_end[entry]
                     )
-                    is not None
                 )
             ):
                 # a value of the sentence beside or between the matched blocks of a real
@@ -2200,6 +2194,19 @@ def _evidence_chars(
         corpus.passage_char_end,
         corpus.token_starts,
         corpus.token_ends,
+    )
+
+
+def _may_change_values(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` may hold a value that the text around it changes where
+    its tokens match: a sign or a leading point before it (:data:`PREFIXED_VALUE`, read
+    from three characters before ``start``), or a scale word after it ("million",
+    "Billion", "thousand": their lower-case endings are looked for, so "MILLION" in
+    capitals is compared only where the alignment leaves a gap beside a value)."""
+    return (
+        text.find("illion", start, end + 9) >= 0
+        or text.find("housand", start, end + 9) >= 0
+        or PREFIXED_VALUE.search(text, max(0, start - 3), end) is not None
     )
 
 

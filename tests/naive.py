@@ -1116,13 +1116,47 @@ def naive_same_value(key, start, text, other_key, other_start, other_text) -> bo
     return naive_falls_before(text, start) or naive_falls_before(other_text, other_start)
 
 
+_NAIVE_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12,
+                 "bn": 9, "mn": 6, "tn": 12}
+
+
+def naive_value_scale(text: str, start: int, end: int) -> int:
+    """The power of ten of a scale word after a plain number (one white space at most)."""
+    if not (0 <= start < end <= len(text)):
+        return 0
+    if not re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", naive_value_key(text[start:end])):
+        return 0
+    match = re.match(r"\s?(thousand|million|billion|trillion|bn|mn|tn)\b", text[end:],
+                     re.IGNORECASE)
+    return _NAIVE_SCALES[match.group(1).casefold()] if match else 0
+
+
+def naive_scaled_key(key: str, text: str, start: int, end: int) -> str:
+    from decimal import Decimal
+
+    match = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)(bn|mn|tn)", key)
+    if match:
+        number, power = match.group(1), _NAIVE_SCALES[match.group(2)]
+    else:
+        number, power = key, naive_value_scale(text, start, end)
+    if not power:
+        return key
+    return format(Decimal(number) * Decimal(10) ** power, "f")
+
+
+def naive_contexts_agree(context, other) -> bool:
+    """Same sign and point; the same scale unless one of them has none."""
+    (prefix, scale), (other_prefix, other_scale) = context, other
+    return prefix == other_prefix and (scale == other_scale or 0 in (scale, other_scale))
+
+
 def naive_answer_value(text: str, start: int, end: int):
     surface = text[start:end]
     if _NAIVE_RANGE.search(surface) or naive_in_range(text, start, end):
         return None, "", start, end, ""
     a_start, a_end = naive_value_span(text, start, end)
     kind = naive_value_kind(text, start, end)
-    key = naive_value_key(surface)
+    key = naive_scaled_key(naive_value_key(surface), text, start, end)
     prefix, first = naive_value_prefix(text, start, end)
     if prefix:
         currency_before = first > 0 and unicodedata.category(text[first - 1]) == "Sc"
@@ -1281,10 +1315,14 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
     conflicts = []
     seen = set()
 
-    def prefix_of(i, j):
+    def prefix_of(i, j):  # what the text around each value adds: sign, point, scale
+        a_start, a_end = int(answer_starts[i]), int(answer_ends[i])
+        s_start, s_end = int(source_starts[j]), int(source_ends[j])
         return (
-            naive_value_prefix(answer_text, int(answer_starts[i]), int(answer_ends[i]))[0],
-            naive_value_prefix(source_text, int(source_starts[j]), int(source_ends[j]))[0],
+            (naive_value_prefix(answer_text, a_start, a_end)[0],
+             naive_value_scale(answer_text, a_start, a_end)),
+            (naive_value_prefix(source_text, s_start, s_end)[0],
+             naive_value_scale(source_text, s_start, s_end)),
         )
 
     for q_lo, q_hi, t_lo, t_hi in regions:
@@ -1296,7 +1334,7 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
         for i, j in zip(region_values, source_values):
             if (i, j) in seen:
                 continue
-            if answer_ids[i] == source_ids[j] and prefix_of(i, j)[0] == prefix_of(i, j)[1]:
+            if answer_ids[i] == source_ids[j] and naive_contexts_agree(*prefix_of(i, j)):
                 continue
             answer = None if answer_cache is None else answer_cache.get(i)
             if answer is None:
@@ -1334,10 +1372,11 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
         for i, j in zip(range(q, q + length), range(t, t + length)):
             if not answer_values[i] or (i, j) in seen:
                 continue
-            a_prefix, s_prefix = prefix_of(i, j)
             a_surface = answer_text[int(answer_starts[i]) : int(answer_ends[i])]
             s_surface = source_text[int(source_starts[j]) : int(source_ends[j])]
-            if a_prefix == s_prefix or naive_value_key(a_surface) != naive_value_key(s_surface):
+            if naive_contexts_agree(*prefix_of(i, j)) or (
+                naive_value_key(a_surface) != naive_value_key(s_surface)
+            ):
                 continue
             answer = None if answer_cache is None else answer_cache.get(i)
             if answer is None:
@@ -1355,6 +1394,13 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
             if naive_same_value(key, a_start, answer_text, source_key, s_start, source_text):
                 continue
             seen.add((i, j))
+            a_value_end, s_value_end = int(answer_ends[i]), int(source_ends[j])
+            if naive_value_scale(answer_text, int(answer_starts[i]), a_value_end) and (
+                naive_value_scale(source_text, int(source_starts[j]), s_value_end)
+            ):  # both scaled, differently: the spans take the scale words
+                word = r"\s?[^\W\d_]+"
+                a_end = max(a_end, a_value_end + re.match(word, answer_text[a_value_end:]).end())
+                s_end = max(s_end, s_value_end + re.match(word, source_text[s_value_end:]).end())
             conflicts.append(
                 _unchecked(
                     Conflict,

@@ -222,6 +222,11 @@ _WORDS = st.one_of(
         _NUMBERS,
     ).map("".join),
     st.sampled_from(["fell", "fell by", "a decline of", "down", "Loss", "fell to"]),
+    # scale words, apart or in the token ("2.4 million", "$1.5bn")
+    st.tuples(_NUMBERS, st.sampled_from([" million", " Billion", "bn", "mn", " thousand",
+                                         " trillions", "\u00a0million", "  million"])).map(
+        "".join
+    ),
     st.sampled_from(["grew", "in", "the", "Revenue", "to", "-", "\u2013", "\u2014", ".", ","]),
     _CURRENCY,
     st.text(max_size=3),
@@ -329,6 +334,7 @@ def _alignments(draw):
             word = draw(st.sampled_from([
                 word, word.translate(renumber), draw(_WORDS), word.lstrip("-\u2212\uff0d.$"),
                 draw(st.sampled_from(["-", "\u2212", ".", "$-"])) + word,
+                word.replace("million", "billion").replace("bn", " billion"),
             ]))
             source_pieces.append((word, separator))
     else:

@@ -1035,6 +1035,31 @@ def test_equal_values_with_signs_do_not_conflict(answer, source):
     assert all(not c.conflicts for c in span.citations), span.citations[0].conflicts
 
 
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        ("Revenue at the Lyon plant reached $2.4 billion in 2023.",
+         [("$2.4 billion", "$2.4 million")]),
+        ("Revenue at the Lyon plant reached $2.4 thousand in 2023.",
+         [("$2.4 thousand", "$2.4 million")]),
+        # the same amount, written otherwise; or its scale left to the context
+        ("Revenue at the Lyon plant reached $2.4 Million in 2023.", []),
+        ("Revenue at the Lyon plant reached $2.4mn in 2023.", []),
+        ("Revenue at the Lyon plant reached $2,400,000 in 2023.", []),
+        ("Revenue at the Lyon plant reached $2,400 thousand in 2023.", []),
+        ("Revenue at the Lyon plant reached $2.4 in 2023.", []),
+    ],
+)
+def test_scale_words_are_part_of_values(answer, expected):
+    source = "Revenue at the Lyon plant reached $2.4 million in 2023, the company said."
+    span = align_citations(answer, [source])[0]
+    assert span.citations
+    conflicts = [(c.answer_text, c.evidence_text) for c in span.citations[0].conflicts]
+    assert conflicts == expected
+    assert (span.status == "partial") if expected else not span.citations[0].conflicts
+    check_offsets([span], {"0": source}, answer)
+
+
 def test_a_fall_to_a_negative_level_keeps_its_sign():
     # "fell to -40" is a level, not a fall of 40: "to" does not make the value a fall
     span = align_citations(
