@@ -974,16 +974,9 @@ def find_conflicts(
                 source_text, int(starts[k - 1]), int(ends[k - 1]),
             ):
                 continue
-            answer = None if answer_cache is None else answer_cache.get(i)
-            if answer is None:
-                a_start, a_end = int(answer_starts[i]), int(answer_ends[i])
-                key, answer_class, widen_left, widen_right, kind = _value_facts_at(
-                    answer_text, a_start, a_end
-                )
-                answer = key, answer_class, a_start - widen_left, a_end + widen_right, kind
-                if answer_cache is not None:
-                    answer_cache[i] = answer
-            key, answer_class, a_start, a_end, kind = answer
+            key, answer_class, a_start, a_end, kind = _answer_value(
+                answer_text, answer_starts, answer_ends, i, answer_cache
+            )
             if key is None:  # part of a range
                 continue
             source_start, source_end = int(starts[k - 1]), int(ends[k - 1])
@@ -1021,15 +1014,9 @@ def find_conflicts(
                 != value_key(source_text[source_start:source_end])
             ):
                 continue
-            answer = None if answer_cache is None else answer_cache.get(i)
-            if answer is None:
-                key, answer_class, widen_left, widen_right, kind = _value_facts_at(
-                    answer_text, a_start, a_end
-                )
-                answer = key, answer_class, a_start - widen_left, a_end + widen_right, kind
-                if answer_cache is not None:
-                    answer_cache[i] = answer
-            key, answer_class, a_start, a_end, kind = answer
+            key, answer_class, a_start, a_end, kind = _answer_value(
+                answer_text, answer_starts, answer_ends, i, answer_cache
+            )
             source_key, source_class, widen_left, widen_right, _ = _value_facts_at(
                 source_text, source_start, source_end
             )
@@ -1050,6 +1037,28 @@ def find_conflicts(
                 )
             )
     return conflicts
+
+
+def _answer_value(
+    answer_text: str,
+    answer_starts: np.ndarray,
+    answer_ends: np.ndarray,
+    i: int,
+    answer_cache: dict[int, Any] | None,
+) -> tuple[str | None, str, int, int, str]:
+    """``(key, class, start, end, kind)`` of answer token ``i`` as :func:`find_conflicts`
+    compares it (:func:`_value_facts_at`, its span widened), from ``answer_cache`` when
+    it holds it (and kept there)."""
+    answer = None if answer_cache is None else answer_cache.get(i)
+    if answer is None:
+        a_start, a_end = int(answer_starts[i]), int(answer_ends[i])
+        key, answer_class, widen_left, widen_right, kind = _value_facts_at(
+            answer_text, a_start, a_end
+        )
+        answer = key, answer_class, a_start - widen_left, a_end + widen_right, kind
+        if answer_cache is not None:
+            answer_cache[i] = answer
+    return answer
 
 
 def _conflict(

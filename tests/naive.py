@@ -1315,6 +1315,18 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
     conflicts = []
     seen = set()
 
+    def conflict(kind, a_start, a_end, s_start, s_end):
+        return _unchecked(
+            Conflict,
+            kind=kind,
+            answer_text=answer_text[a_start:a_end],
+            answer_char_start=a_start,
+            answer_char_end=a_end,
+            evidence_text=source_text[s_start:s_end],
+            evidence_char_start=s_start + source_offset,
+            evidence_char_end=s_end + source_offset,
+        )
+
     def prefix_of(i, j):  # what the text around each value adds: sign, point, scale
         a_start, a_end = int(answer_starts[i]), int(answer_ends[i])
         s_start, s_end = int(source_starts[j]), int(source_ends[j])
@@ -1355,19 +1367,8 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
             if naive_same_value(key, a_start, answer_text, source_key, s_start, source_text):
                 continue
             seen.add((i, j))
-            conflicts.append(
-                _unchecked(
-                    Conflict,
-                    kind=kind,
-                    answer_text=answer_text[a_start:a_end],
-                    answer_char_start=a_start,
-                    answer_char_end=a_end,
-                    evidence_text=source_text[s_start:s_end],
-                    evidence_char_start=s_start + source_offset,
-                    evidence_char_end=s_end + source_offset,
-                )
-            )
-    # values matched token for token whose signs or leading points differ
+            conflicts.append(conflict(kind, a_start, a_end, s_start, s_end))
+    # values matched token for token whose signs, leading points or scales differ
     for q, t, length in np.asarray(blocks, dtype=np.int64).tolist():
         for i, j in zip(range(q, q + length), range(t, t + length)):
             if not answer_values[i] or (i, j) in seen:
@@ -1401,18 +1402,7 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
                 word = r"\s?[^\W\d_]+"
                 a_end = max(a_end, a_value_end + re.match(word, answer_text[a_value_end:]).end())
                 s_end = max(s_end, s_value_end + re.match(word, source_text[s_value_end:]).end())
-            conflicts.append(
-                _unchecked(
-                    Conflict,
-                    kind=kind,
-                    answer_text=answer_text[a_start:a_end],
-                    answer_char_start=a_start,
-                    answer_char_end=a_end,
-                    evidence_text=source_text[s_start:s_end],
-                    evidence_char_start=s_start + source_offset,
-                    evidence_char_end=s_end + source_offset,
-                )
-            )
+            conflicts.append(conflict(kind, a_start, a_end, s_start, s_end))
     return conflicts
 
 
