@@ -75,7 +75,8 @@ def as_source_records(sources: Any) -> tuple[SourceDocument | SourceChunk, ...]:
         If ``sources`` is not a sequence or holds anything else, or a mapping's ``"id"``
         or ``"metadata"`` is of another type.
     ValueError
-        If a mapping lacks ``"text"``.
+        If a mapping lacks ``"text"``, or two documents have the same id (or a document
+        has the ``source_id`` of chunks).
 
     Examples
     --------
@@ -133,7 +134,30 @@ def as_source_records(sources: Any) -> tuple[SourceDocument | SourceChunk, ...]:
                 f"sources[{position}] must be a str, SourceDocument, SourceChunk or mapping, "
                 f"got {type(item).__name__}"
             )
+    _check_distinct_ids(records)
     return tuple(records)
+
+
+def _check_distinct_ids(records: Sequence[SourceDocument | SourceChunk]) -> None:
+    """Raise ``ValueError`` when two documents share an id, or a document shares one with
+    chunks: a citation's ``source_id`` would not say which it quotes (chunks of one
+    document share their ``source_id``: they are one document)."""
+    documents: dict[str, int] = {}  # id -> position of the document that has it
+    chunks: dict[str, int] = {}  # source_id -> position of its first chunk
+    for position, record in enumerate(records):
+        if isinstance(record, SourceDocument):
+            other = documents.get(record.id, chunks.get(record.id))
+            documents.setdefault(record.id, position)
+        else:
+            other = documents.get(record.source_id)
+            chunks.setdefault(record.source_id, position)
+        if other is not None:
+            source_id = record.id if isinstance(record, SourceDocument) else record.source_id
+            raise ValueError(
+                f"sources[{other}] and sources[{position}] have the same id {source_id!r}: "
+                "give each document its own id (the chunks of one document, SourceChunk, "
+                "share its source_id)"
+            )
 
 
 class Corpus:
@@ -275,7 +299,8 @@ class Corpus:
 
     def _check_consistency(self) -> None:
         """The checks :meth:`load` makes of the arrays (:func:`_array_damage`), naming the
-        arrays rather than files."""
+        arrays rather than files, and that the sources' ids are distinct."""
+        _check_distinct_ids(self.sources)
         lengths = np.fromiter(
             (len(source.text) for source in self.sources),
             dtype=np.int64,

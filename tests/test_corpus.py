@@ -497,6 +497,49 @@ def test_bad_sources_and_arguments():
         Corpus.build(["abcdef"], segmenter=Overlapping())
 
 
+@pytest.mark.parametrize(
+    "sources, positions, source_id",
+    [
+        (["a b", {"id": "0", "text": "c d"}], (0, 1), "0"),  # a str takes its position
+        ([{"id": "x", "text": "a"}, "b", {"id": "x", "text": "c"}], (0, 2), "x"),
+        ([{"id": 7, "text": "a"}, SourceDocument("7", "b")], (0, 1), "7"),
+        ([SourceChunk("d", "ab", 0, 2), {"id": "d", "text": "q"}], (0, 1), "d"),
+        ([SourceDocument("d", "q"), SourceChunk("d", "ab", 0, 2)], (0, 1), "d"),
+    ],
+)
+def test_sources_sharing_an_id_are_refused(sources, positions, source_id):
+    from citekit import align_citations
+    from citekit.pipeline import Pipeline
+
+    first, second = positions
+    message = rf"sources\[{first}\] and sources\[{second}\] have the same id '{source_id}'"
+    with pytest.raises(ValueError, match=message):
+        as_source_records(sources)
+    with pytest.raises(ValueError, match=message):
+        Corpus.build(sources)
+    with pytest.raises(ValueError, match=message):
+        Pipeline().prepare(sources)
+    with pytest.raises(ValueError, match=message):
+        align_citations("a b", sources)
+    built = Corpus.build([f"text {n}" for n in range(len(sources))])
+    records = as_source_records([f"text {n}" for n in range(len(sources))])
+    duplicated = (records[0], SourceDocument(records[0].id, records[1].text)) + records[2:]
+    with pytest.raises(ValueError, match="have the same id"):
+        Corpus(
+            duplicated,
+            {name: getattr(built, name) for name in _ARRAY_NAMES},
+            built.index,
+            window_size_sentences=1,
+            window_stride_sentences=1,
+            tokenizer_signature=built.tokenizer_signature,
+        )
+
+
+def test_chunks_of_one_document_share_their_source_id():
+    chunks = [SourceChunk("d", "Revenue grew.", 0, 13), SourceChunk("d", "Costs fell.", 14, 25)]
+    assert [c.source_id for c in Corpus.build(chunks).sources] == ["d", "d"]
+
+
 def test_as_source_records_ids():
     records = as_source_records(
         ["x", {"text": "y"}, {"id": 7, "text": "z"}, {"id": None, "text": "w"},
