@@ -1419,9 +1419,10 @@ class Pipeline:
         answer_starts, answer_ends = context.query_starts[lo:hi], context.query_ends[lo:hi]
         citations = []
         contradicted: list[tuple[int, list[Any]]] = []  # (row, its conflicts)
-        # a sign or a leading point changes a value even where its tokens match ("-40"
-        # against "40"): matched values are compared when the sentence has values and it,
-        # or the evidence, has a sign or a point that may belong to one
+        # a sign, a leading point or a scale word changes a value even where its tokens
+        # match ("-40" against "40", "2.4 million" against "2.4 billion"): matched values
+        # are compared when the sentence has values and it, or the evidence, has a sign,
+        # a point or a scale word that may belong to one
         has_values = any(answer_values)
         signed = has_values and _may_change_values(
             answer, answer_span.char_start, answer_span.char_end
@@ -1446,7 +1447,7 @@ class Pipeline:
             ):
                 # a value of the sentence beside or between the matched blocks of a real
                 # alignment (at least two content tokens matched), or a matched one that a
-                # sign or a leading point may change: does it face another?
+                # sign, a leading point or a scale word may change: does it face another?
                 token_lo, token_hi = judged.token_lo[entry], judged.token_hi[entry]
                 conflicts = find_conflicts(
                     answer,
@@ -2202,7 +2203,8 @@ def _may_change_values(text: str, start: int, end: int) -> bool:
     its tokens match: a sign or a leading point before it (:data:`PREFIXED_VALUE`, read
     from three characters before ``start``), or a scale word after it ("million",
     "Billion", "thousand": their lower-case endings are looked for, so "MILLION" in
-    capitals is compared only where the alignment leaves a gap beside a value)."""
+    capitals, or "bn" apart from its number, is compared only where the alignment leaves
+    a gap beside a value or the other text has a scale word)."""
     return (
         text.find("illion", start, end + 9) >= 0
         or text.find("housand", start, end + 9) >= 0
