@@ -546,8 +546,9 @@ class Corpus:
             If the directory does not hold a citekit corpus of a known version, or one of
             its files is damaged: unreadable, a missing or wrong value in ``corpus.json``,
             an array of the wrong type or length, or offsets that do not fit the sources'
-            texts. The message names the file (both files when they disagree, e.g. token
-            offsets beyond a text of ``corpus.json``) and what is wrong.
+            texts, or two sources sharing an id. The message names the file (both files
+            when they disagree, e.g. token offsets beyond a text of ``corpus.json``) and
+            what is wrong.
         FileNotFoundError
             If one of the corpus's array files is missing (``embeddings.npy`` only when
             ``corpus.json`` says the corpus has embeddings); the message names the file.
@@ -572,6 +573,10 @@ class Corpus:
                 f"expected {_FORMAT!r} version {_FORMAT_VERSION}"
             )
         records = _load_sources(meta, meta_path)
+        try:  # (a corpus saved before sources sharing an id were refused)
+            _check_distinct_ids(records)
+        except ValueError as error:
+            raise _damaged([meta_path], str(error)) from None
         size, stride = (
             _load_window(meta, name, meta_path)
             for name in ("window_size_sentences", "window_stride_sentences")

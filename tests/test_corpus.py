@@ -324,6 +324,9 @@ def _drop(*keys):
         (_put("sources", 2, "doc_char_end", 3), "sources[2]"),
         (_put("sources", 2, "source_index", -1), "sources[2]"),
         (_put("sources", 0, "colour", "red"), "unknown keys"),
+        # two sources of one id (saved before such sources were refused)
+        (_put("sources", 3, "id", "a"), "sources[0] and sources[3] have the same id 'a'"),
+        (_put("sources", 0, "id", "c"), "sources[0] and sources[2] have the same id 'c'"),
         (_drop("tokenizer_signature"), "no 'tokenizer_signature'"),
         (_put("tokenizer_signature", 5), "'tokenizer_signature' must be a str"),
         (_put("has_embeddings", "yes"), "'has_embeddings' must be a bool"),
