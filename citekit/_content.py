@@ -31,9 +31,9 @@ leading decimal point or scale differs (``-40`` against ``40``, ``.5`` against `
 ``$2.4 million`` against ``$2.4 billion``: the tokenizers keep tokens alphanumeric, so the
 sign is read from the text before the token, :func:`_value_prefix`, and the scale word
 from the text after it, :func:`_value_scale`). Values are compared with their scales
-(``$1.5bn`` = ``$1.5 billion`` = ``$1,500 million``); a value without one is not
-contradicted by the same number with one (``$2.4`` against ``$2.4 million``: its context
-may give the scale). A value described as a fall (``fell 3%``, ``a decline of 3%``)
+(``$1.5bn`` = ``$1.5 billion`` = ``$1,500 million``); a matched value without one is
+not contradicted by the same number with one (``$2.4`` against ``$2.4 million``: its
+context may give the scale). A value described as a fall (``fell 3%``, ``a decline of 3%``)
 equals its negative.
 """
 
@@ -1029,7 +1029,8 @@ def find_conflicts(
             answer_word = _scale_word(answer_text, int(answer_starts[i]), int(answer_ends[i]))
             source_word = _scale_word(source_text, source_start, source_end)
             if answer_word is not None and source_word is not None:
-                # the scales differ ("2.4 million", "2.4 billion"): the spans take the words
+                # both values have scale words ("2.4 million", "2.4 billion"): the spans
+                # take them
                 a_end, s_end = max(a_end, answer_word.end()), max(s_end, source_word.end())
             conflicts.append(
                 _conflict(

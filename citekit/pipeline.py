@@ -1262,7 +1262,7 @@ class Pipeline:
         return rank_and_choose(  # type: ignore[no-any-return]
             *self._ranking_arguments(
                 eligible_mask, pair_query, pair_passage, start, end, final, corpus, n_queries,
-                absolute=start is not char_start,
+                absolute=corpus.chunks_share_documents,
             ),
             owner,
             top_k,

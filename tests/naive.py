@@ -923,8 +923,10 @@ def naive_corpus_passages(sources, size, stride):
 # Value conflicts (reference of citekit._content's value analysis and find_conflicts)
 #
 # The implementation citekit._content had before value analysis was made cheaper, kept
-# verbatim in behaviour (its own regexes; citekit's word lists): value_kind, value_class,
-# value_key, value_mask and find_conflicts must give the same results for every input.
+# verbatim in behaviour (its own regexes; citekit's word lists), with the signs, leading
+# points and scale words of values read plainly from the whole text: value_kind,
+# value_class, value_key, value_mask and find_conflicts must give the same results for
+# every input.
 # =======================================================================================
 
 
@@ -1299,7 +1301,8 @@ def naive_contested_coverage(covers, rows, conflicts, starts, ends, content, wei
 def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, source_text,
                          source_ids, source_starts, source_ends, blocks, source_offset=0,
                          answer_values=None, answer_cache=None):
-    """citekit._content.find_conflicts as it was (its code, with the helpers above)."""
+    """citekit._content.find_conflicts, plainly: the gaps' values as the code it had
+    before, then the matched values, with the helpers above."""
     import numpy as np
 
     from citekit.results import Conflict, _unchecked
@@ -1327,7 +1330,15 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
             evidence_char_end=s_end + source_offset,
         )
 
-    def prefix_of(i, j):  # what the text around each value adds: sign, point, scale
+    def answer_of(i):  # the answer value's facts, kept in answer_cache when given
+        answer = None if answer_cache is None else answer_cache.get(i)
+        if answer is None:
+            answer = naive_answer_value(answer_text, int(answer_starts[i]), int(answer_ends[i]))
+            if answer_cache is not None:
+                answer_cache[i] = answer
+        return answer
+
+    def context_of(i, j):  # what the text around each value adds: sign, point, scale
         a_start, a_end = int(answer_starts[i]), int(answer_ends[i])
         s_start, s_end = int(source_starts[j]), int(source_ends[j])
         return (
@@ -1346,16 +1357,9 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
         for i, j in zip(region_values, source_values):
             if (i, j) in seen:
                 continue
-            if answer_ids[i] == source_ids[j] and naive_contexts_agree(*prefix_of(i, j)):
+            if answer_ids[i] == source_ids[j] and naive_contexts_agree(*context_of(i, j)):
                 continue
-            answer = None if answer_cache is None else answer_cache.get(i)
-            if answer is None:
-                answer = naive_answer_value(
-                    answer_text, int(answer_starts[i]), int(answer_ends[i])
-                )
-                if answer_cache is not None:
-                    answer_cache[i] = answer
-            key, answer_class, a_start, a_end, kind = answer
+            key, answer_class, a_start, a_end, kind = answer_of(i)
             if key is None:  # part of a range
                 continue
             source_start, source_end = int(source_starts[j]), int(source_ends[j])
@@ -1375,18 +1379,11 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
                 continue
             a_surface = answer_text[int(answer_starts[i]) : int(answer_ends[i])]
             s_surface = source_text[int(source_starts[j]) : int(source_ends[j])]
-            if naive_contexts_agree(*prefix_of(i, j)) or (
+            if naive_contexts_agree(*context_of(i, j)) or (
                 naive_value_key(a_surface) != naive_value_key(s_surface)
             ):
                 continue
-            answer = None if answer_cache is None else answer_cache.get(i)
-            if answer is None:
-                answer = naive_answer_value(
-                    answer_text, int(answer_starts[i]), int(answer_ends[i])
-                )
-                if answer_cache is not None:
-                    answer_cache[i] = answer
-            key, answer_class, a_start, a_end, kind = answer
+            key, answer_class, a_start, a_end, kind = answer_of(i)
             source_key, source_class, s_start, s_end, _ = naive_answer_value(
                 source_text, int(source_starts[j]), int(source_ends[j])
             )
@@ -1398,7 +1395,7 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
             a_value_end, s_value_end = int(answer_ends[i]), int(source_ends[j])
             if naive_value_scale(answer_text, int(answer_starts[i]), a_value_end) and (
                 naive_value_scale(source_text, int(source_starts[j]), s_value_end)
-            ):  # both scaled, differently: the spans take the scale words
+            ):  # both values have scale words: the spans take them
                 word = r"\s?[^\W\d_]+"
                 a_end = max(a_end, a_value_end + re.match(word, answer_text[a_value_end:]).end())
                 s_end = max(s_end, s_value_end + re.match(word, source_text[s_value_end:]).end())
