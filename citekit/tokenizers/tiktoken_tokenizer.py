@@ -11,7 +11,10 @@ characters so that spans never cut a character:
 
 Spans are therefore non-empty, ordered, non-overlapping and index the text AS PASSED.
 By default tokenization is whitespace-insensitive (see ``whitespace_insensitive`` and
-:mod:`citekit.tokenizers._subword`).
+:mod:`citekit.tokenizers._subword`), and a token's id then depends on its characters only
+(:func:`text_token_id`): byte-level BPE gives the same characters different tokens after
+different neighbours (``輸`` after ``。`` and after a space, ``Revenue`` after ``(`` and
+after a space), and an exact copy would lose its first character or word.
 Text is encoded as ordinary text: ``<|endoftext|>`` written in a document is just
 characters. Lone surrogate code points (not valid UTF-8) are read as U+FFFD, as tiktoken
 itself does.
@@ -24,21 +27,132 @@ same way.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import numpy as np
 
 from citekit._optional import import_optional
 from citekit._validation import check_bool, check_str
-from citekit.tokenizers._subword import finish_tokens, replace_surrogates, whitespace_canonical
+from citekit.tokenizers._subword import (
+    MERGED_ID_FLAG,
+    finish_tokens,
+    replace_surrogates,
+    whitespace_canonical,
+)
 from citekit.tokenizers.base import TokenizedText
 
-__all__ = ["TiktokenTokenizer"]
+__all__ = ["TiktokenTokenizer", "text_token_id"]
 
 _OFFLINE_SUFFIX = "_offline"
 
 # encoding object -> byte length of every token id (built once per encoding, ~50 ms)
 _BYTE_LENGTHS: dict[Any, np.ndarray] = {}
+
+
+class _TextIds:
+    """What :func:`text_token_id` reads, for one encoding: every ordinary token's bytes ->
+    id, each token's own text id (``by_token``: -1 where its bytes are not text), and the
+    ids of texts met that no token is (built once per encoding, ~50 ms)."""
+
+    def __init__(self, encoding: Any) -> None:
+        # the encoding's own table when it has one (tiktoken keeps it as
+        # _mergeable_ranks, special tokens apart), else read token by token
+        ranks = getattr(encoding, "_mergeable_ranks", None)
+        if not isinstance(ranks, dict):
+            special = {encoding.encode_single_token(t) for t in encoding.special_tokens_set}
+            ranks = {}
+            for token_id in range(encoding.max_token_value + 1):
+                if token_id in special:
+                    continue
+                try:
+                    ranks[encoding.decode_single_token_bytes(token_id)] = token_id
+                except KeyError:  # gaps in the id space
+                    pass
+        self.ranks: dict[bytes, int] = ranks
+        self.hashed: dict[str, int] = {}
+        by_token = [-1] * (encoding.max_token_value + 1)
+        get = ranks.get
+        for token, token_id in ranks.items():
+            try:
+                text = token.decode("utf-8")
+            except UnicodeDecodeError:  # part of a character
+                continue
+            # a token of the canonical text (whose only whitespace is " ") holds the
+            # characters of its span and spaces around them
+            piece = text.strip(" ")
+            if not piece:
+                continue
+            if text == piece:  # no space: the id of " " + piece when that is a token
+                found = get(b" " + token)
+                by_token[token_id] = token_id if found is None else found
+            elif text[0] == " " and text[1:] == piece:  # " " + piece: its own id
+                by_token[token_id] = token_id
+            else:
+                by_token[token_id] = self.id_of(piece)
+        self.by_token = np.array(by_token, dtype=np.int64)
+
+    def id_of(self, text: str) -> int:
+        ranks = self.ranks
+        token_id = ranks.get((" " + text).encode("utf-8"))
+        if token_id is None:
+            token_id = ranks.get(text.encode("utf-8"))
+        if token_id is None:
+            token_id = self.hashed.get(text)
+            if token_id is None:
+                digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
+                token_id = MERGED_ID_FLAG | (int.from_bytes(digest, "little") & _HASH_MASK)
+                if len(self.hashed) >= _HASHED_LIMIT:
+                    self.hashed.clear()
+                self.hashed[text] = token_id
+        return token_id
+
+
+_HASH_MASK = MERGED_ID_FLAG - 1
+_HASHED_LIMIT = 1 << 20
+# encoding object -> its _TextIds
+_TEXT_IDS: dict[Any, _TextIds] = {}
+
+
+def _text_ids_of(encoding: Any) -> _TextIds:
+    found = _TEXT_IDS.get(encoding)
+    if found is None:
+        found = _TEXT_IDS[encoding] = _TextIds(encoding)
+    return found
+
+
+def text_token_id(encoding: Any, text: str) -> int:
+    """The id :class:`TiktokenTokenizer` gives a token of characters ``text`` (by default).
+
+    It is the encoding's id of ``" " + text`` when that is one token (a word as it reads
+    after a space), else the id of ``text`` when that is one token, else a stable 63-bit
+    hash of ``text``'s UTF-8 bytes with bit 62 set
+    (:data:`~citekit.tokenizers._subword.MERGED_ID_FLAG`: never a vocabulary id). Special
+    tokens' texts are ordinary text: they never give a special token's id.
+
+    Parameters
+    ----------
+    encoding : tiktoken.Encoding
+        The encoding.
+    text : str
+        A token's characters (not empty).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> encoding = TiktokenTokenizer().encoding
+    >>> text_token_id(encoding, "The") == encoding.encode_single_token(" The")
+    True
+    >>> text_token_id(encoding, "輸") >= 1 << 62  # three bytes, no single token
+    True
+    """
+    check_str(text, "text")
+    if not text:
+        raise ValueError("text must not be empty")
+    return _text_ids_of(encoding).id_of(replace_surrogates(text))
 
 
 def _load_encoding(encoding_name: str) -> Any:
@@ -93,7 +207,9 @@ class TiktokenTokenizer:
         Tokenize as the model would if every whitespace character were a space and the
         text began with one, trim spans of whitespace and drop whitespace-only tokens:
         a word is then the same tokens at the start of a text, after a space or after a
-        line break, so exact copies align in full. ``False`` returns the model's tokens
+        line break. A token's id is then that of its characters (:func:`text_token_id`),
+        whatever precedes them, so exact copies align in full (after ``。`` or ``(``
+        too). ``False`` returns the model's tokens
         exactly (whitespace tokens included, a token's span including the space the
         encoding attached to it). :meth:`count_tokens` always counts the model's tokens
         of the text as it is.
@@ -162,14 +278,19 @@ class TiktokenTokenizer:
 
         Examples
         --------
-        >>> TiktokenTokenizer().config
-        {'encoding': 'cl100k_base', 'vocab_size': 100277, 'whitespace_insensitive': True}
+        >>> config = TiktokenTokenizer().config
+        >>> config["encoding"], config["vocab_size"], config["token_ids"]
+        ('cl100k_base', 100277, 'text')
         """
-        return {
+        config: dict[str, Any] = {
             "encoding": self.name,
             "vocab_size": self.vocab_size,
             "whitespace_insensitive": self.whitespace_insensitive,
         }
+        if self.whitespace_insensitive:
+            # (ids of characters: a corpus tokenized with the model's ids must not match)
+            config["token_ids"] = "text"
+        return config
 
     def __getstate__(self) -> dict[str, Any]:
         # the byte-length table is derived data: rebuild it instead of pickling 800 kB
@@ -191,8 +312,10 @@ class TiktokenTokenizer:
         Returns
         -------
         TokenizedText
-            tiktoken ids (or merged-token ids where a character was split across
-            tokens) with non-empty, ordered, non-overlapping spans into ``text``.
+            Non-empty, ordered, non-overlapping spans into ``text``. Ids: by default
+            those of the tokens' characters (:func:`text_token_id`); with
+            ``whitespace_insensitive=False`` tiktoken's ids (merged-token ids where a
+            character was split across tokens).
 
         Examples
         --------
@@ -229,7 +352,25 @@ class TiktokenTokenizer:
         token_ids, starts, ends = finish_tokens(
             source, token_ids, starts, ends, canonical=self.whitespace_insensitive
         )
+        if self.whitespace_insensitive and token_ids.shape[0]:
+            token_ids = self._text_ids(source, token_ids, starts, ends)
         return TokenizedText(text, token_ids, starts, ends)
+
+    def _text_ids(
+        self, canonical: str, token_ids: np.ndarray, starts: np.ndarray, ends: np.ndarray
+    ) -> np.ndarray:
+        """:func:`text_token_id` of every token (spans into ``canonical[1:]``): a table
+        look-up for a token that is one model token, the text itself for merged ones."""
+        table = _text_ids_of(self.encoding)
+        merged = token_ids >= MERGED_ID_FLAG
+        ids = table.by_token[np.where(merged, 0, token_ids)]
+        ids[merged] = -1
+        missing = np.flatnonzero(ids < 0)
+        if missing.shape[0]:
+            pieces = map(canonical.__getitem__, map(slice, (starts[missing] + 1).tolist(),
+                                                    (ends[missing] + 1).tolist()))
+            ids[missing] = list(map(table.id_of, pieces))
+        return ids
 
     def count_tokens(self, text: str) -> int:
         """How many tiktoken tokens ``text`` costs (before merging split characters).
