@@ -395,6 +395,48 @@ def test_load_refuses_an_index_that_does_not_fit(tmp_path, name, edit, files, wh
     assert what in _refused(directory, *files)
 
 
+def _swap_first_two_ids(ids):
+    """token_ids with its first two distinct ids exchanged wherever they occur."""
+    first, second = np.unique(ids)[:2]
+    out = ids.copy()
+    out[ids == first], out[ids == second] = second, first
+    return out
+
+
+@pytest.mark.parametrize(
+    "name, edit, files, what",
+    [
+        # an id no passage had: the vocabulary is not the tokens'
+        ("token_ids", _set(0, 12345), ("index_vocabulary.npy", "token_ids.npy"),
+         "vocabulary"),
+        # the same ids in other places: passages' rows differ
+        ("token_ids", _swap_first_two_ids, ("index_indptr.npy", "token_ids.npy"),
+         "row of passage"),
+        ("token_ids", lambda a: a[::-1].copy(), ("index_indices.npy", "token_ids.npy"),
+         "row of passage"),
+    ],
+)
+def test_load_refuses_an_index_that_is_not_of_the_tokens(tmp_path, name, edit, files, what):
+    directory = _saved(tmp_path)
+    _edit_array(directory, name, edit)
+    assert what in _refused(directory, *files)
+
+
+def test_load_names_the_first_passage_whose_row_differs(tmp_path):
+    directory = _saved(tmp_path)
+    corpus = Corpus.load(directory)
+    indptr, indices = corpus.index.rows
+    # passage 1 keeps its length but holds another column
+    p = 1
+    lo, hi = int(indptr[p]), int(indptr[p + 1])
+    row = indices[lo:hi].tolist()
+    other = next(c for c in range(corpus.index.n_terms) if c not in row)
+    edited = indices.copy()
+    edited[lo:hi] = sorted(row[1:] + [other])
+    np.save(directory / "index_indices.npy", edited, allow_pickle=False)
+    assert "row of passage 1 " in _refused(directory, "index_indices.npy", "token_ids.npy")
+
+
 def test_the_constructor_checks_what_load_checks():
     corpus = Corpus.build(TEXTS)
     arrays = {name: getattr(corpus, name) for name in (
