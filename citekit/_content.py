@@ -905,7 +905,8 @@ def find_conflicts(
         :func:`value_key` is a conflict when their signs or leading points differ, or
         both have scale words that differ (``2.4 million``, ``2.4 billion``), on the
         same terms. A conflict's texts hold the sign, the point, a currency sign and a
-        percent sign of its values, and the scale words of a matched pair with two.
+        percent sign of its values, and their scale words when both values state a
+        scale (by a word or in the number: ``2.4bn``).
 
     Examples
     --------
@@ -990,6 +991,10 @@ def find_conflicts(
             if _same_value(key, a_start, answer_text, source_key, s_start, source_text):
                 continue
             seen.add((i, j))
+            a_end, s_end = _with_scale_words(
+                answer_text, int(answer_starts[i]), int(answer_ends[i]), a_end,
+                source_text, source_start, source_end, s_end,
+            )
             conflicts.append(
                 _conflict(
                     kind, answer_text, a_start, a_end, source_text, s_start, s_end, source_offset
@@ -1026,18 +1031,43 @@ def find_conflicts(
             if _same_value(key, a_start, answer_text, source_key, s_start, source_text):
                 continue
             seen.add((i, j))
-            answer_word = _scale_word(answer_text, int(answer_starts[i]), int(answer_ends[i]))
-            source_word = _scale_word(source_text, source_start, source_end)
-            if answer_word is not None and source_word is not None:
-                # both values have scale words ("2.4 million", "2.4 billion"): the spans
-                # take them
-                a_end, s_end = max(a_end, answer_word.end()), max(s_end, source_word.end())
+            a_end, s_end = _with_scale_words(
+                answer_text, int(answer_starts[i]), int(answer_ends[i]), a_end,
+                source_text, source_start, source_end, s_end,
+            )
             conflicts.append(
                 _conflict(
                     kind, answer_text, a_start, a_end, source_text, s_start, s_end, source_offset
                 )
             )
     return conflicts
+
+
+def _with_scale_words(
+    answer_text: str, answer_start: int, answer_end: int, a_end: int,
+    source_text: str, source_start: int, source_end: int, s_end: int,
+) -> tuple[int, int]:
+    """``(a_end, s_end)``, the ends of a conflict's two spans, taking the scale word after
+    each value (``answer_text[answer_start:answer_end]`` and the source's) when both
+    values state a scale, by a word or in the number ("2.4 million" against "2.4 billion"
+    or "2.4bn")."""
+    answer_word = _scale_word(answer_text, answer_start, answer_end)
+    source_word = _scale_word(source_text, source_start, source_end)
+    if answer_word is None and source_word is None:
+        return a_end, s_end
+    if (answer_word is not None or _attached_scale(answer_text, answer_start, answer_end)) and (
+        source_word is not None or _attached_scale(source_text, source_start, source_end)
+    ):
+        if answer_word is not None:
+            a_end = max(a_end, answer_word.end())
+        if source_word is not None:
+            s_end = max(s_end, source_word.end())
+    return a_end, s_end
+
+
+def _attached_scale(text: str, start: int, end: int) -> bool:
+    """Whether the number ``text[start:end]`` carries its scale ("2.4bn", "$3mn")."""
+    return _SCALED_KEY.fullmatch(value_key(text[start:end])) is not None
 
 
 def _answer_value(

@@ -1424,8 +1424,10 @@ class Pipeline:
         # are compared when the sentence has values and it, or the evidence, has a sign,
         # a point or a scale word that may belong to one
         has_values = any(answer_values)
-        signed = has_values and _may_change_values(
-            answer, answer_span.char_start, answer_span.char_end
+        # a sign, point or scale word in the sentence: its matched values are compared
+        signed = has_values and (
+            _may_be_prefixed(answer, answer_span.char_start, answer_span.char_end)
+            or _may_be_scaled(answer, answer_span.char_start, answer_span.char_end)
         )
         for i in range(table.rec_offsets[q], table.rec_offsets[q + 1]):
             row, flags = table.rec_rows[i], table.rec_flags[i]
@@ -1440,7 +1442,7 @@ class Pipeline:
                 and judged.aligned_content[entry] >= 2
                 and (
                     signed
-                    or _may_change_values(
+                    or _may_be_prefixed(
                         source_text, judged.char_start[entry], judged.char_end[entry]
                     )
                 )
@@ -2198,17 +2200,29 @@ def _evidence_chars(
     )
 
 
-def _may_change_values(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` may hold a value that the text around it changes where
-    its tokens match: a sign or a leading point before it (:data:`PREFIXED_VALUE`, read
-    from three characters before ``start``), or a scale word after it ("million",
-    "Billion", "thousand": their lower-case endings are looked for, so "MILLION" in
-    capitals, or "bn" apart from its number, is compared only where the alignment leaves
-    a gap beside a value or the other text has a scale word)."""
+def _may_be_prefixed(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` may hold a value that a sign or a leading point before
+    it changes where its tokens match (:data:`PREFIXED_VALUE`, read from three characters
+    before ``start``)."""
+    return PREFIXED_VALUE.search(text, max(0, start - 3), end) is not None
+
+
+def _may_be_scaled(text: str, start: int, end: int) -> bool:
+    """Whether the sentence ``text[start:end]`` may hold a scale word ("million",
+    "BILLION", "thousand", "bn" apart from its number or not; false alarms only cost a
+    comparison).
+
+    Only the sentence is searched: a scale word changes a matched value only where both
+    values have one (a number without a scale is not contradicted by the same number with
+    one), so a sentence without one has no scale conflict, whatever the source says.
+    """
+    lowered = text[start:end].lower()
     return (
-        text.find("illion", start, end + 9) >= 0
-        or text.find("housand", start, end + 9) >= 0
-        or PREFIXED_VALUE.search(text, max(0, start - 3), end) is not None
+        lowered.find("illion") >= 0
+        or lowered.find("housand") >= 0
+        or lowered.find("bn") >= 0
+        or lowered.find("mn") >= 0
+        or lowered.find("tn") >= 0
     )
 
 

@@ -1348,6 +1348,24 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
              naive_value_scale(source_text, s_start, s_end)),
         )
 
+    def with_scale_words(i, j, a_end, s_end):
+        # both values state a scale (a word after, or in the number: "2.4bn"): the spans
+        # take their scale words
+        a_value, s_value = (int(answer_starts[i]), int(answer_ends[i])), (
+            int(source_starts[j]), int(source_ends[j]))
+        a_scale = naive_value_scale(answer_text, *a_value)
+        s_scale = naive_value_scale(source_text, *s_value)
+        attached = r"[0-9]+(?:\.[0-9]+)?(?:bn|mn|tn)"
+        a_states = a_scale or re.fullmatch(attached, naive_value_key(answer_text[slice(*a_value)]))
+        s_states = s_scale or re.fullmatch(attached, naive_value_key(source_text[slice(*s_value)]))
+        if (a_scale or s_scale) and a_states and s_states:
+            word = r"\s?[^\W\d_]+"
+            if a_scale:
+                a_end = max(a_end, a_value[1] + re.match(word, answer_text[a_value[1]:]).end())
+            if s_scale:
+                s_end = max(s_end, s_value[1] + re.match(word, source_text[s_value[1]:]).end())
+        return a_end, s_end
+
     for q_lo, q_hi, t_lo, t_hi in regions:
         region_values = [i for i in range(q_lo, q_hi) if answer_values[i]]
         starts = np.asarray(source_starts[t_lo:t_hi]).tolist()
@@ -1371,6 +1389,7 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
             if naive_same_value(key, a_start, answer_text, source_key, s_start, source_text):
                 continue
             seen.add((i, j))
+            a_end, s_end = with_scale_words(i, j, a_end, s_end)
             conflicts.append(conflict(kind, a_start, a_end, s_start, s_end))
     # values matched token for token whose signs, leading points or scales differ
     for q, t, length in np.asarray(blocks, dtype=np.int64).tolist():
@@ -1392,13 +1411,7 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
             if naive_same_value(key, a_start, answer_text, source_key, s_start, source_text):
                 continue
             seen.add((i, j))
-            a_value_end, s_value_end = int(answer_ends[i]), int(source_ends[j])
-            if naive_value_scale(answer_text, int(answer_starts[i]), a_value_end) and (
-                naive_value_scale(source_text, int(source_starts[j]), s_value_end)
-            ):  # both values have scale words: the spans take them
-                word = r"\s?[^\W\d_]+"
-                a_end = max(a_end, a_value_end + re.match(word, answer_text[a_value_end:]).end())
-                s_end = max(s_end, s_value_end + re.match(word, source_text[s_value_end:]).end())
+            a_end, s_end = with_scale_words(i, j, a_end, s_end)
             conflicts.append(conflict(kind, a_start, a_end, s_start, s_end))
     return conflicts
 
