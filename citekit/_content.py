@@ -975,31 +975,13 @@ def find_conflicts(
                 source_text, int(starts[k - 1]), int(ends[k - 1]),
             ):
                 continue
-            key, answer_class, a_start, a_end, kind = _answer_value(
-                answer_text, answer_starts, answer_ends, i, answer_cache
+            conflict = _facing_conflict(
+                answer_text, answer_starts, answer_ends, i, answer_cache,
+                source_text, int(starts[k - 1]), int(ends[k - 1]), source_offset,
             )
-            if key is None:  # part of a range
-                continue
-            source_start, source_end = int(starts[k - 1]), int(ends[k - 1])
-            source_key, source_class, widen_left, widen_right, _ = _value_facts_at(
-                source_text, source_start, source_end
-            )
-            # a range ("2018-2019", "80 to 85") is not one value to contradict
-            if source_key is None or answer_class != source_class:
-                continue
-            s_start, s_end = source_start - widen_left, source_end + widen_right
-            if _same_value(key, a_start, answer_text, source_key, s_start, source_text):
-                continue
-            seen.add((i, j))
-            a_end, s_end = _with_scale_words(
-                answer_text, int(answer_starts[i]), int(answer_ends[i]), a_end,
-                source_text, source_start, source_end, s_end,
-            )
-            conflicts.append(
-                _conflict(
-                    kind, answer_text, a_start, a_end, source_text, s_start, s_end, source_offset
-                )
-            )
+            if conflict is not None:
+                seen.add((i, j))
+                conflicts.append(conflict)
     # matched values (the same token) whose signs, leading points or scales differ: "-40"
     # and "40", "2.4 million" and "2.4 billion"
     for q_hi, t_hi, length in rows:
@@ -1019,28 +1001,51 @@ def find_conflicts(
                 != value_key(source_text[source_start:source_end])
             ):
                 continue
-            key, answer_class, a_start, a_end, kind = _answer_value(
-                answer_text, answer_starts, answer_ends, i, answer_cache
+            conflict = _facing_conflict(
+                answer_text, answer_starts, answer_ends, i, answer_cache,
+                source_text, source_start, source_end, source_offset,
             )
-            source_key, source_class, widen_left, widen_right, _ = _value_facts_at(
-                source_text, source_start, source_end
-            )
-            if key is None or source_key is None or answer_class != source_class:
-                continue
-            s_start, s_end = source_start - widen_left, source_end + widen_right
-            if _same_value(key, a_start, answer_text, source_key, s_start, source_text):
-                continue
-            seen.add((i, j))
-            a_end, s_end = _with_scale_words(
-                answer_text, int(answer_starts[i]), int(answer_ends[i]), a_end,
-                source_text, source_start, source_end, s_end,
-            )
-            conflicts.append(
-                _conflict(
-                    kind, answer_text, a_start, a_end, source_text, s_start, s_end, source_offset
-                )
-            )
+            if conflict is not None:
+                seen.add((i, j))
+                conflicts.append(conflict)
     return conflicts
+
+
+def _facing_conflict(
+    answer_text: str,
+    answer_starts: np.ndarray,
+    answer_ends: np.ndarray,
+    i: int,
+    answer_cache: dict[int, Any] | None,
+    source_text: str,
+    source_start: int,
+    source_end: int,
+    source_offset: int,
+) -> Conflict | None:
+    """The conflict of answer token ``i``'s value with the source's value
+    ``source_text[source_start:source_end]``, or None: when either is part of a range
+    ("2018-2019", "80 to 85" are not one value to contradict), they are of other classes,
+    or they state the same value (:func:`_same_value`)."""
+    key, answer_class, a_start, a_end, kind = _answer_value(
+        answer_text, answer_starts, answer_ends, i, answer_cache
+    )
+    if key is None:
+        return None
+    source_key, source_class, widen_left, widen_right, _ = _value_facts_at(
+        source_text, source_start, source_end
+    )
+    if source_key is None or answer_class != source_class:
+        return None
+    s_start, s_end = source_start - widen_left, source_end + widen_right
+    if _same_value(key, a_start, answer_text, source_key, s_start, source_text):
+        return None
+    a_end, s_end = _with_scale_words(
+        answer_text, int(answer_starts[i]), int(answer_ends[i]), a_end,
+        source_text, source_start, source_end, s_end,
+    )
+    return _conflict(
+        kind, answer_text, a_start, a_end, source_text, s_start, s_end, source_offset
+    )
 
 
 def _with_scale_words(

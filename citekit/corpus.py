@@ -890,8 +890,10 @@ def _array_damage(
     return damage
 
 
-def _load_index(directory: str, n_passages: int) -> IdfIndex:
-    """The saved index, with a row per passage and columns of its vocabulary."""
+def _load_index(directory: str, n_passages: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The saved index's ``(vocabulary, indptr, indices)``, with a row per passage and
+    columns of its vocabulary (what :func:`_index_of_tokens` compares; the index itself
+    is built from the tokens)."""
     arrays = {name: _load_array(directory, f"index_{name}") for name in _INDEX_ARRAY_NAMES}
     vocabulary, indptr, indices = (arrays[name] for name in _INDEX_ARRAY_NAMES)
     paths = {name: _array_path(directory, f"index_{name}") for name in _INDEX_ARRAY_NAMES}
@@ -909,38 +911,39 @@ def _load_index(directory: str, n_passages: int) -> IdfIndex:
             "row offsets must start at 0, never decrease and end at the number of "
             f"entries ({indices.shape[0]}); got {indptr[0]} ... {indptr[-1]}",
         )
-    try:
-        # (which checks that every column number is one of the vocabulary's)
-        return IdfIndex.from_arrays(arrays)
-    except (TypeError, ValueError) as error:
-        n_terms = vocabulary.shape[0]
-        if indices.size and (indices.min() < 0 or indices.max() >= n_terms):
-            raise _damaged(
-                [paths["indices"]],
-                f"column numbers must lie in [0, {n_terms}) (the vocabulary's size); got "
-                f"{indices.min()} ... {indices.max()}",
-            ) from None
-        raise _damaged(list(paths.values()), str(error)) from None
+    n_terms = vocabulary.shape[0]
+    if indices.size and (indices.min() < 0 or indices.max() >= n_terms):
+        raise _damaged(
+            [paths["indices"]],
+            f"column numbers must lie in [0, {n_terms}) (the vocabulary's size); got "
+            f"{indices.min()} ... {indices.max()}",
+        )
+    return vocabulary, indptr, indices
 
 
-def _index_of_tokens(directory: str, arrays: Mapping[str, np.ndarray], saved: IdfIndex) -> IdfIndex:
+def _index_of_tokens(
+    directory: str,
+    arrays: Mapping[str, np.ndarray],
+    saved: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> IdfIndex:
     """The index of the passages' tokens (built again: a few tens of ms for a million
-    tokens), which must be the saved one: the same vocabulary and rows."""
+    tokens), which must be the saved one (``(vocabulary, indptr, indices)``): the same
+    vocabulary and rows."""
     from citekit._corpus_kernel import index_arrays  # (imports numba)
 
     parts = index_arrays(
         arrays["token_ids"], arrays["passage_token_start"], arrays["passage_token_end"]
     )
     vocabulary, _, (indptr, indices), *_ = parts
+    saved_vocabulary, saved_indptr, saved_indices = saved
     paths = [_array_path(directory, f"index_{name}") for name in _INDEX_ARRAY_NAMES]
     tokens_path = _array_path(directory, "token_ids")
-    if not np.array_equal(vocabulary, saved.vocabulary):
+    if not np.array_equal(vocabulary, saved_vocabulary):
         raise _damaged(
             [paths[0], tokens_path],
-            f"the index's vocabulary ({saved.vocabulary.shape[0]} ids) is not the distinct "
+            f"the index's vocabulary ({saved_vocabulary.shape[0]} ids) is not the distinct "
             f"token ids of the passages ({vocabulary.shape[0]})",
         )
-    saved_indptr, saved_indices = saved.rows
     if not (np.array_equal(indptr, saved_indptr) and np.array_equal(indices, saved_indices)):
         lengths, saved_lengths = np.diff(indptr), np.diff(saved_indptr)
         differs = lengths != saved_lengths
