@@ -48,7 +48,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from citekit.normalize import _NUMBER_SEPARATORS, _SCRIPT_DIGIT, _ascii_digit_match
-from citekit.results import Conflict, _unchecked
+from citekit.results import Conflict
 
 __all__ = [
     "STOP_WORDS",
@@ -1108,8 +1108,10 @@ def _conflict(
     source_offset: int,
 ) -> Conflict:
     """The :class:`~citekit.results.Conflict` of two values' spans (Python ints, ordered)."""
-    return _unchecked(  # every field is a str or a Python int, the range is ordered
-        Conflict,
+    # every field is a str or a Python int, the range is ordered: built as
+    # results._unchecked builds a record (every field, in field order), without its checks
+    record = object.__new__(Conflict)
+    record.__dict__.update(
         kind=kind,
         answer_text=answer_text[a_start:a_end],
         answer_char_start=a_start,
@@ -1118,3 +1120,4 @@ def _conflict(
         evidence_char_start=s_start + source_offset,
         evidence_char_end=s_end + source_offset,
     )
+    return record

@@ -118,7 +118,6 @@ from citekit.results import (
     Citation,
     EvidenceSpan,
     SpanCitations,
-    _unchecked,
 )
 from citekit.tokenizers.base import tokenize_checked
 
@@ -135,6 +134,9 @@ _PARALLEL_MIN_CELLS = 20_000
 _FIRST_ROUND_PAIRS = 32
 # with fewer feasible pairs than this in a batch, all are aligned in one call
 _ALIGN_ALL_BELOW = 2048
+# a record without its __init__: the result records are built as
+# results._unchecked builds them, every field given in field order (tens per call)
+_new_record = object.__new__
 # passages on each side of a cited one (same source) whose words also count as covered
 _COVERAGE_NEIGHBOURS = 1
 # a citation must match or contain at least this many distinct content words of the
@@ -1370,12 +1372,13 @@ class Pipeline:
             global_q = first + q
             answer = answers[queries.answer_of[global_q]]
             span_start, span_end = queries.spans[global_q]
-            answer_span = _unchecked(
-                AnswerSpan,
+            answer_span = _new_record(AnswerSpan)
+            answer_span.__dict__.update(
                 text=answer[span_start:span_end],
                 char_start=span_start,
                 char_end=span_end,
                 kind="sentence",
+                paragraph_index=None,
                 sentence_index=queries.sentence_index[global_q],
             )
             out.append(
@@ -1500,14 +1503,15 @@ class Pipeline:
             status = "supported"
         else:
             status = "partial"
-        return _unchecked(
-            SpanCitations,
+        record = _new_record(SpanCitations)
+        record.__dict__.update(
             answer_span=answer_span,
             citations=tuple(citations),
             status=status,
             unsupported_spans=tuple(unsupported),
             content_coverage=coverage if n_tokens else None,
         )
+        return record
 
     def _citation(
         self,
@@ -1534,10 +1538,17 @@ class Pipeline:
         if judged.embedding_only[entry]:
             answer_start, answer_end = answer_span.char_start, answer_span.char_end
             components["embedding_only"] = 1.0
+        evidence_spans = []
+        total = 0
+        for s, e in spans:
+            span = _new_record(EvidenceSpan)
+            span.__dict__.update(char_start=base + s, char_end=base + e, evidence=source_text[s:e])
+            evidence_spans.append(span)
+            total += e - s
         components["num_evidence_spans"] = float(len(spans))
-        components["evidence_chars_total"] = float(sum(e - s for s, e in spans))
-        return _unchecked(
-            Citation,
+        components["evidence_chars_total"] = float(total)
+        record = _new_record(Citation)
+        record.__dict__.update(
             score=judged.final[entry],
             source_id=corpus.source_ids[source],
             source_index=judged.source_index[entry],
@@ -1545,14 +1556,13 @@ class Pipeline:
             char_start=base + start,
             char_end=base + end,
             evidence=source_text[start:end],
-            evidence_spans=tuple(
-                [_evidence_span(base + s, base + e, source_text[s:e]) for s, e in spans]
-            ),
+            evidence_spans=tuple(evidence_spans),
             components=components,
             answer_char_start=answer_start,
             answer_char_end=answer_end,
             conflicts=tuple(conflicts),
         )
+        return record
 
 
 class _RecordTable(NamedTuple):
@@ -2224,10 +2234,6 @@ def _may_be_scaled(text: str, start: int, end: int) -> bool:
         or lowered.find("mn") >= 0
         or lowered.find("tn") >= 0
     )
-
-
-def _evidence_span(char_start: int, char_end: int, evidence: str) -> EvidenceSpan:
-    return _unchecked(EvidenceSpan, char_start=char_start, char_end=char_end, evidence=evidence)
 
 
 def _walk_keys(

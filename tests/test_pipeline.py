@@ -348,6 +348,48 @@ def test_value_conflicts_are_recorded_and_block_support(
     assert any(answer_value.strip("$%") in answer[s:e] for s, e in span.unsupported_spans)
 
 
+def _checked_copy(record):
+    """``record`` rebuilt through its class's checked constructor (nested records too)."""
+    from dataclasses import fields, is_dataclass
+
+    def rebuilt(value):
+        if is_dataclass(value):
+            return _checked_copy(value)
+        if isinstance(value, tuple):
+            return tuple(rebuilt(item) for item in value)
+        return value
+
+    return type(record)(**{f.name: rebuilt(getattr(record, f.name)) for f in fields(record)})
+
+
+def test_records_built_without_their_checks_equal_checked_ones():
+    # the pipeline builds its records past __init__ (every field in field order): each
+    # must equal the record its checked constructor gives, fields in the same order
+    from dataclasses import fields, is_dataclass
+
+    answer = "Revenue grew 9% to $2.4 million in 2024. Costs fell 3% in Ohio."
+    sources = [
+        "Revenue grew 15% to $2.4 billion in 2024. Costs fell 3% in Ohio.",
+        "In 2024 revenue grew 9% to $2.4 million, the report says.",
+    ]
+    result = align_citations(answer, sources)
+    seen = set()
+
+    def walk(record):
+        assert list(vars(record)) == [f.name for f in fields(record)], type(record)
+        seen.add(type(record).__name__)
+        for f in fields(record):
+            value = getattr(record, f.name)
+            for item in value if isinstance(value, tuple) else (value,):
+                if is_dataclass(item):
+                    walk(item)
+
+    for span in result:
+        assert _checked_copy(span) == span
+        walk(span)
+    assert seen == {"SpanCitations", "AnswerSpan", "Citation", "EvidenceSpan", "Conflict"}
+
+
 def test_conflicting_citation_does_not_block_a_clean_one():
     answer = "Revenue grew 9% in 2024."
     sources = ["Revenue grew 15% in 2024.", "Revenue grew 9% in 2024."]
