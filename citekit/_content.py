@@ -802,17 +802,22 @@ def _same_value(key: str, start: int, text: str, other_key: str, other_start: in
 
 
 # what find_conflicts learns of a value that is one end of a range: nothing to compare
-_PART_OF_RANGE: tuple[None, str, int, int, str] = (None, "", 0, 0, "")
+_PART_OF_RANGE: tuple[None, str, int, int, str, int, bool] = (None, "", 0, 0, "", -1, False)
+# (key, class, widen_left, widen_right, kind, scale word end, attached scale): _value_facts
+_ValueFacts = tuple[str | None, str, int, int, str, int, bool]
 
 
 # (4,096 neighbourhoods: about 1.4 MB when full)
 @lru_cache(maxsize=1 << 12)
-def _value_facts(neighbourhood: str, start: int, end: int) -> tuple[str | None, str, int, int, str]:
+def _value_facts(neighbourhood: str, start: int, end: int) -> _ValueFacts:
     """What :func:`find_conflicts` needs of the value ``neighbourhood[start:end]``, where
     ``neighbourhood`` holds up to 12 characters of text on each side of it (all that the
     tests read): its key (None when it is one end of a range), its class, by how many
     characters its span widens to the left and to the right (a currency sign before it, a
-    percent sign after it: 0 or 1), and its kind.
+    percent sign after it: 0 or 1), its kind, how far past its end the scale word after
+    it ends (:func:`_scale_word`, with its white space: 8 for " million"; -1 when none
+    follows) and whether the number carries its scale (:func:`_attached_scale`: "2.4bn").
+    The scale word fits the neighbourhood: its pattern reads at most 10 characters.
 
     A value met again in the same neighbourhood (a passage checked for several sentences,
     overlapping passages) is then looked up, not analysed again."""
@@ -829,10 +834,15 @@ def _value_facts(neighbourhood: str, start: int, end: int) -> tuple[str | None, 
             1 if first > 0 and unicodedata.category(neighbourhood[first - 1]) == "Sc" else 0
         )
         key = prefix + key
-    return key, _class_of_kind(kind, surface), widen_left, widen_right, kind
+    scale_word = _scale_word(neighbourhood, start, end)
+    return (
+        key, _class_of_kind(kind, surface), widen_left, widen_right, kind,
+        -1 if scale_word is None else scale_word.end() - end,
+        _attached_scale(neighbourhood, start, end),
+    )
 
 
-def _value_facts_at(text: str, start: int, end: int) -> tuple[str | None, str, int, int, str]:
+def _value_facts_at(text: str, start: int, end: int) -> _ValueFacts:
     """:func:`_value_facts` of the value ``text[start:end]``."""
     if 0 <= start <= end <= len(text):
         # a value inside the text: the windows that the tests read (12 characters on each
@@ -850,7 +860,11 @@ def _value_facts_at(text: str, start: int, end: int) -> tuple[str | None, str, i
     kind = value_kind(text, start, end)
     widen_left, widen_right = start - wide_start, wide_end - end
     key = _scaled_key(value_key(surface), text, start, end)
-    return key, _class_of_kind(kind, surface), widen_left, widen_right, kind
+    scale_word = _scale_word(text, start, end)
+    return (
+        key, _class_of_kind(kind, surface), widen_left, widen_right, kind,
+        -1 if scale_word is None else scale_word.end() - end, _attached_scale(text, start, end),
+    )
 
 
 def find_conflicts(
@@ -1026,12 +1040,12 @@ def _facing_conflict(
     ``source_text[source_start:source_end]``, or None: when either is part of a range
     ("2018-2019", "80 to 85" are not one value to contradict), they are of other classes,
     or they state the same value (:func:`_same_value`)."""
-    key, answer_class, a_start, a_end, kind = _answer_value(
+    key, answer_class, a_start, a_end, kind, a_word_end, a_attached = _answer_value(
         answer_text, answer_starts, answer_ends, i, answer_cache
     )
     if key is None:
         return None
-    source_key, source_class, widen_left, widen_right, _ = _value_facts_at(
+    source_key, source_class, widen_left, widen_right, _, s_word, s_attached = _value_facts_at(
         source_text, source_start, source_end
     )
     if source_key is None or answer_class != source_class:
@@ -1039,35 +1053,15 @@ def _facing_conflict(
     s_start, s_end = source_start - widen_left, source_end + widen_right
     if _same_value(key, a_start, answer_text, source_key, s_start, source_text):
         return None
-    a_end, s_end = _with_scale_words(
-        answer_text, int(answer_starts[i]), int(answer_ends[i]), a_end,
-        source_text, source_start, source_end, s_end,
-    )
+    # both values state a scale, by a word or in the number ("2.4 million" against "2.4
+    # billion" or "2.4bn"): the spans take their scale words
+    if (a_word_end >= 0 or a_attached) and (s_word >= 0 or s_attached):
+        a_end = max(a_end, a_word_end)
+        if s_word >= 0:
+            s_end = max(s_end, source_end + s_word)
     return _conflict(
         kind, answer_text, a_start, a_end, source_text, s_start, s_end, source_offset
     )
-
-
-def _with_scale_words(
-    answer_text: str, answer_start: int, answer_end: int, a_end: int,
-    source_text: str, source_start: int, source_end: int, s_end: int,
-) -> tuple[int, int]:
-    """``(a_end, s_end)``, the ends of a conflict's two spans, taking the scale word after
-    each value (``answer_text[answer_start:answer_end]`` and the source's) when both
-    values state a scale, by a word or in the number ("2.4 million" against "2.4 billion"
-    or "2.4bn")."""
-    answer_word = _scale_word(answer_text, answer_start, answer_end)
-    source_word = _scale_word(source_text, source_start, source_end)
-    if answer_word is None and source_word is None:
-        return a_end, s_end
-    if (answer_word is not None or _attached_scale(answer_text, answer_start, answer_end)) and (
-        source_word is not None or _attached_scale(source_text, source_start, source_end)
-    ):
-        if answer_word is not None:
-            a_end = max(a_end, answer_word.end())
-        if source_word is not None:
-            s_end = max(s_end, source_word.end())
-    return a_end, s_end
 
 
 def _attached_scale(text: str, start: int, end: int) -> bool:
@@ -1081,17 +1075,21 @@ def _answer_value(
     answer_ends: np.ndarray,
     i: int,
     answer_cache: dict[int, Any] | None,
-) -> tuple[str | None, str, int, int, str]:
-    """``(key, class, start, end, kind)`` of answer token ``i`` as :func:`find_conflicts`
-    compares it (:func:`_value_facts_at`, its span widened), from ``answer_cache`` when
-    it holds it (and kept there)."""
+) -> tuple[str | None, str, int, int, str, int, bool]:
+    """``(key, class, start, end, kind, scale_word_end, attached_scale)`` of answer token
+    ``i`` as :func:`find_conflicts` compares it (:func:`_value_facts_at`, its span
+    widened; the end of the scale word after it in ``answer_text``, -1 when none), from
+    ``answer_cache`` when it holds it (and kept there)."""
     answer = None if answer_cache is None else answer_cache.get(i)
     if answer is None:
         a_start, a_end = int(answer_starts[i]), int(answer_ends[i])
-        key, answer_class, widen_left, widen_right, kind = _value_facts_at(
+        key, answer_class, widen_left, widen_right, kind, word, attached = _value_facts_at(
             answer_text, a_start, a_end
         )
-        answer = key, answer_class, a_start - widen_left, a_end + widen_right, kind
+        answer = (
+            key, answer_class, a_start - widen_left, a_end + widen_right, kind,
+            -1 if word < 0 else a_end + word, attached,
+        )
         if answer_cache is not None:
             answer_cache[i] = answer
     return answer

@@ -1133,6 +1133,20 @@ def naive_value_scale(text: str, start: int, end: int) -> int:
     return _NAIVE_SCALES[match.group(1).casefold()] if match else 0
 
 
+def naive_scale_word_facts(text: str, start: int, end: int) -> tuple[int, bool]:
+    """(how far past ``end`` the scale word after a plain number ends, -1 when none;
+    whether the number carries its scale: "2.4bn")."""
+    if not (0 <= start < end <= len(text)):
+        return -1, False
+    key = naive_value_key(text[start:end])
+    attached = re.fullmatch(r"[0-9]+(?:\.[0-9]+)?(?:bn|mn|tn)", key) is not None
+    if not re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", key):
+        return -1, attached
+    match = re.match(r"\s?(thousand|million|billion|trillion|bn|mn|tn)\b", text[end:],
+                     re.IGNORECASE)
+    return (match.end() if match else -1), attached
+
+
 def naive_scaled_key(key: str, text: str, start: int, end: int) -> str:
     from decimal import Decimal
 

@@ -279,15 +279,16 @@ def test_value_analysis_matches_reference(text, data):
         assert _outcome(value_kind, text, s, e) == _outcome(naive.naive_value_kind, text, s, e)
         assert _outcome(value_class, text, s, e) == _outcome(naive.naive_value_class, text, s, e)
         assert _in_range(text, s, e) == naive.naive_in_range(text, s, e)
-        # what find_conflicts learns of a value (key, class, span, kind)
+        # what find_conflicts learns of a value (key, class, span, kind, scale word)
         got = _outcome(_value_facts_at, text, s, e)
         expected = _outcome(naive.naive_answer_value, text, s, e)
         if got[0] == "returns" and expected[0] == "returns":
-            key, value_class_, left, right, kind = got[1]
+            key, value_class_, left, right, kind, scale_end, attached = got[1]
             ref_key, ref_class, ref_start, ref_end, ref_kind = expected[1]
             assert (key, value_class_, kind) == (ref_key, ref_class, ref_kind)
             if key is not None:
                 assert (s - left, e + right) == (ref_start, ref_end)
+                assert (scale_end, attached) == naive.naive_scale_word_facts(text, s, e)
         else:
             assert got == expected
     surface = text[start:end]
