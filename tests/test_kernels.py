@@ -14,6 +14,7 @@ from citekit.kernels import (
     matching_blocks,
     smith_waterman,
 )
+from citekit.kernels._batch import FLOAT_LANES_GROUP, INT_LANES, plan_ranges
 from naive import (
     naive_band,
     naive_lcs_length,
@@ -235,6 +236,43 @@ def test_align_pairs_equals_reference_across_lanes_and_single_pairs():
             expected = naive_smith_waterman(queries[pair_query[p]], targets[pair_target[p]],
                                             *scoring)[:7]
             assert pair_row(result, p) == expected
+
+
+@pytest.mark.parametrize(
+    ("query_length", "target_length", "kind"),
+    [(12, 30, FLOAT_LANES_GROUP), (60, 120, INT_LANES)],
+)
+def test_align_pairs_compares_whole_64_bit_ids_in_lanes(query_length, target_length, kind):
+    # the lane kernels compare ids as two 32-bit halves: ids sharing one half (and the
+    # int64 extremes, which move the padding token) must still match only when equal
+    highs = [0, 1, -1, 0x7FFFFFFF, -0x80000000]
+    lows = [0, 1, 0xFFFFFFFF, 0x80000000]
+    pool = [int(np.uint64(((high << 32) | low) & 0xFFFFFFFFFFFFFFFF).astype(np.int64))
+            for high in highs for low in lows]
+    pool += [int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)]
+    rng = random.Random(11)
+    queries = [[rng.choice(pool) for _ in range(rng.randint(query_length // 2, query_length))]
+               for _ in range(3)]
+    targets = [[rng.choice(pool) for _ in range(rng.randint(1, target_length))]
+               for _ in range(20)]
+    targets += [list(query) for query in queries]  # exact copies
+    query_ids, query_offsets = pack(queries)
+    target_ids, target_offsets = pack(targets)
+    pair_query = [q for q in range(len(queries)) for _ in range(len(targets))]
+    pair_target = list(range(len(targets))) * len(queries)
+    scoring = SCORINGS[0]
+    _, _, kinds = plan_ranges(
+        np.asarray(query_offsets), np.asarray(target_offsets[:-1]),
+        np.asarray(target_offsets[1:]), np.asarray(pair_query), np.asarray(pair_target), -1,
+        scoring[0], max(-scoring[1], -scoring[2]),
+    )
+    assert (kinds == kind).sum() >= len(queries)  # the lane kernel under test is used
+    result = align_pairs(query_ids, query_offsets, target_ids, target_offsets, pair_query,
+                         pair_target, match_score=scoring[0], mismatch_score=scoring[1],
+                         gap_score=scoring[2], return_blocks=True)
+    for p, (q, t) in enumerate(zip(pair_query, pair_target)):
+        expected = naive_smith_waterman(queries[q], targets[t], *scoring)[:7]
+        assert pair_row(result, p) == expected, (q, t)
 
 
 def test_align_pairs_mixes_lane_groups_with_long_and_banded_pairs():

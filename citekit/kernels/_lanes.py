@@ -1,14 +1,13 @@
 """One query against up to 8 or 16 small targets at once (numba, serial).
 
 The full DP runs row by row over the query with ``lanes`` targets side by side
-(``tokens[j, lane]``, ``keys[i, j, lane]``). Each row is two flat loops over
-``x = j * lanes + lane``: first the diagonal, up and restart candidates (independent, so
-SIMD over lanes and columns), then the left neighbour, a dependency at distance ``lanes``
-that is still SIMD over the lanes. Shorter targets are padded with a token absent from
-the query: padding cells only lose score, so they never hold a lane's best key and never
-feed a real cell (columns only grow along a path). All lanes share the key layout of the
-longest target; the packing order is the same, so every lane gets exactly the
-single-pair alignment.
+(``tokens[j, lane]``, ``keys[i, j, lane]``). Each row is one flat loop over
+``y = (j - 1) * lanes + lane`` (:func:`_make_lane_rows`): the diagonal, up and restart
+candidates, then the left neighbour, a dependency at distance ``lanes`` that is still SIMD
+over the lanes. Shorter targets are padded with a token absent from the query: padding
+cells only lose score, so they never hold a lane's best key and never feed a real cell
+(columns only grow along a path). All lanes share the key layout of the longest target;
+the packing order is the same, so every lane gets exactly the single-pair alignment.
 
 The kernel is compiled twice from one Python function: LANES int64 keys, and, for pairs
 whose keys fit FLOAT_KEY_BITS, FLOAT_LANES float32 keys (twice the lanes per SIMD
@@ -61,8 +60,60 @@ def lane_keys_size(n, longest, lanes):
     return (n + 1) * (longest + 1) * lanes
 
 
+def _make_lane_rows(lanes, key_type):
+    """The DP rows of the lane kernel for ``lanes`` lanes of ``key_type`` keys."""
+
+    @jit
+    def lane_rows(query, low, high, restart, flat_keys, running, row_best, n, row_width,
+                  match_key, mismatch_key, gap_key):
+        """Fill rows 1..n of ``flat_keys`` (row 0 holds the restart keys) and
+        ``row_best[i, lane]``, the best key of row ``i`` in lane ``lane``.
+
+        Row ``i`` is ``flat_keys[i * row_width:(i + 1) * row_width]``, cell ``(i, j)`` of
+        lane ``l`` at ``j * lanes + l``. Target token ``(j, l)`` is the int32 pair
+        ``(low[(j - 1) * lanes + l], high[...])``; ``restart[x] - i`` is the restart key of
+        row ``i``. A separate function: written inline in the lane kernel, the same loop
+        measured about twice as slow (16 lanes, 25 x 70 cells; not pinned down further).
+        """
+        for i in range(1, n + 1):
+            token_low = np.int32(query[i - 1] & 0xFFFFFFFF)
+            token_high = np.int32(query[i - 1] >> 32)
+            previous = flat_keys[(i - 1) * row_width:i * row_width]
+            current = flat_keys[i * row_width:(i + 1) * row_width]
+            row_offset = key_type(i)
+            for x in range(lanes):
+                current[x] = restart[x] - row_offset
+                running[x] = current[x]
+            # One pass, cell (i, j) of a lane at current[y + lanes]: the diagonal, up and
+            # restart candidates, then the left neighbour current[y], a dependency at
+            # distance `lanes`, still SIMD over the lanes. Indices are y and y + lanes
+            # (never negative: no wraparound code), and every cell is stored once with a
+            # new value: a second pass that re-reads and rewrites each cell only where its
+            # left neighbour wins compiles to a masked store, microcoded on x86 (that
+            # layout took four times as long). `running` keeps each lane's row maximum.
+            for y in range(row_width - lanes):
+                diag = previous[y] + (
+                    match_key if (low[y] == token_low) & (high[y] == token_high)
+                    else mismatch_key
+                )
+                up = previous[y + lanes] + gap_key
+                key = diag if diag > up else up
+                restart_key = restart[y + lanes] - row_offset
+                key = key if key > restart_key else restart_key
+                left = current[y] + gap_key
+                key = key if key > left else left
+                current[y + lanes] = key
+                run = running[y]
+                running[y + lanes] = run if run > key else key
+            for lane in range(lanes):
+                row_best[i, lane] = running[row_width - lanes + lane]
+
+    return lane_rows
+
+
 def _make_align_lanes(lanes, key_type):
     """The lane kernel for ``lanes`` lanes of ``key_type`` keys (int64 or float32)."""
+    lane_rows = _make_lane_rows(lanes, key_type)
 
     @jit
     def align_lanes(query, target_ids, target_starts, target_ends, targets, n_targets,
@@ -89,10 +140,15 @@ def _make_align_lanes(lanes, key_type):
         match_key = key_type(match_step)
         mismatch_key = key_type(mismatch_step)
         gap_key = key_type(gap_step)
-        one_key = key_type(1)
 
         padding = _absent_token(query)
-        tokens = token_scratch[: max(longest, 1) * lanes].reshape((max(longest, 1), lanes))
+        # target token (j, lane) as two int32 halves at j * lanes + lane: 32-bit compares
+        # keep the float32 kernel's vectors at 8 lanes (64-bit ones would halve them), and
+        # both halves are equal exactly when the ids are
+        width = max(longest, 1) * lanes
+        halves = token_scratch[:width].view(np.int32)
+        low = halves[:width]
+        high = halves[width:]
         lengths = np.zeros(lanes, dtype=np.int64)
         for lane in range(lanes):
             if lane < n_targets:
@@ -100,16 +156,18 @@ def _make_align_lanes(lanes, key_type):
                 start = target_starts[t]
                 lengths[lane] = target_ends[t] - start
                 for j in range(lengths[lane]):
-                    tokens[j, lane] = target_ids[start + j]
+                    value = target_ids[start + j]
+                    low[j * lanes + lane] = np.int32(value & 0xFFFFFFFF)
+                    high[j * lanes + lane] = np.int32(value >> 32)
             for j in range(lengths[lane], longest):
-                tokens[j, lane] = padding
+                low[j * lanes + lane] = np.int32(padding & 0xFFFFFFFF)
+                high[j * lanes + lane] = np.int32(padding >> 32)
         size = lane_keys_size(n, longest, lanes)
         keys = key_scratch[:size].reshape((n + 1, longest + 1, lanes))
         flat_keys = key_scratch[:size]
-        flat_tokens = tokens.reshape(tokens.shape[0] * lanes)
         row_width = (longest + 1) * lanes
-        # restart key of cell (i, j) in lane l: ((m_l - j) << query_bits) + (n - i), for
-        # the current row i at index j * lanes + l (decremented once per row)
+        # restart key of cell (i, j) in lane l: ((m_l - j) << query_bits) + (n - i), that is
+        # restart[j * lanes + l] - i
         restart = np.empty(row_width, dtype=key_type)
         for j in range(longest + 1):
             for lane in range(lanes):
@@ -117,30 +175,8 @@ def _make_align_lanes(lanes, key_type):
         copy_range(flat_keys, 0, restart, 0, row_width)
         running = np.empty(row_width, dtype=key_type)
         row_best = np.empty((n + 1, lanes), dtype=key_type)
-        for i in range(1, n + 1):
-            token = query[i - 1]
-            previous = flat_keys[(i - 1) * row_width:i * row_width]
-            current = flat_keys[i * row_width:(i + 1) * row_width]
-            for x in range(row_width):
-                restart[x] -= one_key
-            for x in range(lanes):
-                current[x] = restart[x]
-                running[x] = current[x]
-            # x = j * lanes + lane. First everything but the left neighbour: no dependency
-            # along the row, so this loop is SIMD over lanes and columns alike.
-            for x in range(lanes, row_width):
-                diag = previous[x - lanes] + (
-                    match_key if flat_tokens[x - lanes] == token else mismatch_key
-                )
-                current[x] = max(max(diag, previous[x] + gap_key), restart[x])
-            # then the left neighbour: a dependency at distance lanes, still SIMD over
-            # lanes; `running` keeps each lane's row maximum
-            for x in range(lanes, row_width):
-                key = max(current[x], current[x - lanes] + gap_key)
-                current[x] = key
-                running[x] = max(running[x - lanes], key)
-            for lane in range(lanes):
-                row_best[i, lane] = running[row_width - lanes + lane]
+        lane_rows(query, low, high, restart, flat_keys, running, row_best, n, row_width,
+                  match_key, mismatch_key, gap_key)
         # each lane's best key, reached first at the smallest i + j, then the smallest j
         best = np.empty(lanes, dtype=np.int64)
         best_i = np.zeros(lanes, dtype=np.int64)
