@@ -1,7 +1,7 @@
 """One query against up to 8 or 16 small targets at once (numba, serial).
 
 The full DP runs row by row over the query with ``lanes`` targets side by side
-(``tokens[j, lane]``, ``keys[i, j, lane]``). Each row is one flat loop over
+(``keys[i, j, lane]``; target tokens as int32 halves). Each row is one flat loop over
 ``y = (j - 1) * lanes + lane`` (:func:`_make_lane_rows`): the diagonal, up and restart
 candidates, then the left neighbour, a dependency at distance ``lanes`` that is still SIMD
 over the lanes. Shorter targets are padded with a token absent from the query: padding
