@@ -9,21 +9,29 @@ does not even import numba (only the kernel modules do, when first used: ``citek
 
 On-disk caching is on by default so a fresh process reuses machine code compiled by an
 earlier one; set ``CITEKIT_NUMBA_CACHE=0`` to turn it off (for example on a read-only
-install). ``fastmath`` is never used: dynamic-programming kernels depend on exact integer
+install). numba stamps each cached kernel with its own source file only, so a kernel
+whose callee (in another file) changed would load its old machine code; citekit's
+kernels are stamped with a digest of every source file of the package instead
+(:func:`package_stamp`): any change to citekit -- an upgrade in place, an edit --
+recompiles them, and an unchanged install keeps its cache. ``fastmath`` is never used: dynamic-programming kernels depend on exact integer
 and sentinel arithmetic.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 from itertools import count
 from typing import Any, Callable
 
 import numba
 from numba import prange
+from numba.core import caching
 
 __all__ = [
-    "CACHE", "check_threads", "jit", "jit_parallel", "prange", "run_on_threads", "share_work"
+    "CACHE", "check_threads", "jit", "jit_parallel", "package_stamp", "prange",
+    "run_on_threads", "share_work",
 ]
 
 CACHE: bool = os.environ.get("CITEKIT_NUMBA_CACHE", "1").strip().lower() not in {
@@ -34,12 +42,81 @@ CACHE: bool = os.environ.get("CITEKIT_NUMBA_CACHE", "1").strip().lower() not in 
 }
 
 
+_PACKAGE_ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+@functools.lru_cache(maxsize=None)
+def package_stamp(root: str = _PACKAGE_ROOT) -> str:
+    """Hex sha256 digest of every ``.py`` file under ``root`` (default: the citekit
+    package): their paths relative to ``root`` and their contents, in sorted order.
+
+    Computed once per process and root (a kernel compiled in this process is of the
+    source it started with). citekit's kernels are cached on disk under this stamp, not
+    under their own file's (numba's default), so that a change to any file a kernel may
+    call or read a constant from invalidates it.
+
+    Examples
+    --------
+    >>> len(package_stamp())
+    64
+    """
+    digest = hashlib.sha256()
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(directory, name)
+                digest.update(os.path.relpath(path, root).replace(os.sep, "/").encode())
+                with open(path, "rb") as source:
+                    digest.update(b"\0" + hashlib.sha256(source.read()).digest())
+    return digest.hexdigest()
+
+
+class _PackageStamped:
+    """Mixin of a numba cache locator: the stamp is the package's, not the file's."""
+
+    def get_source_stamp(self) -> str:
+        return package_stamp()
+
+
+class _UserProvidedLocator(_PackageStamped, caching.UserProvidedCacheLocator):
+    """``NUMBA_CACHE_DIR``, when set."""
+
+
+class _InTreeLocator(_PackageStamped, caching.InTreeCacheLocator):
+    """The package's ``__pycache__`` directories, when writable."""
+
+
+class _UserWideLocator(_PackageStamped, caching.UserWideCacheLocator):
+    """The user's cache directory otherwise."""
+
+
+class _KernelCacheImpl(caching.CompileResultCacheImpl):
+    # numba's own order of the locators that apply to functions of regular files
+    _locator_classes = [_UserProvidedLocator, _InTreeLocator, _UserWideLocator]
+
+
+class _KernelCache(caching.FunctionCache):
+    """numba's on-disk cache of a kernel, stamped by :func:`package_stamp`."""
+
+    _impl_class = _KernelCacheImpl
+
+
 def jit(func: Callable | None = None, **options: Any) -> Callable:
-    """``numba.njit`` with citekit's options (lazy, cached, ``nogil``, no fastmath)."""
-    options.setdefault("cache", CACHE)
+    """``numba.njit`` with citekit's options (lazy, cached under :func:`package_stamp`,
+    ``nogil``, no fastmath)."""
+    cache = options.pop("cache", CACHE)
     options.setdefault("nogil", True)
     decorator = numba.njit(**options)
-    return decorator(func) if func is not None else decorator
+
+    def decorate(function: Callable) -> Any:
+        dispatcher = decorator(function)
+        if cache:
+            # what ``cache=True`` does (Dispatcher.enable_caching), with citekit's stamp
+            dispatcher._cache = _KernelCache(dispatcher.py_func)
+        return dispatcher
+
+    return decorate(func) if func is not None else decorate
 
 
 def jit_parallel(func: Callable | None = None, **options: Any) -> Callable:

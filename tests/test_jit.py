@@ -1,10 +1,97 @@
-"""citekit._jit's thread helpers."""
+"""citekit._jit: the kernels' on-disk cache stamp and the thread helpers."""
 
+import json
+import os
+import subprocess
+import sys
 import threading
 
 import pytest
 
-from citekit._jit import share_work
+from citekit import _jit, _warm
+from citekit._jit import package_stamp, share_work
+
+
+def _stamp(root):
+    return package_stamp.__wrapped__(str(root))  # (not the per-process memo)
+
+
+def _tree(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_package_stamp_follows_the_contents_and_paths_of_the_python_files(tmp_path):
+    _tree(tmp_path, {"a.py": "A = 1\n", "sub/b.py": "B = 2\n"})
+    first = _stamp(tmp_path)
+    assert len(first) == 64 and int(first, 16) >= 0
+    assert _stamp(tmp_path) == first
+    os.utime(tmp_path / "a.py", (1, 1))  # the time alone does not count
+    assert _stamp(tmp_path) == first
+    # nor do other files and compiled caches
+    _tree(tmp_path, {"notes.txt": "x", "__pycache__/c.py": "C = 3\n", "sub/k.nbi": "y"})
+    assert _stamp(tmp_path) == first
+    (tmp_path / "sub" / "b.py").write_text("B = 3\n")  # a callee's file changed
+    changed = _stamp(tmp_path)
+    assert changed != first
+    (tmp_path / "sub" / "b.py").rename(tmp_path / "sub" / "c.py")  # same text, moved
+    assert _stamp(tmp_path) not in (first, changed)
+    _tree(tmp_path, {"sub/new.py": ""})  # a new file, even empty
+    assert _stamp(tmp_path) != changed
+
+
+def test_package_stamp_of_an_empty_tree_is_the_empty_digest(tmp_path):
+    assert _stamp(tmp_path) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+
+def test_package_stamp_is_citekits_by_default_and_computed_once():
+    assert package_stamp() == _stamp(os.path.dirname(_jit.__file__))
+    assert package_stamp() is package_stamp()
+
+
+@pytest.mark.skipif(not _jit.CACHE, reason="numba's on-disk cache is off")
+def test_kernels_are_cached_under_the_package_stamp():
+    from citekit._copy_kernel import copy_range
+    from citekit.kernels._batch import align_worker
+
+    for kernel in (copy_range, align_worker):
+        assert isinstance(kernel._cache, _jit._KernelCache)
+        assert kernel._cache._cache_file._source_stamp == package_stamp()
+
+
+_CACHED_SCRIPT = r"""
+import json, sys
+import numpy as np
+import citekit._jit as jit_module
+if sys.argv[1] == "other":  # as if another file of the package had changed
+    jit_module.package_stamp = lambda: "0" * 64
+from citekit._copy_kernel import copy_range
+loaded = bool(copy_range._cache._cache_file._load_index())
+out = np.zeros(3)
+copy_range(out, 0, np.arange(3.0), 0, 3)
+print(json.dumps({"loaded": loaded, "out": out.tolist()}))
+"""
+
+
+@pytest.mark.skipif(not _jit.CACHE, reason="numba's on-disk cache is off")
+def test_a_cached_kernel_is_reused_only_under_the_same_package_stamp(tmp_path):
+    env = _warm._child_environment()
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+
+    def run(stamp):
+        done = subprocess.run(
+            [sys.executable, "-c", _CACHED_SCRIPT, stamp], env=env, capture_output=True,
+            text=True, timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    assert run("same") == {"loaded": False, "out": [0.0, 1.0, 2.0]}  # compiled, saved
+    assert run("same") == {"loaded": True, "out": [0.0, 1.0, 2.0]}
+    # another stamp finds the index stale (numba's stamp, the file's, is the same)
+    assert run("other") == {"loaded": False, "out": [0.0, 1.0, 2.0]}
 
 
 def test_share_work_runs_every_item_once_on_the_caller_and_started_threads():
