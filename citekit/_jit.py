@@ -11,10 +11,12 @@ On-disk caching is on by default so a fresh process reuses machine code compiled
 earlier one; set ``CITEKIT_NUMBA_CACHE=0`` to turn it off (for example on a read-only
 install). numba stamps each cached kernel with its own source file only, so a kernel
 whose callee (in another file) changed would load its old machine code; citekit's
-kernels are stamped with a digest of every source file of the package instead
-(:func:`package_stamp`): any change to citekit -- an upgrade in place, an edit --
-recompiles them, and an unchanged install keeps its cache. ``fastmath`` is never used: dynamic-programming kernels depend on exact integer
-and sentinel arithmetic.
+kernels are stamped with a digest of every source file they can depend on instead
+(:func:`package_stamp`, :func:`kernel_sources`): a change to any of them -- an upgrade in
+place, an edit -- recompiles them, and an unchanged install keeps its cache.
+
+``fastmath`` is never used: dynamic-programming kernels depend on exact integer and
+sentinel arithmetic.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 from itertools import count
 from typing import Any, Callable
 
@@ -30,8 +33,8 @@ from numba import prange
 from numba.core import caching
 
 __all__ = [
-    "CACHE", "check_threads", "jit", "jit_parallel", "package_stamp", "prange",
-    "run_on_threads", "share_work",
+    "CACHE", "check_threads", "jit", "jit_parallel", "kernel_sources", "package_stamp",
+    "prange", "run_on_threads", "share_work",
 ]
 
 CACHE: bool = os.environ.get("CITEKIT_NUMBA_CACHE", "1").strip().lower() not in {
@@ -44,16 +47,98 @@ CACHE: bool = os.environ.get("CITEKIT_NUMBA_CACHE", "1").strip().lower() not in 
 
 _PACKAGE_ROOT = os.path.dirname(os.path.abspath(__file__))
 
+# imports at the start of a line (module level): of a module and the names taken from it
+_IMPORT = re.compile(
+    r"(?:from[ \t]+([\w.]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#]*)|import[ \t]+([\w., \t]+))?"
+)
+
+
+def _module_imports(text: str) -> list[str]:
+    """Dotted names a module imports at module level, and ``module.name`` for each name
+    taken by ``from module import name`` (it may be a submodule)."""
+    names = []
+    text = "\n" + text
+    starts = []
+    for keyword in ("\nfrom ", "\nimport "):  # (str.find is much faster than the regex)
+        at = text.find(keyword)
+        while at >= 0:
+            starts.append(at + 1)
+            at = text.find(keyword, at + 1)
+    for start in sorted(starts):
+        source, taken, plain = _IMPORT.match(text, start).groups(default="")
+        if plain:
+            names.extend(part.split()[0] for part in plain.split(",") if part.strip())
+        else:
+            names.append(source)
+            for part in re.sub("#[^\n]*", "", taken).strip("()").split(","):
+                if part.split():
+                    names.append(source + "." + part.split()[0])
+    return names
+
+
+def kernel_sources(root: str = _PACKAGE_ROOT) -> list[str]:
+    """The ``.py`` files under the package directory ``root`` that its compiled kernels
+    can depend on, as paths relative to ``root`` (sorted, ``/``-separated).
+
+    They are the modules that import numba or the package's ``_jit`` at module level
+    (the kernel modules), and, again and again, every module of the package that one of
+    them imports at module level, with the packages' ``__init__.py`` files: a kernel
+    compiles in the globals of its module (other kernels, constants, tables), which only
+    its module-level code sets. Imports inside functions run in Python wrappers, whose
+    values reach a kernel as arguments, not compiled in.
+
+    Examples
+    --------
+    >>> files = kernel_sources()
+    >>> "_jit.py" in files and "kernels/_sw.py" in files, "pipeline.py" in files
+    (True, False)
+    """
+    package = os.path.basename(root)
+    texts = {}
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(directory, name)
+                with open(path, encoding="utf-8", errors="replace") as source:
+                    texts[os.path.relpath(path, root).replace(os.sep, "/")] = source.read()
+    imports = {path: _module_imports(text) for path, text in texts.items()}
+
+    def files_of(dotted: str) -> list[str]:
+        parts = dotted.split(".")
+        if parts[0] != package:
+            return []
+        found = ["__init__.py"]  # importing any submodule runs the package's __init__
+        for depth in range(2, len(parts) + 1):
+            base = "/".join(parts[1:depth])
+            found += [path for path in (base + "/__init__.py", base + ".py") if path in texts]
+        return found
+
+    kernels = [
+        path for path, names in imports.items()
+        if any(name.split(".")[0] == "numba" or name == package + "._jit" for name in names)
+    ]
+    chosen = set(kernels)
+    pending = list(kernels)
+    while pending:
+        for name in imports[pending.pop()]:
+            for path in files_of(name):
+                if path in texts and path not in chosen:
+                    chosen.add(path)
+                    pending.append(path)
+    return sorted(chosen)
+
 
 @functools.lru_cache(maxsize=None)
 def package_stamp(root: str = _PACKAGE_ROOT) -> str:
-    """Hex sha256 digest of every ``.py`` file under ``root`` (default: the citekit
-    package): their paths relative to ``root`` and their contents, in sorted order.
+    """Hex sha256 digest of the files :func:`kernel_sources` finds under ``root``
+    (default: the citekit package): their relative paths and contents, in sorted order.
 
     Computed once per process and root (a kernel compiled in this process is of the
     source it started with). citekit's kernels are cached on disk under this stamp, not
     under their own file's (numba's default), so that a change to any file a kernel may
-    call or read a constant from invalidates it.
+    call or read a constant from invalidates it, while editing the pipeline's Python
+    (``pipeline.py``, ``results.py``, ...) keeps the compiled kernels.
 
     Examples
     --------
@@ -61,14 +146,9 @@ def package_stamp(root: str = _PACKAGE_ROOT) -> str:
     64
     """
     digest = hashlib.sha256()
-    for directory, subdirectories, files in os.walk(root):
-        subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
-        for name in sorted(files):
-            if name.endswith(".py"):
-                path = os.path.join(directory, name)
-                digest.update(os.path.relpath(path, root).replace(os.sep, "/").encode())
-                with open(path, "rb") as source:
-                    digest.update(b"\0" + hashlib.sha256(source.read()).digest())
+    for path in kernel_sources(root):
+        with open(os.path.join(root, path), "rb") as source:
+            digest.update(path.encode() + b"\0" + hashlib.sha256(source.read()).digest())
     return digest.hexdigest()
 
 

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from citekit import _jit, _warm
-from citekit._jit import package_stamp, share_work
+from citekit._jit import kernel_sources, package_stamp, share_work
 
 
 def _stamp(root):
@@ -23,26 +23,69 @@ def _tree(root, files):
         path.write_text(text)
 
 
-def test_package_stamp_follows_the_contents_and_paths_of_the_python_files(tmp_path):
-    _tree(tmp_path, {"a.py": "A = 1\n", "sub/b.py": "B = 2\n"})
-    first = _stamp(tmp_path)
+# a package "pkg": a kernel module, what it imports at module level (directly, through a
+# subpackage, in a parenthesized list), and modules no kernel depends on
+_PACKAGE = {
+    "__init__.py": "",
+    "_jit.py": "import numba\n",
+    "kern.py": (
+        "from pkg._jit import jit\n"
+        "from pkg.consts import (\n    A,  # a constant\n    B,\n)\n"
+        "from pkg.sub import deep\n\n\n"
+        "def wrapper():\n    from pkg import lazy  # (a Python wrapper's import)\n"
+    ),
+    "consts.py": "A = 1\nB = 2\n",
+    "sub/__init__.py": "",
+    "sub/deep.py": "import pkg.consts\n",
+    "lazy.py": "X = 1\n",
+    "user.py": "import pkg.kern\n",  # imports a kernel module: not a dependency of it
+}
+
+
+def test_kernel_sources_are_the_kernel_modules_and_their_module_level_imports(tmp_path):
+    root = tmp_path / "pkg"
+    _tree(root, _PACKAGE)
+    assert kernel_sources(str(root)) == [
+        "__init__.py", "_jit.py", "consts.py", "kern.py", "sub/__init__.py", "sub/deep.py"
+    ]
+    _tree(root, {"numbers.py": "from numba import njit\n", "notes.txt": "import numba\n"})
+    assert "numbers.py" in kernel_sources(str(root))
+    assert "notes.txt" not in kernel_sources(str(root))
+
+
+def test_citekits_kernel_sources_hold_every_kernel_module_and_not_the_pipeline():
+    files = kernel_sources()
+    for name in ("_bag.py", "_jit.py", "kernels/_lanes.py", "kernels/_sw.py",
+                 "tokenizers/_ascii_kernel.py", "tokenizers/simple.py", "segment.py"):
+        assert name in files
+    for name in ("pipeline.py", "results.py", "_content.py", "config.py"):
+        assert name not in files
+
+
+def test_package_stamp_follows_the_contents_and_paths_of_the_kernel_sources(tmp_path):
+    root = tmp_path / "pkg"
+    _tree(root, _PACKAGE)
+    first = _stamp(root)
     assert len(first) == 64 and int(first, 16) >= 0
-    assert _stamp(tmp_path) == first
-    os.utime(tmp_path / "a.py", (1, 1))  # the time alone does not count
-    assert _stamp(tmp_path) == first
-    # nor do other files and compiled caches
-    _tree(tmp_path, {"notes.txt": "x", "__pycache__/c.py": "C = 3\n", "sub/k.nbi": "y"})
-    assert _stamp(tmp_path) == first
-    (tmp_path / "sub" / "b.py").write_text("B = 3\n")  # a callee's file changed
-    changed = _stamp(tmp_path)
-    assert changed != first
-    (tmp_path / "sub" / "b.py").rename(tmp_path / "sub" / "c.py")  # same text, moved
-    assert _stamp(tmp_path) not in (first, changed)
-    _tree(tmp_path, {"sub/new.py": ""})  # a new file, even empty
-    assert _stamp(tmp_path) != changed
+    assert _stamp(root) == first
+    os.utime(root / "consts.py", (1, 1))  # the time alone does not count
+    assert _stamp(root) == first
+    # nor do modules no kernel imports at module level, other files, compiled caches
+    _tree(root, {"lazy.py": "X = 2\n", "user.py": "", "notes.txt": "x",
+                 "__pycache__/c.py": "C = 3\n", "sub/k.nbi": "y"})
+    assert _stamp(root) == first
+    seen = {first}
+    for name in ("consts.py", "sub/deep.py", "kern.py", "__init__.py"):
+        path = root / name
+        path.write_text(path.read_text() + "Z = 0\n")  # a file a kernel depends on
+        assert _stamp(root) not in seen
+        seen.add(_stamp(root))
+    (root / "consts.py").rename(root / "consts2.py")  # gone (kern's import now fails)
+    assert _stamp(root) not in seen
 
 
-def test_package_stamp_of_an_empty_tree_is_the_empty_digest(tmp_path):
+def test_package_stamp_of_a_tree_without_kernels_is_the_empty_digest(tmp_path):
+    _tree(tmp_path, {"a.py": "import os\n"})
     assert _stamp(tmp_path) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 
