@@ -66,6 +66,8 @@ def _module_imports(text: str) -> list[str]:
             at = text.find(keyword, at + 1)
     for start in sorted(starts):
         source, taken, plain = _IMPORT.match(text, start).groups(default="")
+        if not (source or plain):  # ("from" or "import" alone on its line)
+            continue
         if plain:
             names.extend(part.split()[0] for part in plain.split(",") if part.strip())
         else:
@@ -74,6 +76,48 @@ def _module_imports(text: str) -> list[str]:
                 if part.split():
                     names.append(source + "." + part.split()[0])
     return names
+
+
+def _kernel_files(root: str) -> dict[str, bytes]:
+    """The contents of :func:`kernel_sources`'s files, by relative path (each file read
+    once, for both the import scan and the digest)."""
+    package = os.path.basename(root)
+    contents = {}
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(directory, name)
+                with open(path, "rb") as source:
+                    contents[os.path.relpath(path, root).replace(os.sep, "/")] = source.read()
+    imports = {
+        path: _module_imports(content.decode("utf-8", errors="replace"))
+        for path, content in contents.items()
+    }
+
+    def files_of(dotted: str) -> list[str]:
+        parts = dotted.split(".")
+        if parts[0] != package:
+            return []
+        found = ["__init__.py"]  # importing any submodule runs the package's __init__
+        for depth in range(2, len(parts) + 1):
+            base = "/".join(parts[1:depth])
+            found += [base + "/__init__.py", base + ".py"]
+        return [path for path in found if path in contents]
+
+    kernels = [
+        path for path, names in imports.items()
+        if any(name.split(".")[0] == "numba" or name == package + "._jit" for name in names)
+    ]
+    chosen = set(kernels)
+    pending = list(kernels)
+    while pending:
+        for name in imports[pending.pop()]:
+            for path in files_of(name):
+                if path not in chosen:
+                    chosen.add(path)
+                    pending.append(path)
+    return {path: contents[path] for path in sorted(chosen)}
 
 
 def kernel_sources(root: str = _PACKAGE_ROOT) -> list[str]:
@@ -93,40 +137,7 @@ def kernel_sources(root: str = _PACKAGE_ROOT) -> list[str]:
     >>> "_jit.py" in files and "kernels/_sw.py" in files, "pipeline.py" in files
     (True, False)
     """
-    package = os.path.basename(root)
-    texts = {}
-    for directory, subdirectories, files in os.walk(root):
-        subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
-        for name in files:
-            if name.endswith(".py"):
-                path = os.path.join(directory, name)
-                with open(path, encoding="utf-8", errors="replace") as source:
-                    texts[os.path.relpath(path, root).replace(os.sep, "/")] = source.read()
-    imports = {path: _module_imports(text) for path, text in texts.items()}
-
-    def files_of(dotted: str) -> list[str]:
-        parts = dotted.split(".")
-        if parts[0] != package:
-            return []
-        found = ["__init__.py"]  # importing any submodule runs the package's __init__
-        for depth in range(2, len(parts) + 1):
-            base = "/".join(parts[1:depth])
-            found += [path for path in (base + "/__init__.py", base + ".py") if path in texts]
-        return found
-
-    kernels = [
-        path for path, names in imports.items()
-        if any(name.split(".")[0] == "numba" or name == package + "._jit" for name in names)
-    ]
-    chosen = set(kernels)
-    pending = list(kernels)
-    while pending:
-        for name in imports[pending.pop()]:
-            for path in files_of(name):
-                if path in texts and path not in chosen:
-                    chosen.add(path)
-                    pending.append(path)
-    return sorted(chosen)
+    return list(_kernel_files(root))
 
 
 @functools.lru_cache(maxsize=None)
@@ -146,14 +157,14 @@ def package_stamp(root: str = _PACKAGE_ROOT) -> str:
     64
     """
     digest = hashlib.sha256()
-    for path in kernel_sources(root):
-        with open(os.path.join(root, path), "rb") as source:
-            digest.update(path.encode() + b"\0" + hashlib.sha256(source.read()).digest())
+    for path, content in _kernel_files(root).items():
+        digest.update(path.encode() + b"\0" + hashlib.sha256(content).digest())
     return digest.hexdigest()
 
 
 class _PackageStamped:
-    """Mixin of a numba cache locator: the stamp is the package's, not the file's."""
+    """Mixin of a numba cache locator: the stamp is :func:`package_stamp`, not the
+    function's own file's."""
 
     def get_source_stamp(self) -> str:
         return package_stamp()

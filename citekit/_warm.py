@@ -125,7 +125,8 @@ def cache_is_cold() -> bool:
     """Whether numba's on-disk cache holds no machine code of the current source for
     the main alignment kernel (a fresh install, or an upgraded one): False when it does,
     when caching is off, or when numba's cache is not laid out as expected (numba 0.5x
-    to 0.6x: a per-function index file stamped with the source file's time and size).
+    to 0.6x: a per-function index file, stamped here by :func:`citekit._jit.package_stamp`,
+    so that a changed kernel source makes it cold).
 
     Examples
     --------
