@@ -34,7 +34,9 @@ from the text after it, :func:`_value_scale`). Values are compared with their sc
 (``$1.5bn`` = ``$1.5 billion`` = ``$1,500 million``); a matched value without one is
 not contradicted by the same number with one (``$2.4`` against ``$2.4 million``: its
 context may give the scale). A value described as a fall (``fell 3%``, ``a decline of 3%``)
-equals its negative.
+equals its negative; the same value described as a rise in one text and as a fall in the
+other is a conflict (``rose 3%`` against ``fell 3%``, ``a profit of $3m`` against ``a
+loss of $3m``), whose texts then start at the words that say so (English words only).
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ __all__ = [
     "value_kind",
     "value_class",
     "find_conflicts",
+    "directions_in",
 ]
 
 # Function words of English, plus the most frequent ones of German, French, Spanish,
@@ -752,14 +755,18 @@ def _scaled_key(key: str, text: str, start: int, end: int) -> str:
 def _contexts_agree(text: str, start: int, end: int, other_text: str, other_start: int,
                     other_end: int) -> bool:
     """Whether the text around two values of the same token adds the same to both: the
-    same sign and leading point (:func:`_value_prefix`), and the same scale unless one
+    same sign and leading point (:func:`_value_prefix`), the same scale unless one
     has none (:func:`_value_scale`: "$33.2" is not contradicted by "$33.2 million",
-    whose scale it may leave to its context; "2.4 million" is by "2.4 billion")."""
+    whose scale it may leave to its context; "2.4 million" is by "2.4 billion"), and not
+    a rise for one and a fall for the other (:func:`_opposite_directions`: "rose 3%"
+    against "fell 3%")."""
     if _value_prefix(text, start, end)[0] != _value_prefix(other_text, other_start, other_end)[0]:
         return False
     scale = _value_scale(text, start, end)
     other_scale = _value_scale(other_text, other_start, other_end)
-    return scale == other_scale or not scale or not other_scale
+    if scale != other_scale and scale and other_scale:
+        return False
+    return not _opposite_directions(text, start, other_text, other_start)
 
 
 # words saying that the value after them is a fall ("fell 3%", "a decline of 3%"): a value
@@ -771,34 +778,98 @@ _FALL_WORDS = frozenset("""
     slid slide slides slipped slip slips plunged plunge plummeted sank sink deficit cut
     cuts reduced reduction
     """.split())
+# words saying that the value after them is a rise ("rose 3%", "an increase of 3%"): a value
+# so described is contradicted by the same value described as a fall ("rose 3%" against
+# "fell 3%")
+_RISE_WORDS = frozenset("""
+    rose rise rises rising risen grew grow grows growing grown growth increase increases
+    increased increasing up higher raised raise raises gained gain gains climbed climb
+    climbs jumped jump jumps surged surge surges soared soar soars rallied rally added
+    expanded expand expands expansion advanced boosted plus positive profit profits surplus
+    """.split())
 _FALL_WINDOW = 30
 _WORD = re.compile(r"\w+")
+_WORD_CHAR = re.compile(r"\w")
 
 
 @lru_cache(maxsize=1 << 12)
-def _falls_in(before: str) -> bool:
-    """Whether the last word of ``before`` (past "by" and "of") is one of :data:`_FALL_WORDS`."""
-    words = _WORD.findall(before.casefold())
-    while words and words[-1] in ("by", "of"):
+def _direction_in(segment: str, lead: int = 0) -> tuple[int, int]:
+    """``(direction, position)`` of the last whole word of ``segment[lead:]`` (past "by"
+    and "of"): -1 when it is one of :data:`_FALL_WORDS`, 1 when one of
+    :data:`_RISE_WORDS`, else 0; and where that word starts in ``segment[lead:]`` (-1
+    when it is neither). ``lead`` (0 or 1): ``segment[0]`` is the character before the
+    window, read only to tell whether the window starts inside a word (whose tail is then
+    not read: a word is read whole or not at all)."""
+    words = list(_WORD.finditer(segment, lead))
+    if (
+        lead
+        and words
+        and words[0].start() == lead
+        and _WORD_CHAR.match(segment, 0) is not None
+    ):
+        words.pop(0)
+    while words and words[-1].group().casefold() in ("by", "of"):
         words.pop()
-    return bool(words) and words[-1] in _FALL_WORDS
+    if words:
+        word = words[-1].group().casefold()
+        if word in _FALL_WORDS:
+            return -1, words[-1].start() - lead
+        if word in _RISE_WORDS:
+            return 1, words[-1].start() - lead
+    return 0, -1
+
+
+def _direction_before(text: str, first: int) -> tuple[int, int]:
+    """``(direction, start)``: whether the value starting at ``text[first]`` is described
+    as a fall (-1: "fell 3%", "a decline of 3%"), a rise (1: "rose 3%", "up 3%") or
+    neither (0), by the last whole word of the 30 characters before it, in English; and
+    where the word that says so starts in ``text`` (-1 when none does)."""
+    window_start = max(0, first - _FALL_WINDOW)
+    lead = 1 if window_start > 0 else 0
+    direction, position = _direction_in(text[window_start - lead : max(0, first)], lead)
+    return direction, (window_start + position if direction else -1)
+
+
+def directions_in(text: str, start: int, end: int) -> int:
+    """Which kinds of direction words ``text[start:end]`` holds, with the 42 characters
+    before it: bit 1 a fall word (:data:`_FALL_WORDS`), bit 2 a rise word
+    (:data:`_RISE_WORDS`), whole words only. Every value of the range that
+    :func:`find_conflicts` reads as described as a fall or a rise (:func:`_direction_before`
+    at its start or at the start of its span, which a sign or a currency sign widens by up
+    to 12 characters) sets its bit: a range whose bits and another's are not 1 and 2, in
+    either order, holds no value of one described as a rise and of the other as a fall.
+
+    Examples
+    --------
+    >>> directions_in("Sales rose 3% while costs fell 2%.", 0, 13)
+    2
+    >>> directions_in("Sales rose 3% while costs fell 2%.", 14, 34)
+    3
+    """
+    lo = max(0, start - _FALL_WINDOW - _NEIGHBOURHOOD)
+    while lo > 0 and _WORD_CHAR.match(text, lo - 1) is not None:
+        lo -= 1
+    return _direction_bits(text[lo : max(lo, end)])
+
+
+@lru_cache(maxsize=1 << 12)
+def _direction_bits(segment: str) -> int:
+    """:func:`directions_in` of the whole words of ``segment`` (passages checked for
+    several sentences are looked up)."""
+    words = set(map(str.casefold, _WORD.findall(segment)))
+    return (0 if _FALL_WORDS.isdisjoint(words) else 1) | (0 if _RISE_WORDS.isdisjoint(words) else 2)
 
 
 def _falls_before(text: str, first: int) -> bool:
     """Whether the value starting at ``text[first]`` is described as a fall (English)."""
-    return _falls_in(text[max(0, first - _FALL_WINDOW) : max(0, first)])
+    return _direction_before(text, first)[0] < 0
 
 
-def _same_value(key: str, start: int, text: str, other_key: str, other_start: int,
-                other_text: str) -> bool:
-    """Whether two values (keys by :func:`value_key` with their prefixes, the starts of
-    their widened spans in their texts) state the same: equal keys, or keys differing only
-    by a sign where either value is described as a fall ("fell 3%" and "-3%")."""
-    if key == other_key:
-        return True
-    if key.removeprefix("-") != other_key.removeprefix("-"):
-        return False
-    return _falls_before(text, start) or _falls_before(other_text, other_start)
+def _opposite_directions(text: str, first: int, other_text: str, other_first: int) -> bool:
+    """Whether one of two values is described as a rise and the other as a fall ("rose 3%"
+    and "fell 3%"; :func:`_direction_before`)."""
+    direction = _direction_before(text, first)[0]
+    return direction != 0 and direction * _direction_before(other_text, other_first)[0] < 0
 
 
 # what find_conflicts learns of a value that is one end of a range: nothing to compare
@@ -915,12 +986,17 @@ def find_conflicts(
         :func:`_scaled_key`: ``-40`` is not ``40``, ``.5`` is ``0.5``, ``2.4 million``
         is ``2400000``), unless they differ only by the sign and either is described
         as a fall (``fell 3%``, ``fell by 3%``, ``a decline of 3%``: it states
-        ``-3%``). Then, inside the blocks, a value token matched with one of equal
-        :func:`value_key` is a conflict when their signs or leading points differ, or
-        both have scale words that differ (``2.4 million``, ``2.4 billion``), on the
-        same terms. A conflict's texts hold the sign, the point, a currency sign and a
-        percent sign of its values, and their scale words when both values state a
-        scale (by a word or in the number: ``2.4bn``).
+        ``-3%``), and equal keys are not the same value when one is described as a rise
+        and the other as a fall (``rose 3%``, ``up 3%``, ``an increase of 3%`` against
+        ``fell 3%``: the last word before the value, past "by" and "of"; ``rose to 3%``
+        states a level, no change). Then, inside the blocks, a value token matched with
+        one of equal :func:`value_key` is a conflict when their signs or leading points
+        differ, both have scale words that differ (``2.4 million``, ``2.4 billion``), or
+        one is a rise and the other a fall, on the same terms. A conflict's texts hold
+        the sign, the point, a currency sign and a percent sign of its values, their
+        scale words when both values state a scale (by a word or in the number:
+        ``2.4bn``), and the words before them when those say a rise and a fall
+        (``rose 3%`` against ``fell 3%``).
 
     Examples
     --------
@@ -941,6 +1017,13 @@ def find_conflicts(
     ...                        np.array([0, 9]), np.array([7, 11]), [(0, 0, 2)])
     >>> [(c.answer_text, c.evidence_text) for c in found]
     [('40', '-40')]
+
+    So is a rise against a fall:
+
+    >>> ids, spans = np.array([1, 3, 4]), (np.array([0, 5, 6]), np.array([4, 6, 7]))
+    >>> found = find_conflicts("rose 3%", ids, *spans, "fell 3%", ids, *spans, [(1, 1, 2)])
+    >>> [(c.answer_text, c.evidence_text) for c in found]
+    [('rose 3%', 'fell 3%')]
     """
     rows = np.asarray(blocks, dtype=np.int64).tolist()
     if answer_values is None:
@@ -1039,7 +1122,7 @@ def _facing_conflict(
     """The conflict of answer token ``i``'s value with the source's value
     ``source_text[source_start:source_end]``, or None: when either is part of a range
     ("2018-2019", "80 to 85" are not one value to contradict), they are of other classes,
-    or they state the same value (:func:`_same_value`)."""
+    or they state the same value (see :func:`find_conflicts`)."""
     key, answer_class, a_start, a_end, kind, a_word_end, a_attached = _answer_value(
         answer_text, answer_starts, answer_ends, i, answer_cache
     )
@@ -1051,8 +1134,24 @@ def _facing_conflict(
     if source_key is None or answer_class != source_class:
         return None
     s_start, s_end = source_start - widen_left, source_end + widen_right
-    if _same_value(key, a_start, answer_text, source_key, s_start, source_text):
-        return None
+    # the same value: equal keys, unless one is said to rise and the other to fall
+    # ("rose 3%", "fell 3%"), or keys differing only by a sign where either is said to
+    # fall ("fell 3%", "-3%")
+    a_direction, a_word = _direction_before(answer_text, a_start)
+    s_direction, s_word_start = (
+        _direction_before(source_text, s_start) if a_direction else (0, -1)
+    )
+    if key == source_key:
+        if a_direction * s_direction >= 0:
+            return None
+    elif key.removeprefix("-") == source_key.removeprefix("-"):
+        source_falls = s_direction < 0 if a_direction else _falls_before(source_text, s_start)
+        if a_direction < 0 or source_falls:
+            return None
+    if a_direction * s_direction < 0:
+        # one value said to rise, the other to fall: the spans take the words that say so
+        # ("rose 3%" against "fell 3%")
+        a_start, s_start = a_word, s_word_start
     # both values state a scale, by a word or in the number ("2.4 million" against "2.4
     # billion" or "2.4bn"): the spans take their scale words
     if (a_word_end >= 0 or a_attached) and (s_word >= 0 or s_attached):

@@ -98,6 +98,7 @@ from citekit._best_first import (
 from citekit._content import (
     PREFIXED_VALUE,
     citation_marker_mask,
+    directions_in,
     find_conflicts,
     fold_surface,
     ideograph_token_mask,
@@ -1432,27 +1433,43 @@ class Pipeline:
             _may_be_prefixed(answer, answer_span.char_start, answer_span.char_end)
             or _may_be_scaled(answer, answer_span.char_start, answer_span.char_end)
         )
+        # rise and fall words ("rose 3%" against "fell 3%"): the sentence's matched values
+        # are compared with a passage holding words of the other direction (the
+        # sentence's words are read when a passage has some)
+        directed = -1 if has_values and not signed else 0
         for i in range(table.rec_offsets[q], table.rec_offsets[q + 1]):
             row, flags = table.rec_rows[i], table.rec_flags[i]
             entry = judged_first + row
             source_text = corpus.source_text(judged.source_list[entry])
             conflicts: list[Any] = []
+            compare = False
             if judged.embedding_only[entry]:
                 if judged.embedding_score[entry] >= config.supported_embedding_similarity:
                     embedding_supported = True
-            elif flags & 2 or (
-                has_values
-                and judged.aligned_content[entry] >= 2
-                and (
-                    signed
-                    or _may_be_prefixed(
-                        source_text, judged.char_start[entry], judged.char_end[entry]
+            else:
+                compare = bool(flags & 2) or (
+                    has_values
+                    and judged.aligned_content[entry] >= 2
+                    and (
+                        signed
+                        or _may_be_prefixed(
+                            source_text, judged.char_start[entry], judged.char_end[entry]
+                        )
                     )
                 )
-            ):
+                if not compare and directed and judged.aligned_content[entry] >= 2:
+                    passage_bits = _passage_directions(corpus, judged, entry, source_text)
+                    if passage_bits:
+                        if directed < 0:
+                            directed = directions_in(
+                                answer, answer_span.char_start, answer_span.char_end
+                            )
+                        compare = _opposed(directed, passage_bits)
+            if compare:
                 # a value of the sentence beside or between the matched blocks of a real
                 # alignment (at least two content tokens matched), or a matched one that a
-                # sign, a leading point or a scale word may change: does it face another?
+                # sign, a leading point, a scale word or a rise against a fall may change:
+                # does it face another?
                 token_lo, token_hi = judged.token_lo[entry], judged.token_hi[entry]
                 conflicts = find_conflicts(
                     answer,
@@ -2215,6 +2232,37 @@ def _may_be_prefixed(text: str, start: int, end: int) -> bool:
     it changes where its tokens match (:data:`PREFIXED_VALUE`, read from three characters
     before ``start``)."""
     return PREFIXED_VALUE.search(text, max(0, start - 3), end) is not None
+
+
+def _passage_directions(
+    corpus: Corpus, judged: "_JudgedFacts", entry: int, source_text: str
+) -> int:
+    """:func:`~citekit._content.directions_in` of judged ``entry``'s whole passage (its
+    tokens in ``source_text``), kept on the corpus per passage: it holds every value of
+    the passage that an alignment can match."""
+    cache = getattr(corpus, "_passage_directions", None)
+    if cache is None:
+        cache = corpus._passage_directions = {}  # type: ignore[attr-defined]
+    passage = judged.passage[entry]
+    bits = cache.get(passage)
+    if bits is None:
+        token_lo, token_hi = judged.token_lo[entry], judged.token_hi[entry]
+        bits = 0
+        if token_hi > token_lo:
+            bits = directions_in(
+                source_text,
+                int(corpus.token_starts[token_lo]),
+                int(corpus.token_ends[token_hi - 1]),
+            )
+        cache[passage] = bits
+    return bits
+
+
+def _opposed(directions: int, other: int) -> bool:
+    """Whether the direction words of two texts (the bits of
+    :func:`~citekit._content.directions_in`) may describe a value as a rise in one and as
+    a fall in the other."""
+    return bool(directions & 1 and other & 2 or directions & 2 and other & 1)
 
 
 def _may_be_scaled(text: str, start: int, end: int) -> bool:

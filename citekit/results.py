@@ -310,7 +310,10 @@ class Conflict(_Record):
     """A value in the answer that differs from the value at the aligned evidence position.
 
     ``kind`` is one of ``"number"``, ``"percent"``, ``"currency"``, ``"date"``. Answer
-    offsets index the answer string; evidence offsets index the source text.
+    offsets index the answer string; evidence offsets index the source text. The texts
+    hold the values with their signs, currency and percent signs, their scale words when
+    both state a scale, and the words before them when one says a rise and the other a
+    fall (``"rose 3%"`` against ``"fell 3%"``).
 
     Examples
     --------

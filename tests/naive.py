@@ -1103,16 +1103,45 @@ def naive_value_prefix(text: str, start: int, end: int):
     return prefix, first
 
 
-def naive_falls_before(text: str, first: int) -> bool:
-    words = re.findall(r"\w+", text[max(0, first - 30) : max(0, first)].casefold())
-    while words and words[-1] in ("by", "of"):
+_NAIVE_RISE_WORDS = frozenset("""
+    rose rise rises rising risen grew grow grows growing grown growth increase increases
+    increased increasing up higher raised raise raises gained gain gains climbed climb
+    climbs jumped jump jumps surged surge surges soared soar soars rallied rally added
+    expanded expand expands expansion advanced boosted plus positive profit profits surplus
+    """.split())
+
+
+def naive_direction_before(text: str, first: int) -> tuple[int, int]:
+    """(-1 fall / 1 rise / 0, start of the word saying so or -1) of the value at ``first``:
+    the last word of the 30 characters before it, past "by" and "of"."""
+    lo = max(0, first - 30)
+    words = [(m.group().casefold(), lo + m.start())
+             for m in re.finditer(r"\w+", text[lo : max(0, first)])]
+    # a word cut by the window's start is not read
+    if words and words[0][1] == lo and lo > 0 and re.match(r"\w", text[lo - 1]):
+        words.pop(0)
+    while words and words[-1][0] in ("by", "of"):
         words.pop()
-    return bool(words) and words[-1] in _NAIVE_FALL_WORDS
+    if words and words[-1][0] in _NAIVE_FALL_WORDS:
+        return -1, words[-1][1]
+    if words and words[-1][0] in _NAIVE_RISE_WORDS:
+        return 1, words[-1][1]
+    return 0, -1
+
+
+def naive_falls_before(text: str, first: int) -> bool:
+    return naive_direction_before(text, first)[0] == -1
+
+
+def naive_opposite(text: str, first: int, other_text: str, other_first: int) -> bool:
+    directions = {naive_direction_before(text, first)[0],
+                  naive_direction_before(other_text, other_first)[0]}
+    return directions >= {-1, 1}
 
 
 def naive_same_value(key, start, text, other_key, other_start, other_text) -> bool:
     if key == other_key:
-        return True
+        return not naive_opposite(text, start, other_text, other_start)
     if key.removeprefix("-") != other_key.removeprefix("-"):
         return False
     return naive_falls_before(text, start) or naive_falls_before(other_text, other_start)
@@ -1161,9 +1190,14 @@ def naive_scaled_key(key: str, text: str, start: int, end: int) -> str:
 
 
 def naive_contexts_agree(context, other) -> bool:
-    """Same sign and point; the same scale unless one of them has none."""
-    (prefix, scale), (other_prefix, other_scale) = context, other
-    return prefix == other_prefix and (scale == other_scale or 0 in (scale, other_scale))
+    """Same sign and point; the same scale unless one of them has none; not a rise for
+    one and a fall for the other."""
+    (prefix, scale, direction), (other_prefix, other_scale, other_direction) = context, other
+    return (
+        prefix == other_prefix
+        and (scale == other_scale or 0 in (scale, other_scale))
+        and direction * other_direction != -1
+    )
 
 
 def naive_answer_value(text: str, start: int, end: int):
@@ -1357,10 +1391,19 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
         s_start, s_end = int(source_starts[j]), int(source_ends[j])
         return (
             (naive_value_prefix(answer_text, a_start, a_end)[0],
-             naive_value_scale(answer_text, a_start, a_end)),
+             naive_value_scale(answer_text, a_start, a_end),
+             naive_direction_before(answer_text, a_start)[0]),
             (naive_value_prefix(source_text, s_start, s_end)[0],
-             naive_value_scale(source_text, s_start, s_end)),
+             naive_value_scale(source_text, s_start, s_end),
+             naive_direction_before(source_text, s_start)[0]),
         )
+
+    def with_direction_words(a_start, s_start):
+        # a rise against a fall: the spans start at the words that say so
+        if naive_opposite(answer_text, a_start, source_text, s_start):
+            return (naive_direction_before(answer_text, a_start)[1],
+                    naive_direction_before(source_text, s_start)[1])
+        return a_start, s_start
 
     def with_scale_words(i, j, a_end, s_end):
         # both values state a scale (a word after, or in the number: "2.4bn"): the spans
@@ -1404,6 +1447,7 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
                 continue
             seen.add((i, j))
             a_end, s_end = with_scale_words(i, j, a_end, s_end)
+            a_start, s_start = with_direction_words(a_start, s_start)
             conflicts.append(conflict(kind, a_start, a_end, s_start, s_end))
     # values matched token for token whose signs, leading points or scales differ
     for q, t, length in np.asarray(blocks, dtype=np.int64).tolist():
@@ -1426,6 +1470,7 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
                 continue
             seen.add((i, j))
             a_end, s_end = with_scale_words(i, j, a_end, s_end)
+            a_start, s_start = with_direction_words(a_start, s_start)
             conflicts.append(conflict(kind, a_start, a_end, s_start, s_end))
     return conflicts
 

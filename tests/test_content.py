@@ -1,5 +1,7 @@
 """citekit._content: folding for coverage tests and coverage weights."""
 
+import re
+
 import naive
 import numpy as np
 import pytest
@@ -222,6 +224,8 @@ _WORDS = st.one_of(
         _NUMBERS,
     ).map("".join),
     st.sampled_from(["fell", "fell by", "a decline of", "down", "Loss", "fell to"]),
+    # and a rise, which the same value as a fall contradicts ("rose 3%", "fell 3%")
+    st.sampled_from(["rose", "grew by", "an increase of", "up", "Profit", "rose to"]),
     # scale words, apart or in the token ("2.4 million", "$1.5bn")
     st.tuples(_NUMBERS, st.sampled_from([" million", " Billion", "bn", "mn", " thousand",
                                          " trillions", "\u00a0million", "  million"])).map(
@@ -457,6 +461,19 @@ def test_value_prefix_reads_signs_and_leading_points(text, expected):
         ("a decline of 3% today", "a decline of -3% today", []),
         ("revenue fell to 3% today", "revenue fell to -3% today", [("percent", "3%", "-3%")]),
         ("rose 2018-2019 today", "rose -2018-2019 today", []),  # a range
+        # a rise against a fall of the same value: the spans take the words saying so
+        ("revenue rose 3% today", "revenue fell 3% today", [("percent", "rose 3%", "fell 3%")]),
+        ("revenue fell by 3% today", "revenue Grew by 3% today",
+         [("percent", "fell by 3%", "Grew by 3%")]),
+        ("a profit of $3 today", "a loss of $3 today",
+         [("currency", "profit of $3", "loss of $3")]),
+        ("prices up 3% today", "prices down 3% today", [("percent", "up 3%", "down 3%")]),
+        # "rose -3%" states a fall; two rises or two falls agree; levels ("to") are no change
+        ("revenue rose -3% today", "revenue fell 3% today", []),
+        ("revenue grew 3% today", "revenue increased 3% today", []),
+        ("revenue dropped 3% today", "revenue fell 3% today", []),
+        ("revenue rose to 3% today", "revenue fell to 3% today", []),
+        ("revenue rose 3% today", "revenue was 3% today", []),
     ],
 )
 def test_matched_values_with_other_signs_conflict(answer, source, expected):
@@ -541,6 +558,84 @@ def test_find_conflicts_examples(answer, source, blocks, expected):
     assert [(c.kind, c.answer_text, c.evidence_text) for c in found] == expected
     reference = naive.naive_find_conflicts(answer, *a, source, *s, np.array(blocks))
     assert _fields(found) == _fields(reference)
+
+
+def test_rise_against_fall_in_the_pipeline():
+    # "rose 3%" cited by "fell 3%" was supported: the values are equal, one word differs
+    from citekit import align_citations
+
+    source = "Quarterly revenue fell 3% to $1.2 billion in 2023, the company said on Tuesday."
+    result = align_citations("Quarterly revenue rose 3% to $1.2 billion in 2023.", [source])
+    [conflict] = result[0].citations[0].conflicts
+    assert (conflict.kind, conflict.answer_text, conflict.evidence_text) == (
+        "percent", "rose 3%", "fell 3%"
+    )
+    assert source[conflict.evidence_char_start : conflict.evidence_char_end] == "fell 3%"
+    assert result[0].status == "partial"
+    # the same fall in other words is supported
+    for answer in (
+        "Quarterly revenue fell 3% to $1.2 billion in 2023.",
+        "Quarterly revenue decreased by 3% to $1.2 billion in 2023.",
+        "Quarterly revenue rose -3% to $1.2 billion in 2023.",
+    ):
+        same = align_citations(answer, [source])
+        assert same[0].status == "supported", answer
+        assert not same[0].citations[0].conflicts
+
+
+def test_rise_against_fall_outside_the_evidence_in_the_pipeline():
+    # the alignment starts at the value: the words saying rise and fall lie before it
+    from citekit import align_citations
+
+    source = "The bank's index fell 3% on Monday in Frankfurt, traders said."
+    result = align_citations("Acme's stock rose 3% on Monday in Frankfurt.", [source])
+    [citation] = result[0].citations
+    assert not citation.evidence.startswith("fell")
+    [conflict] = citation.conflicts
+    assert (conflict.answer_text, conflict.evidence_text) == ("rose 3%", "fell 3%")
+    assert result[0].status == "partial"
+
+
+@settings(max_examples=300, deadline=None)
+@given(value_texts, st.data())
+def test_direction_words_match_reference_and_bound_every_value(text, data):
+    from citekit._content import _direction_before, directions_in
+
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    bits = directions_in(text, start, end)
+    assert 0 <= bits <= 3
+    for first in range(max(0, start - 1), end + 1):
+        direction, word = _direction_before(text, first)
+        assert (direction, word) == naive.naive_direction_before(text, first)
+        # every value of the range (its span widened by one) said to fall or rise sets a bit
+        assert direction == 0 or bits & (1 if direction < 0 else 2)
+        if direction:  # the whole word that says so, before the value
+            from citekit._content import _FALL_WORDS, _RISE_WORDS
+
+            assert 0 <= word < first and (word == 0 or not re.match(r"\w", text[word - 1]))
+            said = re.match(r"\w+", text[word:first]).group().casefold()
+            assert said in (_FALL_WORDS if direction < 0 else _RISE_WORDS)
+
+
+@pytest.mark.parametrize(
+    "text, first, expected",
+    [
+        ("costs fell 3%", 11, (-1, 6)),
+        ("costs fell by 3%", 14, (-1, 6)),
+        ("an increase of 3%", 15, (1, 3)),
+        ("rose to 3%", 8, (0, -1)),
+        ("RISE 3", 5, (1, 0)),
+        # a word cut by the 30-character window is not read ("arose" is not "rose")
+        ("arose" + " " * 26 + "3", 31, (0, -1)),
+        ("rose" + " " * 26 + "3", 30, (1, 0)),
+    ],
+)
+def test_direction_before(text, first, expected):
+    from citekit._content import _direction_before
+
+    assert _direction_before(text, first) == expected
+    assert naive.naive_direction_before(text, first) == expected
 
 
 def test_arabic_numbers_against_western_digits_in_the_pipeline():
