@@ -36,7 +36,9 @@ not contradicted by the same number with one (``$2.4`` against ``$2.4 million``:
 context may give the scale). A value described as a fall (``fell 3%``, ``a decline of 3%``)
 equals its negative; the same value described as a rise in one text and as a fall in the
 other is a conflict (``rose 3%`` against ``fell 3%``, ``a profit of $3m`` against ``a
-loss of $3m``), whose texts then start at the words that say so (English words only).
+loss of $3m``), whose texts then start at the words that say so (words of English, German,
+French, Spanish and Russian: ``stieg um 3 %``, ``baisse de 3 %``, ``cayó un 3 %``, ``упал на
+3%``).
 """
 
 from __future__ import annotations
@@ -769,14 +771,23 @@ def _contexts_agree(text: str, start: int, end: int, other_text: str, other_star
     return not _opposite_directions(text, start, other_text, other_start)
 
 
-# words saying that the value after them is a fall ("fell 3%", "a decline of 3%"): a value
-# so described faces its negative without conflict ("fell 3%" states "-3%")
+# words saying that the value after them is a fall ("fell 3%", "a decline of 3%"; also in
+# German, French, Spanish and Russian: "sank um 3%", "baisse de 3%", "cayó un 3%", "упал на
+# 3%"): a value so described faces its negative without conflict ("fell 3%" states "-3%")
 _FALL_WORDS = frozenset("""
     fell fall falls falling drop drops dropped dropping decline declines declined declining
     decrease decreases decreased decreasing down lower lowered lost lose loses losing loss
     losses minus negative shrank shrink shrinks shrinking shrunk contracted contraction
     slid slide slides slipped slip slips plunged plunge plummeted sank sink deficit cut
     cuts reduced reduction
+    sank sanken gesunken sinkt fiel fielen gefallen fällt rückgang verringerte verringert
+    verringerung abnahme verlust schrumpfte geschrumpft
+    baissé baisse baissent diminué diminue diminution recul reculé chute chuté perte pertes
+    repli déficit
+    cayó cayeron caída bajó bajaron bajada descenso descendió disminuyó disminuyeron
+    disminución pérdida pérdidas retroceso retrocedió
+    упал упала упало упали снизился снизилась снизилось снизились сократился сократилась
+    сократилось сократились падение снижение сокращение убыток
     """.split())
 # words saying that the value after them is a rise ("rose 3%", "an increase of 3%"): a value
 # so described is contradicted by the same value described as a fall ("rose 3%" against
@@ -786,7 +797,18 @@ _RISE_WORDS = frozenset("""
     increased increasing up higher raised raise raises gained gain gains climbed climb
     climbs jumped jump jumps surged surge surges soared soar soars rallied rally added
     expanded expand expands expansion advanced boosted plus positive profit profits surplus
+    stieg stiegen gestiegen steigt anstieg wuchs wuchsen gewachsen wächst wachstum zuwachs
+    erhöhte erhöht erhöhung zunahme gewinn kletterte
+    augmenté augmente augmentent augmentation hausse progressé progresse progression
+    croissance grimpé bondi bénéfice
+    aumentó aumentaron aumento creció crecieron crecimiento subió subieron subida alza
+    incremento incrementó ganancia ganancias
+    вырос выросла выросло выросли увеличился увеличилась увеличилось увеличились рост
+    прирост повысился повысилась прибыль
     """.split())
+# words that may stand between a rise or fall word and its value ("fell by 3%", "a decline
+# of 3%", "stieg um 3%", "hausse de 3%", "aumentó un 3%", "вырос на 3%"); "to" states a level
+_DIRECTION_LINKS = frozenset("by of um von de du del un una el en на".split())
 _FALL_WINDOW = 30
 _WORD = re.compile(r"\w+")
 _WORD_CHAR = re.compile(r"\w")
@@ -794,8 +816,8 @@ _WORD_CHAR = re.compile(r"\w")
 
 @lru_cache(maxsize=1 << 12)
 def _direction_in(segment: str, lead: int = 0) -> tuple[int, int]:
-    """``(direction, position)`` of the last whole word of ``segment[lead:]`` (past "by"
-    and "of"): -1 when it is one of :data:`_FALL_WORDS`, 1 when one of
+    """``(direction, position)`` of the last whole word of ``segment[lead:]`` (past the
+    words of :data:`_DIRECTION_LINKS`): -1 when it is one of :data:`_FALL_WORDS`, 1 when one of
     :data:`_RISE_WORDS`, else 0; and where that word starts in ``segment[lead:]`` (-1
     when it is neither). ``lead`` (0 or 1): ``segment[0]`` is the character before the
     window, read only to tell whether the window starts inside a word (whose tail is then
@@ -808,7 +830,7 @@ def _direction_in(segment: str, lead: int = 0) -> tuple[int, int]:
         and _WORD_CHAR.match(segment, 0) is not None
     ):
         words.pop(0)
-    while words and words[-1].group().casefold() in ("by", "of"):
+    while words and words[-1].group().casefold() in _DIRECTION_LINKS:
         words.pop()
     if words:
         word = words[-1].group().casefold()
@@ -822,7 +844,8 @@ def _direction_in(segment: str, lead: int = 0) -> tuple[int, int]:
 def _direction_before(text: str, first: int) -> tuple[int, int]:
     """``(direction, start)``: whether the value starting at ``text[first]`` is described
     as a fall (-1: "fell 3%", "a decline of 3%"), a rise (1: "rose 3%", "up 3%") or
-    neither (0), by the last whole word of the 30 characters before it, in English; and
+    neither (0), by the last whole word of the 30 characters before it (English, German,
+    French, Spanish or Russian, past the words of :data:`_DIRECTION_LINKS`); and
     where the word that says so starts in ``text`` (-1 when none does)."""
     window_start = max(0, first - _FALL_WINDOW)
     lead = 1 if window_start > 0 else 0
@@ -861,7 +884,7 @@ def _direction_bits(segment: str) -> int:
 
 
 def _falls_before(text: str, first: int) -> bool:
-    """Whether the value starting at ``text[first]`` is described as a fall (English)."""
+    """Whether the value starting at ``text[first]`` is described as a fall."""
     return _direction_before(text, first)[0] < 0
 
 
@@ -988,7 +1011,8 @@ def find_conflicts(
         as a fall (``fell 3%``, ``fell by 3%``, ``a decline of 3%``: it states
         ``-3%``), and equal keys are not the same value when one is described as a rise
         and the other as a fall (``rose 3%``, ``up 3%``, ``an increase of 3%`` against
-        ``fell 3%``: the last word before the value, past "by" and "of"; ``rose to 3%``
+        ``fell 3%``: the last word before the value, past "by", "of" and their German,
+        French, Spanish and Russian counterparts, in those languages too; ``rose to 3%``
         states a level, no change). Then, inside the blocks, a value token matched with
         one of equal :func:`value_key` is a conflict when their signs or leading points
         differ, both have scale words that differ (``2.4 million``, ``2.4 billion``), or

@@ -1076,7 +1076,15 @@ _NAIVE_FALL_WORDS = frozenset("""
     losses minus negative shrank shrink shrinks shrinking shrunk contracted contraction
     slid slide slides slipped slip slips plunged plunge plummeted sank sink deficit cut
     cuts reduced reduction
-    """.split())
+        sank sanken gesunken sinkt fiel fielen gefallen fällt rückgang verringerte verringert
+    verringerung abnahme verlust schrumpfte geschrumpft
+    baissé baisse baissent diminué diminue diminution recul reculé chute chuté perte pertes
+    repli déficit
+    cayó cayeron caída bajó bajaron bajada descenso descendió disminuyó disminuyeron
+    disminución pérdida pérdidas retroceso retrocedió
+    упал упала упало упали снизился снизилась снизилось снизились сократился сократилась
+    сократилось сократились падение снижение сокращение убыток
+""".split())
 
 
 def _naive_opens(char: str, others: str) -> bool:
@@ -1108,7 +1116,15 @@ _NAIVE_RISE_WORDS = frozenset("""
     increased increasing up higher raised raise raises gained gain gains climbed climb
     climbs jumped jump jumps surged surge surges soared soar soars rallied rally added
     expanded expand expands expansion advanced boosted plus positive profit profits surplus
-    """.split())
+        stieg stiegen gestiegen steigt anstieg wuchs wuchsen gewachsen wächst wachstum zuwachs
+    erhöhte erhöht erhöhung zunahme gewinn kletterte
+    augmenté augmente augmentent augmentation hausse progressé progresse progression
+    croissance grimpé bondi bénéfice
+    aumentó aumentaron aumento creció crecieron crecimiento subió subieron subida alza
+    incremento incrementó ganancia ganancias
+    вырос выросла выросло выросли увеличился увеличилась увеличилось увеличились рост
+    прирост повысился повысилась прибыль
+""".split())
 
 
 def naive_direction_before(text: str, first: int) -> tuple[int, int]:
@@ -1120,7 +1136,8 @@ def naive_direction_before(text: str, first: int) -> tuple[int, int]:
     # a word cut by the window's start is not read
     if words and words[0][1] == lo and lo > 0 and re.match(r"\w", text[lo - 1]):
         words.pop(0)
-    while words and words[-1][0] in ("by", "of"):
+    links = ("by", "of", "um", "von", "de", "du", "del", "un", "una", "el", "en", "на")
+    while words and words[-1][0] in links:
         words.pop()
     if words and words[-1][0] in _NAIVE_FALL_WORDS:
         return -1, words[-1][1]

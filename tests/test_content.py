@@ -226,6 +226,7 @@ _WORDS = st.one_of(
     st.sampled_from(["fell", "fell by", "a decline of", "down", "Loss", "fell to"]),
     # and a rise, which the same value as a fall contradicts ("rose 3%", "fell 3%")
     st.sampled_from(["rose", "grew by", "an increase of", "up", "Profit", "rose to"]),
+    st.sampled_from(["stieg um", "sank auf", "une baisse de", "cayó un", "вырос на", "Упал"]),
     # scale words, apart or in the token ("2.4 million", "$1.5bn")
     st.tuples(_NUMBERS, st.sampled_from([" million", " Billion", "bn", "mn", " thousand",
                                          " trillions", "\u00a0million", "  million"])).map(
@@ -629,6 +630,15 @@ def test_direction_words_match_reference_and_bound_every_value(text, data):
         # a word cut by the 30-character window is not read ("arose" is not "rose")
         ("arose" + " " * 26 + "3", 31, (0, -1)),
         ("rose" + " " * 26 + "3", 30, (1, 0)),
+        # German, French, Spanish and Russian, with the words between ("um", "de", "un", "на")
+        ("Umsatz stieg um 3 %", 16, (1, 7)),
+        ("Umsatz sank auf 3 %", 16, (0, -1)),  # "auf": a level
+        ("une hausse de 3 %", 14, (1, 4)),
+        ("en baisse de 3 %", 13, (-1, 3)),
+        ("las ventas cayeron un 3 %", 22, (-1, 11)),
+        ("el alza del 3 %", 12, (1, 3)),
+        ("Выручка выросла на 3%", 19, (1, 8)),
+        ("Выручка упала на 3%", 17, (-1, 8)),
     ],
 )
 def test_direction_before(text, first, expected):
@@ -636,6 +646,41 @@ def test_direction_before(text, first, expected):
 
     assert _direction_before(text, first) == expected
     assert naive.naive_direction_before(text, first) == expected
+
+
+@pytest.mark.parametrize(
+    "answer, source, expected",
+    [
+        ("Der Umsatz stieg um 3 % auf 1,2 Milliarden Euro im Jahr 2023.",
+         "Der Umsatz sank um 3 % auf 1,2 Milliarden Euro im Jahr 2023, teilte die Firma mit.",
+         ("stieg um 3", "sank um 3")),
+        # only the word just before the value (past "um") is read: here it is "2023"
+        ("Der Umsatz stieg im Jahr 2023 um 3 % auf 1,2 Milliarden Euro.",
+         "Der Umsatz sank im Jahr 2023 um 3 % auf 1,2 Milliarden Euro, teilte die Firma mit.",
+         None),
+        ("Le chiffre d'affaires a enregistré une hausse de 3 % en 2023.",
+         "Le chiffre d'affaires a enregistré une baisse de 3 % en 2023, selon la société.",
+         ("hausse de 3", "baisse de 3")),
+        ("Las ventas de la empresa aumentaron un 3 % en 2023.",
+         "Las ventas de la empresa cayeron un 3 % en 2023, según el informe anual.",
+         ("aumentaron un 3", "cayeron un 3")),
+        ("Выручка компании выросла на 3% в 2023 году.",
+         "Выручка компании упала на 3% в 2023 году, сообщила компания.",
+         ("выросла на 3%", "упала на 3%")),
+    ],
+)
+def test_rise_against_fall_in_other_languages(answer, source, expected):
+    from citekit import align_citations
+
+    result = align_citations(answer, [source])
+    conflicts = [c for citation in result[0].citations for c in citation.conflicts]
+    if expected is None:
+        assert not conflicts and result[0].status == "supported"
+        return
+    assert [(c.answer_text.casefold(), c.evidence_text.casefold()) for c in conflicts] == [
+        expected
+    ]
+    assert result[0].status == "partial"
 
 
 def test_arabic_numbers_against_western_digits_in_the_pipeline():
