@@ -440,9 +440,11 @@ class Corpus:
         return self.n_sources
 
     def __getstate__(self) -> dict[str, Any]:
-        # caches filled while aligning (word forms of passages) are rebuilt where needed
+        # caches filled while aligning (word forms of passages, their rise and fall words)
+        # are rebuilt where needed
         state = dict(self.__dict__)
         state.pop("_surface_forms", None)
+        state.pop("_passage_directions", None)
         return state
 
     def __repr__(self) -> str:

@@ -660,12 +660,15 @@ def test_pickled_corpus_leaves_alignment_caches_behind():
     from citekit.results import results_to_json
 
     pipe = Pipeline()
-    corpus = pipe.prepare(["Revenue grows fast. Costs fell.", "Analysts expected growth."])
-    answer = "Revenue grew as analysts expected."
+    corpus = pipe.prepare(
+        ["Revenue grows fast. Costs fell 5% in 2023.", "Analysts expected growth."]
+    )
+    answer = "Revenue grew as analysts expected. Costs rose 5% in 2023."
     before = results_to_json(pipe.align(answer, corpus))
-    assert hasattr(corpus, "_surface_forms")
+    assert hasattr(corpus, "_surface_forms") and hasattr(corpus, "_passage_directions")
+    assert '"fell 5%"' in before  # (the second sentence's conflict)
     copy = pickle.loads(pickle.dumps(corpus))
-    assert not hasattr(copy, "_surface_forms")
+    assert not hasattr(copy, "_surface_forms") and not hasattr(copy, "_passage_directions")
     assert results_to_json(pipe.align(answer, copy)) == before
 
 
