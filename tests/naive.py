@@ -936,8 +936,10 @@ from itertools import compress  # noqa: E402
 # the word lists are data, not logic: the reference reads citekit's own
 from citekit._content import (  # noqa: E402
     _CURRENCY_WORDS as _NAIVE_CURRENCY_WORDS,
+    _FALL_WORDS as _NAIVE_FALL_WORDS,
     _MONTH_NUMBER as _NAIVE_MONTH_NUMBER,
     _MONTHS as _NAIVE_MONTHS,
+    _RISE_WORDS as _NAIVE_RISE_WORDS,
 )
 
 _NAIVE_DATE_SHAPE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
@@ -1070,21 +1072,6 @@ def naive_value_span(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 _NAIVE_MINUS = "-\u2212\ufe63\uff0d"
-_NAIVE_FALL_WORDS = frozenset("""
-    fell fall falls falling drop drops dropped dropping decline declines declined declining
-    decrease decreases decreased decreasing down lower lowered lost lose loses losing loss
-    losses minus negative shrank shrink shrinks shrinking shrunk contracted contraction
-    slid slide slides slipped slip slips plunged plunge plummeted sank sink deficit cut
-    cuts reduced reduction
-        sank sanken gesunken sinkt fiel fielen gefallen fällt rückgang verringerte verringert
-    verringerung abnahme verlust schrumpfte geschrumpft
-    baissé baisse baissent diminué diminue diminution recul reculé chute chuté perte pertes
-    repli déficit
-    cayó cayeron caída bajó bajaron bajada descenso descendió disminuyó disminuyeron
-    disminución pérdida pérdidas retroceso retrocedió
-    упал упала упало упали снизился снизилась снизилось снизились сократился сократилась
-    сократилось сократились падение снижение сокращение убыток
-""".split())
 
 
 def _naive_opens(char: str, others: str) -> bool:
@@ -1109,22 +1096,6 @@ def naive_value_prefix(text: str, start: int, end: int):
     ):
         prefix, first = "-" + prefix, sign
     return prefix, first
-
-
-_NAIVE_RISE_WORDS = frozenset("""
-    rose rise rises rising risen grew grow grows growing grown growth increase increases
-    increased increasing up higher raised raise raises gained gain gains climbed climb
-    climbs jumped jump jumps surged surge surges soared soar soars rallied rally added
-    expanded expand expands expansion advanced boosted plus positive profit profits surplus
-        stieg stiegen gestiegen steigt anstieg wuchs wuchsen gewachsen wächst wachstum zuwachs
-    erhöhte erhöht erhöhung zunahme gewinn kletterte
-    augmenté augmente augmentent augmentation hausse progressé progresse progression
-    croissance grimpé bondi bénéfice
-    aumentó aumentaron aumento creció crecieron crecimiento subió subieron subida alza
-    incremento incrementó ganancia ganancias
-    вырос выросла выросло выросли увеличился увеличилась увеличилось увеличились рост
-    прирост повысился повысилась прибыль
-""".split())
 
 
 def naive_direction_before(text: str, first: int) -> tuple[int, int]:
