@@ -36,7 +36,8 @@ not contradicted by the same number with one (``$2.4`` against ``$2.4 million``:
 context may give the scale). A value described as a fall (``fell 3%``, ``a decline of 3%``)
 equals its negative; the same value described as a rise in one text and as a fall in the
 other is a conflict (``rose 3%`` against ``fell 3%``, ``a profit of $3m`` against ``a
-loss of $3m``), whose texts then start at the words that say so (words of English, German,
+loss of $3m``, ``a 3% increase`` against ``a 3% decrease``: the word before the value, else
+the one after it), whose texts then take the words that say so (words of English, German,
 French, Spanish and Russian: ``stieg um 3 %``, ``baisse de 3 %``, ``cayó un 3 %``, ``упал на
 3%``).
 """
@@ -768,7 +769,7 @@ def _contexts_agree(text: str, start: int, end: int, other_text: str, other_star
     other_scale = _value_scale(other_text, other_start, other_end)
     if scale != other_scale and scale and other_scale:
         return False
-    return not _opposite_directions(text, start, other_text, other_start)
+    return not _opposite_directions(text, start, end, other_text, other_start, other_end)
 
 
 # words saying that the value after them is a fall ("fell 3%", "a decline of 3%"; also in
@@ -815,14 +816,17 @@ _WORD_CHAR = re.compile(r"\w")
 
 
 @lru_cache(maxsize=1 << 12)
-def _direction_in(segment: str, lead: int = 0) -> tuple[int, int]:
+def _direction_in(segment: str, lead: int = 0, glued: bool = False) -> tuple[int, int]:
     """``(direction, position)`` of the last whole word of ``segment[lead:]`` (past the
     words of :data:`_DIRECTION_LINKS`): -1 when it is one of :data:`_FALL_WORDS`, 1 when one of
     :data:`_RISE_WORDS`, else 0; and where that word starts in ``segment[lead:]`` (-1
     when it is neither). ``lead`` (0 or 1): ``segment[0]`` is the character before the
     window, read only to tell whether the window starts inside a word (whose tail is then
-    not read: a word is read whole or not at all)."""
+    not read: a word is read whole or not at all); ``glued``: the value starts inside the
+    word that ends the segment ("increase0"), which is then not read either."""
     words = list(_WORD.finditer(segment, lead))
+    if glued and words and words[-1].end() == len(segment):
+        words.pop()
     if (
         lead
         and words
@@ -849,30 +853,95 @@ def _direction_before(text: str, first: int) -> tuple[int, int]:
     where the word that says so starts in ``text`` (-1 when none does)."""
     window_start = max(0, first - _FALL_WINDOW)
     lead = 1 if window_start > 0 else 0
-    direction, position = _direction_in(text[window_start - lead : max(0, first)], lead)
+    glued = (
+        0 < first < len(text)
+        and _WORD_CHAR.match(text, first - 1) is not None
+        and _WORD_CHAR.match(text, first) is not None
+    )
+    direction, position = _direction_in(
+        text[window_start - lead : max(0, first)], lead, glued
+    )
     return direction, (window_start + position if direction else -1)
+
+
+# the word after a value that may say it is a rise or a fall ("a 3% increase", "3 percent
+# lower", "a $2 million loss"): past white space (not a line break), hyphens, a percent
+# sign, and up to three unit or scale words; it must end within _AFTER_WINDOW characters
+_AFTER_WINDOW = 40
+_AFTER_UNITS = (
+    "percent", "per", "cent", "pct", "percentage", "points", "point", "thousand", "million",
+    "billion", "trillion", "bn", "mn", "tn",
+)
+_AFTER_SEPARATOR = r"(?:[^\S\n\r]|[%\uff05\u066a\u2010-\u2013-])*"
+_AFTER_WORD = re.compile(
+    _AFTER_SEPARATOR
+    + r"(?:(?:" + "|".join(_AFTER_UNITS) + r")(?!\w)" + _AFTER_SEPARATOR + r"){0,3}"
+    + r"(\w+)",
+    re.IGNORECASE,
+)
+
+
+def _direction_after(text: str, end: int) -> tuple[int, int]:
+    """``(direction, end)``: whether the word after the value ending at ``text[end]``
+    (:data:`_AFTER_WORD`) says it is a fall (-1: "3% lower", "a 3% decrease") or a rise
+    (1: "a 3% increase"), else 0; and where that word ends (-1 when it says neither). A
+    word cut by the window's end is not read, nor one that goes on from the value
+    ("3increase")."""
+    limit = min(len(text), end + _AFTER_WINDOW)
+    glued = end > 0 and _WORD_CHAR.match(text, end - 1) is not None
+    match = _AFTER_WORD.match(text, end, limit) if 0 <= end < limit else None
+    if (
+        match is None
+        or (match.end(1) == limit and _WORD_CHAR.match(text, limit) is not None)
+        or (glued and match.start(1) == end)  # the value's own word ("3increase")
+    ):
+        return 0, -1
+    word = match.group(1).casefold()
+    if word in _FALL_WORDS:
+        return -1, match.end(1)
+    if word in _RISE_WORDS:
+        return 1, match.end(1)
+    return 0, -1
+
+
+def _value_direction(text: str, start: int, end: int) -> tuple[int, int, int]:
+    """``(direction, start, end)`` of the value ``text[start:end]``: -1 when it is
+    described as a fall, 1 as a rise, 0 neither -- by the word before it
+    (:func:`_direction_before`: "fell 3%"), else by the word after it
+    (:func:`_direction_after`: "a 3% decrease"); and the span widened to that word."""
+    direction, word_start = _direction_before(text, start)
+    if direction:
+        return direction, word_start, end
+    direction, word_end = _direction_after(text, end)
+    if direction:
+        return direction, start, word_end
+    return 0, start, end
 
 
 def directions_in(text: str, start: int, end: int) -> int:
     """Which kinds of direction words ``text[start:end]`` holds, with the 42 characters
-    before it: bit 1 a fall word (:data:`_FALL_WORDS`), bit 2 a rise word
-    (:data:`_RISE_WORDS`), whole words only. Every value of the range that
-    :func:`find_conflicts` reads as described as a fall or a rise (:func:`_direction_before`
-    at its start or at the start of its span, which a sign or a currency sign widens by up
-    to 12 characters) sets its bit: a range whose bits and another's are not 1 and 2, in
-    either order, holds no value of one described as a rise and of the other as a fall.
+    before it and the 52 after it: bit 1 a fall word (:data:`_FALL_WORDS`), bit 2 a rise
+    word (:data:`_RISE_WORDS`), whole words only. Every value of the range that
+    :func:`find_conflicts` reads as described as a fall or a rise (:func:`_value_direction`
+    at the token or at its span, which a sign or a currency sign widens by up to 12
+    characters on each side) sets its bit: a range whose bits and another's are not 1 and
+    2, in either order, holds no value of one described as a rise and of the other as a
+    fall.
 
     Examples
     --------
-    >>> directions_in("Sales rose 3% while costs fell 2%.", 0, 13)
+    >>> directions_in("Sales rose 3%.", 0, 14)
     2
-    >>> directions_in("Sales rose 3% while costs fell 2%.", 14, 34)
+    >>> directions_in("Sales rose 3% while costs fell 2%.", 0, 13)  # (and the words after)
     3
     """
     lo = max(0, start - _FALL_WINDOW - _NEIGHBOURHOOD)
     while lo > 0 and _WORD_CHAR.match(text, lo - 1) is not None:
         lo -= 1
-    return _direction_bits(text[lo : max(lo, end)])
+    hi = min(len(text), max(lo, end) + _AFTER_WINDOW + _NEIGHBOURHOOD)
+    while hi < len(text) and _WORD_CHAR.match(text, hi) is not None:
+        hi += 1
+    return _direction_bits(text[lo:hi])
 
 
 @lru_cache(maxsize=1 << 12)
@@ -883,16 +952,20 @@ def _direction_bits(segment: str) -> int:
     return (0 if _FALL_WORDS.isdisjoint(words) else 1) | (0 if _RISE_WORDS.isdisjoint(words) else 2)
 
 
-def _falls_before(text: str, first: int) -> bool:
-    """Whether the value starting at ``text[first]`` is described as a fall."""
-    return _direction_before(text, first)[0] < 0
+def _falls(text: str, start: int, end: int) -> bool:
+    """Whether the value ``text[start:end]`` is described as a fall
+    (:func:`_value_direction`)."""
+    return _value_direction(text, start, end)[0] < 0
 
 
-def _opposite_directions(text: str, first: int, other_text: str, other_first: int) -> bool:
+def _opposite_directions(text: str, start: int, end: int, other_text: str, other_start: int,
+                         other_end: int) -> bool:
     """Whether one of two values is described as a rise and the other as a fall ("rose 3%"
-    and "fell 3%"; :func:`_direction_before`)."""
-    direction = _direction_before(text, first)[0]
-    return direction != 0 and direction * _direction_before(other_text, other_first)[0] < 0
+    and "fell 3%", "a 3% increase" and "a 3% decrease"; :func:`_value_direction`)."""
+    direction = _value_direction(text, start, end)[0]
+    return direction != 0 and (
+        direction * _value_direction(other_text, other_start, other_end)[0] < 0
+    )
 
 
 # what find_conflicts learns of a value that is one end of a range: nothing to compare
@@ -1013,14 +1086,16 @@ def find_conflicts(
         and the other as a fall (``rose 3%``, ``up 3%``, ``an increase of 3%`` against
         ``fell 3%``: the last word before the value, past "by", "of" and their German,
         French, Spanish and Russian counterparts, in those languages too; ``rose to 3%``
-        states a level, no change). Then, inside the blocks, a value token matched with
-        one of equal :func:`value_key` is a conflict when their signs or leading points
-        differ, both have scale words that differ (``2.4 million``, ``2.4 billion``), or
-        one is a rise and the other a fall, on the same terms. A conflict's texts hold
+        states a level, no change; else the first word after it, past a percent sign and
+        up to three unit or scale words: ``a 3% increase``, ``3 percent lower``). Then,
+        inside the blocks, a value token matched with one of equal :func:`value_key` is a
+        conflict when their signs or leading points differ, both have scale words that
+        differ (``2.4 million``, ``2.4 billion``), or one is a rise and the other a fall,
+        on the same terms. A conflict's texts hold
         the sign, the point, a currency sign and a percent sign of its values, their
         scale words when both values state a scale (by a word or in the number:
-        ``2.4bn``), and the words before them when those say a rise and a fall
-        (``rose 3%`` against ``fell 3%``).
+        ``2.4bn``), and the words before or after them when those say a rise and a fall
+        (``rose 3%`` against ``fell 3%``, ``3% higher`` against ``3% lower``).
 
     Examples
     --------
@@ -1161,21 +1236,21 @@ def _facing_conflict(
     # the same value: equal keys, unless one is said to rise and the other to fall
     # ("rose 3%", "fell 3%"), or keys differing only by a sign where either is said to
     # fall ("fell 3%", "-3%")
-    a_direction, a_word = _direction_before(answer_text, a_start)
-    s_direction, s_word_start = (
-        _direction_before(source_text, s_start) if a_direction else (0, -1)
+    a_direction, a_said_start, a_said_end = _value_direction(answer_text, a_start, a_end)
+    s_direction, s_said_start, s_said_end = (
+        _value_direction(source_text, s_start, s_end) if a_direction else (0, s_start, s_end)
     )
     if key == source_key:
         if a_direction * s_direction >= 0:
             return None
     elif key.removeprefix("-") == source_key.removeprefix("-"):
-        source_falls = s_direction < 0 if a_direction else _falls_before(source_text, s_start)
+        source_falls = s_direction < 0 if a_direction else _falls(source_text, s_start, s_end)
         if a_direction < 0 or source_falls:
             return None
     if a_direction * s_direction < 0:
         # one value said to rise, the other to fall: the spans take the words that say so
-        # ("rose 3%" against "fell 3%")
-        a_start, s_start = a_word, s_word_start
+        # ("rose 3%" against "fell 3%", "3% higher" against "3% lower")
+        a_start, a_end, s_start, s_end = a_said_start, a_said_end, s_said_start, s_said_end
     # both values state a scale, by a word or in the number ("2.4 million" against "2.4
     # billion" or "2.4bn"): the spans take their scale words
     if (a_word_end >= 0 or a_attached) and (s_word >= 0 or s_attached):

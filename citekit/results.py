@@ -312,8 +312,9 @@ class Conflict(_Record):
     ``kind`` is one of ``"number"``, ``"percent"``, ``"currency"``, ``"date"``. Answer
     offsets index the answer string; evidence offsets index the source text. The texts
     hold the values with their signs, currency and percent signs, their scale words when
-    both state a scale, and the words before them when one says a rise and the other a
-    fall (``"rose 3%"`` against ``"fell 3%"``).
+    both state a scale, and the words before or after them when one says a rise and the
+    other a fall (``"rose 3%"`` against ``"fell 3%"``, ``"3% higher"`` against
+    ``"3% lower"``).
 
     Examples
     --------

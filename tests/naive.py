@@ -1104,7 +1104,11 @@ def naive_direction_before(text: str, first: int) -> tuple[int, int]:
     lo = max(0, first - 30)
     words = [(m.group().casefold(), lo + m.start())
              for m in re.finditer(r"\w+", text[lo : max(0, first)])]
-    # a word cut by the window's start is not read
+    # a word going on into the value is not read ("increase0"), nor one cut by the
+    # window's start
+    if (words and 0 < first < len(text) and re.match(r"\w", text[first - 1])
+            and re.match(r"\w", text[first])):
+        words.pop()
     if words and words[0][1] == lo and lo > 0 and re.match(r"\w", text[lo - 1]):
         words.pop(0)
     links = ("by", "of", "um", "von", "de", "du", "del", "un", "una", "el", "en", "на")
@@ -1117,22 +1121,85 @@ def naive_direction_before(text: str, first: int) -> tuple[int, int]:
     return 0, -1
 
 
-def naive_falls_before(text: str, first: int) -> bool:
-    return naive_direction_before(text, first)[0] == -1
+_NAIVE_UNITS = {"percent", "per", "cent", "pct", "percentage", "points", "point", "thousand",
+                "million", "billion", "trillion", "bn", "mn", "tn"}
 
 
-def naive_opposite(text: str, first: int, other_text: str, other_first: int) -> bool:
-    directions = {naive_direction_before(text, first)[0],
-                  naive_direction_before(other_text, other_first)[0]}
+def naive_direction_after(text: str, end: int) -> tuple[int, int]:
+    """(-1 fall / 1 rise / 0, end of the word saying so or -1) of the value ending at
+    ``end``: the first word after it within 40 characters, past spaces (no line break),
+    hyphens, percent signs and up to three unit words; a word the window cuts is not read."""
+    limit = min(len(text), end + 40)
+    if not 0 <= end < limit:
+        return 0, -1
+
+    def separated(i):
+        while i < limit and (
+            (text[i].isspace() and text[i] not in "\n\r") or text[i] in "%\uff05\u066a-"
+            or "\u2010" <= text[i] <= "\u2013"
+        ):
+            i += 1
+        return i
+
+    def word_at(i):
+        j = i
+        while j < limit and re.match(r"\w", text[j]):
+            j += 1
+        return j
+
+    i = separated(end)
+    last = None  # the word read: past up to three unit words
+    for _ in range(4):
+        j = word_at(i)
+        if j == i:
+            break
+        last = (i, j)
+        if text[i:j].casefold() not in _NAIVE_UNITS:
+            break
+        i = separated(j)
+    if last is None:
+        return 0, -1
+    start, stop = last
+    if stop == limit and limit < len(text) and re.match(r"\w", text[limit]):
+        return 0, -1
+    if start == end and end > 0 and re.match(r"\w", text[end - 1]):
+        return 0, -1  # the value's own word goes on ("3increase")
+    word = text[start:stop].casefold()
+    if word in _NAIVE_FALL_WORDS:
+        return -1, stop
+    if word in _NAIVE_RISE_WORDS:
+        return 1, stop
+    return 0, -1
+
+
+def naive_value_direction(text: str, start: int, end: int) -> tuple[int, int, int]:
+    """The word before the value says it, else the word after it."""
+    direction, word_start = naive_direction_before(text, start)
+    if direction:
+        return direction, word_start, end
+    direction, word_end = naive_direction_after(text, end)
+    if direction:
+        return direction, start, word_end
+    return 0, start, end
+
+
+def naive_falls(text: str, start: int, end: int) -> bool:
+    return naive_value_direction(text, start, end)[0] == -1
+
+
+def naive_opposite(text, start, end, other_text, other_start, other_end) -> bool:
+    directions = {naive_value_direction(text, start, end)[0],
+                  naive_value_direction(other_text, other_start, other_end)[0]}
     return directions >= {-1, 1}
 
 
-def naive_same_value(key, start, text, other_key, other_start, other_text) -> bool:
+def naive_same_value(key, start, end, text, other_key, other_start, other_end,
+                     other_text) -> bool:
     if key == other_key:
-        return not naive_opposite(text, start, other_text, other_start)
+        return not naive_opposite(text, start, end, other_text, other_start, other_end)
     if key.removeprefix("-") != other_key.removeprefix("-"):
         return False
-    return naive_falls_before(text, start) or naive_falls_before(other_text, other_start)
+    return naive_falls(text, start, end) or naive_falls(other_text, other_start, other_end)
 
 
 _NAIVE_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12,
@@ -1174,7 +1241,9 @@ def naive_scaled_key(key: str, text: str, start: int, end: int) -> str:
         number, power = key, naive_value_scale(text, start, end)
     if not power:
         return key
-    return format(Decimal(number) * Decimal(10) ** power, "f")
+    # the number in scientific notation: "2.5 million" is 2.5e6, written out as "2500000"
+    # (a product by 10**6 would keep the decimal: "2500000.0", which "2,500,000" is not)
+    return format(Decimal(f"{number}e{power}"), "f")
 
 
 def naive_contexts_agree(context, other) -> bool:
@@ -1380,18 +1449,18 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
         return (
             (naive_value_prefix(answer_text, a_start, a_end)[0],
              naive_value_scale(answer_text, a_start, a_end),
-             naive_direction_before(answer_text, a_start)[0]),
+             naive_value_direction(answer_text, a_start, a_end)[0]),
             (naive_value_prefix(source_text, s_start, s_end)[0],
              naive_value_scale(source_text, s_start, s_end),
-             naive_direction_before(source_text, s_start)[0]),
+             naive_value_direction(source_text, s_start, s_end)[0]),
         )
 
-    def with_direction_words(a_start, s_start):
-        # a rise against a fall: the spans start at the words that say so
-        if naive_opposite(answer_text, a_start, source_text, s_start):
-            return (naive_direction_before(answer_text, a_start)[1],
-                    naive_direction_before(source_text, s_start)[1])
-        return a_start, s_start
+    def with_direction_words(a_start, a_end, s_start, s_end):
+        # a rise against a fall: the spans take the words that say so
+        if naive_opposite(answer_text, a_start, a_end, source_text, s_start, s_end):
+            _, a_start, a_end = naive_value_direction(answer_text, a_start, a_end)
+            _, s_start, s_end = naive_value_direction(source_text, s_start, s_end)
+        return a_start, a_end, s_start, s_end
 
     def with_scale_words(i, j, a_end, s_end):
         # both values state a scale (a word after, or in the number: "2.4bn"): the spans
@@ -1431,11 +1500,15 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
             )
             if source_key is None or answer_class != source_class:
                 continue
-            if naive_same_value(key, a_start, answer_text, source_key, s_start, source_text):
+            if naive_same_value(key, a_start, a_end, answer_text, source_key, s_start, s_end,
+                                source_text):
                 continue
             seen.add((i, j))
+            a_start, said_a_end, s_start, said_s_end = with_direction_words(
+                a_start, a_end, s_start, s_end
+            )
             a_end, s_end = with_scale_words(i, j, a_end, s_end)
-            a_start, s_start = with_direction_words(a_start, s_start)
+            a_end, s_end = max(a_end, said_a_end), max(s_end, said_s_end)
             conflicts.append(conflict(kind, a_start, a_end, s_start, s_end))
     # values matched token for token whose signs, leading points or scales differ
     for q, t, length in np.asarray(blocks, dtype=np.int64).tolist():
@@ -1454,11 +1527,15 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
             )
             if key is None or source_key is None or answer_class != source_class:
                 continue
-            if naive_same_value(key, a_start, answer_text, source_key, s_start, source_text):
+            if naive_same_value(key, a_start, a_end, answer_text, source_key, s_start, s_end,
+                                source_text):
                 continue
             seen.add((i, j))
+            a_start, said_a_end, s_start, said_s_end = with_direction_words(
+                a_start, a_end, s_start, s_end
+            )
             a_end, s_end = with_scale_words(i, j, a_end, s_end)
-            a_start, s_start = with_direction_words(a_start, s_start)
+            a_end, s_end = max(a_end, said_a_end), max(s_end, said_s_end)
             conflicts.append(conflict(kind, a_start, a_end, s_start, s_end))
     return conflicts
 

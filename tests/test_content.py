@@ -227,6 +227,9 @@ _WORDS = st.one_of(
     # and a rise, which the same value as a fall contradicts ("rose 3%", "fell 3%")
     st.sampled_from(["rose", "grew by", "an increase of", "up", "Profit", "rose to"]),
     st.sampled_from(["stieg um", "sank auf", "une baisse de", "cayó un", "вырос на", "Упал"]),
+    # and after the value ("a 3% increase", "3 percent lower", "$2 million loss")
+    st.sampled_from(["increase", "Decrease", "higher", "lower", "loss", "percent lower",
+                     "points up", "-point gain", "per cent"]),
     # scale words, apart or in the token ("2.4 million", "$1.5bn")
     st.tuples(_NUMBERS, st.sampled_from([" million", " Billion", "bn", "mn", " thousand",
                                          " trillions", "\u00a0million", "  million"])).map(
@@ -475,6 +478,14 @@ def test_value_prefix_reads_signs_and_leading_points(text, expected):
         ("revenue dropped 3% today", "revenue fell 3% today", []),
         ("revenue rose to 3% today", "revenue fell to 3% today", []),
         ("revenue rose 3% today", "revenue was 3% today", []),
+        # the word after the value says so when none before does
+        ("a 3% increase today", "a 3% decrease today", [("percent", "3% increase", "3% decrease")]),
+        ("3 percent higher today", "3 percent lower today",
+         [("percent", "3 percent higher", "3 percent lower")]),
+        ("a $2 million loss today", "a $2 million profit today",
+         [("currency", "$2 million loss", "$2 million profit")]),
+        ("a 3% decrease today", "a -3% change today", []),
+        ("rose 3% lower today", "fell 3% lower today", [("percent", "rose 3%", "fell 3%")]),
     ],
 )
 def test_matched_values_with_other_signs_conflict(answer, source, expected):
@@ -600,7 +611,7 @@ def test_rise_against_fall_outside_the_evidence_in_the_pipeline():
 @settings(max_examples=300, deadline=None)
 @given(value_texts, st.data())
 def test_direction_words_match_reference_and_bound_every_value(text, data):
-    from citekit._content import _direction_before, directions_in
+    from citekit._content import _direction_after, _direction_before, directions_in
 
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
@@ -611,6 +622,9 @@ def test_direction_words_match_reference_and_bound_every_value(text, data):
         assert (direction, word) == naive.naive_direction_before(text, first)
         # every value of the range (its span widened by one) said to fall or rise sets a bit
         assert direction == 0 or bits & (1 if direction < 0 else 2)
+        after, word_end = _direction_after(text, first)
+        assert (after, word_end) == naive.naive_direction_after(text, first)
+        assert after == 0 or bits & (1 if after < 0 else 2)
         if direction:  # the whole word that says so, before the value
             from citekit._content import _FALL_WORDS, _RISE_WORDS
 
@@ -639,6 +653,8 @@ def test_direction_words_match_reference_and_bound_every_value(text, data):
         ("el alza del 3 %", 12, (1, 3)),
         ("Выручка выросла на 3%", 19, (1, 8)),
         ("Выручка упала на 3%", 17, (-1, 8)),
+        ("increase0", 8, (0, -1)),  # the word goes on into the value
+        ("increase 0", 9, (1, 0)),
     ],
 )
 def test_direction_before(text, first, expected):
@@ -646,6 +662,44 @@ def test_direction_before(text, first, expected):
 
     assert _direction_before(text, first) == expected
     assert naive.naive_direction_before(text, first) == expected
+
+
+@pytest.mark.parametrize(
+    "text, end, expected",
+    [
+        ("a 3% increase in sales", 3, (1, 13)),
+        ("a 3% increase in sales", 4, (1, 13)),
+        ("3 percent lower", 1, (-1, 15)),
+        ("3 percentage points LOWER", 1, (-1, 25)),
+        ("a $2 million loss", 4, (-1, 17)),
+        ("2.5-point gain", 3, (1, 14)),
+        ("was 3%. Growth followed", 5, (0, -1)),  # another sentence
+        ("was 3%\nGrowth followed", 5, (0, -1)),  # another line
+        ("3% of the growth", 2, (0, -1)),  # only the first word is read
+        ("3" + " " * 37 + "gain", 1, (0, -1)),  # cut by the 40-character window
+        ("3" + " " * 36 + "gain", 1, (1, 41)),
+        ("3 percent percent percent lower", 1, (-1, 31)),
+        ("3 percent percent percent percent lower", 1, (0, -1)),  # at most three unit words
+        ("3increase", 1, (0, -1)),  # the value's own word
+    ],
+)
+def test_direction_after(text, end, expected):
+    from citekit._content import _direction_after
+
+    assert _direction_after(text, end) == expected
+    assert naive.naive_direction_after(text, end) == expected
+
+
+def test_rise_and_fall_words_after_values_in_the_pipeline():
+    from citekit import align_citations
+
+    source = "Revenue saw a 3% decrease in 2023, the annual report said on Tuesday."
+    result = align_citations("Revenue saw a 3% increase in 2023.", [source])
+    [conflict] = result[0].citations[0].conflicts
+    assert (conflict.answer_text, conflict.evidence_text) == ("3% increase", "3% decrease")
+    assert result[0].status == "partial"
+    same = align_citations("Revenue saw a 3% decrease in 2023.", [source])
+    assert same[0].status == "supported" and not same[0].citations[0].conflicts
 
 
 @pytest.mark.parametrize(
