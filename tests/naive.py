@@ -1174,13 +1174,11 @@ def naive_direction_after(text: str, end: int) -> tuple[int, int]:
 
 def naive_value_direction(text: str, start: int, end: int) -> tuple[int, int, int]:
     """The word before the value says it, else the word after it."""
-    direction, word_start = naive_direction_before(text, start)
-    if direction:
-        return direction, word_start, end
-    direction, word_end = naive_direction_after(text, end)
-    if direction:
-        return direction, start, word_end
-    return 0, start, end
+    before, word_start = naive_direction_before(text, start)
+    after, word_end = naive_direction_after(text, end)
+    if before:
+        return before, word_start, end
+    return after, start, word_end if after else end
 
 
 def naive_falls(text: str, start: int, end: int) -> bool:
