@@ -611,7 +611,12 @@ def test_rise_against_fall_outside_the_evidence_in_the_pipeline():
 @settings(max_examples=300, deadline=None)
 @given(value_texts, st.data())
 def test_direction_words_match_reference_and_bound_every_value(text, data):
-    from citekit._content import _direction_after, _direction_before, directions_in
+    from citekit._content import (
+        _direction_after,
+        _direction_before,
+        _value_direction,
+        directions_in,
+    )
 
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
@@ -625,6 +630,11 @@ def test_direction_words_match_reference_and_bound_every_value(text, data):
         after, word_end = _direction_after(text, first)
         assert (after, word_end) == naive.naive_direction_after(text, first)
         assert after == 0 or bits & (1 if after < 0 else 2)
+        # (looked up by the value's neighbourhood: the same as reading the whole text)
+        for value_end in {first, min(len(text), first + 1), min(len(text), first + 3)}:
+            assert _value_direction(text, first, value_end) == (
+                naive.naive_value_direction(text, first, value_end)
+            )
         if direction:  # the whole word that says so, before the value
             from citekit._content import _FALL_WORDS, _RISE_WORDS
 
