@@ -611,36 +611,29 @@ def test_rise_against_fall_outside_the_evidence_in_the_pipeline():
 @settings(max_examples=300, deadline=None)
 @given(value_texts, st.data())
 def test_direction_words_match_reference_and_bound_every_value(text, data):
-    from citekit._content import (
-        _direction_after,
-        _direction_before,
-        _value_direction,
-        directions_in,
-    )
+    import citekit._content as content
 
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
-    bits = directions_in(text, start, end)
+    bits = content.directions_in(text, start, end)
     assert 0 <= bits <= 3
     for first in range(max(0, start - 1), end + 1):
-        direction, word = _direction_before(text, first)
+        direction, word = content._direction_before(text, first)
         assert (direction, word) == naive.naive_direction_before(text, first)
         # every value of the range (its span widened by one) said to fall or rise sets a bit
         assert direction == 0 or bits & (1 if direction < 0 else 2)
-        after, word_end = _direction_after(text, first)
+        after, word_end = content._direction_after(text, first)
         assert (after, word_end) == naive.naive_direction_after(text, first)
         assert after == 0 or bits & (1 if after < 0 else 2)
         # (looked up by the value's neighbourhood: the same as reading the whole text)
         for value_end in {first, min(len(text), first + 1), min(len(text), first + 3)}:
-            assert _value_direction(text, first, value_end) == (
+            assert content._value_direction(text, first, value_end) == (
                 naive.naive_value_direction(text, first, value_end)
             )
         if direction:  # the whole word that says so, before the value
-            from citekit._content import _FALL_WORDS, _RISE_WORDS
-
             assert 0 <= word < first and (word == 0 or not re.match(r"\w", text[word - 1]))
             said = re.match(r"\w+", text[word:first]).group().casefold()
-            assert said in (_FALL_WORDS if direction < 0 else _RISE_WORDS)
+            assert said in (content._FALL_WORDS if direction < 0 else content._RISE_WORDS)
 
 
 @pytest.mark.parametrize(
