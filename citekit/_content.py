@@ -781,7 +781,7 @@ _FALL_WORDS = frozenset("""
     losses minus negative shrank shrink shrinks shrinking shrunk contracted contraction
     slid slide slides slipped slip slips plunged plunge plummeted sank sink deficit cut
     cuts reduced reduction
-    sank sanken gesunken sinkt fiel fielen gefallen fällt rückgang verringerte verringert
+    sanken gesunken sinkt fiel fielen gefallen fällt rückgang verringerte verringert
     verringerung abnahme verlust schrumpfte geschrumpft
     baissé baisse baissent diminué diminue diminution recul reculé chute chuté perte pertes
     repli déficit
@@ -815,7 +815,6 @@ _WORD = re.compile(r"\w+")
 _WORD_CHAR = re.compile(r"\w")
 
 
-@lru_cache(maxsize=1 << 12)
 def _direction_in(segment: str, lead: int = 0, glued: bool = False) -> tuple[int, int]:
     """``(direction, position)`` of the last whole word of ``segment[lead:]`` (past the
     words of :data:`_DIRECTION_LINKS`): -1 when it is one of :data:`_FALL_WORDS`, 1 when one of
@@ -1111,11 +1110,11 @@ def find_conflicts(
         inside the blocks, a value token matched with one of equal :func:`value_key` is a
         conflict when their signs or leading points differ, both have scale words that
         differ (``2.4 million``, ``2.4 billion``), or one is a rise and the other a fall,
-        on the same terms. A conflict's texts hold
-        the sign, the point, a currency sign and a percent sign of its values, their
-        scale words when both values state a scale (by a word or in the number:
-        ``2.4bn``), and the words before or after them when those say a rise and a fall
-        (``rose 3%`` against ``fell 3%``, ``3% higher`` against ``3% lower``).
+        on the same terms. A conflict's texts hold the sign, the point, a currency sign
+        and a percent sign of its values, their scale words when both values state a
+        scale (by a word or in the number: ``2.4bn``), and the words before or after them
+        when those say a rise and a fall (``rose 3%`` against ``fell 3%``, ``3% higher``
+        against ``3% lower``).
 
     Examples
     --------

@@ -1434,8 +1434,8 @@ class Pipeline:
             or _may_be_scaled(answer, answer_span.char_start, answer_span.char_end)
         )
         # rise and fall words ("rose 3%" against "fell 3%"): the sentence's matched values
-        # are compared with a passage holding words of the other direction (the
-        # sentence's words are read when a passage has some)
+        # are compared with a passage holding words of the other direction; ``directed``
+        # is the sentence's bits (directions_in), -1 until a passage with some needs them
         directed = -1 if has_values and not signed else 0
         for i in range(table.rec_offsets[q], table.rec_offsets[q + 1]):
             row, flags = table.rec_rows[i], table.rec_flags[i]
