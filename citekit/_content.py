@@ -808,8 +808,20 @@ _RISE_WORDS = frozenset("""
     прирост повысился повысилась прибыль
     """.split())
 # words that may stand between a rise or fall word and its value ("fell by 3%", "a decline
-# of 3%", "stieg um 3%", "hausse de 3%", "aumentó un 3%", "вырос на 3%"); "to" states a level
+# of 3%", "stieg um 3%", "hausse de 3%", "aumentó un 3%", "вырос на 3%")
 _DIRECTION_LINKS = frozenset("by of um von de du del un una el en на".split())
+# words saying that the value after them is the level a rise or a fall ended at ("rose to
+# 3%", "sank auf 3 %", "a chuté à 3 %", "bajó al 3 %", "выросла до 3%"): it is compared
+# only with another level ("fell to 3%"), never with a change ("fell 3%")
+_LEVEL_LINKS = frozenset("to auf à al до".split())
+# rise and fall words that say no direction before a level link: "up to 3%" is at most 3%,
+# "growth to 3%" may have slowed, "lost to 3 rivals" is no fall
+_NOT_LEVEL_WORDS = frozenset("""
+    up plus minus positive negative growth gain gains profit profits surplus loss losses
+    deficit expansion contraction cuts lose loses losing lost
+    gewinn verlust wachstum zuwachs bénéfice perte pertes déficit croissance
+    ganancia ganancias pérdida pérdidas crecimiento прибыль убыток
+    """.split())
 _FALL_WINDOW = 30
 _WORD = re.compile(r"\w+")
 _WORD_CHAR = re.compile(r"\w")
@@ -818,8 +830,10 @@ _WORD_CHAR = re.compile(r"\w")
 def _direction_in(segment: str, lead: int = 0, glued: bool = False) -> tuple[int, int]:
     """``(direction, position)`` of the last whole word of ``segment[lead:]`` (past the
     words of :data:`_DIRECTION_LINKS`): -1 when it is one of :data:`_FALL_WORDS`, 1 when one of
-    :data:`_RISE_WORDS`, else 0; and where that word starts in ``segment[lead:]`` (-1
-    when it is neither). ``lead`` (0 or 1): ``segment[0]`` is the character before the
+    :data:`_RISE_WORDS`, else 0 -- or -2 and 2 when a word of :data:`_LEVEL_LINKS` ends the
+    segment and the word before it is a fall or a rise word not in
+    :data:`_NOT_LEVEL_WORDS` ("fell to"); and where that word starts in ``segment[lead:]``
+    (-1 when it is neither). ``lead`` (0 or 1): ``segment[0]`` is the character before the
     window, read only to tell whether the window starts inside a word (whose tail is then
     not read: a word is read whole or not at all); ``glued``: the value starts inside the
     word that ends the segment ("increase0"), which is then not read either."""
@@ -833,23 +847,32 @@ def _direction_in(segment: str, lead: int = 0, glued: bool = False) -> tuple[int
         and _WORD_CHAR.match(segment, 0) is not None
     ):
         words.pop(0)
-    while words and words[-1].group().casefold() in _DIRECTION_LINKS:
+    kind = 1  # a change; 2: a level
+    if words and words[-1].group().casefold() in _LEVEL_LINKS:
         words.pop()
+        kind = 2
+    else:
+        while words and words[-1].group().casefold() in _DIRECTION_LINKS:
+            words.pop()
     if words:
         word = words[-1].group().casefold()
+        if kind == 2 and word in _NOT_LEVEL_WORDS:
+            return 0, -1
         if word in _FALL_WORDS:
-            return -1, words[-1].start() - lead
+            return -kind, words[-1].start() - lead
         if word in _RISE_WORDS:
-            return 1, words[-1].start() - lead
+            return kind, words[-1].start() - lead
     return 0, -1
 
 
 def _direction_before(text: str, first: int) -> tuple[int, int]:
     """``(direction, start)``: whether the value starting at ``text[first]`` is described
-    as a fall (-1: "fell 3%", "a decline of 3%"), a rise (1: "rose 3%", "up 3%") or
-    neither (0), by the last whole word of the 30 characters before it (English, German,
-    French, Spanish or Russian, past the words of :data:`_DIRECTION_LINKS`); and
-    where the word that says so starts in ``text`` (-1 when none does)."""
+    as a fall (-1: "fell 3%", "a decline of 3%"), a rise (1: "rose 3%", "up 3%"), the level
+    a fall or a rise ended at (-2: "fell to 3%", 2: "rose to 3%") or none of these (0), by
+    the last whole word of the 30 characters before it (English, German, French, Spanish
+    or Russian, past the words of :data:`_DIRECTION_LINKS` or one of
+    :data:`_LEVEL_LINKS`; :func:`_direction_in`); and where the word that says so starts
+    in ``text`` (-1 when none does)."""
     window_start = max(0, first - _FALL_WINDOW)
     lead = 1 if window_start > 0 else 0
     glued = (
@@ -905,8 +928,9 @@ def _direction_after(text: str, end: int) -> tuple[int, int]:
 
 def _value_direction(text: str, start: int, end: int) -> tuple[int, int, int]:
     """``(direction, start, end)`` of the value ``text[start:end]``: -1 when it is
-    described as a fall, 1 as a rise, 0 neither -- by the word before it
-    (:func:`_direction_before`: "fell 3%"), else by the word after it
+    described as a fall, 1 as a rise, -2 and 2 as the level one ended at, 0 none of these
+    -- by the word before it (:func:`_direction_before`: "fell 3%", "rose to 3%"), else by
+    the word after it
     (:func:`_direction_after`: "a 3% decrease"); and the span widened to that word.
 
     Both read at most 31 characters before the value and 41 after it: a value met again
@@ -941,11 +965,11 @@ def directions_in(text: str, start: int, end: int) -> int:
     """Which kinds of direction words ``text[start:end]`` holds, with the 42 characters
     before it and the 52 after it: bit 1 a fall word (:data:`_FALL_WORDS`), bit 2 a rise
     word (:data:`_RISE_WORDS`), whole words only. Every value of the range that
-    :func:`find_conflicts` reads as described as a fall or a rise (:func:`_value_direction`
-    at the token or at its span, which a sign or a currency sign widens by up to 12
-    characters on each side) sets its bit: a range whose bits and another's are not 1 and
-    2, in either order, holds no value of one described as a rise and of the other as a
-    fall.
+    :func:`find_conflicts` reads as described as a fall or a rise, or as the level one
+    ended at (:func:`_value_direction` at the token or at its span, which a sign or a
+    currency sign widens by up to 12 characters on each side) sets its bit: a range whose
+    bits and another's are not 1 and 2, in either order, holds no value of one described
+    as a rise and of the other as a fall.
 
     Examples
     --------
@@ -972,18 +996,20 @@ def _direction_bits(segment: str) -> int:
 
 
 def _falls(text: str, start: int, end: int) -> bool:
-    """Whether the value ``text[start:end]`` is described as a fall
-    (:func:`_value_direction`)."""
-    return _value_direction(text, start, end)[0] < 0
+    """Whether the value ``text[start:end]`` is described as a fall (:func:`_value_direction`;
+    "fell 3%" states "-3%", "fell to 3%" does not)."""
+    return _value_direction(text, start, end)[0] == -1
 
 
 def _opposite_directions(text: str, start: int, end: int, other_text: str, other_start: int,
                          other_end: int) -> bool:
     """Whether one of two values is described as a rise and the other as a fall ("rose 3%"
-    and "fell 3%", "a 3% increase" and "a 3% decrease"; :func:`_value_direction`)."""
+    and "fell 3%", "a 3% increase" and "a 3% decrease"), or one as the level a rise ended
+    at and the other as the level a fall ended at ("rose to 3%" and "fell to 3%";
+    :func:`_value_direction`)."""
     direction = _value_direction(text, start, end)[0]
     return direction != 0 and (
-        direction * _value_direction(other_text, other_start, other_end)[0] < 0
+        direction == -_value_direction(other_text, other_start, other_end)[0]
     )
 
 
@@ -1105,8 +1131,10 @@ def find_conflicts(
         and the other as a fall (``rose 3%``, ``up 3%``, ``an increase of 3%`` against
         ``fell 3%``: the last word before the value, past "by", "of" and their German,
         French, Spanish and Russian counterparts, in those languages too; ``rose to 3%``
-        states a level, no change; else the first word after it, past a percent sign and
-        up to three unit or scale words: ``a 3% increase``, ``3 percent lower``). Then,
+        and ``fell to 3%``, the levels a rise and a fall ended at, are not the same
+        value either, but neither is compared with a change; else the first word after
+        it, past a percent sign and up to three unit or scale words: ``a 3% increase``,
+        ``3 percent lower``). Then,
         inside the blocks, a value token matched with one of equal :func:`value_key` is a
         conflict when their signs or leading points differ, both have scale words that
         differ (``2.4 million``, ``2.4 billion``), or one is a rise and the other a fall,
@@ -1253,22 +1281,26 @@ def _facing_conflict(
         return None
     s_start, s_end = source_start - widen_left, source_end + widen_right
     # the same value: equal keys, unless one is said to rise and the other to fall
-    # ("rose 3%", "fell 3%"), or keys differing only by a sign where either is said to
-    # fall ("fell 3%", "-3%")
+    # ("rose 3%", "fell 3%"; or to have risen and fallen to it: "rose to 3%", "fell to
+    # 3%"), or keys differing only by a sign where either is said to fall ("fell 3%", "-3%")
     a_direction, a_said_start, a_said_end = _value_direction(answer_text, a_start, a_end)
     s_direction, s_said_start, s_said_end = (
         _value_direction(source_text, s_start, s_end) if a_direction else (0, s_start, s_end)
     )
+    opposed = a_direction != 0 and a_direction == -s_direction
     if key == source_key:
-        if a_direction * s_direction >= 0:
+        if not opposed:
             return None
     elif key.removeprefix("-") == source_key.removeprefix("-"):
-        source_falls = s_direction < 0 if a_direction else _falls(source_text, s_start, s_end)
-        if a_direction < 0 or source_falls:
+        source_falls = (
+            s_direction == -1 if a_direction else _falls(source_text, s_start, s_end)
+        )
+        if a_direction == -1 or source_falls:
             return None
-    if a_direction * s_direction < 0:
+    if opposed:
         # one value said to rise, the other to fall: the spans take the words that say so
-        # ("rose 3%" against "fell 3%", "3% higher" against "3% lower")
+        # ("rose 3%" against "fell 3%", "3% higher" against "3% lower", "rose to 3%"
+        # against "fell to 3%")
         a_start, a_end, s_start, s_end = a_said_start, a_said_end, s_said_start, s_said_end
     # both values state a scale, by a word or in the number ("2.4 million" against "2.4
     # billion" or "2.4bn"): the spans take their scale words

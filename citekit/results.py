@@ -314,7 +314,7 @@ class Conflict(_Record):
     hold the values with their signs, currency and percent signs, their scale words when
     both state a scale, and the words before or after them when one says a rise and the
     other a fall (``"rose 3%"`` against ``"fell 3%"``, ``"3% higher"`` against
-    ``"3% lower"``).
+    ``"3% lower"``, ``"rose to 3%"`` against ``"fell to 3%"``).
 
     Examples
     --------

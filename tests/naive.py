@@ -939,6 +939,7 @@ from citekit._content import (  # noqa: E402
     _FALL_WORDS as _NAIVE_FALL_WORDS,
     _MONTH_NUMBER as _NAIVE_MONTH_NUMBER,
     _MONTHS as _NAIVE_MONTHS,
+    _NOT_LEVEL_WORDS as _NAIVE_NOT_LEVEL_WORDS,
     _RISE_WORDS as _NAIVE_RISE_WORDS,
 )
 
@@ -1100,7 +1101,9 @@ def naive_value_prefix(text: str, start: int, end: int):
 
 def naive_direction_before(text: str, first: int) -> tuple[int, int]:
     """(-1 fall / 1 rise / 0, start of the word saying so or -1) of the value at ``first``:
-    the last word of the 30 characters before it, past "by" and "of"."""
+    the last word of the 30 characters before it, past "by" and "of"; -2 / 2 when a single
+    "to" (or "auf", "à", "al", "до") stands between them: the level a fall or rise ended at,
+    unless the word is one that says no direction there ("up to", "growth to")."""
     lo = max(0, first - 30)
     words = [(m.group().casefold(), lo + m.start())
              for m in re.finditer(r"\w+", text[lo : max(0, first)])]
@@ -1112,12 +1115,21 @@ def naive_direction_before(text: str, first: int) -> tuple[int, int]:
     if words and words[0][1] == lo and lo > 0 and re.match(r"\w", text[lo - 1]):
         words.pop(0)
     links = ("by", "of", "um", "von", "de", "du", "del", "un", "una", "el", "en", "на")
-    while words and words[-1][0] in links:
+    level = bool(words) and words[-1][0] in ("to", "auf", "à", "al", "до")
+    if level:
         words.pop()
-    if words and words[-1][0] in _NAIVE_FALL_WORDS:
-        return -1, words[-1][1]
-    if words and words[-1][0] in _NAIVE_RISE_WORDS:
-        return 1, words[-1][1]
+    while words and words[-1][0] in links and not level:
+        words.pop()
+    if not words:
+        return 0, -1
+    word, start = words[-1]
+    if level and word in _NAIVE_NOT_LEVEL_WORDS:
+        return 0, -1
+    size = 2 if level else 1
+    if word in _NAIVE_FALL_WORDS:
+        return -size, start
+    if word in _NAIVE_RISE_WORDS:
+        return size, start
     return 0, -1
 
 
@@ -1186,9 +1198,10 @@ def naive_falls(text: str, start: int, end: int) -> bool:
 
 
 def naive_opposite(text, start, end, other_text, other_start, other_end) -> bool:
+    # a rise against a fall, or a level risen to against one fallen to
     directions = {naive_value_direction(text, start, end)[0],
                   naive_value_direction(other_text, other_start, other_end)[0]}
-    return directions >= {-1, 1}
+    return directions == {-1, 1} or directions == {-2, 2}
 
 
 def naive_same_value(key, start, end, text, other_key, other_start, other_end,
@@ -1246,12 +1259,13 @@ def naive_scaled_key(key: str, text: str, start: int, end: int) -> str:
 
 def naive_contexts_agree(context, other) -> bool:
     """Same sign and point; the same scale unless one of them has none; not a rise for
-    one and a fall for the other."""
+    one and a fall for the other (nor a level risen to for one and fallen to for the
+    other)."""
     (prefix, scale, direction), (other_prefix, other_scale, other_direction) = context, other
     return (
         prefix == other_prefix
         and (scale == other_scale or 0 in (scale, other_scale))
-        and direction * other_direction != -1
+        and sorted((direction, other_direction)) not in ([-1, 1], [-2, 2])
     )
 
 

@@ -227,6 +227,8 @@ _WORDS = st.one_of(
     # and a rise, which the same value as a fall contradicts ("rose 3%", "fell 3%")
     st.sampled_from(["rose", "grew by", "an increase of", "up", "Profit", "rose to"]),
     st.sampled_from(["stieg um", "sank auf", "une baisse de", "cayó un", "вырос на", "Упал"]),
+    # and the level a rise or a fall ended at ("rose to 3%"), or a bound ("up to 3%")
+    st.sampled_from(["up to", "growth to", "bajó al", "a chuté à", "выросла до", "a", "auf"]),
     # and after the value ("a 3% increase", "3 percent lower", "$2 million loss")
     st.sampled_from(["increase", "Decrease", "higher", "lower", "loss", "percent lower",
                      "points up", "-point gain", "per cent"]),
@@ -472,11 +474,21 @@ def test_value_prefix_reads_signs_and_leading_points(text, expected):
         ("a profit of $3 today", "a loss of $3 today",
          [("currency", "profit of $3", "loss of $3")]),
         ("prices up 3% today", "prices down 3% today", [("percent", "up 3%", "down 3%")]),
-        # "rose -3%" states a fall; two rises or two falls agree; levels ("to") are no change
+        # "rose -3%" states a fall; two rises or two falls agree
         ("revenue rose -3% today", "revenue fell 3% today", []),
         ("revenue grew 3% today", "revenue increased 3% today", []),
         ("revenue dropped 3% today", "revenue fell 3% today", []),
-        ("revenue rose to 3% today", "revenue fell to 3% today", []),
+        # levels ("to"): a level risen to against one fallen to, never against a change
+        ("revenue rose to 3% today", "revenue fell to 3% today",
+         [("percent", "rose to 3%", "fell to 3%")]),
+        ("revenue rose to 3% today", "revenue fell by 3% today", []),
+        ("revenue rose by 3% today", "revenue fell to 3% today", []),
+        ("revenue rose to 3% today", "revenue dropped to 3% today",
+         [("percent", "rose to 3%", "dropped to 3%")]),
+        ("revenue fell to 3% today", "revenue down to 3% today", []),
+        ("fees were up to 3% today", "fees then fell to 3% today", []),  # "up to": a bound
+        ("revenue fell to 3% today", "revenue changed to -3% today",
+         [("percent", "3%", "-3%")]),  # a level fallen to is not negative
         ("revenue rose 3% today", "revenue was 3% today", []),
         # the word after the value says so when none before does
         ("a 3% increase today", "a 3% decrease today", [("percent", "3% increase", "3% decrease")]),
@@ -595,6 +607,32 @@ def test_rise_against_fall_in_the_pipeline():
         assert not same[0].citations[0].conflicts
 
 
+def test_level_risen_to_against_level_fallen_to_in_the_pipeline():
+    # "rose to $1.2 billion" cited by "fell to $1.2 billion" was supported: the same level,
+    # reached by a rise in one and by a fall in the other
+    from citekit import align_citations
+
+    source = "Quarterly revenue fell to $1.2 billion in 2023, the company said on Tuesday."
+    result = align_citations("Quarterly revenue rose to $1.2 billion in 2023.", [source])
+    [conflict] = result[0].citations[0].conflicts
+    assert (conflict.kind, conflict.answer_text, conflict.evidence_text) == (
+        "currency", "rose to $1.2 billion", "fell to $1.2 billion"
+    )
+    assert source[conflict.evidence_char_start : conflict.evidence_char_end] == (
+        "fell to $1.2 billion"
+    )
+    assert result[0].status == "partial"
+    # a level is not a change, nor is "up to" a level risen to
+    for answer in (
+        "Quarterly revenue fell to $1.2 billion in 2023.",
+        "Quarterly revenue declined to $1.2 billion in 2023.",
+        "Quarterly revenue rose 3% to $1.2 billion in 2023.",
+        "Quarterly revenue of up to $1.2 billion in 2023.",
+    ):
+        same = align_citations(answer, [source])
+        assert not same[0].citations[0].conflicts, answer
+
+
 def test_rise_against_fall_outside_the_evidence_in_the_pipeline():
     # the alignment starts at the value: the words saying rise and fall lie before it
     from citekit import align_citations
@@ -642,14 +680,26 @@ def test_direction_words_match_reference_and_bound_every_value(text, data):
         ("costs fell 3%", 11, (-1, 6)),
         ("costs fell by 3%", 14, (-1, 6)),
         ("an increase of 3%", 15, (1, 3)),
-        ("rose to 3%", 8, (0, -1)),
+        # the level a rise or a fall ended at, past one "to" (or its counterparts)
+        ("rose to 3%", 8, (2, 0)),
+        ("costs fell to 3%", 14, (-2, 6)),
+        ("rose by to 3%", 11, (0, -1)),
+        ("rose to by 3%", 11, (0, -1)),
+        ("rose to to 3%", 11, (0, -1)),
+        ("up to 3%", 6, (0, -1)),  # a bound
+        ("growth to 3%", 10, (0, -1)),  # may have slowed
+        ("rose 3% to 5%", 11, (0, -1)),  # "3" stands before "to"
+        ("las ventas bajaron al 3 %", 22, (-2, 11)),
+        ("sales fell a 3%", 13, (0, -1)),  # an article, not a level
+        ("le taux a chuté à 3 %", 18, (-2, 10)),
+        ("Выручка выросла до 3%", 19, (2, 8)),
         ("RISE 3", 5, (1, 0)),
         # a word cut by the 30-character window is not read ("arose" is not "rose")
         ("arose" + " " * 26 + "3", 31, (0, -1)),
         ("rose" + " " * 26 + "3", 30, (1, 0)),
         # German, French, Spanish and Russian, with the words between ("um", "de", "un", "на")
         ("Umsatz stieg um 3 %", 16, (1, 7)),
-        ("Umsatz sank auf 3 %", 16, (0, -1)),  # "auf": a level
+        ("Umsatz sank auf 3 %", 16, (-2, 7)),  # "auf": a level
         ("une hausse de 3 %", 14, (1, 4)),
         ("en baisse de 3 %", 13, (-1, 3)),
         ("las ventas cayeron un 3 %", 22, (-1, 11)),

@@ -154,7 +154,7 @@ def test_offsets_exact_with_windows_and_multi_span_evidence(sources, answer):
 _subject = st.sampled_from(["Revenue at Contoso", "Costs in Denver", "Net profit", "Shares"])
 _direction = st.sampled_from(
     ["rose", "fell", "grew by", "dropped", "was", "rose to", "an increase of", "a loss of",
-     "up", "down", "PROFIT", "ﬁne", ""]
+     "up", "down", "PROFIT", "ﬁne", "", "fell to", "up to", "sank auf"]
 )
 _value = st.sampled_from(["3%", "-3%", "$3 million", "$3.5bn", "12", "2,400", ".5", "2015"])
 _tail = st.sampled_from(["in 2023.", "last year, the company said.", "on Monday.", "."])
