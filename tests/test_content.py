@@ -584,53 +584,41 @@ def test_find_conflicts_examples(answer, source, blocks, expected):
     assert _fields(found) == _fields(reference)
 
 
-def test_rise_against_fall_in_the_pipeline():
-    # "rose 3%" cited by "fell 3%" was supported: the values are equal, one word differs
+@pytest.mark.parametrize(
+    "answer, source, expected, agreeing",
+    [
+        # "rose 3%" cited by "fell 3%" was supported: the values are equal, one word differs
+        ("Quarterly revenue rose 3% to $1.2 billion in 2023.",
+         "Quarterly revenue fell 3% to $1.2 billion in 2023, the company said on Tuesday.",
+         ("percent", "rose 3%", "fell 3%"),
+         # the same fall in other words
+         ["Quarterly revenue fell 3% to $1.2 billion in 2023.",
+          "Quarterly revenue decreased by 3% to $1.2 billion in 2023.",
+          "Quarterly revenue rose -3% to $1.2 billion in 2023."]),
+        # "rose to $1.2 billion" cited by "fell to $1.2 billion" was supported: the same
+        # level, reached by a rise in one and by a fall in the other
+        ("Quarterly revenue rose to $1.2 billion in 2023.",
+         "Quarterly revenue fell to $1.2 billion in 2023, the company said on Tuesday.",
+         ("currency", "rose to $1.2 billion", "fell to $1.2 billion"),
+         # a level is not a change, nor is "up to" a level risen to
+         ["Quarterly revenue fell to $1.2 billion in 2023.",
+          "Quarterly revenue declined to $1.2 billion in 2023.",
+          "Quarterly revenue rose 3% to $1.2 billion in 2023.",
+          "Quarterly revenue of up to $1.2 billion in 2023."]),
+    ],
+)
+def test_rise_against_fall_in_the_pipeline(answer, source, expected, agreeing):
     from citekit import align_citations
 
-    source = "Quarterly revenue fell 3% to $1.2 billion in 2023, the company said on Tuesday."
-    result = align_citations("Quarterly revenue rose 3% to $1.2 billion in 2023.", [source])
+    result = align_citations(answer, [source])
     [conflict] = result[0].citations[0].conflicts
-    assert (conflict.kind, conflict.answer_text, conflict.evidence_text) == (
-        "percent", "rose 3%", "fell 3%"
-    )
-    assert source[conflict.evidence_char_start : conflict.evidence_char_end] == "fell 3%"
+    assert (conflict.kind, conflict.answer_text, conflict.evidence_text) == expected
+    assert source[conflict.evidence_char_start : conflict.evidence_char_end] == expected[2]
     assert result[0].status == "partial"
-    # the same fall in other words is supported
-    for answer in (
-        "Quarterly revenue fell 3% to $1.2 billion in 2023.",
-        "Quarterly revenue decreased by 3% to $1.2 billion in 2023.",
-        "Quarterly revenue rose -3% to $1.2 billion in 2023.",
-    ):
-        same = align_citations(answer, [source])
-        assert same[0].status == "supported", answer
-        assert not same[0].citations[0].conflicts
-
-
-def test_level_risen_to_against_level_fallen_to_in_the_pipeline():
-    # "rose to $1.2 billion" cited by "fell to $1.2 billion" was supported: the same level,
-    # reached by a rise in one and by a fall in the other
-    from citekit import align_citations
-
-    source = "Quarterly revenue fell to $1.2 billion in 2023, the company said on Tuesday."
-    result = align_citations("Quarterly revenue rose to $1.2 billion in 2023.", [source])
-    [conflict] = result[0].citations[0].conflicts
-    assert (conflict.kind, conflict.answer_text, conflict.evidence_text) == (
-        "currency", "rose to $1.2 billion", "fell to $1.2 billion"
-    )
-    assert source[conflict.evidence_char_start : conflict.evidence_char_end] == (
-        "fell to $1.2 billion"
-    )
-    assert result[0].status == "partial"
-    # a level is not a change, nor is "up to" a level risen to
-    for answer in (
-        "Quarterly revenue fell to $1.2 billion in 2023.",
-        "Quarterly revenue declined to $1.2 billion in 2023.",
-        "Quarterly revenue rose 3% to $1.2 billion in 2023.",
-        "Quarterly revenue of up to $1.2 billion in 2023.",
-    ):
-        same = align_citations(answer, [source])
-        assert not same[0].citations[0].conflicts, answer
+    for other in agreeing:
+        same = align_citations(other, [source])
+        assert same[0].status == "supported", other
+        assert not same[0].citations[0].conflicts, other
 
 
 def test_rise_against_fall_outside_the_evidence_in_the_pipeline():
