@@ -822,16 +822,42 @@ _NOT_LEVEL_WORDS = frozenset("""
     gewinn verlust wachstum zuwachs bénéfice perte pertes déficit croissance
     ganancia ganancias pérdida pérdidas crecimiento прибыль убыток
     """.split())
+# words that may stand between a rise or fall word and the level it started from, before a
+# level link ("rose from 3% to 5%", "stieg von 3 auf 5 %", "вырос с 3% до 5%"): the rise
+# word says the direction of the level 5% too
+_FROM_LINKS = frozenset("from von с".split())
 _FALL_WINDOW = 30
 _WORD = re.compile(r"\w+")
 _WORD_CHAR = re.compile(r"\w")
+# what may stand between the words of "from 3% to", "from $1.2 billion to": no line break
+# and no end of a sentence (a point only as a decimal point: "1.2")
+_FROM_GAP = re.compile(r"[^\n\r.!?;]*|\.")
+
+
+def _past_starting_level(segment: str, words: list[re.Match[str]], link_start: int) -> None:
+    """Drop from ``words`` (the words before the level link at ``segment[link_start]``) a
+    starting level ("from 3%", "from $1.2 billion", "von 3", "с 3"): its numbers and unit
+    or scale words (:data:`_AFTER_UNITS`), then the word of :data:`_FROM_LINKS` before
+    them, when no line break or end of a sentence stands between the words."""
+    i = len(words)
+    while i > 0 and (
+        words[i - 1].group().isdecimal() or words[i - 1].group().casefold() in _AFTER_UNITS
+    ):
+        i -= 1
+    if i == len(words) or i == 0 or words[i - 1].group().casefold() not in _FROM_LINKS:
+        return
+    ends = [word.end() for word in words[i - 1 :]]
+    starts = [word.start() for word in words[i:]] + [link_start]
+    if all(_FROM_GAP.fullmatch(segment, end, start) for end, start in zip(ends, starts)):
+        del words[i - 1 :]
 
 
 def _direction_in(segment: str, lead: int = 0, glued: bool = False) -> tuple[int, int]:
     """``(direction, position)`` of the last whole word of ``segment[lead:]`` (past the
     words of :data:`_DIRECTION_LINKS`): -1 when it is one of :data:`_FALL_WORDS`, 1 when one of
     :data:`_RISE_WORDS`, else 0 -- or -2 and 2 when a word of :data:`_LEVEL_LINKS` ends the
-    segment and the word before it is a fall or a rise word not in
+    segment and the word before it, or before the starting level it names
+    (:func:`_past_starting_level`: "fell from 5% to"), is a fall or a rise word not in
     :data:`_NOT_LEVEL_WORDS` ("fell to"); and where that word starts in ``segment[lead:]``
     (-1 when it is neither). ``lead`` (0 or 1): ``segment[0]`` is the character before the
     window, read only to tell whether the window starts inside a word (whose tail is then
@@ -849,8 +875,9 @@ def _direction_in(segment: str, lead: int = 0, glued: bool = False) -> tuple[int
         words.pop(0)
     kind = 1  # a change; 2: a level
     if words and words[-1].group().casefold() in _LEVEL_LINKS:
-        words.pop()
+        link = words.pop()
         kind = 2
+        _past_starting_level(segment, words, link.start())
     else:
         while words and words[-1].group().casefold() in _DIRECTION_LINKS:
             words.pop()
@@ -1132,7 +1159,8 @@ def find_conflicts(
         ``fell 3%``: the last word before the value, past "by", "of" and their German,
         French, Spanish and Russian counterparts, in those languages too; ``rose to 3%``
         and ``fell to 3%``, the levels a rise and a fall ended at, are not the same
-        value either, but neither is compared with a change; else the first word after
+        value either (nor ``rose from 7% to 5%`` and ``fell from 7% to 5%``), but neither
+        is compared with a change; else the first word after
         it, past a percent sign and up to three unit or scale words: ``a 3% increase``,
         ``3 percent lower``). Then,
         inside the blocks, a value token matched with one of equal :func:`value_key` is a

@@ -1102,8 +1102,9 @@ def naive_value_prefix(text: str, start: int, end: int):
 def naive_direction_before(text: str, first: int) -> tuple[int, int]:
     """(-1 fall / 1 rise / 0, start of the word saying so or -1) of the value at ``first``:
     the last word of the 30 characters before it, past "by" and "of"; -2 / 2 when a single
-    "to" (or "auf", "à", "al", "до") stands between them: the level a fall or rise ended at,
-    unless the word is one that says no direction there ("up to", "growth to")."""
+    "to" (or "auf", "à", "al", "до") stands between them, or "from <level> to": the level a
+    fall or rise ended at, unless the word is one that says no direction there ("up to",
+    "growth to")."""
     lo = max(0, first - 30)
     words = [(m.group().casefold(), lo + m.start())
              for m in re.finditer(r"\w+", text[lo : max(0, first)])]
@@ -1117,7 +1118,21 @@ def naive_direction_before(text: str, first: int) -> tuple[int, int]:
     links = ("by", "of", "um", "von", "de", "du", "del", "un", "una", "el", "en", "на")
     level = bool(words) and words[-1][0] in ("to", "auf", "à", "al", "до")
     if level:
-        words.pop()
+        link_start = words.pop()[1]
+        # "rose from 3% to": past the starting level (numbers and unit words after "from",
+        # "von" or "с"), if no line break or end of a sentence is among them
+        j = len(words) - 1
+        while j >= 0 and (re.fullmatch(r"\d+", words[j][0]) or words[j][0] in _NAIVE_UNITS):
+            j -= 1
+        if 0 <= j < len(words) - 1 and words[j][0] in ("from", "von", "с"):
+            lo_between = words[j][1] + re.match(r"\w+", text[words[j][1]:]).end()
+            between = range(lo_between, link_start)
+            points_in_numbers = all(  # a decimal point, between two word characters
+                re.match(r"\w", text[k - 1]) and re.match(r"\w", text[k + 1])
+                for k in between if text[k] == "."
+            )
+            if not any(text[k] in "\n\r!?;" for k in between) and points_in_numbers:
+                del words[j:]
     while words and words[-1][0] in links and not level:
         words.pop()
     if not words:

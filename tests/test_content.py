@@ -229,6 +229,8 @@ _WORDS = st.one_of(
     st.sampled_from(["stieg um", "sank auf", "une baisse de", "cayó un", "вырос на", "Упал"]),
     # and the level a rise or a fall ended at ("rose to 3%"), or a bound ("up to 3%")
     st.sampled_from(["up to", "growth to", "bajó al", "a chuté à", "выросла до", "a", "auf"]),
+    # and the level it started from ("rose from 3% to 5%")
+    st.sampled_from(["rose from", "fell from", "from", "von", "с", "stieg von", "упал с"]),
     # and after the value ("a 3% increase", "3 percent lower", "$2 million loss")
     st.sampled_from(["increase", "Decrease", "higher", "lower", "loss", "percent lower",
                      "points up", "-point gain", "per cent"]),
@@ -605,6 +607,12 @@ def test_find_conflicts_examples(answer, source, blocks, expected):
           "Quarterly revenue declined to $1.2 billion in 2023.",
           "Quarterly revenue rose 3% to $1.2 billion in 2023.",
           "Quarterly revenue of up to $1.2 billion in 2023."]),
+        # past the level it started from
+        ("Operating margin rose from 7% to 5% in 2023.",
+         "Operating margin fell from 7% to 5% in 2023, the company said on Tuesday.",
+         ("percent", "rose from 7% to 5%", "fell from 7% to 5%"),
+         ["Operating margin fell from 7% to 5% in 2023.",
+          "Operating margin declined to 5% in 2023."]),
     ],
 )
 def test_rise_against_fall_in_the_pipeline(answer, source, expected, agreeing):
@@ -681,6 +689,16 @@ def test_direction_words_match_reference_and_bound_every_value(text, data):
         ("sales fell a 3%", 13, (0, -1)),  # an article, not a level
         ("le taux a chuté à 3 %", 18, (-2, 10)),
         ("Выручка выросла до 3%", 19, (2, 8)),
+        # past the level it started from
+        ("rose from 3% to 5%", 16, (2, 0)),
+        ("costs fell from $1.2 billion to $1", 33, (-2, 6)),
+        ("rose from 1,200 to 1,500", 19, (2, 0)),
+        ("stieg von 3 auf 5 %", 16, (2, 0)),
+        ("вырос с 3% до 5%", 14, (2, 0)),
+        ("rose from 3. To 5%", 16, (0, -1)),  # another sentence
+        ("rose from 3%\nto 5%", 16, (0, -1)),  # another line
+        ("rose from three to 5", 19, (0, -1)),  # only numbers and unit words
+        ("from 3 to 5", 10, (0, -1)),
         ("RISE 3", 5, (1, 0)),
         # a word cut by the 30-character window is not read ("arose" is not "rose")
         ("arose" + " " * 26 + "3", 31, (0, -1)),
