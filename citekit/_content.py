@@ -897,9 +897,9 @@ def _direction_before(text: str, first: int) -> tuple[int, int]:
     as a fall (-1: "fell 3%", "a decline of 3%"), a rise (1: "rose 3%", "up 3%"), the level
     a fall or a rise ended at (-2: "fell to 3%", 2: "rose to 3%") or none of these (0), by
     the last whole word of the 30 characters before it (English, German, French, Spanish
-    or Russian, past the words of :data:`_DIRECTION_LINKS` or one of
-    :data:`_LEVEL_LINKS`; :func:`_direction_in`); and where the word that says so starts
-    in ``text`` (-1 when none does)."""
+    or Russian, past the words of :data:`_DIRECTION_LINKS`, or one of
+    :data:`_LEVEL_LINKS` and the level it started from; :func:`_direction_in`); and where
+    the word that says so starts in ``text`` (-1 when none does)."""
     window_start = max(0, first - _FALL_WINDOW)
     lead = 1 if window_start > 0 else 0
     glued = (
@@ -957,8 +957,8 @@ def _value_direction(text: str, start: int, end: int) -> tuple[int, int, int]:
     """``(direction, start, end)`` of the value ``text[start:end]``: -1 when it is
     described as a fall, 1 as a rise, -2 and 2 as the level one ended at, 0 none of these
     -- by the word before it (:func:`_direction_before`: "fell 3%", "rose to 3%"), else by
-    the word after it
-    (:func:`_direction_after`: "a 3% decrease"); and the span widened to that word.
+    the word after it (:func:`_direction_after`: "a 3% decrease"); and the span widened to
+    that word.
 
     Both read at most 31 characters before the value and 41 after it: a value met again
     in the same neighbourhood (a sentence checked against many passages, a passage cited
@@ -1160,9 +1160,8 @@ def find_conflicts(
         French, Spanish and Russian counterparts, in those languages too; ``rose to 3%``
         and ``fell to 3%``, the levels a rise and a fall ended at, are not the same
         value either (nor ``rose from 7% to 5%`` and ``fell from 7% to 5%``), but neither
-        is compared with a change; else the first word after
-        it, past a percent sign and up to three unit or scale words: ``a 3% increase``,
-        ``3 percent lower``). Then,
+        is compared with a change; else the first word after it, past a percent sign and
+        up to three unit or scale words: ``a 3% increase``, ``3 percent lower``). Then,
         inside the blocks, a value token matched with one of equal :func:`value_key` is a
         conflict when their signs or leading points differ, both have scale words that
         differ (``2.4 million``, ``2.4 billion``), or one is a rise and the other a fall,
