@@ -39,7 +39,9 @@ other is a conflict (``rose 3%`` against ``fell 3%``, ``a profit of $3m`` agains
 loss of $3m``, ``a 3% increase`` against ``a 3% decrease``: the word before the value, else
 the one after it), whose texts then take the words that say so (words of English, German,
 French, Spanish and Russian: ``stieg um 3 %``, ``baisse de 3 %``, ``cayó un 3 %``, ``упал на
-3%``).
+3%``); so is the same level reached by a rise in one and by a fall in the other (``rose to
+3%`` against ``fell to 3%``, ``rose from 7% to 5%`` against ``fell from 7% to 5%``), which
+is never compared with a change.
 """
 
 from __future__ import annotations
@@ -1034,10 +1036,16 @@ def _opposite_directions(text: str, start: int, end: int, other_text: str, other
     and "fell 3%", "a 3% increase" and "a 3% decrease"), or one as the level a rise ended
     at and the other as the level a fall ended at ("rose to 3%" and "fell to 3%";
     :func:`_value_direction`)."""
-    direction = _value_direction(text, start, end)[0]
-    return direction != 0 and (
-        direction == -_value_direction(other_text, other_start, other_end)[0]
+    return _opposed_directions(
+        _value_direction(text, start, end)[0],
+        _value_direction(other_text, other_start, other_end)[0],
     )
+
+
+def _opposed_directions(direction: int, other: int) -> bool:
+    """Whether two directions of :func:`_value_direction` are a rise and a fall of the same
+    kind: two changes (1 and -1) or two levels (2 and -2)."""
+    return direction != 0 and direction == -other
 
 
 # what find_conflicts learns of a value that is one end of a range: nothing to compare
@@ -1314,7 +1322,7 @@ def _facing_conflict(
     s_direction, s_said_start, s_said_end = (
         _value_direction(source_text, s_start, s_end) if a_direction else (0, s_start, s_end)
     )
-    opposed = a_direction != 0 and a_direction == -s_direction
+    opposed = _opposed_directions(a_direction, s_direction)
     if key == source_key:
         if not opposed:
             return None

@@ -1101,7 +1101,8 @@ def naive_value_prefix(text: str, start: int, end: int):
 
 def naive_direction_before(text: str, first: int) -> tuple[int, int]:
     """(-1 fall / 1 rise / 0, start of the word saying so or -1) of the value at ``first``:
-    the last word of the 30 characters before it, past "by" and "of"; -2 / 2 when a single
+    the last word of the 30 characters before it, past "by", "of" and their German, French,
+    Spanish and Russian counterparts; -2 / 2 when a single
     "to" (or "auf", "à", "al", "до") stands between them, or "from <level> to": the level a
     fall or rise ended at, unless the word is one that says no direction there ("up to",
     "growth to")."""
