@@ -3,9 +3,9 @@
 Every kernel is decorated with :func:`jit` (serial) or :func:`jit_parallel` (batch drivers
 with ``prange``). Compilation is lazy: decorating compiles nothing, and ``import citekit``
 does not even import numba (only the kernel modules do, when first used: ``citekit.kernels``,
-``citekit._bag``, ``citekit._evidence_kernel``, ``citekit._forms_kernel``,
-``citekit._highlight_kernels``, ``citekit._segment_kernel``,
-``citekit.tokenizers._ascii_kernel``).
+``citekit.kernels._retrieval``, ``citekit.kernels._evidence``, ``citekit.kernels._coverage``,
+``citekit.kernels._highlight``, ``citekit.kernels._segment``,
+``citekit.kernels._tokenize``).
 
 On-disk caching is on by default so a fresh process reuses machine code compiled by an
 earlier one; set ``CITEKIT_NUMBA_CACHE=0`` to turn it off (for example on a read-only

@@ -16,7 +16,6 @@ import subprocess
 import sys
 from typing import Sequence
 
-from citekit._jit import CACHE
 
 __all__ = ["SHARES", "cache_is_cold", "start_share", "warm", "warm_modules"]
 
@@ -29,8 +28,13 @@ __all__ = ["SHARES", "cache_is_cold", "start_share", "warm", "warm_modules"]
 # kernels take about 8 s more (15.5 s instead of 7.6 s alone, with numba's start-up); the
 # whole warm-up on two processes stayed within its spread (97 s against 90 and 100 s).
 SHARES: tuple[tuple[str, ...], ...] = (
-    ("citekit._bag", "citekit.tokenizers._ascii_kernel", "citekit._corpus_kernel"),
-    ("citekit.kernels", "citekit._segment_kernel", "citekit.highlight"),
+    (
+        "citekit.kernels._retrieval",
+        "citekit.kernels._overlap",
+        "citekit.tokenizers.simple",
+        "citekit.kernels._index",
+    ),
+    ("citekit.kernels", "citekit.kernels._segment", "citekit.highlight"),
 )
 
 
@@ -39,7 +43,7 @@ def warm_modules(names: Sequence[str]) -> None:
 
     Examples
     --------
-    >>> warm_modules(["citekit._corpus_kernel"])
+    >>> warm_modules(["citekit.kernels._index"])
     """
     for name in names:
         importlib.import_module(name).warmup()
@@ -64,7 +68,7 @@ def start_share(names: Sequence[str], env: dict[str, str] | None = None) -> subp
 
     Examples
     --------
-    >>> start_share(["citekit._corpus_kernel"]).wait()
+    >>> start_share(["citekit.kernels._index"]).wait()
     0
     """
     code = f"from citekit._warm import warm_modules; warm_modules({list(names)!r})"
@@ -88,6 +92,7 @@ def warm(processes: int = 1) -> None:
     --------
     >>> warm(1)
     """
+    from citekit._jit import CACHE
     from citekit.pipeline import align_citations
 
     delegated = list(SHARES[1:processes]) if CACHE else []
@@ -133,6 +138,8 @@ def cache_is_cold() -> bool:
     >>> isinstance(cache_is_cold(), bool)
     True
     """
+    from citekit._jit import CACHE
+
     if not CACHE:
         return False
     try:

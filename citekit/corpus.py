@@ -50,7 +50,7 @@ _ARRAY_NAMES = (
     "passage_sentence_start",
     "passage_sentence_end",
 )
-# the rows of the passage array built by citekit._corpus_kernel.corpus_arrays, in order
+# the rows of the passage array built by citekit.kernels._index.corpus_arrays, in order
 _PASSAGE_ARRAY_NAMES = (
     "passage_source",
     "passage_token_start",
@@ -194,6 +194,10 @@ class Corpus:
         The embedder that made ``embeddings`` (None when not known: a loaded corpus, or
         vectors given to the constructor); a pipeline with another embedder refuses the
         corpus rather than compare its vectors with those of another model.
+    caches : dict
+        What the citation stages learn about this corpus while aligning (the folded forms
+        of its words, the rise and fall words of its passages), by name, so that later
+        calls reuse it. Derived data only: never saved, and left behind by pickling.
 
     Examples
     --------
@@ -267,6 +271,7 @@ class Corpus:
         self.embedder: Any = None
         self.tokenizer = tokenizer
         self.segmenter = segmenter
+        self.caches: dict[str, Any] = {}
         source_ids = []
         source_indices = []
         base_offsets = []
@@ -372,7 +377,7 @@ class Corpus:
         tokenizer = default_tokenizer() if tokenizer is None else tokenizer
         segmenter = default_segmenter() if segmenter is None else segmenter
 
-        from citekit._corpus_kernel import corpus_arrays  # (imports numba)
+        from citekit.kernels._index import corpus_arrays
 
         token_ids, token_starts, token_ends, token_offsets, sentences, sentence_offsets = (
             tokenize_and_segment(
@@ -440,12 +445,12 @@ class Corpus:
         return self.n_sources
 
     def __getstate__(self) -> dict[str, Any]:
-        # caches filled while aligning (word forms of passages, their rise and fall words)
-        # are rebuilt where needed
-        state = dict(self.__dict__)
-        state.pop("_surface_forms", None)
-        state.pop("_passage_directions", None)
-        return state
+        # the caches filled while aligning are rebuilt where needed
+        return {**self.__dict__, "caches": {}}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.caches = {}  # (also for a corpus pickled before it had caches)
 
     def __repr__(self) -> str:
         return (
@@ -931,7 +936,7 @@ def _index_of_tokens(
     """The index of the passages' tokens (built again: a few tens of ms for a million
     tokens), which must be the saved one (``(vocabulary, indptr, indices)``): the same
     vocabulary and rows."""
-    from citekit._corpus_kernel import index_arrays  # (imports numba)
+    from citekit.kernels._index import index_arrays
 
     parts = index_arrays(
         arrays["token_ids"], arrays["passage_token_start"], arrays["passage_token_end"]

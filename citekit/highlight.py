@@ -473,7 +473,7 @@ def _character_tables() -> tuple[np.ndarray, np.ndarray]:
     character for one character without context (all but U+0130 and U+03A3, which
     :class:`_TokenizedText` lower-cases token by token).
     """
-    from citekit._highlight_kernels import SPACE_BIT, WORD_BIT
+    from citekit.kernels._highlight import SPACE_BIT, WORD_BIT
 
     every_char = np.arange(0x110000, dtype=np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
     char_class = np.zeros(0x110000, np.uint8)
@@ -499,7 +499,7 @@ class _TokenizedText:
                  "gap_breaks", "punctuation")
 
     def __init__(self, text: str, char_mode: bool) -> None:
-        from citekit._highlight_kernels import scan_tokens
+        from citekit.kernels._highlight import scan_tokens
 
         specials = _NO_SPECIALS
         if "\u0130" in text or "\u03a3" in text:
@@ -521,10 +521,10 @@ class _TokenizedText:
 
 
 class _StopWordTable:
-    """Stop words interned for :func:`~citekit._highlight_kernels.lookup_spans`."""
+    """Stop words interned for :func:`~citekit.kernels._highlight.lookup_spans`."""
 
     def __init__(self, stop_words: frozenset[str]) -> None:
-        from citekit._highlight_kernels import hash_spans, intern_spans
+        from citekit.kernels._highlight import hash_spans, intern_spans
 
         words = sorted(stop_words)
         lengths = np.array([len(word) for word in words], np.int64)
@@ -547,7 +547,7 @@ class _PreparedAnswer:
     """The answer tokenized and interned once, reused for every chunk."""
 
     def __init__(self, answer: str, options: HighlightOptions) -> None:
-        from citekit._highlight_kernels import intern_spans
+        from citekit.kernels._highlight import intern_spans
 
         text = _normalize(answer).text if options.normalize else answer
         self.tokens = _TokenizedText(text, options.tokenizer == "char")
@@ -576,7 +576,7 @@ def _highlight_chunk(
     with_evidence: bool = False,
 ) -> tuple[list[tuple[int, int]], int]:
     """Spans of one chunk and (``with_evidence``) the answer content tokens inside them."""
-    from citekit._highlight_kernels import match_tokens, select_runs
+    from citekit.kernels._highlight import match_tokens, select_runs
     from citekit.kernels import matching_blocks
 
     if answer.tokens.starts.shape[0] == 0:
@@ -633,7 +633,7 @@ def _highlight_chunk(
 @lru_cache(maxsize=64)
 def _kernel_options(options: HighlightOptions) -> np.ndarray:
     """The integer options as ``select_runs`` takes them, capped to stay in int64."""
-    from citekit._highlight_kernels import SELECT_RUNS_OPTIONS
+    from citekit.kernels._highlight import SELECT_RUNS_OPTIONS
 
     return np.array(
         [min(getattr(options, name), _OPTION_CAP) for name in SELECT_RUNS_OPTIONS], np.int64

@@ -75,7 +75,7 @@ def gather_ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.
     >>> positions.tolist(), rows.tolist()
     ([0, 1, 5, 6, 7], [0, 0, 1, 1, 1])
     """
-    from citekit._bag import gather_ranges_kernel
+    from citekit.kernels._copy import gather_ranges_kernel
 
     return gather_ranges_kernel(  # type: ignore[no-any-return]
         np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(ends, dtype=np.int64)
@@ -169,7 +169,7 @@ class IdfIndex:
     """
 
     def __init__(self, vocabulary: Any, indptr: Any, indices: Any) -> None:
-        from citekit._bag import rows_and_postings
+        from citekit.kernels._index import rows_and_postings
 
         vocabulary = _as_int64_1d(vocabulary, "vocabulary")
         indptr = _as_int64_1d(indptr, "indptr")
@@ -204,7 +204,7 @@ class IdfIndex:
         kernel gives ``document_frequency`` (the postings' lengths) and ``idf_ratio``
         (``(n_passages + 1) / (document_frequency + 1)``, divided as numpy divides);
         otherwise they are computed here."""
-        from citekit._bag import walk_passages
+        from citekit.kernels._retrieval import walk_passages
 
         self.vocabulary = vocabulary
         self._rows = rows
@@ -253,7 +253,7 @@ class IdfIndex:
         """Scratch arrays of the retrieval kernel, kept between queries (not pickled)."""
         scratch = self.__dict__.get("_top_scratch")
         if scratch is None:
-            from citekit._bag import _Scratch
+            from citekit.kernels._retrieval import _Scratch
 
             scratch = self.__dict__["_top_scratch"] = _Scratch()
         return scratch
@@ -267,7 +267,7 @@ class IdfIndex:
         # an index pickled by citekit before 4-byte postings kept them as int64
         old = state.pop("_postings_int64", None)
         if old is not None and "_walk_postings" not in state:
-            from citekit._bag import walk_passages
+            from citekit.kernels._retrieval import walk_passages
 
             n_passages = state["_rows"][0].shape[0] - 1
             state["_walk_postings"] = (old[0], walk_passages(old[1], n_passages))
@@ -315,7 +315,7 @@ class IdfIndex:
     @classmethod
     def _build(cls, ids: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> "IdfIndex":
         """:meth:`build` from int64 arrays already checked."""
-        from citekit._corpus_kernel import index_arrays
+        from citekit.kernels._index import index_arrays
 
         return cls._from_parts(*index_arrays(ids, starts, ends))
 
@@ -329,7 +329,7 @@ class IdfIndex:
         document_frequency: np.ndarray,
         idf_ratio: np.ndarray,
     ) -> "IdfIndex":
-        """An index from the arrays of :func:`citekit._corpus_kernel.index_arrays` (canonical
+        """An index from the arrays of :func:`citekit.kernels._index.index_arrays` (canonical
         by construction: nothing is checked)."""
         index = cls.__new__(cls)
         index._set_rows(vocabulary, rows, postings, document_frequency, idf_ratio)
@@ -382,7 +382,7 @@ class IdfIndex:
         >>> IdfIndex.from_token_lists([[10, 30]]).columns_of([30, 20]).tolist()
         [1, -1]
         """
-        from citekit._bag import columns_of_ids
+        from citekit.kernels._index import columns_of_ids
 
         vocabulary = np.ascontiguousarray(self.vocabulary, dtype=np.int64)
         return columns_of_ids(vocabulary, _as_int64_1d(token_ids, "token_ids"))
@@ -420,7 +420,7 @@ class IdfIndex:
             raise ValueError("passages and columns must have the same length")
         if rows.size and (rows.min() < 0 or rows.max() >= self.n_passages):
             raise ValueError(f"passages must be in [0, {self.n_passages})")
-        from citekit._bag import row_contains
+        from citekit.kernels._overlap import row_contains
 
         row_pointers, row_columns = self.rows
         return row_contains(row_pointers, row_columns, rows, cols)
@@ -472,7 +472,7 @@ class IdfIndex:
         """:meth:`_query_terms` of checked inputs: ``ids`` and ``offsets`` contiguous int64,
         valid CSR offsets, ``flags`` bool, one per id; ``token_columns`` (optional, int64,
         one per id) receives each id's column (:meth:`columns_of`)."""
-        from citekit._bag import query_terms
+        from citekit.kernels._retrieval import query_terms
 
         rows, columns, weights, flags, term_offsets, denominators = query_terms(
             ids, offsets, flags, self.vocabulary, self.idf, self.unseen_idf, token_columns
@@ -646,9 +646,9 @@ class IdfIndex:
         With ``return_held``, returns ``(top, held)``: ``held[i]`` has bit ``t`` set when
         candidate ``i``'s passage holds its query's ``t``-th distinct token (ascending by
         id), -1 for queries of more than 63 distinct tokens (see
-        :func:`citekit._bag.top_candidates`, which also says how ``n_threads`` shares
+        :func:`citekit.kernels._retrieval.top_candidates`, which also says how ``n_threads`` shares
         the queries among threads)."""
-        from citekit._bag import normalized_scores, top_candidates
+        from citekit.kernels._retrieval import normalized_scores, top_candidates
 
         n_queries = offsets.shape[0] - 1
         block = 256

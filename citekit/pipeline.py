@@ -78,23 +78,17 @@ from typing import Any, Iterable, Mapping, NamedTuple, Protocol, Sequence, runti
 
 import numpy as np
 
-from citekit._bag import pair_bag_counts
-from citekit._best_first import (
+from citekit.kernels._overlap import pair_bag_counts
+from citekit.kernels._scoring import (
     COMPONENT_NAMES,
     accept_pairs,
-    assemble_blocks,
-    bag_counts_from_held,
-    close_queries,
-    evidence_chars,
-    judged_int_facts,
     pair_feasibility,
-    query_terms,
-    rank_and_choose,
-    rank_eligible,
-    rank_within_queries,
-    record_alignments,
     score_components,
 )
+from citekit.kernels._rounds import assemble_blocks, close_queries, record_alignments
+from citekit.kernels._overlap import bag_counts_from_held, query_terms
+from citekit.kernels._evidence import evidence_chars, judged_int_facts
+from citekit.kernels._ranking import rank_and_choose, rank_eligible, rank_within_queries
 from citekit._content import (
     PREFIXED_VALUE,
     citation_marker_mask,
@@ -105,8 +99,9 @@ from citekit._content import (
     letter_token_mask,
     surface_facts,
 )
-from citekit._evidence_kernel import contested_coverage, records_batch
-from citekit._forms_kernel import candidate_coverage, cover_runs, near_passages, rows_hold
+from citekit.kernels._coverage import contested_coverage
+from citekit.kernels._evidence import records_batch
+from citekit.kernels._coverage import candidate_coverage, cover_runs, near_passages, rows_hold
 from citekit._stages import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
 from citekit.config import CitationConfig
@@ -1054,8 +1049,8 @@ class Pipeline:
         *,
         absolute: bool = False,
     ) -> tuple[Any, ...]:
-        """The arguments of the ranking kernels (:func:`citekit._best_first.rank_eligible`,
-        the first of :func:`~citekit._best_first.rank_and_choose`); ``absolute``: the
+        """The arguments of the ranking kernels (:func:`citekit.kernels._ranking.rank_eligible`,
+        the first of :func:`~citekit.kernels._ranking.rank_and_choose`); ``absolute``: the
         offsets are absolute in the documents already (:func:`_walk_keys`), so no base is
         added to them (the ranking keys are the same)."""
         return (
@@ -1099,7 +1094,7 @@ class Pipeline:
         embedding-only citations) every feasible pair is aligned in one call.
 
         Each call's results go straight into per-pair arrays and its blocks are appended
-        to one array, gathered per pair once at the end (:mod:`citekit._best_first`); the
+        to one array, gathered per pair once at the end (:mod:`citekit.kernels._ranking`); the
         rounds rank, walk and close sentences in numba kernels too.
         """
         n_pairs = pair_query.shape[0]
@@ -1254,9 +1249,9 @@ class Pipeline:
         ``_EVIDENCE_POOL_PER_CITATION * top_k`` best whatever their source, among which
         :meth:`_records` chooses the complementary evidence set of the sentence. Returns
         ``(judged, judged_offsets, n_pool, chosen_rows, chosen_offsets)`` as
-        :func:`citekit._best_first.choose_all` (the pairs each sentence judges: its pool,
+        :func:`citekit.kernels._ranking.choose_all` (the pairs each sentence judges: its pool,
         then the citations outside it; and the rows of its citations), from one kernel
-        call for the batch (:func:`citekit._best_first.rank_and_choose`) that ranks only
+        call for the batch (:func:`citekit.kernels._ranking.rank_and_choose`) that ranks only
         as many of a sentence's pairs as the walk reads (``_RANKED_FRONT`` unless it
         needs more).
         """
@@ -1300,7 +1295,7 @@ class Pipeline:
         tokens each covers, a row per pair (:func:`_candidate_coverage`); ``weights`` and
         ``values``: every token's coverage weight and whether it is a value.
 
-        One kernel call (:func:`citekit._evidence_kernel.records_batch`) chooses every
+        One kernel call (:func:`citekit.kernels._evidence.records_batch`) chooses every
         sentence's evidence set and shown citations, their evidence spans, the coverage
         and uncovered runs that hold when no evidence contradicts a value, and which
         alignments may contradict one (a value of the sentence beside or between their
@@ -1583,7 +1578,7 @@ class Pipeline:
 
 
 class _RecordTable(NamedTuple):
-    """What :func:`citekit._evidence_kernel.records_batch` found for a batch, as Python
+    """What :func:`citekit.kernels._evidence.records_batch` found for a batch, as Python
     values (sentence ``q``'s rows are ``rec_offsets[q]:rec_offsets[q + 1]``: the judged
     rows of its evidence set and shown citations, ascending, with flags 1 = shown, 2 = to
     check for conflicts, the answer characters of the alignment and the score components;
@@ -1959,10 +1954,9 @@ class _SurfaceForms:
         table = _FORM_TABLE[0]
         if len(table.of_surface) > _FormTable.limit:
             table = _FORM_TABLE[0] = _FormTable()
-        cached = getattr(corpus, "_surface_forms", None)
+        cached = corpus.caches.get("surface_forms")
         if cached is None or cached.table is not table:
-            cached = cls(corpus, table)
-            corpus._surface_forms = cached  # type: ignore[attr-defined]
+            cached = corpus.caches["surface_forms"] = cls(corpus, table)
         return cached
 
     def first_positions(self) -> np.ndarray:
@@ -1971,7 +1965,7 @@ class _SurfaceForms:
             index = self.corpus.index
             first = index.first_positions
             if first is None or first.shape[0] != index.n_terms:  # e.g. a loaded corpus
-                from citekit._bag import factorize
+                from citekit.kernels._index import factorize
 
                 vocabulary, _, first = factorize(self.corpus.token_ids, return_first=True)
                 if not np.array_equal(vocabulary, index.vocabulary):
@@ -2240,9 +2234,7 @@ def _passage_directions(
     """:func:`~citekit._content.directions_in` of judged ``entry``'s whole passage (its
     tokens in ``source_text``), kept on the corpus per passage: it holds every value of
     the passage that an alignment can match."""
-    cache = getattr(corpus, "_passage_directions", None)
-    if cache is None:
-        cache = corpus._passage_directions = {}  # type: ignore[attr-defined]
+    cache = corpus.caches.setdefault("passage_directions", {})
     passage = judged.passage[entry]
     bits = cache.get(passage)
     if bits is None:

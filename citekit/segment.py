@@ -23,7 +23,7 @@ one):
 Spans are half-open offsets into the text as passed, trimmed of surrounding whitespace,
 non-empty and in order.
 
-The rules run in a numba kernel (``citekit._segment_kernel``, compiled or loaded from the
+The rules run in a numba kernel (``citekit.kernels._segment``, compiled or loaded from the
 cache on first use), one pass over the text's code points; character classes (``\\s``,
 upper and lower case, letters, digits, ``str.lower``) are Python's own for every
 character. :meth:`SentenceSegmenter.segment_array` returns the spans as one array, without
@@ -57,19 +57,6 @@ DEFAULT_ABBREVIATIONS: frozenset[str] = frozenset("""
 
 # Abbreviations that often end a sentence: a boundary only if the next word is capitalized.
 _SENTENCE_FINAL_ABBREVIATIONS = frozenset("etc inc ltd co corp llc plc".split())
-
-# The characters of the rules (the kernel, citekit._segment_kernel, reads them from here).
-# A line break ends a block: these, a following \n taken with them (\r\n, blank lines).
-_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-# list markers that are not numbers or letters
-_BULLETS = "-*+•‣◦▪▫–—·"
-# closing quotes and brackets after a terminator belong to the sentence
-_CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
-# terminators that need a following space, and those that end a sentence by themselves
-_SPACED_TERMINATORS = ".?!…"
-_UNSPACED_TERMINATORS = "。！？।॥؟۔"
-# opening quotes and brackets before an abbreviation ("(e.g. ...") are not part of it
-_OPENERS = "\"'“‘«([{"
 
 
 class PassageWindow(NamedTuple):
@@ -200,7 +187,7 @@ class SentenceSegmenter:
         check_str(text, "text")
         if not text:
             return np.zeros((0, 2), dtype=np.int64)
-        from citekit._segment_kernel import code_points, segment_code_points
+        from citekit.kernels._segment import code_points, segment_code_points
 
         return segment_code_points(
             code_points(text), *self._key_tables(), self.split_on_newlines
@@ -216,7 +203,7 @@ class SentenceSegmenter:
         spans, concatenated (offsets relative to their own text), and the span offsets
         (text ``t`` has spans ``offsets[t]:offsets[t + 1]``).
         """
-        from citekit._segment_kernel import code_points, segment_code_points_many
+        from citekit.kernels._segment import code_points, segment_code_points_many
 
         return segment_code_points_many(
             code_points(joined), text_starts, *self._key_tables(), self.split_on_newlines
@@ -229,7 +216,7 @@ class SentenceSegmenter:
         """The kernel's abbreviation tables, rebuilt if ``abbreviations`` was replaced."""
         cached = getattr(self, "_key_table_cache", None)  # (absent if pickled before it)
         if cached is None or cached[0] is not self.abbreviations:
-            from citekit._segment_kernel import abbreviation_tables
+            from citekit.kernels._segment import abbreviation_tables
 
             tables = abbreviation_tables(self.abbreviations, _SENTENCE_FINAL_ABBREVIATIONS)
             cached = self._key_table_cache = (self.abbreviations, tables)

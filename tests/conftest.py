@@ -56,10 +56,10 @@ def benchmark_script():
 @pytest.fixture
 def retrieval_calls(workload):
     """``record(n_documents, corpus_seed, n_answers)``: the pipeline's own calls of
-    ``citekit._bag.top_candidates`` (args, kwargs) while aligning ``n_answers``
+    ``citekit.kernels._retrieval.top_candidates`` (args, kwargs) while aligning ``n_answers``
     six-sentence workload answers against a prepared corpus of the workload's documents
     (IDF weights, content words ranking, k = max_candidates_lexical), for replay."""
-    from citekit import _bag
+    from citekit.kernels import _retrieval as _bag
     from citekit.pipeline import Pipeline
 
     def record(n_documents, corpus_seed, n_answers):

@@ -139,7 +139,7 @@ def naive_matching_blocks(a: Sequence[int], b: Sequence[int]) -> list[tuple[int,
 
 
 # =======================================================================================
-# Sentence segmentation (reference of citekit._segment_kernel, owned with citekit.segment)
+# Sentence segmentation (reference of citekit.kernels._segment, owned with citekit.segment)
 #
 # The regex-and-Python implementation that citekit.segment.SentenceSegmenter used before
 # its numba kernel, kept verbatim in behaviour: the kernel must give the same spans for
@@ -261,7 +261,7 @@ def _naive_append_trimmed(text: str, start: int, end: int, spans: list) -> None:
 
 
 # =======================================================================================
-# Inflection lookup (reference of citekit._forms_kernel)
+# Inflection lookup (reference of citekit.kernels._coverage)
 # =======================================================================================
 
 
@@ -328,7 +328,7 @@ def naive_candidate_coverage(rows, word_forms, passage_source, pairs, sentences,
 
 def naive_evidence_set(covers, n_pool, weights, content, row_source, by_score_rows, top_k,
                        max_per_source, uncovered_ok=None):
-    """Reference of citekit._evidence_kernel.evidence_set: only rows covering a content
+    """Reference of citekit.kernels._evidence.evidence_set: only rows covering a content
     token (or flagged in uncovered_ok) take part; greedy cover of the content weight by
     the pool rows (the first such row first; then the largest gain, ties to the lower
     row, while a row adds anything, at most top_k); shown: the set's rows, then
@@ -367,7 +367,7 @@ def naive_evidence_set(covers, n_pool, weights, content, row_source, by_score_ro
 
 
 # =======================================================================================
-# Retrieval and index kernels (references of citekit._bag)
+# Retrieval and index kernels (references of citekit.kernels._retrieval)
 # =======================================================================================
 
 
@@ -631,8 +631,8 @@ def naive_top_candidates_in_order(
     posting_pointers, posting_passages, rows, n_passages, term_columns, term_weights,
     term_ranks, term_offsets, k,
 ):
-    """The algorithm of ``citekit._bag.top_candidates`` before pruning, step by step, to
-    compare its arrays bit for bit.
+    """The algorithm of ``citekit.kernels._retrieval.top_candidates`` before pruning, step
+    by step, to compare its arrays bit for bit.
 
     A passage's rank score is its ranking terms' weights added one at a time, in query
     order, to 0.0 (every posting list walked in full); its full score adds, in query
@@ -700,7 +700,7 @@ def naive_sort_best(passages, values):
 
 
 # =======================================================================================
-# Best-first alignment bookkeeping (references of citekit._best_first)
+# Best-first alignment bookkeeping (references of citekit.kernels._ranking)
 # =======================================================================================
 
 
@@ -757,9 +757,9 @@ def naive_rank_within_queries(items, item_query, float_keys, int_keys):
 
 def naive_choose(ranked, passage_source, char_start, char_end, top_k, max_per_source,
                  pool_size):
-    """The walk of one sentence in citekit._best_first.choose_all: ``(chosen, judged)`` lists of
-    pairs (duplicate evidence skipped, a per-source cap on citations, ``pool_size``
-    judged at most)."""
+    """The walk of one sentence in citekit.kernels._ranking.choose_all: ``(chosen,
+    judged)`` lists of pairs (duplicate evidence skipped, a per-source cap on citations,
+    ``pool_size`` judged at most)."""
     chosen, judged, seen, per_source = [], [], set(), {}
     for pair in ranked:
         source = passage_source[pair]
@@ -853,7 +853,7 @@ def naive_query_terms(queries):
 
 
 # =======================================================================================
-# Corpus building (references of citekit._corpus_kernel)
+# Corpus building (references of citekit.kernels._index)
 # =======================================================================================
 
 
@@ -891,7 +891,7 @@ def naive_windows(n_sentences, size, stride):
 
 
 def naive_corpus_passages(sources, size, stride):
-    """Passage rows of :func:`citekit._corpus_kernel.corpus_arrays` (7 lists).
+    """Passage rows of :func:`citekit.kernels._index.corpus_arrays` (7 lists).
 
     ``sources``: per source ``(token_spans, sentence_spans)``, lists of ``(start, end)``.
     A window's tokens are those lying wholly inside its characters, numbered across
@@ -1367,7 +1367,7 @@ def naive_evidence_spans(blocks, token_lo, token_starts, token_ends, whole, mult
 
 def naive_records(sentences, top_k, max_per_source, multi_span, merge_gap, max_spans,
                   token_starts, token_ends):
-    """Reference of citekit._evidence_kernel.records_batch, one sentence at a time.
+    """Reference of citekit.kernels._evidence.records_batch, one sentence at a time.
 
     Each sentence is a dict: covers (rows x tokens), n_pool, chosen (by-score rows),
     weights, content, values, starts, ends (its tokens), and per row: source,
@@ -1411,7 +1411,7 @@ def naive_records(sentences, top_k, max_per_source, multi_span, merge_gap, max_s
 
 def naive_contested_coverage(covers, rows, conflicts, starts, ends, content, weights,
                              embedding_supported):
-    """Reference of citekit._evidence_kernel.contested_coverage (the pipeline's numpy code
+    """Reference of citekit.kernels._coverage.contested_coverage (the pipeline's numpy code
     as it was): conflicts[i] lists row rows[i]'s contradicted answer ranges."""
     n_tokens = len(weights)
     clean = [False] * n_tokens
@@ -1569,6 +1569,6 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
 
 
 def naive_copy_range(target, target_start, source, source_start, n):
-    """Reference of :func:`citekit._copy_kernel.copy_range` and ``copy_rows``: numpy's slice
+    """Reference of :func:`citekit.kernels._copy.copy_range` and ``copy_rows``: numpy's slice
     assignment (rows of a 2-D array, or elements of a 1-D one)."""
     target[target_start : target_start + n] = source[source_start : source_start + n]

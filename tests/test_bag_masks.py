@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit import _bag as bag
-from citekit._bag import _Scratch, top_candidates
+from citekit.kernels import _retrieval as bag
+from citekit.kernels import _retrieval_masks as mask_path
+from citekit.kernels import _retrieval_select as select
+from citekit.kernels._retrieval import _Scratch, top_candidates
 from naive import (
     assert_top_candidates_by_definition,
     naive_collect_marked,
@@ -167,12 +169,12 @@ def test_a_mask_scores_exactly_as_its_terms_added_in_query_order(weights, mask):
     term_weights = np.array(weights)
     terms = np.arange(n_terms, dtype=np.int64)
     tables = np.empty((2, 256))
-    bag._mask_tables(term_weights, terms, tables)
+    mask_path._mask_tables(term_weights, terms, tables)
     held = [bool(mask >> j & 1) for j in range(n_terms)]
-    exact = bag._mask_score(np.uint32(mask), tables, term_weights, terms)
+    exact = mask_path._mask_score(np.uint32(mask), tables, term_weights, terms)
     assert exact == naive_rank_score(weights, held)
     # the estimate (the two bytes summed apart) lies within the kernel's margin
-    estimate = bag._mask_estimate(np.uint32(mask), tables)
+    estimate = mask_path._mask_estimate(np.uint32(mask), tables)
     down = 1.0 - (n_terms + 2) * 2.0**-50
     assert estimate * down <= exact and exact * down <= estimate
 
@@ -186,10 +188,10 @@ def test_a_mask_scores_exactly_as_its_terms_added_in_query_order(weights, mask):
 def test_select_finds_the_rank_th_smallest(values, data):
     rank = data.draw(st.integers(0, len(values) - 1))
     array = np.array(values)
-    assert bag._select(array, len(values), rank) == naive_kth_smallest(values, rank)
+    assert select._select(array, len(values), rank) == naive_kth_smallest(values, rank)
     assert sorted(array.tolist()) == sorted(values)  # reordered, not changed
     ints = np.array([int(v) for v in values], dtype=np.int64)
-    assert bag._select(ints, len(values), rank) == naive_kth_smallest(ints.tolist(), rank)
+    assert select._select(ints, len(values), rank) == naive_kth_smallest(ints.tolist(), rank)
 
 
 @settings(max_examples=150, deadline=None)
@@ -214,11 +216,11 @@ def test_the_final_sort_orders_by_value_then_passage(n, seed, huge, nan, spread)
     out_values = np.full(n + 3, -1.0)
     if nan and n:
         values[0] = np.nan
-        bag._sort_best(passages, values, n, out_passages, out_values, 3)
+        select._sort_best(passages, values, n, out_passages, out_values, 3)
         # NaN rows take the argsort path: every passage is written once
         assert sorted(out_passages[3:].tolist()) == sorted(passages.tolist())
         return
-    bag._sort_best(passages, values, n, out_passages, out_values, 3)
+    select._sort_best(passages, values, n, out_passages, out_values, 3)
     expected_passages, expected_values = naive_sort_best(passages.tolist(), values.tolist())
     assert out_passages[3:].tolist() == expected_passages
     assert out_values[3:].tolist() == expected_values
@@ -246,7 +248,7 @@ def test_collecting_the_words_that_reach_the_bar(n, seed, share):
         touched = rng.permutation(n).astype(np.int64)
         hits = np.full(n + 1, -1, dtype=np.int64)
         values = np.zeros(n + 1)
-        n_hits = bag._collect_marked(words, listed, touched, n, bar, tables, hits, values)
+        n_hits = mask_path._collect_marked(words, listed, touched, n, bar, tables, hits, values)
         got = hits[:n_hits].tolist()
         if listed:  # in the order listed
             assert got == [p for p in touched.tolist() if words[p] >= bar]
@@ -266,7 +268,7 @@ def test_a_single_word_at_the_bar_is_collected_wherever_it_lies():
             words[position] = bar | 1
             hits = np.zeros(n + 1, dtype=np.int64)
             untouched = np.zeros(0, dtype=np.int64)
-            n_hits = bag._collect_marked(
+            n_hits = mask_path._collect_marked(
                 words, False, untouched, 0, bar, tables, hits, np.zeros(n + 1)
             )
             assert hits[:n_hits].tolist() == [position]

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit import _bag as bag
-from citekit._bag import _Scratch, top_candidates
+from citekit.kernels import _retrieval as bag
+from citekit.kernels._retrieval import _Scratch, top_candidates
 from naive import naive_deal_queries, naive_held, naive_pack_slots
 from test_bag_masks import mask_cases
 from test_bag_prune import _arrays, _assert_same

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._bag import _Scratch, top_candidates
+from citekit.kernels._retrieval import _Scratch, top_candidates
 from citekit.index import IdfIndex
 from naive import assert_top_candidates_by_definition, naive_top_candidates_in_order
 

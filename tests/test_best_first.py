@@ -1,4 +1,4 @@
-"""Parity tests of the best-first alignment kernels (citekit._best_first) and of the
+"""Parity tests of the best-first alignment kernels (citekit.kernels._ranking) and of the
 pipeline's in-place aligner path (citekit.kernels.align_ranges_unchecked)."""
 
 from __future__ import annotations
@@ -10,23 +10,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._best_first import (
+from citekit.kernels._scoring import (
     COMPONENT_NAMES,
     accept_pairs,
-    assemble_blocks,
-    bag_counts_from_held,
-    choose_all,
-    close_queries,
-    evidence_chars,
-    judged_int_facts,
     pair_feasibility,
-    query_terms,
+    score_components,
+)
+from citekit.kernels._rounds import assemble_blocks, close_queries, record_alignments
+from citekit.kernels._overlap import bag_counts_from_held, query_terms
+from citekit.kernels._ranking import (
+    choose_all,
     rank_and_choose,
     rank_eligible,
     rank_within_queries,
-    record_alignments,
-    score_components,
 )
+from citekit.kernels._evidence import evidence_chars, judged_int_facts
 from citekit.config import CitationConfig
 from citekit.kernels import align_pairs, align_ranges_unchecked
 from citekit.pipeline import _EVIDENCE_POOL_PER_CITATION, Pipeline
@@ -462,7 +460,7 @@ def test_rank_and_choose_equals_choose_all_of_the_full_ranking(
     data=st.data(),
 )
 def test_best_of_group_is_the_front_of_the_stable_order(keys, data):
-    from citekit._best_first import _best_of_group
+    from citekit.kernels._ranking import _best_of_group
 
     n = len(keys)
     n_best = data.draw(st.integers(1, n))

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citekit._copy_kernel import copy_range, copy_rows
+from citekit.kernels._copy import copy_range, copy_rows
 from naive import naive_copy_range
 
 

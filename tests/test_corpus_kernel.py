@@ -1,11 +1,11 @@
-"""citekit._corpus_kernel against the plain-Python references in tests/naive.py."""
+"""citekit.kernels._index against the plain-Python references in tests/naive.py."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._corpus_kernel import _ascending_order, corpus_arrays, index_arrays
+from citekit.kernels._index import _ascending_order, corpus_arrays, index_arrays
 from citekit.corpus import Corpus
 from citekit.segment import passage_window_array
 from naive import naive_ascending_order, naive_corpus_passages, naive_index_arrays, naive_windows
@@ -91,7 +91,7 @@ def test_index_arrays_empty():
 
 
 def test_postings_passage_type_and_its_int64_fallback():
-    from citekit._corpus_kernel import _index_kernel, _passage_type
+    from citekit.kernels._index import _index_kernel, _passage_type
 
     assert _passage_type(0).dtype == np.uint32
     assert _passage_type(2**32 - 1).dtype == np.uint32
@@ -142,7 +142,7 @@ def flat(pairs, shape):
 def test_corpus_arrays_match_reference(sources, size, stride, seed, n_threads):
     from unittest import mock
 
-    from citekit import _corpus_kernel
+    from citekit.kernels import _index as _corpus_kernel
 
     rng = np.random.default_rng(seed)
     token_spans = [span for tokens, _ in sources for span in tokens]
@@ -177,7 +177,8 @@ def test_corpus_arrays_match_reference(sources, size, stride, seed, n_threads):
 def test_corpus_arrays_in_groups_equal_one_thread(monkeypatch, workload, size, stride):
     import threading
 
-    from citekit import _corpus_kernel, _stages
+    from citekit.kernels import _index as _corpus_kernel
+    from citekit import _stages
 
     texts = [d["text"] for d in workload.make_documents(9, seed=11)]
     # sources without tokens or sentences between and at both ends, a one-word one

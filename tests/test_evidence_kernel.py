@@ -1,11 +1,11 @@
-"""The evidence-set kernel (citekit._evidence_kernel) against its reference."""
+"""The evidence-set kernel (citekit.kernels._evidence) against its reference."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._evidence_kernel import evidence_set
+from citekit.kernels._evidence import evidence_set
 from naive import naive_evidence_set
 
 

@@ -1,11 +1,11 @@
-"""The inflection lookup kernel (citekit._forms_kernel) against its reference."""
+"""The inflection lookup kernel (citekit.kernels._coverage) against its reference."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._forms_kernel import candidate_coverage, cover_runs, near_passages, rows_hold
+from citekit.kernels._coverage import candidate_coverage, cover_runs, near_passages, rows_hold
 from naive import (
     naive_candidate_coverage,
     naive_cover_runs,

@@ -2,7 +2,7 @@
 
 The reference is the documented highlighter algorithm written the obvious way (``re``
 tokens, ``str.lower``, ``difflib``, lists), one function per stage. Each numba kernel of
-``citekit._highlight_kernels`` is compared with its stage here, and the whole
+``citekit.kernels._highlight`` is compared with its stage here, and the whole
 ``find_answer_highlights`` with :func:`naive_highlights`, on arbitrary Unicode.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit import _highlight_kernels as kernels
+from citekit.kernels import _highlight as kernels
 from citekit.highlight import (
     DEFAULT_SPAN_EXPANSION_REGEX,
     DEFAULT_STOP_WORDS,

@@ -184,7 +184,7 @@ def test_pickles_round_trip_and_older_int64_postings_are_upgraded():
 
 
 def test_walk_passages_dtype_and_no_needless_copy():
-    from citekit._bag import walk_passages
+    from citekit.kernels._retrieval import walk_passages
 
     small = walk_passages(np.array([0, 2, 1], dtype=np.int64), 3)
     assert small.dtype == np.uint32 and small.tolist() == [0, 2, 1]
@@ -309,7 +309,7 @@ def test_rank_tokens_and_pairs_validation():
     st.lists(st.integers(0, 12), unique=True, max_size=8).map(sorted),
 )
 def test_query_terms_kernel_matches_reference(queries, vocabulary):
-    from citekit._bag import query_terms
+    from citekit.kernels._retrieval import query_terms
     from naive import naive_index_terms
 
     idf = [1.0 + 0.37 * i for i in range(len(vocabulary))]
@@ -338,7 +338,7 @@ def test_query_terms_kernel_matches_reference(queries, vocabulary):
 
 
 def test_query_terms_checks_token_columns():
-    from citekit._bag import query_terms
+    from citekit.kernels._retrieval import query_terms
 
     i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
     args = (i64(3, 4), i64(0, 2), np.ones(2, dtype=bool), i64(4), np.ones(1), 2.0)
@@ -367,7 +367,7 @@ def test_columns_of_edge_cases():
     data=st.data(),
 )
 def test_normalized_scores_equal_the_reference(counts, data):
-    from citekit._bag import normalized_scores
+    from citekit.kernels._retrieval import normalized_scores
 
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     values = st.floats(-3, 40, allow_nan=False) | st.sampled_from([0.0, 1 / 3, 7.1])

@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from citekit import _jit, _warm
+from citekit import _jit
+from citekit import _warm
 from citekit._jit import kernel_sources, package_stamp, share_work
 
 
@@ -55,11 +56,35 @@ def test_kernel_sources_are_the_kernel_modules_and_their_module_level_imports(tm
 
 def test_citekits_kernel_sources_hold_every_kernel_module_and_not_the_pipeline():
     files = kernel_sources()
-    for name in ("_bag.py", "_jit.py", "kernels/_lanes.py", "kernels/_sw.py",
-                 "tokenizers/_ascii_kernel.py", "tokenizers/simple.py", "segment.py"):
+    for name in ("_jit.py", "kernels/_lanes.py", "kernels/_sw.py", "kernels/_retrieval.py",
+                 "kernels/_tokenize.py", "kernels/_segment.py"):
         assert name in files
-    for name in ("pipeline.py", "results.py", "_content.py", "config.py"):
+    # editing the pipeline's, a tokenizer's or the segmenter's Python keeps the kernels
+    for name in ("pipeline.py", "results.py", "config.py", "tokenizers/simple.py",
+                 "segment.py", "_warm.py", "corpus.py", "index.py"):
         assert name not in files
+    # only kernels/, the JIT options and the leaf helpers kernels use
+    leaves = {"__init__.py", "_jit.py", "_code_units.py", "_validation.py", "_version.py"}
+    assert all(name.startswith("kernels/") or name in leaves for name in files), files
+
+
+def test_kernels_import_nothing_from_above_them():
+    import ast
+    import pathlib
+
+    allowed = {"citekit._jit", "citekit._code_units", "citekit._validation"}
+    kernels = pathlib.Path(_jit.__file__).parent / "kernels"
+    for path in sorted(kernels.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                if name.startswith("citekit"):
+                    assert name in allowed or name.startswith("citekit.kernels"), (path, name)
 
 
 def test_package_stamp_follows_the_contents_and_paths_of_the_kernel_sources(tmp_path):
@@ -96,7 +121,7 @@ def test_package_stamp_is_citekits_by_default_and_computed_once():
 
 @pytest.mark.skipif(not _jit.CACHE, reason="numba's on-disk cache is off")
 def test_kernels_are_cached_under_the_package_stamp():
-    from citekit._copy_kernel import copy_range
+    from citekit.kernels._copy import copy_range
     from citekit.kernels._batch import align_worker
 
     for kernel in (copy_range, align_worker):
@@ -110,7 +135,7 @@ import numpy as np
 import citekit._jit as jit_module
 if sys.argv[1] == "other":  # as if another file of the package had changed
     jit_module.package_stamp = lambda: "0" * 64
-from citekit._copy_kernel import copy_range
+from citekit.kernels._copy import copy_range
 loaded = bool(copy_range._cache._cache_file._load_index())
 out = np.zeros(3)
 copy_range(out, 0, np.arange(3.0), 0, 3)

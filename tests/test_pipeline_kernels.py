@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._bag import factorize, pair_bag_counts, row_contains
+from citekit.kernels._index import factorize
+from citekit.kernels._overlap import pair_bag_counts, row_contains
 from citekit.config import CitationConfig
 from citekit.index import IdfIndex
 from citekit.pipeline import Pipeline, WeightedScorer
@@ -188,7 +189,7 @@ def test_factorize_grows_its_table():
 def test_top_candidates_matches_reference(n_passages, density, k, seed, tied):
     # sparse and dense posting lists take the two walks of the kernel (first-touch list /
     # sequential scan); distinct or tied weights exercise the histogram and the tie-breaks
-    from citekit._bag import _Scratch, top_candidates
+    from citekit.kernels._retrieval import _Scratch, top_candidates
 
     rng = np.random.default_rng(seed)
     n_columns = 12
@@ -241,7 +242,7 @@ def test_top_candidates_matches_reference(n_passages, density, k, seed, tied):
 
 
 def test_top_candidates_needs_rows_for_non_ranking_terms():
-    from citekit._bag import top_candidates
+    from citekit.kernels._retrieval import top_candidates
 
     one = np.zeros(1, dtype=np.int64)
     with pytest.raises(ValueError, match="rows"):
@@ -257,7 +258,7 @@ def test_top_candidates_needs_rows_for_non_ranking_terms():
     data=st.data(),
 )
 def test_rows_postings_and_transpose_match_reference(columns, data):
-    from citekit._bag import rows_and_postings, transpose_rows
+    from citekit.kernels._index import rows_and_postings, transpose_rows
 
     n = len(columns)
     ranges = data.draw(

@@ -1,11 +1,12 @@
-"""The batched records kernels (citekit._evidence_kernel.records_batch, contested_coverage)
+"""The batched records kernels (citekit.kernels._evidence.records_batch, contested_coverage)
 against their references in naive.py."""
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._evidence_kernel import _has_value_region, contested_coverage, records_batch
+from citekit.kernels._evidence import _has_value_region, records_batch
+from citekit.kernels._coverage import contested_coverage
 from naive import (
     naive_contested_coverage,
     naive_records,

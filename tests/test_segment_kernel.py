@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive import naive_segment
 
-from citekit import _segment_kernel as kernel
+from citekit.kernels import _segment as kernel
 from citekit._stages import segment_spans
 from citekit.segment import DEFAULT_ABBREVIATIONS, SentenceSegmenter, segment_sentences
 

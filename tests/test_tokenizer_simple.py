@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from citekit import normalize as normalize_module
 from citekit._code_units import code_units
 from citekit.tokenizers import Tokenizer, TokenizedText, tokenize_checked
+from citekit.kernels import _tokenize as tokenize_kernel
 from citekit.tokenizers import simple as simple_module
 from citekit.tokenizers.simple import SimpleTokenizer, TokenizerConfig, token_id
 
@@ -527,7 +528,7 @@ def text_starts_of(texts):
     st.booleans(),
 )
 def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens, views):
-    from citekit.tokenizers._ascii_kernel import kernel_tokens_many
+    from citekit.kernels._tokenize import kernel_tokens_many
 
     tokenizer = SimpleTokenizer(config)
     _, table, kernel_ids, letter_keys = simple_module._kernel(config)
@@ -705,15 +706,15 @@ def test_kernel_chars():
     for chars, code in zip(
         KERNEL_CHARS,
         [
-            simple_module._LETTER_CODE,
-            simple_module._DIGIT_CODE,
-            simple_module._SINGLE_CODE,
+            tokenize_kernel.LETTER,
+            tokenize_kernel.DIGIT,
+            tokenize_kernel.SINGLE,
             simple_module._SEPARATOR_CODE,
             None,  # (stand-ins: their NFKC reading's code)
-            simple_module._MARK_CODE,
-            simple_module._NUKTA_CODE,
-            simple_module._NUKTA_BASE_CODE,
-            simple_module._THAI_CODE,
+            tokenize_kernel.MARK,
+            tokenize_kernel.NUKTA,
+            tokenize_kernel.NUKTA_BASE,
+            tokenize_kernel.THAI,
             None,  # (Thai marks: a code per combining class, checked below)
         ],
     ):
@@ -722,7 +723,7 @@ def test_kernel_chars():
         for codes in (with_nfkc, without_nfkc):
             assert set(chars) <= {chr(unit) for unit in np.flatnonzero(codes == code)}
     for codes in (with_nfkc, without_nfkc):
-        high = {chr(unit) for unit in np.flatnonzero(codes != simple_module._OTHER_CODE)}
+        high = {chr(unit) for unit in np.flatnonzero(codes != tokenize_kernel.OTHER)}
         assert high - set(map(chr, range(128))) == READABLE - set(map(chr, range(128)))
     assert len(READABLE) > 40_000
 
@@ -742,7 +743,7 @@ def test_kernel_chars_are_units_and_clusters_of_their_own():
 
 @pytest.mark.parametrize("key", [b"", b"abcdefgh", b"a\x00"])
 def test_letter_key_table_refuses_keys_it_cannot_hold(key):
-    from citekit.tokenizers._ascii_kernel import letter_key_table
+    from citekit.kernels._tokenize import letter_key_table
 
     with pytest.raises(ValueError, match="letter_keys"):
         letter_key_table({0xE9: key})
@@ -1542,7 +1543,7 @@ def test_kernel_marks():
     assert set("\u094b\u094c\u094d\u09cd\u0bcd") <= marks
     assert not set("\u093c\u0951\u0952\u09be\u09d7\u0bbe\u0bd7") & marks
     codes = simple_module._unit_codes(True)
-    assert {chr(unit) for unit in np.flatnonzero(codes == simple_module._MARK_CODE)} == marks
+    assert {chr(unit) for unit in np.flatnonzero(codes == tokenize_kernel.MARK)} == marks
 
 
 # a mark in the places where it continues a word
@@ -1670,10 +1671,10 @@ def test_only_unreadable_chars_and_marks_may_join_a_space():
     # kernel cannot read or reads as marks or nuktas: no other one joins the space before it
     codes = simple_module._unit_codes(True)
     read = np.flatnonzero(
-        (codes != simple_module._OTHER_CODE)
-        & (codes != simple_module._MARK_CODE)
-        & (codes != simple_module._NUKTA_CODE)
-        & ((codes < simple_module._THAI_MARK_CODE) | (codes >= simple_module._THAI_CODE))
+        (codes != tokenize_kernel.OTHER)
+        & (codes != tokenize_kernel.MARK)
+        & (codes != tokenize_kernel.NUKTA)
+        & ((codes < tokenize_kernel.THAI_MARK) | (codes >= tokenize_kernel.THAI))
     )
     assert not any(simple_module._joins_space(chr(unit)) for unit in read.tolist() if unit > 127)
     assert all(map(simple_module._joins_space, KERNEL_MARKS | KERNEL_NUKTAS))
@@ -1696,12 +1697,12 @@ def test_kernel_thai_chars():
         0x0E47, 0x0E4E, "M"
     )
     codes = simple_module._unit_codes(True)
-    assert {chr(unit) for unit in np.flatnonzero(codes == simple_module._THAI_CODE)} == KERNEL_THAI
-    classes = simple_module._THAI_MARK_CLASSES
+    assert {chr(unit) for unit in np.flatnonzero(codes == tokenize_kernel.THAI)} == KERNEL_THAI
+    classes = tokenize_kernel.THAI_MARK_CLASSES
     assert list(classes) == sorted(classes)
     for mark in KERNEL_THAI_MARKS:
         rank = classes.index(unicodedata.combining(mark))
-        assert codes[ord(mark)] == simple_module._THAI_MARK_CODE + rank
+        assert codes[ord(mark)] == tokenize_kernel.THAI_MARK + rank
         assert regex.findall(r"\X", "ก" + mark) == ["ก" + mark]
         assert unicodedata.normalize("NFKC", "ก" + mark) == "ก" + mark
     assert {unicodedata.combining(mark) for mark in KERNEL_THAI_MARKS} == {0, 9, 103, 107}

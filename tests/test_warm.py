@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import citekit
-from citekit import _warm
+from citekit import _jit, _warm
 
 
 class FakeChild:
@@ -41,14 +41,15 @@ def recorded(monkeypatch):
 
     monkeypatch.setattr(_warm, "start_share", start_share)
     monkeypatch.setattr(_warm, "warm_modules", lambda names: calls["warmed"].append(tuple(names)))
-    monkeypatch.setattr(_warm, "CACHE", True)
+    monkeypatch.setattr(_jit, "CACHE", True)
     return calls
 
 
 def test_shares_name_every_kernel_module_once():
     names = [name for share in _warm.SHARES for name in share]
     assert len(names) == len(set(names))
-    assert {"citekit.kernels", "citekit._bag", "citekit._segment_kernel"} <= set(names)
+    kernel_modules = {"citekit.kernels", "citekit.kernels._retrieval", "citekit.kernels._segment"}
+    assert kernel_modules <= set(names)
     for name in names:
         __import__(name)
         assert callable(getattr(sys.modules[name], "warmup"))
@@ -69,7 +70,7 @@ def test_warm_in_one_process_starts_none(recorded):
 
 
 def test_warm_without_the_disk_cache_compiles_here(recorded, monkeypatch):
-    monkeypatch.setattr(_warm, "CACHE", False)
+    monkeypatch.setattr(_jit, "CACHE", False)
     _warm.warm(2)
     assert recorded["started"] == []
     assert recorded["warmed"] == list(_warm.SHARES)
@@ -77,7 +78,7 @@ def test_warm_without_the_disk_cache_compiles_here(recorded, monkeypatch):
 
 def test_an_interrupted_warm_stops_its_children(monkeypatch):
     child = FakeChild(running=True)
-    monkeypatch.setattr(_warm, "CACHE", True)
+    monkeypatch.setattr(_jit, "CACHE", True)
     monkeypatch.setattr(_warm, "start_share", lambda names, env=None: child)
 
     def interrupted(names):
@@ -170,14 +171,14 @@ def _environment(cache_dir):
     return env
 
 
-@pytest.mark.skipif(not _warm.CACHE, reason="numba's on-disk cache is off")
+@pytest.mark.skipif(not _jit.CACHE, reason="numba's on-disk cache is off")
 def test_a_started_share_compiles_into_the_disk_cache(tmp_path):
-    child = _warm.start_share(["citekit._corpus_kernel"], _environment(tmp_path))
+    child = _warm.start_share(["citekit.kernels._index"], _environment(tmp_path))
     assert child.wait(timeout=600) == 0
     assert list(tmp_path.rglob("*_corpus_kernel*.nbi"))
 
 
-@pytest.mark.skipif(not _warm.CACHE, reason="numba's on-disk cache is off")
+@pytest.mark.skipif(not _jit.CACHE, reason="numba's on-disk cache is off")
 def test_cache_is_cold_on_an_empty_cache(tmp_path):
     code = "from citekit._warm import cache_is_cold; print(cache_is_cold())"
     cold = subprocess.run(
@@ -188,7 +189,7 @@ def test_cache_is_cold_on_an_empty_cache(tmp_path):
 
 
 def test_cache_is_not_cold_without_the_disk_cache(monkeypatch):
-    monkeypatch.setattr(_warm, "CACHE", False)
+    monkeypatch.setattr(_jit, "CACHE", False)
     assert _warm.cache_is_cold() is False
 
 

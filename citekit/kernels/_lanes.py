@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from citekit._copy_kernel import copy_range
+from citekit.kernels._copy import copy_range
 from citekit._jit import jit
 from citekit.kernels._sw import NEG_KEY, decode_key, key_shifts, traceback
 

@@ -125,6 +125,22 @@ import numpy as np
 
 from citekit._code_units import code_units
 from citekit._validation import check_bool, check_str
+from citekit.kernels._hash import fnv1a
+from citekit.kernels._tokenize import (
+    DIGIT,
+    ID_MASK,
+    LETTER,
+    MARK,
+    MAX_KEY_BYTES,
+    NUKTA,
+    NUKTA_BASE,
+    OTHER,
+    SINGLE,
+    TABLE_UNITS,
+    THAI,
+    THAI_MARK,
+    THAI_MARK_CLASSES,
+)
 from citekit.normalize import (
     CURRENCY_WORDS,
     PERCENT_SIGNS,
@@ -139,15 +155,8 @@ from citekit.normalize import (
 )
 from citekit.tokenizers.base import _VALID_BY_CONSTRUCTION, TokenizedText
 
-__all__ = ["TokenizerConfig", "SimpleTokenizer", "token_id"]
+__all__ = ["TokenizerConfig", "SimpleTokenizer", "token_id", "warmup"]
 
-# Token ids: 64-bit FNV-1a of the key's UTF-8 bytes with the top bit cleared (so ids fit
-# int64 and stay non-negative). Simple enough to compute the same way inside the numba
-# kernel of the ASCII path and in Python for everything else.
-_FNV_OFFSET = 0xCBF29CE484222325
-_FNV_PRIME = 0x100000001B3
-_UINT64_MASK = (1 << 64) - 1
-_ID_MASK = (1 << 63) - 1
 
 # Typographic apostrophes and hyphens fold to the ASCII ones inside a token's key.
 _KEY_TRANSLATION = str.maketrans({"’": "'", "ʼ": "'", "‐": "-", "‑": "-"})
@@ -342,39 +351,6 @@ _KERNEL_SYMBOLS = [
 _KERNEL_CODES = {char: ord(ascii) for char, ascii in _TYPOGRAPHIC_TO_ASCII.items()} | {
     symbol: 128 + index for index, symbol in enumerate(_KERNEL_SYMBOLS)
 }
-# The kernel codes of the other characters (defined here, as the kernel module imports
-# numba). The characters the kernel cannot read separate tokens there, and the pieces of
-# the text around them take the general path.
-_OTHER_CODE = 255
-# The non-ASCII letters the kernel reads (_kernel_chars), in words; the kernel's key table
-# holds the UTF-8 bytes of their keys.
-_LETTER_CODE = 254
-# The non-ASCII decimal digits it reads (Arabic-Indic, Devanagari, full-width, ...): like
-# letters, and digits to the number rules.
-_DIGIT_CODE = 253
-# The characters it reads as tokens of their own (Han, Hiragana, Katakana), keys in the
-# key table.
-_SINGLE_CODE = 252
-# The combining marks it reads (Indic vowel signs and viramas, _kernel_chars): inside a word
-# right after a letter or another such mark, like a letter; anywhere else the kernel cannot
-# read them (a mark after a space, a digit or punctuation joins the cluster before it).
-_MARK_CODE = 251
-# The nuktas it reads (combining class 7): inside a word right after a letter, but not after
-# the letters whose fold it would compose with or be reordered before (Devanagari न, र, ळ
-# compose with the nukta; a fold ending in a mark of a higher class, as İ's does): those
-# letters have a code of their own.
-_NUKTA_CODE = 250
-_NUKTA_BASE_CODE = 249
-# The Thai characters it reads as tokens of their own (letters, vowels written as letters,
-# ฯ ๆ ๏ ๚ ๛), which the Thai marks after them extend.
-_THAI_CODE = 248
-# The Thai combining marks it reads (vowel signs above and below, tone marks, ...): right
-# after a Thai character of _THAI_CODE or another such mark, extending that token, unless
-# NFKC would reorder it before the mark it follows (its combining class lower, not 0). Their
-# codes are _THAI_MARK_CODE + the rank of their combining class in _THAI_MARK_CLASSES (so
-# the kernel compares ranks); anywhere else the kernel cannot read them.
-_THAI_MARK_CLASSES = (0, 9, 103, 107)
-_THAI_MARK_CODE = 244
 # The punctuation it reads that only separates tokens (、 。 「 」 ، ؟ ।): read as a space.
 # So are the full-width and small forms of ASCII punctuation and currency symbols without
 # NFKC; with NFKC they read as the character NFKC makes of them (``，`` as ``,``, ``％`` as
@@ -422,10 +398,6 @@ _KERNEL_CANDIDATES = (
 _EMOJI_CANDIDATES = (
     (0x00A9, 0x00AE), (0x2100, 0x2BFF), (0x3030, 0x303D), (0x1F000, 0x1FAFF)
 )
-# The kernel's tables have an entry per code point below this (the Basic Multilingual
-# Plane and the Supplementary Multilingual Plane, where the emoji are); the code points
-# above read as U+FFFF, a noncharacter the kernel cannot read.
-_TABLE_UNITS = 0x20000
 # The grapheme cluster break properties of the characters the kernel reads besides ASCII:
 # between two such characters (or one and ASCII) no rule of UAX #29 joins a cluster (the
 # rules that join an LV or LVT syllable or an Indic consonant to a neighbour need a jamo or
@@ -438,16 +410,13 @@ _STANDS_ALONE = (
 # Sinhala that join the cluster before them (Extend or SpacingMark) and nothing after
 # them but, for a virama, the consonant that follows (inside the same word).
 _MARKS_FIRST, _MARKS_LAST = 0x0900, 0x0DFF
-# The Thai block, whose marks the kernel reads after Thai characters (_THAI_CODE).
+# The Thai block, whose marks the kernel reads after Thai characters (THAI).
 _THAI_FIRST, _THAI_LAST = 0x0E00, 0x0E7F
 # the canonical combining class of the Indic nuktas
 _NUKTA_CLASS = 7
 _JOINS_CLUSTER_BEFORE = (
     r"[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=SpacingMark}]"
 )
-# The most UTF-8 bytes a character's key may have: they fit in an int64 of the kernel's
-# key table (defined here, as the kernel module imports numba).
-_MAX_LETTER_KEY_BYTES = 7
 # The switch settings that change a character's fold: (nfkc, casefold, normalize_numbers).
 _FOLD_SETTINGS = tuple(itertools.product((True, False), repeat=3))
 
@@ -484,7 +453,7 @@ def _kernel_chars() -> _KernelChars:
 
     - a letter: the fold is one or more letters, possibly with combining marks after the
       first, none of a script tokenized per character, with a key of at most
-      ``_MAX_LETTER_KEY_BYTES`` UTF-8 bytes. The general path reads the letter's whole fold
+      ``MAX_KEY_BYTES`` UTF-8 bytes. The general path reads the letter's whole fold
       inside the word around it and maps it back to the letter alone, so the token's key
       is the concatenation of its characters' keys: what the kernel computes. ``ß``
       (``ss``), ``Ĳ`` (``IJ`` under NFKC), ``ŉ`` (``ʼn``), ``µ`` (Greek ``μ``), ``ſ``
@@ -529,7 +498,7 @@ def _kernel_chars() -> _KernelChars:
       form is two characters);
     - a Thai mark: a combining mark of the Thai script joining the cluster before it
       (Extend), its fold itself under every setting, composing with nothing, of a
-      combining class in ``_THAI_MARK_CLASSES``; read right after a Thai character or
+      combining class in ``THAI_MARK_CLASSES``; read right after a Thai character or
       another Thai mark (not after one of a higher class, non-zero: NFKC would swap them).
       The general path reads every Thai character as a token and merges the marks'
       tokens with the character's when it snaps them to its grapheme cluster, so the key
@@ -553,11 +522,11 @@ def _kernel_chars() -> _KernelChars:
         if (
             unicodedata.category(char) == "Mn"
             and is_thai.match(char)
-            and unicodedata.combining(char) in _THAI_MARK_CLASSES
+            and unicodedata.combining(char) in THAI_MARK_CLASSES
             and char not in _ATTACHING_STARTERS
             and joins_before.match(char)
             and all(_fold_string(char, *setting) == char for setting in _FOLD_SETTINGS)
-            and len(char.encode("utf-8")) < _MAX_LETTER_KEY_BYTES
+            and len(char.encode("utf-8")) < MAX_KEY_BYTES
         ):
             thai_marks.append(char)
     for code_point in range(_MARKS_FIRST, _MARKS_LAST + 1):
@@ -592,7 +561,7 @@ def _kernel_chars() -> _KernelChars:
                 and char not in _ATTACHING_STARTERS
                 and joins_before.match(char)
                 and all(_fold_string(char, *setting) == char for setting in _FOLD_SETTINGS)
-                and len(char.encode("utf-8")) <= _MAX_LETTER_KEY_BYTES
+                and len(char.encode("utf-8")) <= MAX_KEY_BYTES
             ):
                 marks.append(char)
                 continue
@@ -617,7 +586,7 @@ def _kernel_chars() -> _KernelChars:
                 and unicodedata.category(folded[0])[0] == "L"
                 and all(unicodedata.category(c)[0] in "LM" for c in folded)
                 and not no_space_script.search(folded)
-                and len(folded.translate(_KEY_TRANSLATION).encode("utf-8")) <= _MAX_LETTER_KEY_BYTES
+                and len(folded.translate(_KEY_TRANSLATION).encode("utf-8")) <= MAX_KEY_BYTES
                 for folded in folds
             ):
                 # a nukta after it would compose with or be reordered before its NFKC fold
@@ -704,10 +673,10 @@ def _stand_in_code(char: str) -> int | None:
 
 
 def _thai_mark_code(char: str) -> int:
-    """The kernel code of a Thai mark: ``_THAI_MARK_CODE`` + the rank of its class."""
+    """The kernel code of a Thai mark: ``THAI_MARK`` + the rank of its class."""
     import unicodedata
 
-    return _THAI_MARK_CODE + _THAI_MARK_CLASSES.index(unicodedata.combining(char))
+    return THAI_MARK + THAI_MARK_CLASSES.index(unicodedata.combining(char))
 
 
 # The characters the token pattern reads inside a token, between two others.
@@ -716,23 +685,23 @@ _TOKEN_JOINERS = ".,'’ʼ‐‑-"
 
 @lru_cache(maxsize=2)
 def _unit_codes(nfkc: bool) -> np.ndarray:
-    """The kernel code of each code point below ``_TABLE_UNITS`` (``uint8``;
-    ``_OTHER_CODE`` if none) with or without NFKC (only the codes of stand-ins differ: the
+    """The kernel code of each code point below ``TABLE_UNITS`` (``uint8``;
+    ``OTHER`` if none) with or without NFKC (only the codes of stand-ins differ: the
     same characters are read)."""
-    codes = np.full(_TABLE_UNITS, _OTHER_CODE, dtype=np.uint8)
+    codes = np.full(TABLE_UNITS, OTHER, dtype=np.uint8)
     codes[:128] = np.arange(128, dtype=np.uint8)
     for char, code in _KERNEL_CODES.items():
         codes[ord(char)] = code
     kernel_chars = _kernel_chars()
     for chars, code in (
-        (kernel_chars.letters, _LETTER_CODE),
-        (kernel_chars.digits, _DIGIT_CODE),
-        (kernel_chars.singles, _SINGLE_CODE),
+        (kernel_chars.letters, LETTER),
+        (kernel_chars.digits, DIGIT),
+        (kernel_chars.singles, SINGLE),
         (kernel_chars.separators, _SEPARATOR_CODE),
-        (kernel_chars.marks, _MARK_CODE),
-        (kernel_chars.nuktas, _NUKTA_CODE),
-        (kernel_chars.nukta_bases, _NUKTA_BASE_CODE),
-        (kernel_chars.thai, _THAI_CODE),
+        (kernel_chars.marks, MARK),
+        (kernel_chars.nuktas, NUKTA),
+        (kernel_chars.nukta_bases, NUKTA_BASE),
+        (kernel_chars.thai, THAI),
     ):
         codes[[ord(char) for char in chars]] = code
     for char in kernel_chars.thai_marks:
@@ -763,7 +732,7 @@ def _joins_space(char: str) -> bool:
 def _table_index(code_points: np.ndarray) -> np.ndarray:
     """Where the kernel's tables hold each code point: itself, or U+FFFF (no character)
     for those above the tables."""
-    return np.where(code_points < _TABLE_UNITS, code_points, 0xFFFF)
+    return np.where(code_points < TABLE_UNITS, code_points, 0xFFFF)
 
 
 def _general_pieces(text: str, code_points: np.ndarray) -> np.ndarray | None:
@@ -788,10 +757,10 @@ def _general_pieces_many(
     # (the kernel reads the same characters with or without NFKC)
     unit_codes = _unit_codes(True)
     high_codes = unit_codes[_table_index(code_points[high])]
-    others = high[high_codes == _OTHER_CODE]
+    others = high[high_codes == OTHER]
     # (the piece finder mirrors the kernel's rules for the marks it reads: Indic marks and
     # nuktas, then Thai marks)
-    is_mark = (high_codes == _MARK_CODE) | (high_codes == _NUKTA_CODE)
+    is_mark = (high_codes == MARK) | (high_codes == NUKTA)
     if is_mark.any():
         # a mark the kernel reads only right after a letter or another mark, a nukta only
         # right after a letter but those it composes with (after a character the kernel
@@ -800,42 +769,42 @@ def _general_pieces_many(
         before = code_points[np.maximum(marks - 1, 0)]
         before_codes = unit_codes[_table_index(before)]
         after_letter = (
-            ((before | 32) >= 97) & ((before | 32) <= 122) | (before_codes == _LETTER_CODE)
+            ((before | 32) >= 97) & ((before | 32) <= 122) | (before_codes == LETTER)
         )
         after_mark = (
-            (before_codes == _NUKTA_BASE_CODE)
-            | (before_codes == _MARK_CODE)
-            | (before_codes == _NUKTA_CODE)
+            (before_codes == NUKTA_BASE)
+            | (before_codes == MARK)
+            | (before_codes == NUKTA)
         )
-        nukta = high_codes[is_mark] == _NUKTA_CODE
+        nukta = high_codes[is_mark] == NUKTA
         first = np.zeros(n_chars + 1, dtype=np.bool_)
         first[text_starts] = True
-        read = (after_letter | (after_mark & ~nukta) | (before_codes == _OTHER_CODE)) & ~first[
+        read = (after_letter | (after_mark & ~nukta) | (before_codes == OTHER)) & ~first[
             marks
         ]
         if not read.all():
             # (both ascending, no position in both)
             others = np.sort(np.concatenate((others, marks[~read])), kind="mergesort")
-    is_thai_mark = (high_codes >= _THAI_MARK_CODE) & (
-        high_codes < _THAI_MARK_CODE + len(_THAI_MARK_CLASSES)
+    is_thai_mark = (high_codes >= THAI_MARK) & (
+        high_codes < THAI_MARK + len(THAI_MARK_CLASSES)
     )
     if is_thai_mark.any():
         # a Thai mark the kernel reads only right after a Thai character or a Thai mark of
         # a class not higher than its own (or of class 0, or it of class 0); never first
         # in its text (after a character the kernel cannot read, its word is a piece)
         marks = high[is_thai_mark]
-        ranks = high_codes[is_thai_mark].astype(np.int64) - _THAI_MARK_CODE
+        ranks = high_codes[is_thai_mark].astype(np.int64) - THAI_MARK
         before_codes = unit_codes[_table_index(code_points[np.maximum(marks - 1, 0)])]
-        before_ranks = before_codes.astype(np.int64) - _THAI_MARK_CODE
+        before_ranks = before_codes.astype(np.int64) - THAI_MARK
         after_mark = (
             (before_ranks >= 0)
-            & (before_ranks < len(_THAI_MARK_CLASSES))
+            & (before_ranks < len(THAI_MARK_CLASSES))
             & ((ranks == 0) | (before_ranks <= ranks))
         )
         first = np.zeros(n_chars + 1, dtype=np.bool_)
         first[text_starts] = True
         read = (
-            (before_codes == _THAI_CODE) | after_mark | (before_codes == _OTHER_CODE)
+            (before_codes == THAI) | after_mark | (before_codes == OTHER)
         ) & ~first[marks]
         if not read.all():
             others = np.sort(np.concatenate((others, marks[~read])), kind="mergesort")
@@ -850,10 +819,10 @@ def _general_pieces_many(
     check = np.flatnonzero(after_cut > 127)
     check_codes = unit_codes[_table_index(after_cut[check])]
     check = check[
-        (check_codes == _OTHER_CODE)
-        | (check_codes == _MARK_CODE)
-        | (check_codes == _NUKTA_CODE)
-        | ((check_codes >= _THAI_MARK_CODE) & (check_codes < _THAI_CODE))
+        (check_codes == OTHER)
+        | (check_codes == MARK)
+        | (check_codes == NUKTA)
+        | ((check_codes >= THAI_MARK) & (check_codes < THAI))
     ]
     joining = [index for index in check.tolist() if _joins_space(joined[cuts[index]])]
     not_cut[joining] = True
@@ -943,10 +912,7 @@ def token_id(key: str) -> int:
     True
     """
     check_str(key, "key")
-    value = _FNV_OFFSET
-    for byte in key.encode("utf-8", "surrogatepass"):
-        value = ((value ^ byte) * _FNV_PRIME) & _UINT64_MASK
-    return value & _ID_MASK
+    return fnv1a(key.encode("utf-8", "surrogatepass")) & ID_MASK
 
 
 @dataclass(frozen=True)
@@ -1191,9 +1157,9 @@ class SimpleTokenizer:
         scratch, and the kernel's arrays are views of it: a caller that joins several
         results allocates their memory itself (reading threads' allocations stay in their
         own arenas of the C allocator, which the caller's next arrays cannot reuse; see
-        :func:`~citekit.tokenizers._ascii_kernel.kernel_tokens_many`).
+        :func:`~citekit.kernels._tokenize.kernel_tokens_many`).
         """
-        from citekit.tokenizers._ascii_kernel import kernel_tokens_many
+        from citekit.kernels._tokenize import kernel_tokens_many
 
         if self._kernel is None:
             self._kernel = _kernel(self.config)
@@ -1373,12 +1339,7 @@ def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray, np.nd
     The tables are read-only and shared by every tokenizer with this config; importing
     the kernel imports numba.
     """
-    from citekit.tokenizers._ascii_kernel import (
-        id_table,
-        kernel_tokens,
-        letter_key_table,
-        unit_table,
-    )
+    from citekit.kernels._tokenize import id_table, kernel_tokens, letter_key_table, unit_table
 
     symbol_ids, plural_ids, singular_ids = SimpleTokenizer(config)._make_ascii_tables()
     kernel_chars = _kernel_chars()
@@ -1411,3 +1372,22 @@ def _kernel(config: TokenizerConfig) -> tuple[Any, np.ndarray, np.ndarray, np.nd
 
 # spans in bounds, non-empty, ordered (tests/test_tokenizer_simple.py, hypothesis)
 _VALID_BY_CONSTRUCTION.add(SimpleTokenizer.tokenize)
+
+
+def warmup() -> None:
+    """Compile (or load from numba's on-disk cache) the tokenizer kernels for all three
+    unit types.
+
+    ASCII text reaches the kernels as ``uint8``, other text in the Basic Multilingual
+    Plane as ``uint16``, text with characters beyond it as ``uint32``: one compiled
+    signature each (of the kernels
+    :func:`~citekit.kernels._tokenize.kernel_tokens` and ``kernel_tokens_many``).
+
+    Examples
+    --------
+    >>> warmup()
+    """
+    tokenizer = SimpleTokenizer()
+    for text in ("a", "a\u2019", "a\U0001f600"):
+        tokenizer._kernel_tokens(code_units(text))
+        tokenizer._tokenize_many([text], text, np.array([0, len(text)], dtype=np.int64))

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from citekit._jit import jit, share_work
+from citekit.kernels._copy import copy_range
 
 __all__ = ["corpus_arrays", "index_arrays", "warmup"]
 
@@ -414,9 +415,9 @@ def _group_postings_and_rows(unsorted, row_lengths, local_column, passage_lo, gr
 
 def _passage_type(max_passages: int) -> np.ndarray:
     """An empty array of the dtype the postings keep passage numbers in
-    (:func:`citekit._bag.passage_dtype`: as the retrieval walk reads them, so the index
-    installs them without a copy)."""
-    from citekit._bag import passage_dtype
+    (:func:`citekit.kernels._retrieval.passage_dtype`: as the retrieval walk reads them,
+    so the index installs them without a copy)."""
+    from citekit.kernels._retrieval import passage_dtype
 
     return np.zeros(0, dtype=passage_dtype(max_passages))
 
@@ -653,9 +654,202 @@ def warmup() -> None:
     one = np.zeros(1, dtype=np.int64)
     corpus_arrays(one, one, one + 1, np.array([0, 1]), np.array([[0, 1]]), np.array([0, 1]), 1, 1)
     index_arrays(one, one, one)
+    columns_of_ids(one, one)
+    factorize(one)
+    rows_and_postings(one, one, one, 1)
     # the kernels of a large corpus built on several threads (two sources of one token)
     two = np.zeros(2, dtype=np.int64)
     _corpus_in_groups(
         two, two, two + 1, np.array([0, 1, 2]), np.array([[0, 1], [0, 1]]),
         np.array([0, 1, 2]), 1, 1, _passage_type(2), 2,
     )
+
+
+@jit
+def _first_seen_codes(values, codes, firsts):
+    """Code of each value = order of its first appearance; returns the distinct values.
+    ``firsts[code]`` (room for one entry per value) gets the position of that first
+    appearance."""
+    # start small (the table stays in cache for typical vocabularies) and grow
+    capacity = 1 << 12
+    table_keys = np.empty(capacity, dtype=np.int64)
+    table_codes = np.full(capacity, -1, dtype=np.int64)
+    distinct = np.empty(min(values.shape[0], capacity), dtype=np.int64)
+    n_distinct = 0
+    for i in range(values.shape[0]):
+        if 2 * n_distinct >= capacity:
+            # grow and re-insert (rare: only for very large vocabularies)
+            capacity <<= 1
+            table_keys = np.empty(capacity, dtype=np.int64)
+            table_codes = np.full(capacity, -1, dtype=np.int64)
+            grown = np.empty(capacity, dtype=np.int64)
+            copy_range(grown, 0, distinct, 0, n_distinct)
+            distinct = grown
+            for code in range(n_distinct):
+                slot = (np.uint64(distinct[code]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)
+                slot = np.int64(slot) & (capacity - 1)
+                while table_codes[slot] != -1:
+                    slot = (slot + 1) & (capacity - 1)
+                table_keys[slot] = distinct[code]
+                table_codes[slot] = code
+        value = values[i]
+        slot = (np.uint64(value) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)
+        slot = np.int64(slot) & (capacity - 1)
+        while True:
+            code = table_codes[slot]
+            if code == -1:
+                table_keys[slot] = value
+                table_codes[slot] = n_distinct
+                distinct[n_distinct] = value
+                firsts[n_distinct] = i
+                codes[i] = n_distinct
+                n_distinct += 1
+                break
+            if table_keys[slot] == value:
+                codes[i] = code
+                break
+            slot = (slot + 1) & (capacity - 1)
+    return distinct[:n_distinct]
+
+
+def factorize(values: np.ndarray, *, return_first: bool = False) -> tuple[np.ndarray, ...]:
+    """Sorted distinct values and the position of each value among them.
+
+    Equal to ``np.unique(values, return_inverse=True)``, computed with a hash table in
+    one pass (several times faster for millions of token ids). With ``return_first``,
+    also the position in ``values`` where each distinct value first appears (as
+    ``np.unique``'s ``return_index``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> vocabulary, columns = factorize(np.array([30, 10, 30, -5], dtype=np.int64))
+    >>> vocabulary.tolist(), columns.tolist()
+    ([-5, 10, 30], [2, 1, 2, 0])
+    >>> factorize(np.array([30, 10, 30, -5]), return_first=True)[2].tolist()
+    [3, 1, 0]
+    """
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    if values.shape[0] == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return (empty, empty, empty) if return_first else (empty, empty)
+    codes = np.empty(values.shape[0], dtype=np.int64)
+    firsts = np.empty(values.shape[0], dtype=np.int64)
+    distinct = _first_seen_codes(values, codes, firsts)
+    order = np.argsort(distinct, kind="stable")
+    rank = np.empty(order.shape[0], dtype=np.int64)
+    rank[order] = np.arange(order.shape[0], dtype=np.int64)
+    if return_first:
+        return distinct[order], rank[codes], firsts[: distinct.shape[0]][order]
+    return distinct[order], rank[codes]
+
+
+@jit
+def columns_of_ids(vocabulary, ids):
+    """The column of each of ``ids`` in the ascending ``vocabulary`` (its position), -1
+    for ids not in it: one binary search per id (what ``IdfIndex.columns_of`` needs; the
+    same with numpy took seven array calls).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> columns_of_ids(np.array([10, 30]), np.array([30, 20, 10, 40])).tolist()
+    [1, -1, 0, -1]
+    """
+    n_vocabulary = vocabulary.shape[0]
+    out = np.empty(ids.shape[0], dtype=np.int64)
+    for i in range(ids.shape[0]):
+        column = np.searchsorted(vocabulary, ids[i]) if n_vocabulary else 0
+        out[i] = column if column < n_vocabulary and vocabulary[column] == ids[i] else -1
+    return out
+
+
+@jit
+def _range_rows_kernel(columns, starts, ends, n_terms, indptr):
+    """Distinct columns of ``columns[starts[p]:ends[p]]`` for every passage ``p``, in
+    order of first appearance: fills ``indptr`` (n_passages + 1), returns the indices."""
+    last_row = np.full(n_terms, -1, dtype=np.int64)
+    capacity = 0
+    for p in range(starts.shape[0]):
+        capacity += ends[p] - starts[p]
+    indices = np.empty(capacity, dtype=np.int64)
+    n = 0
+    for p in range(starts.shape[0]):
+        for i in range(starts[p], ends[p]):
+            column = columns[i]
+            if last_row[column] != p:
+                last_row[column] = p
+                indices[n] = column
+                n += 1
+        indptr[p + 1] = n
+    return indices[:n].copy()
+
+
+@jit
+def _transpose_kernel(indptr, indices, n_terms, out_indptr, out_indices):
+    """CSR transpose of a binary matrix (counting sort; rows come out sorted)."""
+    for i in range(indices.shape[0]):
+        out_indptr[indices[i] + 1] += 1
+    for column in range(n_terms):
+        out_indptr[column + 1] += out_indptr[column]
+    fill = out_indptr[:-1].copy()
+    for row in range(indptr.shape[0] - 1):
+        for i in range(indptr[row], indptr[row + 1]):
+            column = indices[i]
+            out_indices[fill[column]] = row
+            fill[column] += 1
+
+
+def rows_and_postings(
+    columns: np.ndarray, starts: np.ndarray, ends: np.ndarray, n_terms: int
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """Binary CSR rows ``(indptr, indices)``, row ``p`` holding the distinct values of
+    ``columns[starts[p]:ends[p]]`` (all in ``[0, n_terms)``) sorted, and their transpose
+    (the postings, passages ascending). Ranges may overlap.
+
+    Each row's distinct values are found in one pass; two counting-sort transposes then
+    sort every row at once (cheaper than sorting rows one by one).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> rows, postings = rows_and_postings(i64(2, 0, 2, 1), i64(0, 1), i64(3, 4), 3)
+    >>> [a.tolist() for a in rows], [a.tolist() for a in postings]
+    ([[0, 2, 5], [0, 2, 0, 1, 2]], [[0, 2, 3, 5], [0, 1, 1, 0, 1]])
+    """
+    indptr = np.zeros(starts.shape[0] + 1, dtype=np.int64)
+    unsorted = _range_rows_kernel(
+        np.ascontiguousarray(columns, dtype=np.int64),
+        np.ascontiguousarray(starts, dtype=np.int64),
+        np.ascontiguousarray(ends, dtype=np.int64),
+        int(n_terms),
+        indptr,
+    )
+    postings = transpose_rows(indptr, unsorted, n_terms)
+    return transpose_rows(*postings, starts.shape[0]), postings
+
+
+def transpose_rows(
+    indptr: np.ndarray, indices: np.ndarray, n_terms: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The transpose ``(indptr, indices)`` of a binary CSR matrix with ``n_terms`` columns
+    (each output row sorted).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> indptr, indices = transpose_rows(np.array([0, 2, 3]), np.array([0, 2, 2]), 3)
+    >>> indptr.tolist(), indices.tolist()
+    ([0, 1, 1, 3], [0, 0, 1])
+    """
+    out_indptr = np.zeros(int(n_terms) + 1, dtype=np.int64)
+    out_indices = np.empty(indices.shape[0], dtype=np.int64)
+    _transpose_kernel(
+        np.ascontiguousarray(indptr, dtype=np.int64),
+        np.ascontiguousarray(indices, dtype=np.int64),
+        int(n_terms),
+        out_indptr,
+        out_indices,
+    )
+    return out_indptr, out_indices

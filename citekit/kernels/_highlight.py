@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
+from citekit.kernels._hash import FNV_OFFSET_U64, FNV_PRIME_U64
 
 __all__ = [
     "WORD_BIT",
@@ -38,8 +39,6 @@ WORD_BIT = 1
 #: (the same as ``str.isspace``).
 SPACE_BIT = 2
 
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
 _EMPTY_SLOT = -1
 
 
@@ -88,7 +87,7 @@ def scan_tokens(code_points, char_class, lower_table, char_mode, special_starts,
         if char_mode and char_flags & SPACE_BIT == 0:
             starts[n_tokens] = position
             ends[n_tokens] = position + 1
-            hashes[n_tokens] = (_FNV_OFFSET ^ np.uint64(pool[position])) * _FNV_PRIME
+            hashes[n_tokens] = (FNV_OFFSET_U64 ^ np.uint64(pool[position])) * FNV_PRIME_U64
             if _is_sentence_punctuation(code_point):
                 punctuation[n_tokens] = 1
             n_tokens += 1
@@ -96,9 +95,9 @@ def scan_tokens(code_points, char_class, lower_table, char_mode, special_starts,
             position += 1
         elif not char_mode and char_flags & WORD_BIT:
             starts[n_tokens] = position
-            value = _FNV_OFFSET
+            value = FNV_OFFSET_U64
             while position < n_chars and char_class[code_points[position]] & WORD_BIT:
-                value = (value ^ np.uint64(pool[position])) * _FNV_PRIME
+                value = (value ^ np.uint64(pool[position])) * FNV_PRIME_U64
                 position += 1
             ends[n_tokens] = position
             hashes[n_tokens] = value
@@ -134,9 +133,9 @@ def scan_tokens(code_points, char_class, lower_table, char_mode, special_starts,
             pool_starts[token] = tail_position
             pool_ends[token] = tail_position + length
             tail_position += length
-            value = _FNV_OFFSET
+            value = FNV_OFFSET_U64
             for index in range(pool_starts[token], pool_ends[token]):
-                value = (value ^ np.uint64(pool[index])) * _FNV_PRIME
+                value = (value ^ np.uint64(pool[index])) * FNV_PRIME_U64
             hashes[token] = value
             special += 1
     return (starts, ends, pool, pool_starts, pool_ends, hashes, gap_breaks[:n_tokens],
@@ -148,9 +147,9 @@ def hash_spans(pool, starts, ends):
     """64-bit FNV-1a hash of each ``pool[starts[k]:ends[k]]`` (as :func:`scan_tokens`)."""
     hashes = np.empty(starts.shape[0], np.uint64)
     for index in range(starts.shape[0]):
-        value = _FNV_OFFSET
+        value = FNV_OFFSET_U64
         for position in range(starts[index], ends[index]):
-            value = (value ^ np.uint64(pool[position])) * _FNV_PRIME
+            value = (value ^ np.uint64(pool[position])) * FNV_PRIME_U64
         hashes[index] = value
     return hashes
 

@@ -1,10 +1,13 @@
-"""Numba kernel behind the inflection lookup of the citation pipeline.
+"""Kernels of the coverage stage: which sentence tokens a candidate covers.
 
 Whether a passage holds a sentence token is asked for thousands of (passage, token)
 cells per call: the token itself (its index column) or any word of the passage that folds
-to the same form (:func:`~citekit._content.fold_surface`: "grows" and "growing" both hold
+to the same form (the citation stages' ``fold_surface``: "grows" and "growing" both hold
 "grow"), where a hyphenated word also holds the forms of its parts. One scan of the
-passage's CSR row answers a cell; rows are a few dozen words.
+passage's CSR row answers a cell; rows are a few dozen words. :func:`cover_runs` covers
+the single letters of scripts tokenized letter by letter only inside runs the passage
+holds in a row; :func:`contested_coverage` recomputes a sentence's coverage when some
+evidence contradicts one of its values.
 """
 
 from __future__ import annotations
@@ -13,7 +16,103 @@ import numpy as np
 
 from citekit._jit import jit
 
-__all__ = ["rows_hold", "candidate_coverage", "cover_runs"]
+__all__ = [
+    "candidate_coverage",
+    "contested_coverage",
+    "cover_runs",
+    "near_passages",
+    "rows_hold",
+]
+
+
+@jit
+def contested_coverage(covers, rows, conflict_offsets, conflict_ranges, starts, ends, content,
+                       weights, embedding_supported):
+    """Coverage of a sentence some of whose evidence contradicts values (where
+    :func:`records_batch` assumed none): ``covers`` (rows x tokens) the tokens each
+    judged row covers, ``rows`` the sentence's evidence rows, row ``rows[i]``'s
+    conflicts the answer character ranges ``conflict_ranges[conflict_offsets[i]:
+    conflict_offsets[i + 1]]`` (none: conflict-free). A contradicted value is not covered
+    by the evidence that contradicts it, and counts as covered only where conflict-free
+    evidence covers it too. Returns ``(coverage, unresolved, runs)``: the covered share
+    of the weights, whether some contradicted content token stays uncovered, and the
+    character ranges of the runs of uncovered content tokens (none when
+    ``embedding_supported``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> # the one evidence row covers both tokens but contradicts the second, a value
+    >>> coverage, unresolved, runs = contested_coverage(
+    ...     np.ones((1, 2), dtype=bool), i64(0), i64(0, 1), i64(5, 7).reshape(1, 2),
+    ...     i64(0, 5), i64(4, 7), np.ones(2, dtype=bool), np.array([1.0, 2.0]), False)
+    >>> coverage, unresolved, runs.tolist()
+    (0.3333333333333333, True, [[5, 7]])
+    """
+    n_tokens = covers.shape[1]
+    clean = np.zeros(n_tokens, dtype=np.bool_)
+    dirty = np.zeros(n_tokens, dtype=np.bool_)
+    disputed = np.zeros(n_tokens, dtype=np.bool_)
+    inside = np.zeros(n_tokens, dtype=np.bool_)
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        if conflict_offsets[i] == conflict_offsets[i + 1]:
+            for t in range(n_tokens):
+                clean[t] = clean[t] or covers[row, t]
+            continue
+        inside[:] = False
+        for c in range(conflict_offsets[i], conflict_offsets[i + 1]):
+            for t in range(n_tokens):
+                if starts[t] >= conflict_ranges[c, 0] and ends[t] <= conflict_ranges[c, 1]:
+                    inside[t] = True
+        for t in range(n_tokens):
+            dirty[t] = dirty[t] or (covers[row, t] and not inside[t])
+            disputed[t] = disputed[t] or inside[t]
+    unresolved = False
+    covered = np.zeros(n_tokens, dtype=np.bool_)
+    for t in range(n_tokens):
+        lost = disputed[t] and not clean[t] and content[t]
+        unresolved = unresolved or lost
+        covered[t] = (dirty[t] or clean[t]) and not lost
+    runs = np.empty((n_tokens, 2), dtype=np.int64)
+    n_runs = _uncovered_runs(covered, content, starts, ends, not embedding_supported, runs, 0)
+    return _covered_share(covered, weights), unresolved, runs[:n_runs]
+
+
+@jit
+def _covered_share(covered, weights):
+    """The share of the ``weights`` of the ``covered`` tokens (0 for no weight; the
+    weights are 2, 1, 0.25 and 0: the sums are exact in any order)."""
+    total = 0.0
+    held = 0.0
+    for t in range(covered.shape[0]):
+        total += weights[t]
+        if covered[t]:
+            held += weights[t]
+    return held / max(total, 1e-12)
+
+
+@jit
+def _uncovered_runs(covered, content, starts, ends, wanted, runs, n_runs):
+    """Append to ``runs[n_runs:]`` the character ranges of the runs of uncovered content
+    tokens (stop words between two of them join them; nothing unless ``wanted``);
+    returns the new count."""
+    if not wanted:
+        return n_runs
+    run_open = False
+    for t in range(covered.shape[0]):
+        if content[t] and not covered[t]:
+            if not run_open:
+                runs[n_runs, 0] = starts[t]
+                run_open = True
+            runs[n_runs, 1] = ends[t]
+        elif content[t] and run_open:
+            n_runs += 1
+            run_open = False
+    if run_open:
+        n_runs += 1
+    return n_runs
 
 
 @jit

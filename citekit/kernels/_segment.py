@@ -31,16 +31,9 @@ from typing import Iterable
 import numpy as np
 
 from citekit._code_units import code_units
-from citekit._copy_kernel import copy_rows
 from citekit._jit import jit
-from citekit.segment import (
-    _BULLETS,
-    _CLOSERS,
-    _LINE_BREAKS,
-    _OPENERS,
-    _SPACED_TERMINATORS,
-    _UNSPACED_TERMINATORS,
-)
+from citekit.kernels._copy import copy_rows
+from citekit.kernels._hash import FNV_OFFSET_U64, FNV_PRIME_U64, fnv1a
 
 __all__ = [
     "abbreviation_tables",
@@ -49,6 +42,19 @@ __all__ = [
     "segment_code_points_many",
     "warmup",
 ]
+
+# The characters of the segmentation rules (described in citekit.segment).
+# A line break ends a block: these, a following \n taken with them (\r\n, blank lines).
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+# list markers that are not numbers or letters
+_BULLETS = "-*+•‣◦▪▫–—·"
+# closing quotes and brackets after a terminator belong to the sentence
+_CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
+# terminators that need a following space, and those that end a sentence by themselves
+_SPACED_TERMINATORS = ".?!…"
+_UNSPACED_TERMINATORS = "。！？।॥؟۔"
+# opening quotes and brackets before an abbreviation ("(e.g. ...") are not part of it
+_OPENERS = "\"'“‘«([{"
 
 # ---------------------------------------------------------------------------------------
 # character table: one int64 per code point
@@ -86,9 +92,6 @@ _FINAL_SIGMA = 0x3C2
 _BMP = 0x10000
 _LOOKBACK = 64  # no abbreviation is longer
 
-_FNV_OFFSET = 0xCBF29CE484222325
-_FNV_PRIME = 0x100000001B3
-_MASK64 = (1 << 64) - 1
 
 _ABBREVIATION = 1  # kinds of abbreviation keys
 _SENTENCE_FINAL = 2
@@ -213,10 +216,7 @@ def _table() -> _CharTable:
 
 def key_hash(codes: Iterable[int]) -> int:
     """FNV-1a (64 bit) of a sequence of code points, as the kernel computes it."""
-    value = _FNV_OFFSET
-    for code in codes:
-        value = ((value ^ code) * _FNV_PRIME) & _MASK64
-    return value
+    return fnv1a(codes)
 
 
 def abbreviation_tables(
@@ -592,9 +592,9 @@ def _abbreviation_kind(
             if count == 2:
                 lowered[length] = (info >> _LOWER_SECOND_SHIFT) & _CODE_MASK
                 length += 1
-    value = np.uint64(_FNV_OFFSET)
+    value = FNV_OFFSET_U64
     for index in range(length):
-        value = (value ^ np.uint64(lowered[index])) * np.uint64(_FNV_PRIME)
+        value = (value ^ np.uint64(lowered[index])) * FNV_PRIME_U64
     lo = _lower_bound(key_hashes, value)
     while lo < key_hashes.shape[0] and key_hashes[lo] == value:
         key_start, key_end = key_bounds[lo, 0], key_bounds[lo, 1]

@@ -1,14 +1,16 @@
-"""Numba kernels behind the records of a batch's sentences: the choice of each sentence's
-evidence set and shown citations, their evidence spans, coverage and uncovered runs.
+"""Kernels of the evidence stage: each pair's evidence characters, the facts the records
+read of every judged pair, and the records of a batch's sentences (the choice of each
+sentence's evidence set and shown citations, their evidence spans, coverage and
+uncovered runs).
 
 A claim often fuses facts stated in two or three source sentences, while the best
 citations by score are often near-copies of one sentence; so the pipeline chooses the
 evidence of a sentence as a greedy set cover over its best candidates
 (:func:`evidence_set`). The arrays are tiny (a dozen candidates, a few dozen tokens), so
 the cost was numpy's and Python's per-call overhead, dozens of calls per sentence: here
-one compiled call (:func:`records_batch`) does it for every sentence of a batch, and
-``Pipeline._records`` only reads the values of the few alignments that may contradict
-one and builds the result objects.
+one compiled call (:func:`records_batch`) does it for every sentence of a batch, and the
+records stage only reads the values of the few alignments that may contradict one and
+builds the result objects.
 """
 
 from __future__ import annotations
@@ -16,8 +18,79 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
+from citekit.kernels._coverage import _covered_share, _uncovered_runs
 
-__all__ = ["contested_coverage", "evidence_set", "records_batch"]
+__all__ = [
+    "evidence_chars",
+    "evidence_set",
+    "judged_int_facts",
+    "records_batch",
+]
+
+
+@jit
+def evidence_chars(
+    pair_passage,
+    target_start,
+    target_end,
+    embedding_only,
+    passage_token_start,
+    passage_char_start,
+    passage_char_end,
+    token_starts,
+    token_ends,
+):
+    """Character range of each pair's evidence (see
+    :func:`citekit.pipeline._evidence_chars`); one pass instead of ten array operations."""
+    n_pairs = pair_passage.shape[0]
+    char_start = np.zeros(n_pairs, dtype=np.int64)
+    char_end = np.zeros(n_pairs, dtype=np.int64)
+    last_index = token_starts.shape[0] - 1
+    for p in range(n_pairs):
+        passage = pair_passage[p]
+        if embedding_only[p]:
+            char_start[p] = passage_char_start[passage]
+            char_end[p] = passage_char_end[passage]
+        elif last_index >= 0:
+            first_token = passage_token_start[passage] + target_start[p]
+            last_token = passage_token_start[passage] + max(target_end[p] - 1, target_start[p])
+            char_start[p] = token_starts[min(first_token, last_index)]
+            char_end[p] = token_ends[min(last_token, last_index)]
+    return char_start, char_end
+
+
+@jit
+def judged_int_facts(pairs, pair_passage, passage_source, base_offsets, source_indices,
+                     block_offsets, passage_token_start, passage_token_end, char_start,
+                     char_end, query_start, query_end, passage_char_start,
+                     passage_char_end):
+    """The integer facts the records need of each judged pair, one row each (see
+    :class:`citekit.pipeline._JudgedFacts`), so that one ``tolist`` gives them all:
+    source, source index, passage, base offset, block range (lo, hi), token range (lo,
+    hi), evidence characters (start, end), answer token range (start, last: ``query_end -
+    1``, at least the start), passage characters (start, end; absolute)."""
+    n = pairs.shape[0]
+    out = np.empty((14, n), dtype=np.int64)
+    for i in range(n):
+        pair = pairs[i]
+        passage = pair_passage[pair]
+        source = passage_source[passage]
+        base = base_offsets[source]
+        out[0, i] = source
+        out[1, i] = source_indices[source]
+        out[2, i] = passage
+        out[3, i] = base
+        out[4, i] = block_offsets[pair]
+        out[5, i] = block_offsets[pair + 1]
+        out[6, i] = passage_token_start[passage]
+        out[7, i] = passage_token_end[passage]
+        out[8, i] = char_start[pair]
+        out[9, i] = char_end[pair]
+        out[10, i] = query_start[pair]
+        out[11, i] = max(query_end[pair] - 1, query_start[pair])
+        out[12, i] = base + passage_char_start[passage]
+        out[13, i] = base + passage_char_end[passage]
+    return out
 
 
 @jit
@@ -260,7 +333,7 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
     Sentence ``q`` has tokens ``query_offsets[q]:query_offsets[q + 1]`` (their characters
     ``query_starts``/``query_ends``, coverage ``weights``, ``content`` and ``values``
     flags) and judged rows ``judged_offsets[q]:judged_offsets[q + 1]`` (entries of
-    ``facts``, :func:`citekit._best_first.judged_int_facts`'s 14 rows, whose row 0, the
+    ``facts``, :func:`citekit.kernels._evidence.judged_int_facts`'s 14 rows, whose row 0, the
     source, is what ``max_per_source`` counts (the pipeline puts a chunk's document there), of
     ``uncovered_ok``: embedding-only, and of ``aligned_content``: content tokens the
     alignment matched), the first ``n_pool[q]`` its evidence pool, ``chosen_rows[
@@ -382,93 +455,3 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
         rec_offsets, rec_rows[:n_rec], rec_flags[:n_rec], rec_answer[:n_rec], coverage,
         run_offsets, runs[:n_runs], span_offsets[:n_rec + 1], spans[:n_spans],
     )
-
-
-@jit
-def contested_coverage(covers, rows, conflict_offsets, conflict_ranges, starts, ends, content,
-                       weights, embedding_supported):
-    """Coverage of a sentence some of whose evidence contradicts values (where
-    :func:`records_batch` assumed none): ``covers`` (rows x tokens) the tokens each
-    judged row covers, ``rows`` the sentence's evidence rows, row ``rows[i]``'s
-    conflicts the answer character ranges ``conflict_ranges[conflict_offsets[i]:
-    conflict_offsets[i + 1]]`` (none: conflict-free). A contradicted value is not covered
-    by the evidence that contradicts it, and counts as covered only where conflict-free
-    evidence covers it too. Returns ``(coverage, unresolved, runs)``: the covered share
-    of the weights, whether some contradicted content token stays uncovered, and the
-    character ranges of the runs of uncovered content tokens (none when
-    ``embedding_supported``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
-    >>> # the one evidence row covers both tokens but contradicts the second, a value
-    >>> coverage, unresolved, runs = contested_coverage(
-    ...     np.ones((1, 2), dtype=bool), i64(0), i64(0, 1), i64(5, 7).reshape(1, 2),
-    ...     i64(0, 5), i64(4, 7), np.ones(2, dtype=bool), np.array([1.0, 2.0]), False)
-    >>> coverage, unresolved, runs.tolist()
-    (0.3333333333333333, True, [[5, 7]])
-    """
-    n_tokens = covers.shape[1]
-    clean = np.zeros(n_tokens, dtype=np.bool_)
-    dirty = np.zeros(n_tokens, dtype=np.bool_)
-    disputed = np.zeros(n_tokens, dtype=np.bool_)
-    inside = np.zeros(n_tokens, dtype=np.bool_)
-    for i in range(rows.shape[0]):
-        row = rows[i]
-        if conflict_offsets[i] == conflict_offsets[i + 1]:
-            for t in range(n_tokens):
-                clean[t] = clean[t] or covers[row, t]
-            continue
-        inside[:] = False
-        for c in range(conflict_offsets[i], conflict_offsets[i + 1]):
-            for t in range(n_tokens):
-                if starts[t] >= conflict_ranges[c, 0] and ends[t] <= conflict_ranges[c, 1]:
-                    inside[t] = True
-        for t in range(n_tokens):
-            dirty[t] = dirty[t] or (covers[row, t] and not inside[t])
-            disputed[t] = disputed[t] or inside[t]
-    unresolved = False
-    covered = np.zeros(n_tokens, dtype=np.bool_)
-    for t in range(n_tokens):
-        lost = disputed[t] and not clean[t] and content[t]
-        unresolved = unresolved or lost
-        covered[t] = (dirty[t] or clean[t]) and not lost
-    runs = np.empty((n_tokens, 2), dtype=np.int64)
-    n_runs = _uncovered_runs(covered, content, starts, ends, not embedding_supported, runs, 0)
-    return _covered_share(covered, weights), unresolved, runs[:n_runs]
-
-
-@jit
-def _covered_share(covered, weights):
-    """The share of the ``weights`` of the ``covered`` tokens (0 for no weight; the
-    weights are 2, 1, 0.25 and 0: the sums are exact in any order)."""
-    total = 0.0
-    held = 0.0
-    for t in range(covered.shape[0]):
-        total += weights[t]
-        if covered[t]:
-            held += weights[t]
-    return held / max(total, 1e-12)
-
-
-@jit
-def _uncovered_runs(covered, content, starts, ends, wanted, runs, n_runs):
-    """Append to ``runs[n_runs:]`` the character ranges of the runs of uncovered content
-    tokens (stop words between two of them join them; nothing unless ``wanted``);
-    returns the new count."""
-    if not wanted:
-        return n_runs
-    run_open = False
-    for t in range(covered.shape[0]):
-        if content[t] and not covered[t]:
-            if not run_open:
-                runs[n_runs, 0] = starts[t]
-                run_open = True
-            runs[n_runs, 1] = ends[t]
-        elif content[t] and run_open:
-            n_runs += 1
-            run_open = False
-    if run_open:
-        n_runs += 1
-    return n_runs

@@ -28,61 +28,71 @@ from __future__ import annotations
 
 import numpy as np
 
-from citekit._copy_kernel import copy_range
 from citekit._jit import jit
-from citekit.tokenizers.simple import (
-    _DIGIT_CODE,
-    _FNV_OFFSET,
-    _FNV_PRIME,
-    _ID_MASK,
-    _LETTER_CODE,
-    _MARK_CODE,
-    _MAX_LETTER_KEY_BYTES,
-    _NUKTA_BASE_CODE,
-    _NUKTA_CODE,
-    _OTHER_CODE,
-    _SINGLE_CODE,
-    _TABLE_UNITS,
-    _THAI_CODE,
-    _THAI_MARK_CLASSES,
-    _THAI_MARK_CODE,
-)
+from citekit.kernels._copy import copy_range
+from citekit.kernels._hash import FNV_OFFSET_U64, FNV_PRIME_U64
 
 __all__ = [
     "DIGIT",
+    "ID_MASK",
     "LETTER",
     "MARK",
     "NUKTA",
     "NUKTA_BASE",
     "OTHER",
+    "MAX_KEY_BYTES",
     "SINGLE",
+    "TABLE_UNITS",
     "THAI",
     "THAI_MARK",
+    "THAI_MARK_CLASSES",
     "id_table",
     "kernel_tokens",
     "kernel_tokens_many",
     "letter_key_table",
     "unit_table",
-    "warmup",
 ]
 
-_OFFSET = np.uint64(_FNV_OFFSET)
-_PRIME = np.uint64(_FNV_PRIME)
-_MASK = np.uint64(_ID_MASK)
+# Token ids: 64-bit FNV-1a of the key's UTF-8 bytes with the top bit cleared (so ids fit
+# int64 and stay non-negative), computed the same way here and in Python
+# (citekit.tokenizers.simple.token_id).
+ID_MASK = (1 << 63) - 1
+_MASK = np.uint64(ID_MASK)
 
-# The kernel code of the characters the kernel cannot read (they separate tokens, and the
-# kernel counts them), and those of the non-ASCII letters, digits and tokens of their own
-# (Han, kana) it reads, whose keys are in the key table; the other codes in use are ASCII
-# and the currency symbols from 128.
-OTHER = _OTHER_CODE
-LETTER = _LETTER_CODE
-DIGIT = _DIGIT_CODE
-SINGLE = _SINGLE_CODE
-MARK = _MARK_CODE
-NUKTA = _NUKTA_CODE
-NUKTA_BASE = _NUKTA_BASE_CODE
-THAI = _THAI_CODE
-THAI_MARK = _THAI_MARK_CODE  # (the first of the codes of Thai marks, one per class)
+# Kernel codes: ASCII characters are their own code, currency and other symbols codes from
+# 128 (their ids given in the id table), and these the rest. The characters the kernel
+# cannot read (OTHER) separate tokens; the pieces of the text around them take the
+# tokenizer's general path.
+OTHER = 255
+# The non-ASCII letters the kernel reads (_kernel_chars), in words; the kernel's key table
+# holds the UTF-8 bytes of their keys.
+LETTER = 254
+# The non-ASCII decimal digits it reads (Arabic-Indic, Devanagari, full-width, ...): like
+# letters, and digits to the number rules.
+DIGIT = 253
+# The characters it reads as tokens of their own (Han, Hiragana, Katakana), keys in the
+# key table.
+SINGLE = 252
+# The combining marks it reads (Indic vowel signs and viramas, _kernel_chars): inside a word
+# right after a letter or another such mark, like a letter; anywhere else the kernel cannot
+# read them (a mark after a space, a digit or punctuation joins the cluster before it).
+MARK = 251
+# The nuktas it reads (combining class 7): inside a word right after a letter, but not after
+# the letters whose fold it would compose with or be reordered before (Devanagari न, र, ळ
+# compose with the nukta; a fold ending in a mark of a higher class, as İ's does): those
+# letters have a code of their own.
+NUKTA = 250
+NUKTA_BASE = 249
+# The Thai characters it reads as tokens of their own (letters, vowels written as letters,
+# ฯ ๆ ๏ ๚ ๛), which the Thai marks after them extend.
+THAI = 248
+# The Thai combining marks it reads (vowel signs above and below, tone marks, ...): right
+# after a Thai character of THAI or another such mark, extending that token, unless
+# NFKC would reorder it before the mark it follows (its combining class lower, not 0). Their
+# codes are THAI_MARK + the rank of their combining class in THAI_MARK_CLASSES (so
+# the kernel compares ranks); anywhere else the kernel cannot read them.
+THAI_MARK_CLASSES = (0, 9, 103, 107)
+THAI_MARK = 244
 
 # Character classes: bits of an entry's third byte.
 _WORD = 1  # letter or ASCII digit: part of a word or number
@@ -102,11 +112,13 @@ _RANK_SHIFT = 13  # bits 13-14: the rank of a Thai mark's combining class (0 for
 _STARTS_TOKEN = _WORD | _SYMBOL | _SINGLE
 _CLASS_SHIFT = 16
 _KEY_SHIFT = 8
-# A letter's key bytes fit in the low 7 bytes of an int64, below its sign bit (no UTF-8
-# byte is 0, so the key's length is where its bytes end).
-MAX_KEY_BYTES = _MAX_LETTER_KEY_BYTES
-# The tables have an entry per code point below this (the BMP and the SMP: emoji).
-TABLE_UNITS = _TABLE_UNITS
+# The most UTF-8 bytes a character's key may have: they fit in an int64 of the kernel's
+# key table.
+MAX_KEY_BYTES = 7
+# The kernel's tables have an entry per code point below this (the Basic Multilingual
+# Plane and the Supplementary Multilingual Plane, where the emoji are); the code points
+# above read as U+FFFF, a noncharacter the kernel cannot read.
+TABLE_UNITS = 0x20000
 
 # Layout of the id table: symbol ids by kernel code, then the two words of the plural
 # filter, then the plural currency ids, then their singular ids.
@@ -171,7 +183,7 @@ def unit_table(
     classes[NUKTA] = _LETTER | _MARK | _NUKTA
     classes[NUKTA_BASE] = _WORD | _LETTER | _NUKTA_BASE
     classes[THAI] = _SINGLE | _EXTENDED
-    for rank in range(len(_THAI_MARK_CLASSES)):
+    for rank in range(len(THAI_MARK_CLASSES)):
         # (_MARK: outside a Thai token, the scan counts it as a character it cannot read)
         classes[THAI_MARK + rank] = _MARK | _THAI_MARK | rank << _RANK_SHIFT
     keys = np.zeros(256, dtype=np.uint32)
@@ -329,10 +341,10 @@ def _scan(units, table, ids, letter_keys, out, capacity, count):
             token = ids[entry & 255]
             position += 1
         elif (entry >> _CLASS_SHIFT) & _SINGLE:  # so is a Han or kana character
-            value = _OFFSET
+            value = FNV_OFFSET_U64
             key = letter_keys[units[position]]
             while key != 0:
-                value = (value ^ np.uint64(key & 255)) * _PRIME
+                value = (value ^ np.uint64(key & 255)) * FNV_PRIME_U64
                 key >>= 8
             position += 1
             if (entry >> _CLASS_SHIFT) & _EXTENDED:
@@ -349,20 +361,20 @@ def _scan(units, table, ids, letter_keys, out, capacity, count):
                         break
                     key = letter_keys[units[position]]
                     while key != 0:
-                        value = (value ^ np.uint64(key & 255)) * _PRIME
+                        value = (value ^ np.uint64(key & 255)) * FNV_PRIME_U64
                         key >>= 8
                     rank = mark_rank
                     position += 1
             token = np.int64(value & _MASK)  # no plural currency word
         else:
-            value = _OFFSET
+            value = FNV_OFFSET_U64
             while True:
                 # the ASCII letters and digits of a run
                 while position < n_units:
                     key = (_entry(units, position, table) >> _KEY_SHIFT) & 255
                     if key == 0:
                         break
-                    value = (value ^ np.uint64(key)) * _PRIME
+                    value = (value ^ np.uint64(key)) * FNV_PRIME_U64
                     position += 1
                 # a non-ASCII letter (key byte 0, so that the loop above tests nothing
                 # more per ASCII character) adds its key's bytes and continues the run
@@ -374,7 +386,7 @@ def _scan(units, table, ids, letter_keys, out, capacity, count):
                     ):
                         key = letter_keys[units[position]]
                         while key != 0:
-                            value = (value ^ np.uint64(key & 255)) * _PRIME
+                            value = (value ^ np.uint64(key & 255)) * FNV_PRIME_U64
                             key >>= 8
                         position += 1
                         continue
@@ -389,9 +401,9 @@ def _scan(units, table, ids, letter_keys, out, capacity, count):
                     if not (after & _DIGIT and _is_digit(units, position - 1, table)):
                         break
                     if not (joiner & _THOUSANDS and _thousands_comma(units, position, table)):
-                        value = (value ^ np.uint64(entry & 255)) * _PRIME
+                        value = (value ^ np.uint64(entry & 255)) * FNV_PRIME_U64
                 elif joiner & _WORD_JOINER and after & _WORD:
-                    value = (value ^ np.uint64(entry & 255)) * _PRIME
+                    value = (value ^ np.uint64(entry & 255)) * FNV_PRIME_U64
                 else:
                     break
                 position += 1
@@ -492,23 +504,3 @@ def _regions(out, capacity, count, own_buffer):
         for region in range(3):
             copy_range(tokens, region * count, out, region * capacity, count)
     return tokens[:count], tokens[stride : stride + count], tokens[2 * stride : 2 * stride + count]
-
-
-def warmup() -> None:
-    """Compile (or load from numba's on-disk cache) the kernels for all three unit types.
-
-    ASCII text reaches the kernels as ``uint8``, other text in the Basic Multilingual
-    Plane as ``uint16``, text with characters beyond it as ``uint32``: one compiled
-    signature each (of :func:`kernel_tokens` and of :func:`kernel_tokens_many`).
-
-    Examples
-    --------
-    >>> warmup()
-    """
-    from citekit._code_units import code_units
-    from citekit.tokenizers.simple import SimpleTokenizer
-
-    tokenizer = SimpleTokenizer()
-    for text in ("a", "a\u2019", "a\U0001f600"):
-        tokenizer._kernel_tokens(code_units(text))
-        tokenizer._tokenize_many([text], text, np.array([0, len(text)], dtype=np.int64))
