@@ -6,7 +6,7 @@ Usage::
     python benchmarks/tokenize_models.py --mb 4 --repeats 7 --json results.json
 
 Corpora are the ``english`` and ``mixed`` (many scripts, emoji) corpora of
-``benchmarks/tokenize.py`` (~2 KB documents, fixed seed). Every repeat prefixes each
+``benchmarks/tokenizing.py`` (~2 KB documents, fixed seed). Every repeat prefixes each
 document with the repeat number so nothing can be served from a cache, and within a repeat
 the implementations take turns (a noisy machine then slows all of them alike). One core,
 each document on its own, as the pipeline calls a tokenizer.
@@ -49,7 +49,7 @@ sys.path.insert(0, str(HERE.parent))  # run from a checkout without installing
 def _load_tokenize_benchmark():
     # benchmarks/tokenize.py shares its name with the standard library's tokenize module,
     # so load it by path to reuse its corpora.
-    spec = importlib.util.spec_from_file_location("citekit_bench_tokenize", HERE / "tokenize.py")
+    spec = importlib.util.spec_from_file_location("citekit_bench_tokenize", HERE / "tokenizing.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/kernels.py [--rounds 5] [--repeats 9] [--peer-python PATH] [--skip-jit]
+    python benchmarks/numba_kernels.py [--rounds 5] [--repeats 9] [--peer-python PATH] [--skip-jit]
                                  [--retrieval DOCS]
 
 Every contender runs on the same token ids in the same run; the script prints medians and

@@ -2,9 +2,9 @@
 
 Usage::
 
-    python benchmarks/tokenize.py                      # defaults: 4 MB per corpus, 5 repeats
-    python benchmarks/tokenize.py --mb 8 --repeats 7
-    python benchmarks/tokenize.py --peer-python ""     # skip cite-right
+    python benchmarks/tokenizing.py                      # defaults: 4 MB per corpus, 5 repeats
+    python benchmarks/tokenizing.py --mb 8 --repeats 7
+    python benchmarks/tokenizing.py --peer-python ""     # skip cite-right
 
 Generated corpora of ~2 KB documents (a realistic source size; the same seed gives
 the same text every run):
