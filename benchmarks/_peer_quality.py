@@ -31,18 +31,11 @@ Output (one JSON document)::
 
 from __future__ import annotations
 
-import os
+import json
+import re
 import sys
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# run as a script, benchmarks/ comes first on sys.path and its tokenize.py would shadow the
-# standard library's
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-
-import json  # noqa: E402
-import re  # noqa: E402
-import time  # noqa: E402
-from typing import Any  # noqa: E402
+import time
+from typing import Any
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 

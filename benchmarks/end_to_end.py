@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import json
 import os
 import platform
@@ -46,24 +45,7 @@ import tempfile
 import time
 from typing import Any, Callable
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# benchmarks/ holds scripts named like standard modules (tokenize.py): keep it off the path
-if sys.path and os.path.abspath(sys.path[0] or os.getcwd()) == _HERE:
-    sys.path.pop(0)
-sys.path.insert(0, os.path.dirname(_HERE))
-
-
-def _load_workload_module() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "citekit_bench_workload", os.path.join(_HERE, "workload.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
-
-
-workload = _load_workload_module()
+import workload
 
 PEER_SCRIPT = r"""
 import gc, json, resource, statistics, sys, time
@@ -130,7 +112,6 @@ print(json.dumps(out))
 
 CITEKIT_MEMORY_SCRIPT = r"""
 import json, sys
-sys.path.insert(0, sys.argv[2])
 import citekit
 from citekit.pipeline import Pipeline
 
@@ -223,8 +204,10 @@ def _keep_best(best: dict[str, float], new: dict[str, float]) -> None:
         best[key] = min(value, best.get(key, value))
 
 
-def _run_json(command: list[str]) -> dict[str, float]:
-    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+def _run_json(command: list[str], cwd: str) -> dict[str, float]:
+    # run in ``cwd`` (a scratch folder): a ``-c`` script puts its working directory first on
+    # sys.path, and a checkout there would shadow the citekit this process imported
+    completed = subprocess.run(command, capture_output=True, text=True, check=False, cwd=cwd)
     if completed.returncode != 0:
         raise RuntimeError(f"{command[0]} failed:\n{completed.stderr[-2000:]}")
     return json.loads(completed.stdout.strip().splitlines()[-1])
@@ -241,7 +224,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     data = build_data(args.quick)
-    repo = os.path.dirname(_HERE)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "workload.json")
         with open(path, "w", encoding="utf-8") as handle:
@@ -259,10 +241,12 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.rounds):
             _keep_best(ours, run_citekit(data))
             if has_peer:
-                _keep_best(peer, _run_json([args.peer_python, "-c", PEER_SCRIPT, path, "timing"]))
-        ours.update(_run_json([sys.executable, "-c", CITEKIT_MEMORY_SCRIPT, path, repo]))
+                _keep_best(
+                    peer, _run_json([args.peer_python, "-c", PEER_SCRIPT, path, "timing"], tmp)
+                )
+        ours.update(_run_json([sys.executable, "-c", CITEKIT_MEMORY_SCRIPT, path], tmp))
         if has_peer:
-            peer.update(_run_json([args.peer_python, "-c", PEER_SCRIPT, path, "memory"]))
+            peer.update(_run_json([args.peer_python, "-c", PEER_SCRIPT, path, "memory"], tmp))
 
     rows = [
         ("end-to-end, 100 docs (ms)", "e2e_100"),

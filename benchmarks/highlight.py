@@ -19,25 +19,12 @@ never feeds an assertion.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import os
 import statistics
 import subprocess
-import sys
 import time
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# run as a script, benchmarks/ comes first on sys.path, and its tokenize.py would shadow
-# the standard library's; import the repository's citekit instead
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-sys.path.insert(0, os.path.dirname(_HERE))
-_spec = importlib.util.spec_from_file_location(
-    "highlight_corpus", os.path.join(_HERE, "highlight_corpus.py")
-)
-highlight_corpus = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(highlight_corpus)
-benchmark_pair = highlight_corpus.benchmark_pair
+from highlight_corpus import benchmark_pair
 
 SIZES = (1_000, 10_000, 100_000)
 

@@ -21,20 +21,12 @@ options and the rest vary every option.
 
 from __future__ import annotations
 
-import os
+import argparse
+import gzip
+import json
+import random
 import sys
-
-if __name__ == "__main__":
-    # run as a script, benchmarks/ comes first on sys.path, and its tokenize.py would shadow
-    # the standard library's (imported by dataclasses / inspect)
-    _HERE = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-
-import argparse  # noqa: E402
-import gzip  # noqa: E402
-import json  # noqa: E402
-import random  # noqa: E402
-from typing import Any  # noqa: E402
+from typing import Any
 
 ENGLISH = (
     "refund window days unused items shipping calculated checkout returned within delivery "

@@ -42,27 +42,21 @@ Scores are cross-checked between contenders; the script fails loudly if they dif
 
 from __future__ import annotations
 
+import argparse
+import difflib
+import json
+import os
+import platform
+import subprocess
 import sys
+import tempfile
+import textwrap
+import time
 from pathlib import Path
 
-# benchmarks/ holds a tokenize.py that would shadow the standard library's `tokenize`
-# (imported by numpy) when this script's folder leads sys.path
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import numpy as np
 
-import argparse  # noqa: E402
-import difflib  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import platform  # noqa: E402
-import subprocess  # noqa: E402
-import tempfile  # noqa: E402
-import textwrap  # noqa: E402
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import workload
 
 VOCABULARY = 50_000
 
@@ -226,7 +220,7 @@ JIT_SCRIPT = textwrap.dedent(
 def jit_times() -> dict:
     results = {}
     with tempfile.TemporaryDirectory() as cache:
-        environment = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+        environment = {**os.environ, "NUMBA_CACHE_DIR": cache}
         script = Path(cache) / "jit.py"
         script.write_text(JIT_SCRIPT)
         for label, mode in [("citekit cold", "citekit"), ("citekit warm cache", "citekit"),
@@ -338,17 +332,12 @@ def check_results(data: dict, ours: dict, peer: dict | None) -> None:
 def measure_retrieval(n_documents: int, rounds: int, repeats: int) -> None:
     """Per-query time of ``top_candidates`` with and without term masks (see the module
     docstring), printed with the median ratio of per-round minima."""
-    import importlib.util
-
     import numba
 
     import citekit
     from citekit import _bag
     from citekit.pipeline import Pipeline
 
-    spec = importlib.util.spec_from_file_location("workload", ROOT / "benchmarks/workload.py")
-    workload = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(workload)
     citekit.warmup()
     documents = workload.make_documents(n_documents, seed=2)
     pipe = Pipeline()

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import importlib.util
 import json
 import os
 import platform
@@ -58,23 +57,7 @@ import tempfile
 import time
 from typing import Any, Callable
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# benchmarks/ holds scripts named like standard modules (tokenize.py): keep it off the path
-if sys.path and os.path.abspath(sys.path[0] or os.getcwd()) == _HERE:
-    sys.path.pop(0)
-sys.path.insert(0, os.path.dirname(_HERE))
-
-
-def _load_end_to_end() -> Any:
-    """``benchmarks/end_to_end.py`` as a module (its data builder)."""
-    spec = importlib.util.spec_from_file_location(
-        "citekit_bench_end_to_end", os.path.join(_HERE, "end_to_end.py")
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+import end_to_end
 
 PEER_SCRIPT = r"""
 import json, sys, time
@@ -168,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--target must be positive")
 
     # end_to_end.py's documents and answers, built by its own code
-    data = _load_end_to_end().build_data(quick=False)
+    data = end_to_end.build_data(quick=False)
     documents = data[f"docs{args.docs}"]
     answers = [item["answer"] for item in data[f"answers{args.docs}"][: args.answers]]
 

@@ -42,33 +42,25 @@ How the peers' output becomes citekit records
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import re
+import subprocess
 import sys
+import time
+from pathlib import Path
+from typing import Any
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# run as a script, benchmarks/ comes first on sys.path and its tokenize.py would shadow the
-# standard library's
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-sys.path.insert(0, os.path.dirname(_HERE))  # the repository's citekit
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import re  # noqa: E402
-import subprocess  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
-
-from citekit.evaluate import (  # noqa: E402
+from citekit.evaluate import (
     EvalRecord,
     load_records,
     run_pipeline,
     score_predictions,
 )
-from citekit.results import AnswerSpan, Citation, EvidenceSpan, SpanCitations  # noqa: E402
+from citekit.results import AnswerSpan, Citation, EvidenceSpan, SpanCitations
 
+REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 PEERS = ("cite-right", "citeglow")
 _WORD = re.compile(r"\w+")

@@ -71,21 +71,15 @@ CPU second (1 MB = 10**6 bytes), median over repeats.
 
 from __future__ import annotations
 
-import os
-import sys
-
-# Run as a script, this file's directory comes first on sys.path, where its name would
-# shadow the standard library's tokenize module for every later import.
-if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
-
 import argparse
 import json
+import os
 import platform
 import random
 import re
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from typing import Callable
@@ -413,8 +407,6 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    # the checkout's citekit, also when it is not installed
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from citekit.normalize import normalize_text
     from citekit.segment import passage_windows, segment_sentences
     from citekit._corpus_kernel import corpus_arrays
