@@ -2,8 +2,12 @@
 
 Usage::
 
-    python benchmarks/end_to_end.py [--peer-python /work/peers/bin/python] [--quick]
-                                    [--rounds 3] [--json OUT]
+    python benchmarks/end_to_end.py [--peer-python PATH] [--quick] [--rounds 3] [--json OUT]
+
+``--peer-python`` (or the environment variable ``CITEKIT_PEER_PYTHON``) is the python of
+a venv with cite-right 0.4.0 (see ``benchmarks/README.rst``). Without it, or when the path
+does not exist, the script says so on stderr and prints citekit's figures alone (the
+cite-right column ``nan``, the ratios ``n/a``).
 
 Both libraries run on the SAME generated data (``benchmarks/workload.py``, seeded): report
 prose with numbers, percentages, currency and hyphenated words; answers of five sentences
@@ -215,13 +219,14 @@ def _run_json(command: list[str], cwd: str) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--peer-python", default="/work/peers/bin/python")
+    workload.add_peer_python_option(parser)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (smoke run)")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     parser.add_argument(
         "--rounds", type=int, default=3, help="alternating rounds per library (best median kept)"
     )
     args = parser.parse_args(argv)
+    peer_interpreter = workload.peer_python(parser, args.peer_python, required=False)
 
     data = build_data(args.quick)
     with tempfile.TemporaryDirectory() as tmp:
@@ -232,21 +237,15 @@ def main(argv: list[str] | None = None) -> int:
         # so a burst of load from elsewhere on a shared machine hits both alike
         ours: dict[str, float] = {}
         peer: dict[str, float] = {}
-        has_peer = os.path.exists(args.peer_python)
-        if not has_peer:
-            print(
-                f"peer interpreter {args.peer_python} not found: citekit figures only",
-                file=sys.stderr,
-            )
         for _ in range(args.rounds):
             _keep_best(ours, run_citekit(data))
-            if has_peer:
+            if peer_interpreter:
                 _keep_best(
-                    peer, _run_json([args.peer_python, "-c", PEER_SCRIPT, path, "timing"], tmp)
+                    peer, _run_json([peer_interpreter, "-c", PEER_SCRIPT, path, "timing"], tmp)
                 )
         ours.update(_run_json([sys.executable, "-c", CITEKIT_MEMORY_SCRIPT, path], tmp))
-        if has_peer:
-            peer.update(_run_json([args.peer_python, "-c", PEER_SCRIPT, path, "memory"], tmp))
+        if peer_interpreter:
+            peer.update(_run_json([peer_interpreter, "-c", PEER_SCRIPT, path, "memory"], tmp))
 
     rows = [
         ("end-to-end, 100 docs (ms)", "e2e_100"),

@@ -2,9 +2,10 @@
 
 Pure standard library, so it runs in the peers' environment too. Two uses:
 
-* Parity goldens (inputs plus citeglow 0.1.2's outputs), regenerated with::
+* Parity goldens (inputs plus citeglow 0.1.2's outputs), regenerated in the peers'
+  venv (its python in ``CITEKIT_PEER_PYTHON``, see ``benchmarks/README.rst``) with::
 
-      /work/peers/bin/python benchmarks/highlight_corpus.py \
+      "$CITEKIT_PEER_PYTHON" benchmarks/highlight_corpus.py \
           --golden tests/data/highlight_golden.json.gz
 
   ``tests/test_highlight_parity.py`` checks citekit against that file.

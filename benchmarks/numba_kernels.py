@@ -2,8 +2,13 @@
 
 Usage::
 
-    python benchmarks/numba_kernels.py [--rounds 5] [--repeats 9] [--peer-python PATH] [--skip-jit]
-                                 [--retrieval DOCS]
+    python benchmarks/numba_kernels.py [--rounds 5] [--repeats 9] [--peer-python PATH]
+                                       [--skip-jit] [--retrieval DOCS]
+
+``--peer-python`` (or the environment variable ``CITEKIT_PEER_PYTHON``) is the python of
+a venv with cite-right 0.4.0 (see ``benchmarks/README.rst``). Without it, or when the path
+does not exist, the script says so on stderr and leaves cite-right's rows out (rapidfuzz
+and difflib, in this process, still run).
 
 Every contender runs on the same token ids in the same run; the script prints medians and
 ratios and the hardware. Token ids are drawn from a Zipf-like word distribution
@@ -173,8 +178,8 @@ PEER_SCRIPT = textwrap.dedent(
 )
 
 
-def run_peer(peer_python: str, data: dict, repeats: int) -> dict | None:
-    if not Path(peer_python).exists():
+def run_peer(peer_interpreter: str | None, data: dict, repeats: int) -> dict | None:
+    if not peer_interpreter:
         return None
     with tempfile.TemporaryDirectory() as folder:
         for name in ("query", "long_query", "long_target"):
@@ -186,7 +191,7 @@ def run_peer(peer_python: str, data: dict, repeats: int) -> dict | None:
         script = Path(folder) / "peer.py"
         script.write_text(PEER_SCRIPT)
         output = subprocess.run(
-            [peer_python, str(script), folder, str(repeats)],
+            [peer_interpreter, str(script), folder, str(repeats)],
             capture_output=True, text=True, check=True,
         )
     return json.loads(output.stdout)
@@ -399,11 +404,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=9, help="samples per round")
     parser.add_argument("--rounds", type=int, default=5,
                         help="rounds alternating peers and citekit (the machine may be shared)")
-    parser.add_argument("--peer-python", default="/work/peers/bin/python")
+    workload.add_peer_python_option(parser)
     parser.add_argument("--skip-jit", action="store_true")
     parser.add_argument("--retrieval", type=int, default=0, metavar="DOCS",
                         help="also time top_candidates on a DOCS-document workload corpus")
     arguments = parser.parse_args()
+    peer_interpreter = workload.peer_python(parser, arguments.peer_python, required=False)
 
     from citekit.kernels import warmup
 
@@ -412,7 +418,7 @@ def main() -> None:
     data = make_data()
     rounds = []
     for _ in range(arguments.rounds):
-        peer = run_peer(arguments.peer_python, data, arguments.repeats)
+        peer = run_peer(peer_interpreter, data, arguments.repeats)
         references = measure_references(data, arguments.repeats)
         ours = measure_ours(data, arguments.repeats)
         check_results(data, ours, peer)

@@ -12,8 +12,11 @@ Usage::
     python benchmarks/quality.py --limit 50            # quick look: first 50 records per file
 
 Options: ``--eval-dir`` (default ``../shared/eval`` next to the repository),
-``--peers-python`` (default ``/work/peers/bin/python``; peers are skipped when it is
-missing), ``--out`` (default ``benchmarks/results/quality.rst``).
+``--peer-python PATH`` (or the environment variable ``CITEKIT_PEER_PYTHON``: the python of
+a venv with cite-right 0.4.0 and citeglow 0.1.2, see ``benchmarks/README.rst``; without
+it, or when the path does not exist, the script says so on stderr and the table has
+citekit and the trivial baseline only), ``--out`` (default
+``benchmarks/results/quality.rst``).
 
 Records whose answer cites sources that are not in the data (ExpertQA: 79 of 251
 answers come with no passage at all, yet their claims are labelled against the web pages
@@ -44,13 +47,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from workload import add_peer_python_option, peer_python
 
 from citekit.evaluate import (
     EvalRecord,
@@ -137,12 +141,14 @@ def _peer_cache(peer: str, stem: str) -> Path:
     return RESULTS / f"peer_{peer}_{stem}.json"
 
 
-def _peer_raw(peer: str, path: Path, peers_python: str, refresh: bool) -> dict[str, Any]:
+def _peer_raw(peer: str, path: Path, peer_interpreter: str, refresh: bool) -> dict[str, Any]:
     cache = _peer_cache(peer, path.stem)
     if refresh or not cache.exists():
         RESULTS.mkdir(parents=True, exist_ok=True)
         adapter = REPO / "benchmarks" / "_peer_quality.py"
-        subprocess.run([peers_python, str(adapter), peer, str(path), str(cache)], check=True)
+        subprocess.run(
+            [peer_interpreter, str(adapter), peer, str(path), str(cache)], check=True
+        )
     with open(cache, encoding="utf-8") as handle:
         return json.load(handle)
 
@@ -374,18 +380,19 @@ def render(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval-dir", default=str(REPO.parent / "shared" / "eval"))
-    parser.add_argument("--peers-python", default="/work/peers/bin/python")
+    add_peer_python_option(parser)
     parser.add_argument("--refresh-peers", action="store_true")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--out", default=str(RESULTS / "quality.rst"))
     arguments = parser.parse_args(argv)
+    peer_interpreter = peer_python(parser, arguments.peer_python, required=False)
 
     eval_dir = Path(arguments.eval_dir)
     files = sorted(eval_dir.glob("*.jsonl"))
     if not files:
         print(f"no .jsonl files in {eval_dir}", file=sys.stderr)
         return 2
-    peers = list(PEERS) if os.path.exists(arguments.peers_python) else []
+    peers = list(PEERS) if peer_interpreter else []
     systems = ["citekit", *peers]
 
     from citekit.pipeline import Pipeline
@@ -415,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
                 records, _trivial_predictions(records), None, sourced
             )
         for peer in peers:
-            raw = _peer_raw(peer, path, arguments.peers_python, arguments.refresh_peers)
+            raw = _peer_raw(peer, path, peer_interpreter, arguments.refresh_peers)
             predictions, seconds = _peer_predictions(peer, raw, records)
             results[path.stem][peer] = score_predictions(
                 records, predictions, seconds=seconds
