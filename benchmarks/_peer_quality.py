@@ -1,14 +1,15 @@
 """Run a peer library over an evaluation file and dump its raw predictions as JSON.
 
-This script runs in the PEERS' interpreter (``/work/peers/bin/python``), not in
-citekit's: ``benchmarks/quality.py`` starts it, caches what it prints under
-``benchmarks/results/`` and scores the cached predictions with citekit's own metric
-code (:mod:`citekit.evaluate`), so that every library is measured the same way.
+This script runs in the PEERS' interpreter (the python of the venv holding cite-right
+0.4.0 and citeglow 0.1.2, see ``benchmarks/README.rst``), not in citekit's:
+``benchmarks/quality.py`` starts it, caches what it prints under ``benchmarks/results/``
+and scores the cached predictions with citekit's own metric code
+(:mod:`citekit.evaluate`), so that every library is measured the same way.
 
 Usage::
 
-    /work/peers/bin/python benchmarks/_peer_quality.py cite-right FILE.jsonl OUT.json
-    /work/peers/bin/python benchmarks/_peer_quality.py citeglow FILE.jsonl OUT.json
+    "$CITEKIT_PEER_PYTHON" benchmarks/_peer_quality.py cite-right FILE.jsonl OUT.json
+    "$CITEKIT_PEER_PYTHON" benchmarks/_peer_quality.py citeglow FILE.jsonl OUT.json
 
 Output (one JSON document)::
 
@@ -31,18 +32,11 @@ Output (one JSON document)::
 
 from __future__ import annotations
 
-import os
+import json
+import re
 import sys
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# run as a script, benchmarks/ comes first on sys.path and its tokenize.py would shadow the
-# standard library's
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-
-import json  # noqa: E402
-import re  # noqa: E402
-import time  # noqa: E402
-from typing import Any  # noqa: E402
+import time
+from typing import Any
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 

@@ -33,25 +33,16 @@ run. The machine is shared and noisy: compare rows of one run, not across runs.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import platform
 import statistics
-import sys
 import time
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# benchmarks/ holds scripts named like standard modules (tokenize.py): keep it off sys.path,
-# load workload.py by file, and import citekit from this checkout
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-sys.path.insert(0, os.path.dirname(_HERE))
-_spec = importlib.util.spec_from_file_location("workload", os.path.join(_HERE, "workload.py"))
-workload = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(workload)
+import workload
 
-from citekit import Pipeline  # noqa: E402
-from citekit.batch import score_dask, score_records  # noqa: E402
+from citekit import Pipeline
+from citekit.batch import score_dask, score_records
 
 
 def _median_time(function, repeats: int) -> tuple[float, object]:

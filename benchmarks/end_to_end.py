@@ -2,8 +2,12 @@
 
 Usage::
 
-    python benchmarks/end_to_end.py [--peer-python /work/peers/bin/python] [--quick]
-                                    [--rounds 3] [--json OUT]
+    python benchmarks/end_to_end.py [--peer-python PATH] [--quick] [--rounds 3] [--json OUT]
+
+``--peer-python`` (or the environment variable ``CITEKIT_PEER_PYTHON``) is the python of
+a venv with cite-right 0.4.0 (see ``benchmarks/README.rst``). Without it, or when the path
+does not exist, the script says so on stderr and prints citekit's figures alone (the
+cite-right column ``nan``, the ratios ``n/a``).
 
 Both libraries run on the SAME generated data (``benchmarks/workload.py``, seeded): report
 prose with numbers, percentages, currency and hyphenated words; answers of five sentences
@@ -35,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import json
 import os
 import platform
@@ -46,24 +49,7 @@ import tempfile
 import time
 from typing import Any, Callable
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# benchmarks/ holds scripts named like standard modules (tokenize.py): keep it off the path
-if sys.path and os.path.abspath(sys.path[0] or os.getcwd()) == _HERE:
-    sys.path.pop(0)
-sys.path.insert(0, os.path.dirname(_HERE))
-
-
-def _load_workload_module() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "citekit_bench_workload", os.path.join(_HERE, "workload.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
-
-
-workload = _load_workload_module()
+import workload
 
 PEER_SCRIPT = r"""
 import gc, json, resource, statistics, sys, time
@@ -130,7 +116,6 @@ print(json.dumps(out))
 
 CITEKIT_MEMORY_SCRIPT = r"""
 import json, sys
-sys.path.insert(0, sys.argv[2])
 import citekit
 from citekit.pipeline import Pipeline
 
@@ -223,8 +208,10 @@ def _keep_best(best: dict[str, float], new: dict[str, float]) -> None:
         best[key] = min(value, best.get(key, value))
 
 
-def _run_json(command: list[str]) -> dict[str, float]:
-    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+def _run_json(command: list[str], cwd: str) -> dict[str, float]:
+    # run in ``cwd`` (a scratch folder): a ``-c`` script puts its working directory first on
+    # sys.path, and a checkout there would shadow the citekit this process imported
+    completed = subprocess.run(command, capture_output=True, text=True, check=False, cwd=cwd)
     if completed.returncode != 0:
         raise RuntimeError(f"{command[0]} failed:\n{completed.stderr[-2000:]}")
     return json.loads(completed.stdout.strip().splitlines()[-1])
@@ -232,16 +219,16 @@ def _run_json(command: list[str]) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--peer-python", default="/work/peers/bin/python")
+    workload.add_peer_python_option(parser)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (smoke run)")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     parser.add_argument(
         "--rounds", type=int, default=3, help="alternating rounds per library (best median kept)"
     )
     args = parser.parse_args(argv)
+    peer_interpreter = workload.peer_python(parser, args.peer_python, required=False)
 
     data = build_data(args.quick)
-    repo = os.path.dirname(_HERE)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "workload.json")
         with open(path, "w", encoding="utf-8") as handle:
@@ -250,19 +237,15 @@ def main(argv: list[str] | None = None) -> int:
         # so a burst of load from elsewhere on a shared machine hits both alike
         ours: dict[str, float] = {}
         peer: dict[str, float] = {}
-        has_peer = os.path.exists(args.peer_python)
-        if not has_peer:
-            print(
-                f"peer interpreter {args.peer_python} not found: citekit figures only",
-                file=sys.stderr,
-            )
         for _ in range(args.rounds):
             _keep_best(ours, run_citekit(data))
-            if has_peer:
-                _keep_best(peer, _run_json([args.peer_python, "-c", PEER_SCRIPT, path, "timing"]))
-        ours.update(_run_json([sys.executable, "-c", CITEKIT_MEMORY_SCRIPT, path, repo]))
-        if has_peer:
-            peer.update(_run_json([args.peer_python, "-c", PEER_SCRIPT, path, "memory"]))
+            if peer_interpreter:
+                _keep_best(
+                    peer, _run_json([peer_interpreter, "-c", PEER_SCRIPT, path, "timing"], tmp)
+                )
+        ours.update(_run_json([sys.executable, "-c", CITEKIT_MEMORY_SCRIPT, path], tmp))
+        if peer_interpreter:
+            peer.update(_run_json([peer_interpreter, "-c", PEER_SCRIPT, path, "memory"], tmp))
 
     rows = [
         ("end-to-end, 100 docs (ms)", "e2e_100"),

@@ -2,8 +2,12 @@
 
 Usage::
 
-    python benchmarks/highlight.py [--peers-python /work/peers/bin/python]
-        [--repeats 10] [--rounds 3] [--pairs 5]
+    python benchmarks/highlight.py [--peer-python PATH] [--repeats 10] [--rounds 3] [--pairs 5]
+
+``--peer-python`` (or the environment variable ``CITEKIT_PEER_PYTHON``) is the python of
+a venv with citeglow 0.1.2 (see ``benchmarks/README.rst``). The script needs it: every
+row compares the two libraries' spans and times, so without it, or when the path does not
+exist, it exits with status 2 and a line saying how to pass it.
 
 For each answer length (a paraphrase of 1 sentence, ~20 words, or of 4 sentences, ~60
 words) and chunk size (1k, 10k, 100k characters) it builds ``--pairs`` seeded (answer,
@@ -19,25 +23,13 @@ never feeds an assertion.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import os
 import statistics
 import subprocess
-import sys
 import time
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# run as a script, benchmarks/ comes first on sys.path, and its tokenize.py would shadow
-# the standard library's; import the repository's citekit instead
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-sys.path.insert(0, os.path.dirname(_HERE))
-_spec = importlib.util.spec_from_file_location(
-    "highlight_corpus", os.path.join(_HERE, "highlight_corpus.py")
-)
-highlight_corpus = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(highlight_corpus)
-benchmark_pair = highlight_corpus.benchmark_pair
+from highlight_corpus import benchmark_pair
+from workload import add_peer_python_option, peer_python
 
 SIZES = (1_000, 10_000, 100_000)
 
@@ -80,9 +72,9 @@ def time_citekit(cases: list[tuple[str, str]], repeats: int) -> list[dict]:
 class CiteglowPeer:
     """citeglow in the peers' interpreter, timing the same calls on request."""
 
-    def __init__(self, peers_python: str) -> None:
+    def __init__(self, peer_interpreter: str) -> None:
         self.process = subprocess.Popen(
-            [peers_python, "-c", _PEER_SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [peer_interpreter, "-c", _PEER_SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True,
         )
 
@@ -98,13 +90,14 @@ class CiteglowPeer:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--peers-python", default="/work/peers/bin/python")
+    add_peer_python_option(parser)
     parser.add_argument("--repeats", type=int, default=10, help="timed calls per pair and round")
     parser.add_argument("--rounds", type=int, default=3, help="alternating citekit/citeglow rounds")
     parser.add_argument("--pairs", type=int, default=5, help="seeded pairs per configuration")
     args = parser.parse_args(argv)
+    peer_interpreter = peer_python(parser, args.peer_python, required=True)
 
-    peer = CiteglowPeer(args.peers_python)
+    peer = CiteglowPeer(peer_interpreter)
     print(f"{'answer':>11} | {'chunk chars':>11} | {'citekit ms':>10} | {'citeglow ms':>11} | "
           f"{'speed-up':>8} | same spans")
     try:

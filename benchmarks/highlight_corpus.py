@@ -2,9 +2,10 @@
 
 Pure standard library, so it runs in the peers' environment too. Two uses:
 
-* Parity goldens (inputs plus citeglow 0.1.2's outputs), regenerated with::
+* Parity goldens (inputs plus citeglow 0.1.2's outputs), regenerated in the peers'
+  venv (its python in ``CITEKIT_PEER_PYTHON``, see ``benchmarks/README.rst``) with::
 
-      /work/peers/bin/python benchmarks/highlight_corpus.py \
+      "$CITEKIT_PEER_PYTHON" benchmarks/highlight_corpus.py \
           --golden tests/data/highlight_golden.json.gz
 
   ``tests/test_highlight_parity.py`` checks citekit against that file.
@@ -21,20 +22,12 @@ options and the rest vary every option.
 
 from __future__ import annotations
 
-import os
+import argparse
+import gzip
+import json
+import random
 import sys
-
-if __name__ == "__main__":
-    # run as a script, benchmarks/ comes first on sys.path, and its tokenize.py would shadow
-    # the standard library's (imported by dataclasses / inspect)
-    _HERE = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-
-import argparse  # noqa: E402
-import gzip  # noqa: E402
-import json  # noqa: E402
-import random  # noqa: E402
-from typing import Any  # noqa: E402
+from typing import Any
 
 ENGLISH = (
     "refund window days unused items shipping calculated checkout returned within delivery "

@@ -4,7 +4,12 @@ against a prepared corpus, next to cite-right 0.4.0's prepared call on the same 
 Usage::
 
     python benchmarks/prepared_stages.py [--docs {100,1000}] [--answers 20] [--rounds 3]
-                                         [--target 30] [--peer-python PYTHON] [--json OUT]
+                                         [--target 30] [--peer-python PATH] [--json OUT]
+
+``--peer-python`` (or the environment variable ``CITEKIT_PEER_PYTHON``) is the python of
+a venv with cite-right 0.4.0 (see ``benchmarks/README.rst``). Without it, or when the path
+does not exist, the script says so on stderr and times citekit's stages alone (no
+cite-right figure, no budget line).
 
 The documents and answers are ``benchmarks/end_to_end.py``'s (built by its code: 100 or
 1,000 documents from ``benchmarks/workload.py``, answers of five sentences). citekit
@@ -47,34 +52,17 @@ from __future__ import annotations
 
 import argparse
 import collections
-import importlib.util
 import json
 import os
 import platform
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from typing import Any, Callable
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# benchmarks/ holds scripts named like standard modules (tokenize.py): keep it off the path
-if sys.path and os.path.abspath(sys.path[0] or os.getcwd()) == _HERE:
-    sys.path.pop(0)
-sys.path.insert(0, os.path.dirname(_HERE))
-
-
-def _load_end_to_end() -> Any:
-    """``benchmarks/end_to_end.py`` as a module (its data builder)."""
-    spec = importlib.util.spec_from_file_location(
-        "citekit_bench_end_to_end", os.path.join(_HERE, "end_to_end.py")
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+import end_to_end
+from workload import add_peer_python_option, peer_python
 
 PEER_SCRIPT = r"""
 import json, sys, time
@@ -157,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds")
     parser.add_argument("--target", type=float, default=30.0, help="ratio to budget for")
-    parser.add_argument("--peer-python", default="/work/peers/bin/python")
+    add_peer_python_option(parser)
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     if not 1 <= args.answers <= 20:
@@ -166,9 +154,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rounds must be at least 1")
     if not args.target > 0:
         parser.error("--target must be positive")
+    peer_interpreter = peer_python(parser, args.peer_python, required=False)
 
     # end_to_end.py's documents and answers, built by its own code
-    data = _load_end_to_end().build_data(quick=False)
+    data = end_to_end.build_data(quick=False)
     documents = data[f"docs{args.docs}"]
     answers = [item["answer"] for item in data[f"answers{args.docs}"][: args.answers]]
 
@@ -182,18 +171,16 @@ def main(argv: list[str] | None = None) -> int:
         pipe.align(answer, corpus)
 
     peer = None
-    if os.path.exists(args.peer_python):
+    if peer_interpreter:
         handle, path = tempfile.mkstemp(suffix=".json")
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump({"documents": documents, "answers": answers}, out)
         peer = subprocess.Popen(
-            [args.peer_python, "-c", PEER_SCRIPT, path],
+            [peer_interpreter, "-c", PEER_SCRIPT, path],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
         )
-    else:
-        print(f"peer interpreter {args.peer_python} not found: citekit only", file=sys.stderr)
 
     ours: list[float] = []
     theirs: list[float] = []

@@ -12,8 +12,11 @@ Usage::
     python benchmarks/quality.py --limit 50            # quick look: first 50 records per file
 
 Options: ``--eval-dir`` (default ``../shared/eval`` next to the repository),
-``--peers-python`` (default ``/work/peers/bin/python``; peers are skipped when it is
-missing), ``--out`` (default ``benchmarks/results/quality.rst``).
+``--peer-python PATH`` (or the environment variable ``CITEKIT_PEER_PYTHON``: the python of
+a venv with cite-right 0.4.0 and citeglow 0.1.2, see ``benchmarks/README.rst``; without
+it, or when the path does not exist, the script says so on stderr and the table has
+citekit and the trivial baseline only), ``--out`` (default
+``benchmarks/results/quality.rst``).
 
 Records whose answer cites sources that are not in the data (ExpertQA: 79 of 251
 answers come with no passage at all, yet their claims are labelled against the web pages
@@ -42,33 +45,26 @@ How the peers' output becomes citekit records
 
 from __future__ import annotations
 
-import os
+import argparse
+import json
+import re
+import subprocess
 import sys
+import time
+from pathlib import Path
+from typing import Any
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# run as a script, benchmarks/ comes first on sys.path and its tokenize.py would shadow the
-# standard library's
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-sys.path.insert(0, os.path.dirname(_HERE))  # the repository's citekit
+from workload import add_peer_python_option, peer_python
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import re  # noqa: E402
-import subprocess  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
-
-from citekit.evaluate import (  # noqa: E402
+from citekit.evaluate import (
     EvalRecord,
     load_records,
     run_pipeline,
     score_predictions,
 )
-from citekit.results import AnswerSpan, Citation, EvidenceSpan, SpanCitations  # noqa: E402
+from citekit.results import AnswerSpan, Citation, EvidenceSpan, SpanCitations
 
+REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 PEERS = ("cite-right", "citeglow")
 _WORD = re.compile(r"\w+")
@@ -145,12 +141,14 @@ def _peer_cache(peer: str, stem: str) -> Path:
     return RESULTS / f"peer_{peer}_{stem}.json"
 
 
-def _peer_raw(peer: str, path: Path, peers_python: str, refresh: bool) -> dict[str, Any]:
+def _peer_raw(peer: str, path: Path, peer_interpreter: str, refresh: bool) -> dict[str, Any]:
     cache = _peer_cache(peer, path.stem)
     if refresh or not cache.exists():
         RESULTS.mkdir(parents=True, exist_ok=True)
         adapter = REPO / "benchmarks" / "_peer_quality.py"
-        subprocess.run([peers_python, str(adapter), peer, str(path), str(cache)], check=True)
+        subprocess.run(
+            [peer_interpreter, str(adapter), peer, str(path), str(cache)], check=True
+        )
     with open(cache, encoding="utf-8") as handle:
         return json.load(handle)
 
@@ -382,18 +380,19 @@ def render(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval-dir", default=str(REPO.parent / "shared" / "eval"))
-    parser.add_argument("--peers-python", default="/work/peers/bin/python")
+    add_peer_python_option(parser)
     parser.add_argument("--refresh-peers", action="store_true")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--out", default=str(RESULTS / "quality.rst"))
     arguments = parser.parse_args(argv)
+    peer_interpreter = peer_python(parser, arguments.peer_python, required=False)
 
     eval_dir = Path(arguments.eval_dir)
     files = sorted(eval_dir.glob("*.jsonl"))
     if not files:
         print(f"no .jsonl files in {eval_dir}", file=sys.stderr)
         return 2
-    peers = list(PEERS) if os.path.exists(arguments.peers_python) else []
+    peers = list(PEERS) if peer_interpreter else []
     systems = ["citekit", *peers]
 
     from citekit.pipeline import Pipeline
@@ -423,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
                 records, _trivial_predictions(records), None, sourced
             )
         for peer in peers:
-            raw = _peer_raw(peer, path, arguments.peers_python, arguments.refresh_peers)
+            raw = _peer_raw(peer, path, peer_interpreter, arguments.refresh_peers)
             predictions, seconds = _peer_predictions(peer, raw, records)
             results[path.stem][peer] = score_predictions(
                 records, predictions, seconds=seconds

@@ -17,22 +17,15 @@ Writes ``benchmarks/results/quality_bootstrap.json``.
 
 from __future__ import annotations
 
-import os
+import argparse
+import json
+import random
 import sys
+from pathlib import Path
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-sys.path.insert(0, os.path.dirname(_HERE))  # the repository's citekit
-sys.path.append(_HERE)  # quality.py, after the standard library
+import quality
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import random  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-import quality  # noqa: E402
-
-from citekit.evaluate import load_records, run_pipeline, score_predictions  # noqa: E402
+from citekit.evaluate import load_records, run_pipeline, score_predictions
 
 # issue 7's headline metrics per file
 HEADLINE = {

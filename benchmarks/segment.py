@@ -41,20 +41,19 @@ import os
 import platform
 import random
 import statistics
-import sys
 import time
 from typing import Callable
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# benchmarks/ holds scripts named like standard modules (tokenize.py): keep it off the path
-if sys.path and os.path.abspath(sys.path[0] or os.getcwd()) == _HERE:
-    sys.path.pop(0)
-_ROOT = os.path.dirname(_HERE)
-sys.path.insert(0, _ROOT)
+import workload
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_NAIVE = os.path.join(_REPO, "tests", "naive.py")
 
 
-def _load(name: str, path: str):
-    spec = importlib.util.spec_from_file_location(name, path)
+def _load_naive():
+    """``tests/naive.py`` (the reference implementations), loaded by file: ``tests/`` is not
+    a package, and the script must not put it on ``sys.path``."""
+    spec = importlib.util.spec_from_file_location("citekit_bench_naive", _NAIVE)
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     spec.loader.exec_module(module)
@@ -102,8 +101,7 @@ def main() -> None:
     from citekit._stages import segment_spans
     from citekit.segment import SentenceSegmenter
 
-    workload = _load("citekit_bench_workload", os.path.join(_HERE, "workload.py"))
-    naive = _load("citekit_bench_naive", os.path.join(_ROOT, "tests", "naive.py"))
+    naive = _load_naive()
 
     documents = [document["text"] for document in workload.make_documents(args.docs, seed=2)]
     corpora = {

@@ -6,7 +6,7 @@ Usage::
     python benchmarks/tokenize_models.py --mb 4 --repeats 7 --json results.json
 
 Corpora are the ``english`` and ``mixed`` (many scripts, emoji) corpora of
-``benchmarks/tokenize.py`` (~2 KB documents, fixed seed). Every repeat prefixes each
+``benchmarks/tokenizing.py`` (~2 KB documents, fixed seed). Every repeat prefixes each
 document with the repeat number so nothing can be served from a cache, and within a repeat
 the implementations take turns (a noisy machine then slows all of them alike). One core,
 each document on its own, as the pipeline calls a tokenizer.
@@ -32,27 +32,15 @@ named in ``vs`` (how many times longer it takes).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import platform
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Callable
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # run from a checkout without installing
-
-
-def _load_tokenize_benchmark():
-    # benchmarks/tokenize.py shares its name with the standard library's tokenize module,
-    # so load it by path to reuse its corpora.
-    spec = importlib.util.spec_from_file_location("citekit_bench_tokenize", HERE / "tokenize.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tokenizing import make_corpus
 
 
 def cpu_name() -> str:
@@ -138,13 +126,12 @@ def main() -> None:
     parser.add_argument("--json", default="", help="also write the results to this file")
     args = parser.parse_args()
 
-    bench = _load_tokenize_benchmark()
     runners = build_runners()
     print(f"python {platform.python_version()} on {platform.machine()}, {cpu_name()}, "
           f"{os.cpu_count()} CPUs")
     results: dict[str, dict[str, dict[str, float]]] = {}
     for corpus in args.corpora.split(","):
-        documents = bench.make_corpus(corpus, args.mb)
+        documents = make_corpus(corpus, args.mb)
         megabytes = sum(len(d.encode("utf-8")) for d in documents) / 1e6
         for run, _ in runners.values():  # warm up: vocab tables, caches, lazy imports
             run(documents[:20])

@@ -19,16 +19,31 @@ of a typical retrieval-augmented generation call). Answers mix four kinds of sen
 
 Everything is drawn from ``random.Random(seed)``: the same arguments give the same
 texts on every machine and Python version.
+
+The other scripts of ``benchmarks/`` import this module (``import workload``: a script's
+own folder is on ``sys.path``). It also holds the one rule for finding the peers'
+interpreter (:func:`add_peer_python_option`, :func:`peer_python`): ``--peer-python PATH``,
+else the environment variable ``CITEKIT_PEER_PYTHON``; there is no default path.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import sys
 from typing import Any
 
-__all__ = ["make_documents", "make_answer", "make_workload", "ANSWER_KINDS"]
+__all__ = [
+    "make_documents",
+    "make_answer",
+    "make_workload",
+    "ANSWER_KINDS",
+    "PEER_PYTHON_VARIABLE",
+    "add_peer_python_option",
+    "peer_python",
+]
 
 ANSWER_KINDS = ("copy", "paraphrase", "fuse", "invent")
 
@@ -269,6 +284,47 @@ def make_workload(
         for i in range(n_answers)
     ]
     return {"documents": documents, "answers": answers}
+
+
+PEER_PYTHON_VARIABLE = "CITEKIT_PEER_PYTHON"
+_PEER_PYTHON_HINT = (
+    f"pass --peer-python PATH or set {PEER_PYTHON_VARIABLE} to the python of the peers' venv, "
+    "see benchmarks/README.rst"
+)
+
+
+def add_peer_python_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--peer-python PATH`` to ``parser`` (read it with :func:`peer_python`)."""
+    parser.add_argument(
+        "--peer-python",
+        metavar="PATH",
+        help=f"python of the peers' venv (default: ${PEER_PYTHON_VARIABLE}; '' skips the peers)",
+    )
+
+
+def peer_python(
+    parser: argparse.ArgumentParser, given: str | None, *, required: bool
+) -> str | None:
+    """The peers' interpreter: ``given`` (``--peer-python``), else ``$CITEKIT_PEER_PYTHON``.
+
+    Returns the path when it exists. Otherwise (neither set, an empty value, or a path that
+    does not exist) a script that can run citekit alone (``required=False``) gets None and
+    one line on stderr saying the peers are skipped; a script that cannot
+    (``required=True``) exits with status 2 and one line saying how to pass the path.
+    """
+    path = given if given is not None else os.environ.get(PEER_PYTHON_VARIABLE)
+    if path is None:
+        reason = "no peer interpreter given"
+    elif not path:
+        reason = "empty peer interpreter"
+    elif not os.path.exists(path):
+        reason = f"peer interpreter {path} not found"
+    else:
+        return path
+    if required:
+        parser.exit(2, f"{parser.prog}: {reason}: {_PEER_PYTHON_HINT}\n")
+    print(f"{reason}: citekit only (to add the peers, {_PEER_PYTHON_HINT})", file=sys.stderr)
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,9 +2,14 @@
 
 Usage::
 
-    python benchmarks/tokenize.py                      # defaults: 4 MB per corpus, 5 repeats
-    python benchmarks/tokenize.py --mb 8 --repeats 7
-    python benchmarks/tokenize.py --peer-python ""     # skip cite-right
+    python benchmarks/tokenizing.py --peer-python PATH   # 4 MB per corpus, 5 repeats
+    python benchmarks/tokenizing.py --mb 8 --repeats 7   # peer from $CITEKIT_PEER_PYTHON
+    python benchmarks/tokenizing.py --peer-python ""     # skip cite-right
+
+``--peer-python`` (or the environment variable ``CITEKIT_PEER_PYTHON``) is the python of
+a venv with cite-right 0.4.0 (see ``benchmarks/README.rst``). Without it, with an empty
+value, or when the path does not exist, the script says so on stderr and measures citekit
+and the regex baseline alone (the ``vs cite-right Rust`` column shows ``-``).
 
 Generated corpora of ~2 KB documents (a realistic source size; the same seed gives
 the same text every run):
@@ -71,24 +76,20 @@ CPU second (1 MB = 10**6 bytes), median over repeats.
 
 from __future__ import annotations
 
-import os
-import sys
-
-# Run as a script, this file's directory comes first on sys.path, where its name would
-# shadow the standard library's tokenize module for every later import.
-if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
-
 import argparse
 import json
+import os
 import platform
 import random
 import re
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from typing import Callable
+
+from workload import add_peer_python_option, peer_python
 
 ENGLISH_WORDS = """
 the of and to in a is that for it as was with be by on not he this are or his from at which
@@ -391,9 +392,9 @@ print(json.dumps(result))
 """
 
 
-def run_peer(peer_python: str, corpus_path: str, repeat: int) -> dict[str, float]:
+def run_peer(peer_interpreter: str, corpus_path: str, repeat: int) -> dict[str, float]:
     completed = subprocess.run(
-        [peer_python, "-c", PEER_SCRIPT, corpus_path, str(repeat)],
+        [peer_interpreter, "-c", PEER_SCRIPT, corpus_path, str(repeat)],
         capture_output=True,
         text=True,
         check=True,
@@ -405,16 +406,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mb", type=float, default=4.0, help="MB of text per corpus")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--peer-python", default="/work/peers/bin/python")
+    add_peer_python_option(parser)
     parser.add_argument(
         "--corpora",
         default="english,english-typographic,english-few-unicode,english-emoji,european,mixed,"
         "chinese,japanese,arabic,russian,hindi",
     )
     args = parser.parse_args()
+    peer_interpreter = peer_python(parser, args.peer_python, required=False)
 
-    # the checkout's citekit, also when it is not installed
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from citekit.normalize import normalize_text
     from citekit.segment import passage_windows, segment_sentences
     from citekit._corpus_kernel import corpus_arrays
@@ -489,8 +489,8 @@ def main() -> None:
             for repeat in range(args.repeats):
                 for name, run in implementations.items():
                     timings.setdefault(name, []).append(time_once(run, documents, repeat))
-                if args.peer_python:
-                    for name, seconds in run_peer(args.peer_python, corpus_path, repeat).items():
+                if peer_interpreter:
+                    for name, seconds in run_peer(peer_interpreter, corpus_path, repeat).items():
                         timings.setdefault(name, []).append(seconds)
         rates = {name: megabytes / statistics.median(t) for name, t in timings.items()}
         reference = rates.get("cite-right Rust prepare")

@@ -2,8 +2,13 @@
 
 Usage::
 
-    python benchmarks/kernels.py [--rounds 5] [--repeats 9] [--peer-python PATH] [--skip-jit]
-                                 [--retrieval DOCS]
+    python benchmarks/numba_kernels.py [--rounds 5] [--repeats 9] [--peer-python PATH]
+                                       [--skip-jit] [--retrieval DOCS]
+
+``--peer-python`` (or the environment variable ``CITEKIT_PEER_PYTHON``) is the python of
+a venv with cite-right 0.4.0 (see ``benchmarks/README.rst``). Without it, or when the path
+does not exist, the script says so on stderr and leaves cite-right's rows out (rapidfuzz
+and difflib, in this process, still run).
 
 Every contender runs on the same token ids in the same run; the script prints medians and
 ratios and the hardware. Token ids are drawn from a Zipf-like word distribution
@@ -42,27 +47,21 @@ Scores are cross-checked between contenders; the script fails loudly if they dif
 
 from __future__ import annotations
 
+import argparse
+import difflib
+import json
+import os
+import platform
+import subprocess
 import sys
+import tempfile
+import textwrap
+import time
 from pathlib import Path
 
-# benchmarks/ holds a tokenize.py that would shadow the standard library's `tokenize`
-# (imported by numpy) when this script's folder leads sys.path
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import numpy as np
 
-import argparse  # noqa: E402
-import difflib  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import platform  # noqa: E402
-import subprocess  # noqa: E402
-import tempfile  # noqa: E402
-import textwrap  # noqa: E402
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import workload
 
 VOCABULARY = 50_000
 
@@ -179,8 +178,8 @@ PEER_SCRIPT = textwrap.dedent(
 )
 
 
-def run_peer(peer_python: str, data: dict, repeats: int) -> dict | None:
-    if not Path(peer_python).exists():
+def run_peer(peer_interpreter: str | None, data: dict, repeats: int) -> dict | None:
+    if not peer_interpreter:
         return None
     with tempfile.TemporaryDirectory() as folder:
         for name in ("query", "long_query", "long_target"):
@@ -192,7 +191,7 @@ def run_peer(peer_python: str, data: dict, repeats: int) -> dict | None:
         script = Path(folder) / "peer.py"
         script.write_text(PEER_SCRIPT)
         output = subprocess.run(
-            [peer_python, str(script), folder, str(repeats)],
+            [peer_interpreter, str(script), folder, str(repeats)],
             capture_output=True, text=True, check=True,
         )
     return json.loads(output.stdout)
@@ -226,7 +225,7 @@ JIT_SCRIPT = textwrap.dedent(
 def jit_times() -> dict:
     results = {}
     with tempfile.TemporaryDirectory() as cache:
-        environment = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+        environment = {**os.environ, "NUMBA_CACHE_DIR": cache}
         script = Path(cache) / "jit.py"
         script.write_text(JIT_SCRIPT)
         for label, mode in [("citekit cold", "citekit"), ("citekit warm cache", "citekit"),
@@ -338,17 +337,12 @@ def check_results(data: dict, ours: dict, peer: dict | None) -> None:
 def measure_retrieval(n_documents: int, rounds: int, repeats: int) -> None:
     """Per-query time of ``top_candidates`` with and without term masks (see the module
     docstring), printed with the median ratio of per-round minima."""
-    import importlib.util
-
     import numba
 
     import citekit
     from citekit import _bag
     from citekit.pipeline import Pipeline
 
-    spec = importlib.util.spec_from_file_location("workload", ROOT / "benchmarks/workload.py")
-    workload = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(workload)
     citekit.warmup()
     documents = workload.make_documents(n_documents, seed=2)
     pipe = Pipeline()
@@ -410,11 +404,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=9, help="samples per round")
     parser.add_argument("--rounds", type=int, default=5,
                         help="rounds alternating peers and citekit (the machine may be shared)")
-    parser.add_argument("--peer-python", default="/work/peers/bin/python")
+    workload.add_peer_python_option(parser)
     parser.add_argument("--skip-jit", action="store_true")
     parser.add_argument("--retrieval", type=int, default=0, metavar="DOCS",
                         help="also time top_candidates on a DOCS-document workload corpus")
     arguments = parser.parse_args()
+    peer_interpreter = workload.peer_python(parser, arguments.peer_python, required=False)
 
     from citekit.kernels import warmup
 
@@ -423,7 +418,7 @@ def main() -> None:
     data = make_data()
     rounds = []
     for _ in range(arguments.rounds):
-        peer = run_peer(arguments.peer_python, data, arguments.repeats)
+        peer = run_peer(peer_interpreter, data, arguments.repeats)
         references = measure_references(data, arguments.repeats)
         ours = measure_ours(data, arguments.repeats)
         check_results(data, ours, peer)
