@@ -340,7 +340,7 @@ def measure_retrieval(n_documents: int, rounds: int, repeats: int) -> None:
     import numba
 
     import citekit
-    from citekit import _bag
+    from citekit.kernels import _retrieval as _bag
     from citekit.pipeline import Pipeline
 
     citekit.warmup()

@@ -19,7 +19,7 @@ both original characters). The maps are monotone: ``orig_starts`` and ``orig_end
 decrease, and ``orig_starts[i] < orig_ends[i]``.
 
 Folding rules (each switchable in :class:`NormalizerConfig`)
------------------------------------------------------------
+------------------------------------------------------------
 - numbers: decimal digits of every script become ASCII digits (``٣`` -> ``3``), the
   Arabic decimal and thousands separators ``٫`` and ``٬`` become ``.`` and ``,``
   (``٣٫٥`` -> ``3.5``), and a comma between digits that starts a group of exactly three

@@ -1,7 +1,8 @@
 """Shared test configuration."""
 
-import importlib.util
+import importlib
 import os
+import sys
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -28,17 +29,18 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "citekit"))
 
 
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_BENCHMARKS = os.path.join(_ROOT, "benchmarks")
+
+
 def load_benchmark(filename):
-    """The script ``benchmarks/<filename>`` as a module, loaded by path: ``benchmarks/`` is
-    not a package and holds scripts named like standard modules."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(os.path.dirname(here), "benchmarks", filename)
-    name = "citekit_test_" + os.path.splitext(filename)[0]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
+    """The script ``benchmarks/<filename>`` as a module. ``benchmarks/`` is not a package:
+    its scripts import each other by name (as they do when run), so it goes on
+    ``sys.path``, last (no script is named like a module of the standard library or an
+    installed package)."""
+    if _BENCHMARKS not in sys.path:
+        sys.path.append(_BENCHMARKS)
+    return importlib.import_module(os.path.splitext(filename)[0])
 
 
 @pytest.fixture(scope="session")
