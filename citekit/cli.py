@@ -55,12 +55,12 @@ def _load_config(path: str | None) -> Any:
 
 
 def _numbered_lines(path: str, what: str) -> list[tuple[int, dict[str, Any]]]:
-    from citekit.batch import _numbered_jsonl
+    from citekit._rows import numbered_jsonl
 
     if not os.path.exists(path):
         raise _InputError(f"{what} file not found: {path}")
     try:
-        return list(_numbered_jsonl(path))
+        return list(numbered_jsonl(path))
     except ValueError as exc:
         raise _InputError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
