@@ -502,10 +502,9 @@ class SpanCitations(_Record):
     has no citations and a supported or partial one has at least one.
     ``unsupported_spans`` holds the ``(char_start, char_end)`` ranges of the answer (absolute
     offsets into the answer string) whose content no accepted citation covers.
-    ``content_coverage`` is the weighted share of the span that its evidence covers
-    (values count 2, other content words 1, function words 1/4; a contradicted value
-    counts as uncovered), the quantity the status is decided on (``None`` when unknown,
-    e.g. for records built by hand).
+    ``content_coverage`` is the weighted share of the span that its evidence covers, the
+    quantity the status is decided on (``None`` when unknown, e.g. for records built by
+    hand); see the status rules in the user guide (docs/guide/status.rst).
 
     Examples
     --------
