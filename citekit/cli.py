@@ -5,7 +5,7 @@
     citekit demo                      align the bundled example answers and print a report
     citekit align --answers A.jsonl --sources S.jsonl --out R.jsonl [--config C] [--jobs N]
     citekit highlight --answer TEXT --source-file CHUNK.txt
-    citekit evaluate FILE.jsonl [--config C] [--per-unit] [--limit N]
+    citekit evaluate FILE.jsonl [--config C] [--per-unit] [--limit N] [--json] [--errors N]
 
 Every subcommand has ``--help``. Problems with the input (a missing file, a bad JSON line,
 an invalid configuration) are reported in one line naming the file and line, with exit
@@ -20,7 +20,10 @@ import json
 import os
 import sys
 import time
-from typing import Any, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Sequence, TextIO
+
+if TYPE_CHECKING:
+    from citekit.evaluate import EvalRecord, EvaluationReport
 
 __all__ = ["main"]
 
@@ -55,12 +58,12 @@ def _load_config(path: str | None) -> Any:
 
 
 def _numbered_lines(path: str, what: str) -> list[tuple[int, dict[str, Any]]]:
-    from citekit.batch import _numbered_jsonl
+    from citekit._rows import numbered_jsonl
 
     if not os.path.exists(path):
         raise _InputError(f"{what} file not found: {path}")
     try:
-        return list(_numbered_jsonl(path))
+        return list(numbered_jsonl(path))
     except ValueError as exc:
         raise _InputError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -348,6 +351,66 @@ def _cmd_highlight(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------------- evaluate
+
+
+def _error_lines(report: EvaluationReport, records: Sequence[EvalRecord], limit: int) -> list[str]:
+    """One line per misclassified unit: record, gold -> predicted, score, unit text."""
+    by_id = {record.id: record for record in records}
+    lines = []
+    for outcome in report.units:
+        if len(lines) >= limit:
+            break
+        if outcome.gold_label is None or outcome.correct:
+            continue
+        text = by_id[outcome.record_id].units[outcome.unit_index].text
+        text = " ".join(text.split())
+        if len(text) > 100:
+            text = text[:97] + "..."
+        lines.append(
+            f"{outcome.record_id}[{outcome.unit_index}] {outcome.gold_label} -> "
+            f"{outcome.predicted_status} (score {outcome.support_score:.2f}): {text}"
+        )
+    return lines
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    # evaluate reports a problem as "citekit evaluate: MESSAGE" (no "error:"), as it always
+    # has, so that scripts reading its error lines keep working
+    if args.limit is not None and args.limit < 0:
+        sys.stderr.write("citekit evaluate: --limit must be >= 0\n")
+        return 2
+    if args.errors < 0:
+        sys.stderr.write("citekit evaluate: --errors must be >= 0\n")
+        return 2
+    from citekit.evaluate import evaluate, load_records
+
+    try:
+        records = load_records(args.file, limit=args.limit)
+        config = None
+        if args.config:
+            from citekit.config import CitationConfig
+
+            config = CitationConfig.from_file(args.config)
+    except (OSError, ValueError, TypeError) as exc:
+        sys.stderr.write(f"citekit evaluate: {exc}\n")
+        return 2
+    from citekit.pipeline import Pipeline
+
+    pipeline = Pipeline(config=config) if config is not None else Pipeline()
+    report = evaluate(records, pipeline, per_unit=args.per_unit)
+    if args.json:
+        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+    else:
+        sys.stdout.write(report.to_table() + "\n")
+    if args.errors:
+        lines = _error_lines(report, records, args.errors)
+        sys.stderr.write(f"\nfirst {len(lines)} misclassified units (gold -> predicted):\n")
+        for line in lines:
+            sys.stderr.write(line + "\n")
+    return 0
+
+
 # ----------------------------------------------------------------------------- parser
 
 
@@ -456,11 +519,30 @@ def _build_parser() -> argparse.ArgumentParser:
     highlight.add_argument("--json", action="store_true", help="print JSON")
     highlight.set_defaults(run=_cmd_highlight)
 
-    commands.add_parser(
+    evaluate = commands.add_parser(
         "evaluate",
-        add_help=False,
         help="evaluate on annotated JSONL data (see 'citekit evaluate --help')",
+        description="Align every record of an annotated JSON Lines file and print citation "
+        "quality metrics (status accuracy / F1, AUROC, evidence and unsupported-span F1).",
     )
+    evaluate.add_argument("file", help="evaluation records (.jsonl)")
+    evaluate.add_argument("--config", help="CitationConfig as .json or .toml (default: defaults)")
+    evaluate.add_argument(
+        "--per-unit", action="store_true", help="align each annotated unit on its own"
+    )
+    evaluate.add_argument(
+        "--limit", type=int, default=None, help="evaluate only the first N records"
+    )
+    evaluate.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    evaluate.add_argument(
+        "--errors",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also list the first N units whose predicted status differs from the gold label",
+    )
+    # (evaluate names unknown options under its own usage line, as it always has)
+    evaluate.set_defaults(run=_cmd_evaluate, usage_parser=evaluate)
     return parser
 
 
@@ -476,14 +558,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     --------
     >>> main(["align", "--answers", "no-such-file.jsonl", "--out", "out.jsonl"])
     2
+    >>> main(["evaluate", "no-such-file.jsonl"])
+    2
     """
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list and args_list[0] == "evaluate":
-        from citekit.evaluate import cli_main
-
-        return int(cli_main(args_list[1:]) or 0)
     parser = _build_parser()
-    args = parser.parse_args(args_list)
+    args, unknown = parser.parse_known_args(args_list)
+    if unknown:
+        getattr(args, "usage_parser", parser).error(
+            f"unrecognized arguments: {' '.join(unknown)}"
+        )
     if args.command is None:
         parser.print_help()
         return 2

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from citekit._validation import check_int, check_str
-from citekit.results import STATUSES, Citation, SourceChunk, SourceDocument, SpanCitations
+from citekit.results import STATUSES, Citation, SourceView, SpanCitations, source_views
 
 __all__ = [
     "render_html",
@@ -76,50 +76,6 @@ _STATUS_LABEL = {"supported": "supported", "partial": "partial", "unsupported": 
 
 def _esc(text: str) -> str:
     return html.escape(text, quote=True)
-
-
-@dataclass(frozen=True)
-class _SourceView:
-    """A source as shown: ``text`` covers citation offsets ``[base, base + len(text))``."""
-
-    label: str
-    title: str
-    text: str
-    base: int
-
-
-def _source_views(sources: Any) -> list[_SourceView]:
-    # A prepared corpus carries its sources; accept it wherever a list of sources is.
-    sources = getattr(sources, "sources", sources)
-    if isinstance(sources, (str, bytes, Mapping)) or not isinstance(sources, Iterable):
-        raise TypeError(
-            f"sources must be a sequence of sources (str, SourceDocument, SourceChunk or dict), "
-            f"got {type(sources).__name__}"
-        )
-    views = []
-    for index, source in enumerate(sources):
-        if isinstance(source, str):
-            views.append(_SourceView(str(index), "", source, 0))
-        elif isinstance(source, SourceDocument):
-            title = str(source.metadata.get("title", ""))
-            views.append(_SourceView(source.id, title, source.text, 0))
-        elif isinstance(source, SourceChunk):
-            title = str(source.metadata.get("title", ""))
-            if source.document_text is not None:
-                views.append(_SourceView(source.source_id, title, source.document_text, 0))
-            else:
-                views.append(
-                    _SourceView(source.source_id, title, source.text, source.doc_char_start)
-                )
-        elif isinstance(source, Mapping) and isinstance(source.get("text"), str):
-            title = str(source.get("title", "") or "")
-            views.append(_SourceView(str(source.get("id", index)), title, source["text"], 0))
-        else:
-            raise TypeError(
-                f"sources[{index}] must be a str, SourceDocument, SourceChunk or a dict with "
-                f"'text', got {type(source).__name__}"
-            )
-    return views
 
 
 def _format_number(value: Any) -> str:
@@ -300,7 +256,7 @@ _MAX_TOOLTIP_ENTRIES = 5
 
 
 def _render_source(
-    view: _SourceView,
+    view: SourceView,
     number: int,
     evidence: Sequence[tuple[int, int, str, str, SpanCitations, Citation]],
     conflicts: Sequence[tuple[int, int]],
@@ -458,7 +414,7 @@ def render_html(
     check_str(answer, "answer")
     check_int(max_source_chars, "max_source_chars", minimum=0, allow_none=True)
     check_int(context_chars, "context_chars", minimum=0)
-    views = _source_views(sources)
+    views = source_views(sources)
 
     # number cited sources by first citation in answer order
     marker_of: dict[int, int] = {}
@@ -476,7 +432,7 @@ def render_html(
             if citation.source_index not in marker_of:
                 marker_of[citation.source_index] = len(marker_of) + 1
                 # the pipeline's id for a plain-string source is better than its position
-                view = views[citation.source_index] = _SourceView(
+                view = views[citation.source_index] = SourceView(
                     citation.source_id, view.title, view.text, view.base
                 )
             for e_index, span in enumerate(citation.evidence_spans):

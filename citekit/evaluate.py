@@ -4,6 +4,7 @@ Reads JSON Lines records in the evaluation schema (one answer, its sources, anno
 *units* of the answer with a support label and gold evidence spans, and gold unsupported
 character ranges of the answer), runs any object with an ``align(answer, sources)``
 method over them (a :class:`citekit.Pipeline` by default) and scores what it returns.
+On the command line: ``citekit evaluate FILE.jsonl`` (see :mod:`citekit.cli`).
 
 How predictions meet the gold annotation
 ----------------------------------------
@@ -74,13 +75,11 @@ Examples
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import math
 import os
 import statistics
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
@@ -99,7 +98,6 @@ __all__ = [
     "score_predictions",
     "evaluate",
     "roc_auc",
-    "cli_main",
 ]
 
 
@@ -891,100 +889,3 @@ def evaluate(
     """
     predictions, seconds = run_pipeline(records, pipeline, per_unit=per_unit)
     return score_predictions(records, predictions, seconds=seconds)
-
-
-# ---------------------------------------------------------------------------------------
-# command line
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="citekit evaluate",
-        description="Align every record of an annotated JSON Lines file and print citation "
-        "quality metrics (status accuracy / F1, AUROC, evidence and unsupported-span F1).",
-    )
-    parser.add_argument("file", help="evaluation records (.jsonl)")
-    parser.add_argument("--config", help="CitationConfig as .json or .toml (default: defaults)")
-    parser.add_argument(
-        "--per-unit", action="store_true", help="align each annotated unit on its own"
-    )
-    parser.add_argument("--limit", type=int, default=None, help="evaluate only the first N records")
-    parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
-    parser.add_argument(
-        "--errors",
-        type=int,
-        default=0,
-        metavar="N",
-        help="also list the first N units whose predicted status differs from the gold label",
-    )
-    return parser
-
-
-def _error_lines(report: EvaluationReport, records: Sequence[EvalRecord], limit: int) -> list[str]:
-    """One line per misclassified unit: record, gold -> predicted, score, unit text."""
-    by_id = {record.id: record for record in records}
-    lines = []
-    for outcome in report.units:
-        if len(lines) >= limit:
-            break
-        if outcome.gold_label is None or outcome.correct:
-            continue
-        text = by_id[outcome.record_id].units[outcome.unit_index].text
-        text = " ".join(text.split())
-        if len(text) > 100:
-            text = text[:97] + "..."
-        lines.append(
-            f"{outcome.record_id}[{outcome.unit_index}] {outcome.gold_label} -> "
-            f"{outcome.predicted_status} (score {outcome.support_score:.2f}): {text}"
-        )
-    return lines
-
-
-def cli_main(argv: list[str] | None = None) -> int:
-    """Command line ``citekit evaluate FILE.jsonl [--config C] [--per-unit] [--limit N]``.
-
-    Prints the metric table (or JSON with ``--json``) and returns the exit status: 0 on
-    success, 2 when the file or configuration cannot be read. ``--errors N`` also lists
-    (on standard error) the first N units whose predicted status differs from the gold
-    label, for failure analysis.
-
-    Examples
-    --------
-    >>> cli_main(["/nonexistent/records.jsonl"])
-    2
-    """
-    arguments = _parser().parse_args(argv)
-    if arguments.limit is not None and arguments.limit < 0:
-        print("citekit evaluate: --limit must be >= 0", file=sys.stderr)
-        return 2
-    if arguments.errors < 0:
-        print("citekit evaluate: --errors must be >= 0", file=sys.stderr)
-        return 2
-    try:
-        records = load_records(arguments.file, limit=arguments.limit)
-        config = None
-        if arguments.config:
-            from citekit.config import CitationConfig
-
-            config = CitationConfig.from_file(arguments.config)
-    except (OSError, ValueError, TypeError) as exc:
-        print(f"citekit evaluate: {exc}", file=sys.stderr)
-        return 2
-    from citekit.pipeline import Pipeline
-
-    pipeline = Pipeline(config=config) if config is not None else Pipeline()
-    report = evaluate(records, pipeline, per_unit=arguments.per_unit)
-    if arguments.json:
-        print(json.dumps(report.to_dict(), indent=2))
-    else:
-        print(report.to_table())
-    if arguments.errors:
-        lines = _error_lines(report, records, arguments.errors)
-        print(f"\nfirst {len(lines)} misclassified units (gold -> predicted):", file=sys.stderr)
-        for line in lines:
-            print(line, file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(cli_main())

@@ -13,11 +13,11 @@ against it keeps working after changing the import to ``citekit``:
 
 Confidence of a span
     ``SpanCitations.content_coverage`` — the weighted share of the sentence that its
-    evidence covers (values count 2, other content words 1, function words 1/4; a
-    contradicted value counts as uncovered), the quantity citekit decides the status on — and,
-    for results that do not carry it (built by hand or by other tools), the answer
-    coverage of the best citation (``components["answer_coverage"]``). A span without
-    citations has confidence 0. See :func:`span_confidence`.
+    evidence covers, the quantity citekit decides the status on (see the status rules in
+    the user guide, docs/guide/status.rst) — and, for results that do not carry it (built
+    by hand or by other tools), the answer coverage of the best citation
+    (``components["answer_coverage"]``). A span without citations has confidence 0. See
+    :func:`span_confidence`.
 Groundedness score
     The character-weighted mean confidence over the answer, where only grounded spans
     contribute (``supported``, and ``partial`` unless ``include_partial_in_grounded`` is

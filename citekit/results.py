@@ -1,9 +1,12 @@
 """Result and input records: sources, answer spans, citations.
 
-All records are frozen dataclasses with ``to_dict()`` / ``from_dict()`` and JSON
-round-trip. Every character offset is a half-open index in Python ``str`` (code point)
-units into the string the caller passed: for a citation,
-``source_text[citation.char_start:citation.char_end] == citation.evidence``.
+The records are frozen dataclasses with ``to_dict()`` / ``from_dict()`` and JSON
+round-trip; :class:`AlignmentResult` is the list of one answer's span results and
+``RecordResult`` the outcome of scoring one record of a batch. Every character offset is
+a half-open index in Python ``str`` (code point) units into the string the caller passed:
+for a citation, ``source_text[citation.char_start:citation.char_end] == citation.evidence``.
+:func:`source_views` gives the text and offset base of every kind of source to the layers
+that show or convert results.
 """
 
 from __future__ import annotations
@@ -257,6 +260,76 @@ class SourceChunk(_Record):
 
 
 @dataclass(frozen=True)
+class SourceView:
+    """A source as the layers above see it: ``text`` covers citation offsets
+    ``[base, base + len(text))``.
+
+    ``label`` is the source's id (its position for a plain string), ``title`` its
+    ``metadata["title"]`` (or ``""``). For a :class:`SourceChunk` without
+    ``document_text``, ``text`` is the chunk and ``base`` its ``doc_char_start``;
+    otherwise ``text`` is the whole document and ``base`` is 0.
+    """
+
+    label: str
+    title: str
+    text: str
+    base: int
+
+
+def source_views(sources: Any) -> list[SourceView]:
+    """One :class:`SourceView` per source: the id, title and text of each kind of source
+    (``str``, :class:`SourceDocument`, :class:`SourceChunk`, a dict with ``"text"``) and
+    where its text lies in the offsets citations report.
+
+    The HTML renderer (:mod:`citekit.display`) and the UTF-16 rows (:mod:`citekit.batch`)
+    read sources through it. A prepared corpus is accepted wherever a list of sources is
+    (its ``sources`` are used).
+
+    Raises
+    ------
+    TypeError
+        If ``sources`` is not a sequence of sources (naming the bad item).
+
+    Examples
+    --------
+    >>> chunk = SourceChunk(source_id="d", text="grew 15%.", doc_char_start=8, doc_char_end=17)
+    >>> [(v.label, v.text, v.base) for v in source_views(["Hi.", chunk])]
+    [('0', 'Hi.', 0), ('d', 'grew 15%.', 8)]
+    """
+    # A prepared corpus carries its sources; accept it wherever a list of sources is.
+    sources = getattr(sources, "sources", sources)
+    if isinstance(sources, (str, bytes, Mapping)) or not isinstance(sources, Iterable):
+        raise TypeError(
+            f"sources must be a sequence of sources (str, SourceDocument, SourceChunk or dict), "
+            f"got {type(sources).__name__}"
+        )
+    views = []
+    for index, source in enumerate(sources):
+        if isinstance(source, str):
+            views.append(SourceView(str(index), "", source, 0))
+        elif isinstance(source, SourceDocument):
+            title = str(source.metadata.get("title", ""))
+            views.append(SourceView(source.id, title, source.text, 0))
+        elif isinstance(source, SourceChunk):
+            title = str(source.metadata.get("title", ""))
+            if source.document_text is not None:
+                views.append(SourceView(source.source_id, title, source.document_text, 0))
+            else:
+                views.append(
+                    SourceView(source.source_id, title, source.text, source.doc_char_start)
+                )
+        elif isinstance(source, Mapping) and isinstance(source.get("text"), str):
+            title = str(source.get("title", "") or "")
+            views.append(SourceView(str(source.get("id", index)), title, source["text"], 0))
+        else:
+            raise TypeError(
+                f"sources[{index}] must be a str, SourceDocument, SourceChunk or a dict with "
+                f"'text', got {type(source).__name__}"
+            )
+    return views
+
+
+@dataclass(frozen=True)
 class AnswerSpan(_Record):
     """A segment of the answer: ``answer[char_start:char_end] == text``.
 
@@ -429,10 +502,9 @@ class SpanCitations(_Record):
     has no citations and a supported or partial one has at least one.
     ``unsupported_spans`` holds the ``(char_start, char_end)`` ranges of the answer (absolute
     offsets into the answer string) whose content no accepted citation covers.
-    ``content_coverage`` is the weighted share of the span that its evidence covers
-    (values count 2, other content words 1, function words 1/4; a contradicted value
-    counts as uncovered), the quantity the status is decided on (``None`` when unknown,
-    e.g. for records built by hand).
+    ``content_coverage`` is the weighted share of the span that its evidence covers, the
+    quantity the status is decided on (``None`` when unknown, e.g. for records built by
+    hand); see the status rules in the user guide (docs/guide/status.rst).
 
     Examples
     --------
@@ -496,6 +568,11 @@ class AlignmentResult(list):
         self.sources = tuple(sources)
 
     def _repr_html_(self) -> str:
+        # The one upward import of this module, and the only import between it and
+        # citekit.display: the renderer reads these records (display imports results), so
+        # a record that draws itself in Jupyter must import it here, when drawn, not at
+        # module level (that would be an import circle). Everything else that renders a
+        # result (RecordResult below) goes through this method.
         from citekit.display import render_html
 
         return render_html(self, self.answer, self.sources)
@@ -506,6 +583,63 @@ class AlignmentResult(list):
             counts[item.status] = counts.get(item.status, 0) + 1
         summary = ", ".join(f"{counts[s]} {s}" for s in STATUSES)
         return f"AlignmentResult({len(self)} spans: {summary})"
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """The outcome of scoring one record: its results, or the error it raised.
+
+    :func:`citekit.batch.score_records` and :func:`citekit.batch.score_dask` return one
+    per record; its public home is :mod:`citekit.batch` (it lives here, below both the
+    scoring and the conversion of results to rows, which both use it).
+
+    Attributes
+    ----------
+    id : object
+        The record's ``"id"`` (its position in the input when it has none).
+    result : AlignmentResult or None
+        The citations of the record's answer; ``None`` when scoring failed.
+    error : str or None
+        ``"ExceptionType: message"`` when scoring failed, else ``None``.
+
+    Examples
+    --------
+    >>> RecordResult("q7", None, "ValueError: answer must be a str").ok
+    False
+    """
+
+    id: Any
+    result: AlignmentResult | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """``True`` when the record was scored."""
+        return self.error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """One JSON-ready dict: ``{"id", "results": [...]}`` or ``{"id", "error"}``.
+
+        ``results`` holds each :class:`~citekit.SpanCitations` as ``to_dict()``, so
+        ``SpanCitations.from_dict`` reads it back.
+
+        Examples
+        --------
+        >>> RecordResult("q7", None, "ValueError: bad").to_dict()
+        {'id': 'q7', 'error': 'ValueError: bad'}
+        """
+        if self.error is not None or self.result is None:
+            return {"id": self.id, "error": self.error}
+        return {"id": self.id, "results": [item.to_dict() for item in self.result]}
+
+    def _repr_html_(self) -> str:
+        import html
+
+        heading = f"<div><b>record {html.escape(repr(self.id))}</b></div>"
+        if self.result is None:
+            return heading + f'<pre style="color:#a40e26">{html.escape(str(self.error))}</pre>'
+        # the result draws itself (AlignmentResult._repr_html_, the one hook into display)
+        return heading + self.result._repr_html_()
 
 
 def results_to_json(results: Sequence[SpanCitations], **kwargs: Any) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -253,6 +254,30 @@ def test_to_dataframe_without_pandas_names_the_extra(result, monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(ImportError, match=r"citekit\[pandas\]"):
         to_dataframe(result)
+
+
+def test_the_rows_are_importable_from_citekit_batch():
+    # the conversion lives in its own module; citekit.batch stays its public path
+    import citekit
+    import citekit._rows
+    import citekit.batch
+    import citekit.results
+
+    for name in ("to_records", "to_dataframe", "utf16_offsets", "read_jsonl", "write_jsonl"):
+        assert getattr(citekit.batch, name) is getattr(citekit._rows, name), name
+        assert name in citekit.batch.__all__
+    assert citekit.batch.RecordResult is citekit.results.RecordResult
+    assert citekit.RecordResult is RecordResult and citekit.to_records is to_records
+    # and it lies below the scoring and the renderer: it imports neither
+    code = (
+        "import sys, citekit._rows; "
+        "print([m for m in ('citekit.batch', 'citekit.display') if m in sys.modules])"
+    )
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=repo
+    )
+    assert out.stdout.strip() == "[]"
 
 
 # ----------------------------------------------------------------------------- JSON Lines

@@ -423,7 +423,7 @@ def test_highlight_files_and_utf16(tmp_path, capsys):
 # ----------------------------------------------------------------------------- help, evaluate
 
 
-@pytest.mark.parametrize("command", [[], ["demo"], ["align"], ["highlight"]])
+@pytest.mark.parametrize("command", [[], ["demo"], ["align"], ["highlight"], ["evaluate"]])
 def test_help_everywhere(command, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([*command, "--help"])
@@ -439,6 +439,83 @@ def test_evaluate_is_delegated(capsys):
         main(["evaluate", "--help"])
     assert exit_info.value.code == 0
     assert "evaluate" in capsys.readouterr().out
+
+
+# an annotated record: the first sentence is supported by source "a", the second is gold
+# unsupported (source "b" says more than it)
+EVAL_RECORD = {
+    "dataset": "toy",
+    "id": "r1",
+    "answer": "Revenue grew 15%. Profits fell.",
+    "sources": [
+        {"id": "a", "text": "In 2024 revenue grew 15%."},
+        {"id": "b", "text": "Profits fell 3%."},
+    ],
+    "units": [
+        {
+            "start": 0,
+            "end": 17,
+            "text": "Revenue grew 15%.",
+            "label": "supported",
+            "evidence": [{"source_id": "a", "start": 8, "end": 25}],
+        },
+        {"start": 18, "end": 31, "text": "Profits fell.", "label": "unsupported", "evidence": []},
+    ],
+    "unsupported_spans": [],
+}
+
+
+def test_evaluate_reports_unreadable_input(tmp_path, capsys):
+    assert main(["evaluate", str(tmp_path / "missing.jsonl")]) == 2
+    assert "citekit evaluate" in capsys.readouterr().err
+    path = tmp_path / "toy.jsonl"
+    path.write_text(json.dumps(EVAL_RECORD) + "\n", encoding="utf-8")
+    assert main(["evaluate", str(path), "--limit", "-1"]) == 2
+    assert main(["evaluate", str(path), "--config", str(tmp_path / "config.yaml")]) == 2
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--no-such-option"])
+
+
+def test_evaluate_error_lines_are_unchanged(tmp_path, capsys):
+    # evaluate's own wording: "citekit evaluate: MESSAGE", and its usage line for options
+    # it does not know
+    path = tmp_path / "toy.jsonl"
+    path.write_text(json.dumps(EVAL_RECORD) + "\n", encoding="utf-8")
+    assert main(["evaluate", str(path), "--limit", "-1"]) == 2
+    assert capsys.readouterr().err == "citekit evaluate: --limit must be >= 0\n"
+    assert main(["evaluate", str(path), "--errors", "-1"]) == 2
+    assert capsys.readouterr().err == "citekit evaluate: --errors must be >= 0\n"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n", encoding="utf-8")
+    assert main(["evaluate", str(bad)]) == 2
+    assert capsys.readouterr().err.startswith(f"citekit evaluate: {bad}:1: not valid JSON (")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["evaluate", str(path), "--no-such-option"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: citekit evaluate [-h]")
+    assert err.endswith("citekit evaluate: error: unrecognized arguments: --no-such-option\n")
+    # the other commands keep the top-level usage line
+    with pytest.raises(SystemExit):
+        main(["highlight", "--answer", "a", "--source", "b", "--no-such-option"])
+    assert capsys.readouterr().err.startswith("usage: citekit [-h] [--version] COMMAND")
+
+
+def test_evaluate_runs_the_default_pipeline(tmp_path, capsys):
+    path = tmp_path / "toy.jsonl"
+    path.write_text(json.dumps(EVAL_RECORD) + "\n", encoding="utf-8")
+    assert main(["evaluate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "label_accuracy" in out
+    config = tmp_path / "config.json"
+    config.write_text('{"top_k": 1}', encoding="utf-8")
+    assert main(["evaluate", str(path), "--config", str(config), "--per-unit", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"]["records"] == 1
+    # "Profits fell." is gold unsupported; the default pipeline cites the second source
+    assert main(["evaluate", str(path), "--errors", "5"]) == 0
+    err = capsys.readouterr().err
+    assert "r1[1] unsupported -> " in err and "Profits fell." in err
+    assert main(["evaluate", str(path), "--errors", "-1"]) == 2
 
 
 def test_no_command_prints_help_and_fails(capsys):

@@ -17,7 +17,6 @@ from citekit.evaluate import (
     EvalUnit,
     EvaluationReport,
     GoldEvidence,
-    cli_main,
     evaluate,
     load_records,
     roc_auc,
@@ -502,38 +501,6 @@ def test_an_oracle_scores_perfectly_on_arbitrary_unicode(records):
     if "unsupported_char_f1" in m and report.counts["unsupported_gold_chars"]:
         assert m["unsupported_char_f1"] == 1.0
     assert all(0.0 <= value <= 1.0 for value in m.values())
-
-
-# ------------------------------------------------------------------------------ command line
-
-
-def test_cli_reports_unreadable_input(tmp_path, capsys):
-    assert cli_main([str(tmp_path / "missing.jsonl")]) == 2
-    assert "citekit evaluate" in capsys.readouterr().err
-    path = tmp_path / "toy.jsonl"
-    path.write_text(json.dumps(record_dict()) + "\n", encoding="utf-8")
-    assert cli_main([str(path), "--limit", "-1"]) == 2
-    assert cli_main([str(path), "--config", str(tmp_path / "config.yaml")]) == 2
-    with pytest.raises(SystemExit):
-        cli_main(["--no-such-option"])
-
-
-@pytest.mark.skipif(not HAS_PIPELINE, reason="citekit.pipeline not available")
-def test_cli_runs_the_default_pipeline(tmp_path, capsys):
-    path = tmp_path / "toy.jsonl"
-    path.write_text(json.dumps(record_dict()) + "\n", encoding="utf-8")
-    assert cli_main([str(path)]) == 0
-    out = capsys.readouterr().out
-    assert "label_accuracy" in out
-    config = tmp_path / "config.json"
-    config.write_text('{"top_k": 1}', encoding="utf-8")
-    assert cli_main([str(path), "--config", str(config), "--per-unit", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["counts"]["records"] == 1
-    # "Profits fell." is gold unsupported; the default pipeline cites the second source
-    assert cli_main([str(path), "--errors", "5"]) == 0
-    err = capsys.readouterr().err
-    assert "r1[1] unsupported -> " in err and "Profits fell." in err
-    assert cli_main([str(path), "--errors", "-1"]) == 2
 
 
 # ------------------------------------------------------------------------------ real annotated data

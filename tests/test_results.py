@@ -1,6 +1,10 @@
 """Result records: validation naming the field, to_dict / JSON round trips."""
 
+import ast
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,8 +18,10 @@ from citekit.results import (
     SourceChunk,
     SourceDocument,
     SpanCitations,
+    SourceView,
     results_from_json,
     results_to_json,
+    source_views,
 )
 
 
@@ -204,3 +210,84 @@ def test_unchecked_records_refuse_missing_and_unknown_fields():
         _unchecked(SourceDocument, id="d")
     with pytest.raises(TypeError, match="unknown field 'colour'"):
         _unchecked(SourceDocument, id="d", text="t", colour="red")
+
+
+# ----------------------------------------------------------------------------- views of sources
+
+
+def test_source_views_give_the_text_and_offset_base_of_every_kind_of_source():
+    document = "Intro. Revenue grew 15%."
+    views = source_views(
+        [
+            "plain",
+            SourceDocument(id="doc", text="Doc text.", metadata={"title": "Report"}),
+            SourceChunk(source_id="c1", text="Revenue grew 15%.", doc_char_start=7,
+                        doc_char_end=24),
+            SourceChunk(source_id="c2", text="Revenue grew 15%.", doc_char_start=7,
+                        doc_char_end=24, document_text=document, metadata={"title": "Q4"}),
+            {"id": "m", "text": "From a dict.", "title": "Dict"},
+            {"text": "No id."},
+        ]
+    )
+    assert views == [
+        SourceView("0", "", "plain", 0),
+        SourceView("doc", "Report", "Doc text.", 0),
+        # a chunk alone: its own text, placed at its offset in the parent
+        SourceView("c1", "", "Revenue grew 15%.", 7),
+        # a chunk that carries its parent: the whole parent, from 0
+        SourceView("c2", "Q4", document, 0),
+        SourceView("m", "Dict", "From a dict.", 0),
+        SourceView("5", "", "No id.", 0),
+    ]
+
+
+def test_source_views_accept_a_prepared_corpus_and_name_bad_sources():
+    class Prepared:
+        sources = ("text",)
+
+    assert source_views(Prepared()) == [SourceView("0", "", "text", 0)]
+    with pytest.raises(TypeError, match="sequence of sources"):
+        source_views("a string")
+    with pytest.raises(TypeError, match=r"sources\[1\] must be a str"):
+        source_views(["ok", 3])
+
+
+# ----------------------------------------------------------------------------- no import circle
+
+
+def test_results_imports_without_the_renderer():
+    code = "import sys, citekit.results; print('citekit.display' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert out.stdout.strip() == "False"
+
+
+def test_the_one_import_of_the_renderer_is_inside_alignment_result_repr_html():
+    """results.py imports citekit.display once, lazily, in AlignmentResult._repr_html_."""
+    import citekit.results
+
+    tree = ast.parse(Path(citekit.results.__file__).read_text(encoding="utf-8"))
+    parents = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    places = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        if any(name == "citekit.display" or name.startswith("citekit.display.") for name in names):
+            path, up = [], parents.get(node)
+            while up is not None:
+                if isinstance(up, (ast.FunctionDef, ast.ClassDef)):
+                    path.append(up.name)
+                up = parents.get(up)
+            places.append(".".join(reversed(path)))
+    assert places == ["AlignmentResult._repr_html_"]

@@ -1,0 +1,437 @@
+"""Results as rows: plain dicts, pandas DataFrames, JSON Lines, UTF-16 offsets.
+
+:func:`to_records` flattens results to one dict per citation or per sentence (offsets in
+Python code points, or UTF-16 code units for JavaScript front ends); :func:`to_dataframe`
+makes a pandas DataFrame of the same rows. :func:`read_jsonl` / :func:`write_jsonl` read and
+write JSON Lines with the line number in every error. The public path of every name here
+is :mod:`citekit.batch`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from citekit.results import AlignmentResult, RecordResult, SourceChunk, SpanCitations, source_views
+
+__all__ = [
+    "to_records",
+    "to_dataframe",
+    "utf16_offsets",
+    "read_jsonl",
+    "write_jsonl",
+    "numbered_jsonl",
+]
+
+
+# ----------------------------------------------------------------------------- offsets
+
+
+def utf16_offsets(text: str, positions: Iterable[int]) -> list[int]:
+    """Convert code-point offsets into ``text`` to UTF-16 code-unit offsets.
+
+    JavaScript strings index UTF-16 code units: every character outside the Basic
+    Multilingual Plane (most emoji, rare CJK, mathematical letters) counts as two.
+
+    Parameters
+    ----------
+    text : str
+        The string the offsets index.
+    positions : iterable of int
+        Offsets in ``range(0, len(text) + 1)``.
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
+    >>> text = "a😀b"
+    >>> utf16_offsets(text, [0, 1, 2, 3])
+    [0, 1, 3, 4]
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    wanted = np.asarray(list(positions), dtype=np.int64)
+    if wanted.size and (wanted.min() < 0 or wanted.max() > len(text)):
+        raise ValueError(f"positions must lie in [0, {len(text)}]")
+    return (wanted + _astral_prefix(text)[wanted]).tolist()
+
+
+def _astral_prefix(text: str) -> np.ndarray:
+    """``prefix[i]`` = number of astral characters in ``text[:i]``."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    prefix = np.zeros(len(text) + 1, dtype=np.int64)
+    np.cumsum(codes > 0xFFFF, out=prefix[1:])
+    return prefix
+
+
+class _OffsetMapper:
+    """Maps offsets of one text to the requested unit (identity for ``"python"``)."""
+
+    def __init__(self, text: str | None, utf16: bool, what: str) -> None:
+        self._prefix = _astral_prefix(text) if (utf16 and text is not None) else None
+        self._utf16 = utf16
+        self._what = what
+
+    def __call__(self, position: int) -> int:
+        if not self._utf16:
+            return position
+        if self._prefix is None:
+            raise ValueError(f"offsets='utf16' needs {self._what}")
+        return position + int(self._prefix[position])
+
+
+# ----------------------------------------------------------------------------- rows
+
+
+_LEVELS = ("citation", "sentence")
+
+
+_Group = tuple[Any, Sequence[SpanCitations], "str | None", Any]
+
+
+def _collect(results: Any) -> tuple[list[_Group], bool]:
+    """Normalize the accepted inputs to ``(record_id, spans, answer, sources)`` tuples,
+    and say whether they came from records (rows then carry ``record_id``)."""
+    if isinstance(results, RecordResult):
+        results = [results]
+    if isinstance(results, AlignmentResult):
+        return [(None, results, results.answer, results.sources)], False
+    if isinstance(results, (str, bytes, Mapping)) or not isinstance(results, Iterable):
+        raise TypeError(
+            "results must be an AlignmentResult, a list of SpanCitations or an iterable of "
+            f"RecordResult, got {type(results).__name__}"
+        )
+    items = list(results)
+    if all(isinstance(item, SpanCitations) for item in items):
+        return [(None, items, None, None)], False
+    if all(isinstance(item, RecordResult) for item in items):
+        return [
+            (item.id, item.result, item.result.answer, item.result.sources)
+            for item in items
+            if item.result is not None
+        ], True
+    first_kind = SpanCitations if isinstance(items[0], SpanCitations) else RecordResult
+    bad = next(i for i, item in enumerate(items) if not isinstance(item, first_kind))
+    raise TypeError(
+        f"results[{bad}] must be a SpanCitations or a RecordResult (not mixed), "
+        f"got {type(items[bad]).__name__}"
+    )
+
+
+def _source_mappers(sources: Any, utf16: bool) -> dict[int, _OffsetMapper]:
+    if not utf16:
+        return {}
+    mappers = {}
+    raw = list(getattr(sources, "sources", sources) or ())
+    for index, view in enumerate(source_views(raw)):
+        if view.base and isinstance(raw[index], SourceChunk):
+            mappers[index] = _OffsetMapper(
+                None,
+                True,
+                f"the parent document of SourceChunk {view.label!r} (set document_text)",
+            )
+        else:
+            mappers[index] = _OffsetMapper(view.text, True, "")
+    return mappers
+
+
+def to_records(
+    results: Any,
+    *,
+    level: str = "citation",
+    offsets: str = "python",
+    answer: str | None = None,
+    sources: Any = None,
+) -> list[dict[str, Any]]:
+    """Flatten results into plain dicts: one per citation or one per answer sentence.
+
+    Parameters
+    ----------
+    results : AlignmentResult, list of SpanCitations, or iterable of RecordResult
+        One answer's results, or the output of :func:`score_records` (rows then start
+        with ``record_id``; failed records give no rows).
+    level : {"citation", "sentence"}, optional
+        ``"citation"``: one row per citation (sentences without citations give no row),
+        with its rank, source, offsets, evidence, score and every score component.
+        ``"sentence"``: one row per answer span with its status, number of citations,
+        ``content_coverage`` (what the status is decided on), uncovered ranges, and the
+        best citation's source, offsets, score and components.
+    offsets : {"python", "utf16"}, optional
+        Unit of every offset: Python ``str`` indices, or UTF-16 code units (what
+        JavaScript's ``String.prototype.slice`` expects). ``"utf16"`` needs the answer and
+        source texts: an ``AlignmentResult`` carries them, otherwise pass ``answer`` and
+        ``sources``.
+    answer : str, optional
+        The answer, when ``results`` is a plain list and ``offsets="utf16"``.
+    sources : sequence, optional
+        The sources, when ``results`` is a plain list and ``offsets="utf16"``.
+
+    Returns
+    -------
+    list of dict
+        JSON-serializable rows.
+
+    Examples
+    --------
+    >>> from citekit.results import AnswerSpan, Citation, SpanCitations
+    >>> answer, source = "Cats 😺 purr.", "Yes: cats 😺 purr."
+    >>> cite = Citation(score=2.0, source_id="s", source_index=0, candidate_index=0,
+    ...                 char_start=5, char_end=16, evidence="cats 😺 purr",
+    ...                 components={"answer_coverage": 1.0})
+    >>> spans = [SpanCitations(AnswerSpan(answer, 0, 12), (cite,), "supported")]
+    >>> row = to_records(spans)[0]
+    >>> row["char_start"], row["char_end"], row["answer_coverage"]
+    (5, 16, 1.0)
+    >>> row = to_records(spans, offsets="utf16", answer=answer, sources=[source])[0]
+    >>> row["char_start"], row["char_end"], row["sentence_end"]
+    (5, 17, 13)
+    """
+    if level not in _LEVELS:
+        raise ValueError(f"level must be 'citation' or 'sentence', got {level!r}")
+    if offsets not in ("python", "utf16"):
+        raise ValueError(f"offsets must be 'python' or 'utf16', got {offsets!r}")
+    if answer is not None and not isinstance(answer, str):
+        raise TypeError(f"answer must be a str, got {type(answer).__name__}")
+    utf16 = offsets == "utf16"
+    groups, with_record_id = _collect(results)
+    rows: list[dict[str, Any]] = []
+    for record_id, spans, group_answer, group_sources in groups:
+        answer_text = group_answer if group_answer is not None else answer
+        map_answer = _OffsetMapper(answer_text, utf16, "the answer text (pass answer=...)")
+        source_maps = _source_mappers(
+            group_sources if group_sources is not None else sources, utf16
+        )
+
+        def map_source(index: int) -> Any:
+            if not utf16:
+                return lambda position: position
+            if index not in source_maps:
+                raise ValueError("offsets='utf16' needs the source texts (pass sources=...)")
+            return source_maps[index]
+
+        for span_index, item in enumerate(spans):
+            base = {"record_id": record_id} if with_record_id else {}
+            base.update(
+                span_index=span_index,
+                sentence_start=map_answer(item.answer_span.char_start),
+                sentence_end=map_answer(item.answer_span.char_end),
+                sentence=item.answer_span.text,
+                status=item.status,
+            )
+            if level == "sentence":
+                row = dict(base)
+                row["n_citations"] = len(item.citations)
+                # share of content tokens covered without conflicts (what decides status)
+                row["content_coverage"] = getattr(item, "content_coverage", None)
+                row["unsupported_spans"] = [
+                    [map_answer(s), map_answer(e)] for s, e in item.unsupported_spans
+                ]
+                # the best citation's, as for the other citation columns of a sentence row
+                row["n_conflicts"] = len(item.citations[0].conflicts) if item.citations else 0
+                best = item.citations[0] if item.citations else None
+                row.update(
+                    _citation_columns(
+                        best, map_answer, map_source(best.source_index) if best else None
+                    )
+                )
+                rows.append(row)
+                continue
+            for rank, citation in enumerate(item.citations):
+                row = dict(base)
+                row["rank"] = rank
+                row.update(
+                    _citation_columns(citation, map_answer, map_source(citation.source_index))
+                )
+                rows.append(row)
+    return rows
+
+
+_CITATION_COLUMNS = (
+    "source_id",
+    "source_index",
+    "candidate_index",
+    "char_start",
+    "char_end",
+    "evidence",
+    "score",
+    "evidence_spans",
+    "answer_char_start",
+    "answer_char_end",
+    "conflicts",
+)
+
+
+def _citation_columns(citation: Any, map_answer: Any, map_source: Any) -> dict[str, Any]:
+    if citation is None:
+        return {name: None for name in _CITATION_COLUMNS}
+    row: dict[str, Any] = {
+        "source_id": citation.source_id,
+        "source_index": citation.source_index,
+        "candidate_index": citation.candidate_index,
+        "char_start": map_source(citation.char_start),
+        "char_end": map_source(citation.char_end),
+        "evidence": citation.evidence,
+        "score": citation.score,
+        "evidence_spans": [
+            [map_source(span.char_start), map_source(span.char_end)]
+            for span in citation.evidence_spans
+        ],
+        "answer_char_start": map_answer(citation.answer_char_start),
+        "answer_char_end": map_answer(citation.answer_char_end),
+        "conflicts": [
+            {
+                "kind": c.kind,
+                "answer_text": c.answer_text,
+                "answer_char_start": map_answer(c.answer_char_start),
+                "answer_char_end": map_answer(c.answer_char_end),
+                "evidence_text": c.evidence_text,
+                "evidence_char_start": map_source(c.evidence_char_start),
+                "evidence_char_end": map_source(c.evidence_char_end),
+            }
+            for c in citation.conflicts
+        ],
+    }
+    for name, value in citation.components.items():
+        row[name if name not in row and name not in _BASE_COLUMNS else f"component_{name}"] = value
+    return row
+
+
+_BASE_COLUMNS = frozenset(
+    (
+        "record_id",
+        "span_index",
+        "sentence_start",
+        "sentence_end",
+        "sentence",
+        "status",
+        "rank",
+        "n_citations",
+        "content_coverage",
+        "unsupported_spans",
+        "n_conflicts",
+    )
+)
+
+
+def to_dataframe(
+    results: Any,
+    *,
+    level: str = "citation",
+    offsets: str = "python",
+    answer: str | None = None,
+    sources: Any = None,
+) -> Any:
+    """The rows of :func:`to_records` as a pandas DataFrame (needs ``citekit[pandas]``).
+
+    Examples
+    --------
+    >>> from citekit.results import AnswerSpan, SpanCitations
+    >>> spans = [SpanCitations(AnswerSpan("Hi.", 0, 3), (), "unsupported")]
+    >>> to_dataframe(spans, level="sentence")[["sentence", "status", "n_citations"]]
+      sentence       status  n_citations
+    0      Hi.  unsupported            0
+    """
+    from citekit._optional import import_optional
+
+    pandas = import_optional("pandas", "pandas", purpose="to_dataframe")
+    rows = to_records(results, level=level, offsets=offsets, answer=answer, sources=sources)
+    return pandas.DataFrame.from_records(rows)
+
+
+# ----------------------------------------------------------------------------- JSON Lines
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """Yield the JSON object on each non-blank line of a file.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        ``"<path>, line N: ..."`` for a line that is not valid JSON or not an object.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.jsonl"
+    >>> _ = path.write_text('{"id": 1}\\n\\n{"id": 2}\\n[3]\\n')
+    >>> next(read_jsonl(path))
+    {'id': 1}
+    >>> list(read_jsonl(path))
+    Traceback (most recent call last):
+    ...
+    ValueError: ...a.jsonl, line 4: expected a JSON object, got list
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    return (value for _, value in numbered_jsonl(path))
+
+
+def numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line (errors as in :func:`read_jsonl`).
+
+    The command line reads its input files through it, to name the line of a bad record.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.jsonl"
+    >>> _ = path.write_text('{"id": 1}\\n\\n{"id": 2}\\n')
+    >>> list(numbered_jsonl(path))
+    [(1, {'id': 1}), (3, {'id': 2})]
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(
+                    f"{os.fspath(path)}, line {number}: invalid JSON ({exc.msg} at column "
+                    f"{exc.colno})"
+                ) from None
+            if not isinstance(value, dict):
+                raise ValueError(
+                    f"{os.fspath(path)}, line {number}: expected a JSON object, got "
+                    f"{type(value).__name__}"
+                )
+            yield number, value
+
+
+def write_jsonl(rows: Iterable[Any], path_or_file: Any) -> int:
+    """Write one JSON object per line (UTF-8, not ASCII-escaped); return the line count.
+
+    ``rows`` may hold dicts or objects with ``to_dict()`` (e.g. :class:`RecordResult`).
+
+    Examples
+    --------
+    >>> import io
+    >>> buffer = io.StringIO()
+    >>> write_jsonl([{"id": 1, "text": "café"}], buffer)
+    1
+    >>> buffer.getvalue()
+    '{"id": 1, "text": "café"}\\n'
+    """
+    if isinstance(path_or_file, (str, os.PathLike)):
+        with open(path_or_file, "w", encoding="utf-8") as handle:
+            return write_jsonl(rows, handle)
+    if not isinstance(path_or_file, io.IOBase) and not hasattr(path_or_file, "write"):
+        raise TypeError(
+            f"path_or_file must be a path or a text file, got {type(path_or_file).__name__}"
+        )
+    count = 0
+    for row in rows:
+        data = row.to_dict() if hasattr(row, "to_dict") else row
+        path_or_file.write(json.dumps(data, ensure_ascii=False) + "\n")
+        count += 1
+    return count
