@@ -967,6 +967,34 @@ def test_may_be_scaled_finds_every_scale_word(word):
     assert not may_be_scaled(text, text.index(word) + len(word), len(text))
 
 
+# letters of scale words in any casing, with the non-ASCII characters that match them
+# case-insensitively (the dotless i, the capital I with a dot, the long s)
+_LETTER_CASES = {"i": "iIıİ", "s": "sSſ"}
+_CASED_SCALE_WORDS = st.sampled_from(_scale_cases()).flatmap(
+    lambda word: st.tuples(
+        *(st.sampled_from(_LETTER_CASES.get(c, c + c.upper())) for c in word)
+    ).map("".join)
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=8), _CASED_SCALE_WORDS, st.text(max_size=8), st.booleans())
+def test_may_be_scaled_finds_what_the_scale_reader_finds(before, word, after, apart):
+    from citekit._citations.values import _SCALE_AFTER, may_be_scaled
+
+    for text in (before + ("2.4 " if apart else "2.4") + word + after, before + after):
+        if _SCALE_AFTER.search(text):
+            assert may_be_scaled(text, 0, len(text))
+
+
+@pytest.mark.parametrize("text", ["2 mıllıon", "2 thouſand", "2 MİLLİON", "2 BİLLİON"])
+def test_may_be_scaled_finds_case_variants_the_reader_takes(text):
+    from citekit._citations.values import _scale_word, may_be_scaled
+
+    assert _scale_word(text, 0, 1) is not None  # the reader takes it for a scale word
+    assert may_be_scaled(text, 0, len(text))
+
+
 def test_scale_words_fit_the_value_neighbourhood():
     # a scale word is read from a value's neighbourhood (_value_facts): one white space,
     # the word and the character after it must fit in the characters after the value
