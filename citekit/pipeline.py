@@ -89,16 +89,16 @@ from citekit.kernels._rounds import assemble_blocks, close_queries, record_align
 from citekit.kernels._overlap import bag_counts_from_held, query_terms
 from citekit.kernels._evidence import evidence_chars, judged_int_facts
 from citekit.kernels._ranking import rank_and_choose, rank_eligible, rank_within_queries
-from citekit._content import (
-    PREFIXED_VALUE,
+from citekit._citations.conflicts import find_conflicts
+from citekit._citations.content import (
     citation_marker_mask,
-    directions_in,
-    find_conflicts,
     fold_surface,
     ideograph_token_mask,
     letter_token_mask,
     surface_facts,
 )
+from citekit._citations.directions import directions_in
+from citekit._citations.values import PREFIXED_VALUE
 from citekit.kernels._coverage import contested_coverage
 from citekit.kernels._evidence import records_batch
 from citekit.kernels._coverage import candidate_coverage, cover_runs, near_passages, rows_hold

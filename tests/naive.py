@@ -920,9 +920,9 @@ def naive_corpus_passages(sources, size, stride):
     return rows
 
 # =======================================================================================
-# Value conflicts (reference of citekit._content's value analysis and find_conflicts)
+# Value conflicts (reference of citekit._citations' value analysis and find_conflicts)
 #
-# The implementation citekit._content had before value analysis was made cheaper, kept
+# The implementation the value analysis had before it was made cheaper, kept
 # verbatim in behaviour (its own regexes; citekit's word lists), with the signs, leading
 # points and scale words of values read plainly from the whole text: value_kind,
 # value_class, value_key, value_mask and find_conflicts must give the same results for
@@ -934,13 +934,15 @@ import unicodedata  # noqa: E402
 from itertools import compress  # noqa: E402
 
 # the word lists are data, not logic: the reference reads citekit's own
-from citekit._content import (  # noqa: E402
-    _CURRENCY_WORDS as _NAIVE_CURRENCY_WORDS,
+from citekit._citations.directions import (  # noqa: E402
     _FALL_WORDS as _NAIVE_FALL_WORDS,
-    _MONTH_NUMBER as _NAIVE_MONTH_NUMBER,
-    _MONTHS as _NAIVE_MONTHS,
     _NOT_LEVEL_WORDS as _NAIVE_NOT_LEVEL_WORDS,
     _RISE_WORDS as _NAIVE_RISE_WORDS,
+)
+from citekit._citations.values import (  # noqa: E402
+    _CURRENCY_WORDS as _NAIVE_CURRENCY_WORDS,
+    _MONTH_NUMBER as _NAIVE_MONTH_NUMBER,
+    _MONTHS as _NAIVE_MONTHS,
 )
 
 _NAIVE_DATE_SHAPE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
@@ -1434,7 +1436,7 @@ def naive_contested_coverage(covers, rows, conflicts, starts, ends, content, wei
 def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, source_text,
                          source_ids, source_starts, source_ends, blocks, source_offset=0,
                          answer_values=None, answer_cache=None):
-    """citekit._content.find_conflicts, plainly: the gaps' values as the code it had
+    """citekit._citations.conflicts.find_conflicts, plainly: the gaps' values as the code it had
     before, then the matched values, with the helpers above."""
     import numpy as np
 

@@ -1,4 +1,5 @@
-"""citekit._content: folding for coverage tests and coverage weights."""
+"""citekit._citations content, values, directions and conflicts: folding for coverage tests,
+coverage weights, value analysis, rise and fall words, and value conflicts."""
 
 import re
 
@@ -8,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit._content import (
+from citekit._citations.content import (
     FUNCTION_WORD_WEIGHT,
     VALUE_WEIGHT,
     content_mask,
@@ -122,7 +123,8 @@ def test_coverage_weights_edge_cases():
 
 
 def test_find_conflicts_with_known_value_mask_is_the_same():
-    from citekit._content import find_conflicts, value_mask
+    from citekit._citations.conflicts import find_conflicts
+    from citekit._citations.values import value_mask
     from citekit.tokenizers import SimpleTokenizer
 
     tokenizer = SimpleTokenizer()
@@ -150,7 +152,8 @@ def test_find_conflicts_with_known_value_mask_is_the_same():
 
 @given(st.text(max_size=12))
 def test_digit_and_alnum_shortcuts_equal_their_definitions(text):
-    from citekit._content import _has_alnum, _has_digit
+    from citekit._citations.content import _has_alnum
+    from citekit._citations.values import _has_digit
 
     assert _has_digit(text) == any(char.isdigit() for char in text)
     assert _has_alnum(text) == any(char.isalnum() for char in text)
@@ -159,7 +162,8 @@ def test_digit_and_alnum_shortcuts_equal_their_definitions(text):
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=12), st.booleans())
 def test_token_facts_agree_with_the_three_functions(surface, is_content):
-    from citekit._content import coverage_weights, fold_surface, token_facts, value_mask
+    from citekit._citations.content import coverage_weights, fold_surface, token_facts
+    from citekit._citations.values import value_mask
 
     folded, weight, is_value = token_facts(surface, is_content)
     assert folded == fold_surface(surface)
@@ -170,7 +174,7 @@ def test_token_facts_agree_with_the_three_functions(surface, is_content):
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=12))
 def test_surface_facts_agree_with_the_functions(surface):
-    from citekit._content import is_content_token, surface_facts, token_facts
+    from citekit._citations.content import is_content_token, surface_facts, token_facts
 
     content, folded, weight_content, weight_other, is_value = surface_facts(surface)
     assert content == is_content_token(surface)
@@ -179,14 +183,14 @@ def test_surface_facts_agree_with_the_functions(surface):
 
 
 def test_surface_facts_bad_input():
-    from citekit._content import surface_facts
+    from citekit._citations.content import surface_facts
 
     with pytest.raises(TypeError):
         surface_facts(["not", "a", "str"])  # unhashable: the cache refuses it
 
 
 def test_token_facts_bad_input():
-    from citekit._content import token_facts
+    from citekit._citations.content import token_facts
 
     with pytest.raises(TypeError):
         token_facts(["not", "a", "str"], True)  # unhashable: the cache refuses it
@@ -267,7 +271,7 @@ def _outcome(function, *args):
 @settings(max_examples=500, deadline=None)
 @given(value_texts, st.data())
 def test_value_analysis_matches_reference(text, data):
-    from citekit._content import (
+    from citekit._citations.values import (
         _in_range,
         _value_facts_at,
         value_class,
@@ -389,7 +393,7 @@ def _fields(conflicts):
 @settings(max_examples=400, deadline=None)
 @given(_alignments(), st.integers(0, 1000), st.booleans())
 def test_find_conflicts_matches_reference(alignment, offset, known_values):
-    from citekit._content import find_conflicts
+    from citekit._citations.conflicts import find_conflicts
 
     answer, a, source, s, blocks = alignment
     values = naive.naive_value_mask(answer, a[1], a[2]) if known_values else None
@@ -408,7 +412,7 @@ def test_find_conflicts_matches_reference(alignment, offset, known_values):
 def test_find_conflicts_with_one_cache_per_sentence_matches_reference(answer, cuts, passages,
                                                                       data):
     # one sentence checked against several passages, learning about its values once
-    from citekit._content import find_conflicts
+    from citekit._citations.conflicts import find_conflicts
 
     a = _tokens(answer, cuts, 1)
     values = naive.naive_value_mask(answer, a[1], a[2])
@@ -446,7 +450,7 @@ def test_find_conflicts_with_one_cache_per_sentence_matches_reference(answer, cu
     ],
 )
 def test_value_prefix_reads_signs_and_leading_points(text, expected):
-    from citekit._content import PREFIXED_VALUE, _value_prefix
+    from citekit._citations.values import PREFIXED_VALUE, _value_prefix
 
     start = expected[1] if not expected[0] else next(i for i, c in enumerate(text) if c.isdigit())
     end = start + 1
@@ -503,7 +507,7 @@ def test_value_prefix_reads_signs_and_leading_points(text, expected):
     ],
 )
 def test_matched_values_with_other_signs_conflict(answer, source, expected):
-    from citekit._content import find_conflicts
+    from citekit._citations.conflicts import find_conflicts
 
     import re
 
@@ -534,7 +538,8 @@ def test_matched_values_with_other_signs_conflict(answer, source, expected):
     ],
 )
 def test_find_conflicts_reads_years_in_any_digits(answer, source, last_block, expected):
-    from citekit._content import find_conflicts, value_kind
+    from citekit._citations.conflicts import find_conflicts
+    from citekit._citations.values import value_kind
 
     a, s = _tokens(answer, []), _tokens(source, [])
     a[0], s[0] = np.arange(len(a[0])), np.arange(len(s[0])) + 100 * np.arange(len(s[0]))
@@ -577,7 +582,7 @@ def test_superscript_year_in_the_pipeline():
     ],
 )
 def test_find_conflicts_examples(answer, source, blocks, expected):
-    from citekit._content import find_conflicts
+    from citekit._citations.conflicts import find_conflicts
 
     a, s = _tokens(answer, [], 1), _tokens(source, [], 1)
     found = find_conflicts(answer, *a, source, *s, np.array(blocks))
@@ -645,29 +650,29 @@ def test_rise_against_fall_outside_the_evidence_in_the_pipeline():
 @settings(max_examples=300, deadline=None)
 @given(value_texts, st.data())
 def test_direction_words_match_reference_and_bound_every_value(text, data):
-    import citekit._content as content
+    from citekit._citations import directions
 
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
-    bits = content.directions_in(text, start, end)
+    bits = directions.directions_in(text, start, end)
     assert 0 <= bits <= 3
     for first in range(max(0, start - 1), end + 1):
-        direction, word = content._direction_before(text, first)
+        direction, word = directions._direction_before(text, first)
         assert (direction, word) == naive.naive_direction_before(text, first)
         # every value of the range (its span widened by one) said to fall or rise sets a bit
         assert direction == 0 or bits & (1 if direction < 0 else 2)
-        after, word_end = content._direction_after(text, first)
+        after, word_end = directions._direction_after(text, first)
         assert (after, word_end) == naive.naive_direction_after(text, first)
         assert after == 0 or bits & (1 if after < 0 else 2)
         # (looked up by the value's neighbourhood: the same as reading the whole text)
         for value_end in {first, min(len(text), first + 1), min(len(text), first + 3)}:
-            assert content._value_direction(text, first, value_end) == (
+            assert directions._value_direction(text, first, value_end) == (
                 naive.naive_value_direction(text, first, value_end)
             )
         if direction:  # the whole word that says so, before the value
             assert 0 <= word < first and (word == 0 or not re.match(r"\w", text[word - 1]))
             said = re.match(r"\w+", text[word:first]).group().casefold()
-            assert said in (content._FALL_WORDS if direction < 0 else content._RISE_WORDS)
+            assert said in (directions._FALL_WORDS if direction < 0 else directions._RISE_WORDS)
 
 
 @pytest.mark.parametrize(
@@ -717,7 +722,7 @@ def test_direction_words_match_reference_and_bound_every_value(text, data):
     ],
 )
 def test_direction_before(text, first, expected):
-    from citekit._content import _direction_before
+    from citekit._citations.directions import _direction_before
 
     assert _direction_before(text, first) == expected
     assert naive.naive_direction_before(text, first) == expected
@@ -743,7 +748,7 @@ def test_direction_before(text, first, expected):
     ],
 )
 def test_direction_after(text, end, expected):
-    from citekit._content import _direction_after
+    from citekit._citations.directions import _direction_after
 
     assert _direction_after(text, end) == expected
     assert naive.naive_direction_after(text, end) == expected
@@ -932,3 +937,202 @@ def test_ideograph_token_mask_edge_cases_and_bad_input():
 )
 def test_russian_arabic_hindi_function_words_are_stop_words(token, content):
     assert is_content_token(token) is content
+
+
+# ---------------------------------------------------------------------------------------
+# One list of scale words; one rule for a rise against a fall; the conflict prefilters
+# ---------------------------------------------------------------------------------------
+
+
+def _scale_cases():
+    from citekit._citations.values import SCALES
+
+    return list(SCALES)
+
+
+@pytest.mark.parametrize("word", _scale_cases())
+def test_may_be_scaled_finds_every_scale_word(word):
+    from citekit._citations.values import may_be_scaled
+
+    for casing in (str.lower, str.upper, str.title, str.swapcase):
+        scale = casing(word)
+        if scale == word and casing is str.swapcase:
+            continue
+        for text in (f"Sales were $2.4 {scale} last year.", f"Sales were $2.4{scale}.",
+                     f"2.4\u00a0{scale}", scale):
+            assert may_be_scaled(text, 0, len(text)), text
+    # only the range is searched
+    text = f"Sales were $2.4 {word} last year."
+    assert not may_be_scaled(text, 0, text.index(word))
+    assert not may_be_scaled(text, text.index(word) + len(word), len(text))
+
+
+# letters of scale words in any casing, with the non-ASCII characters that match them
+# case-insensitively (the dotless i, the capital I with a dot, the long s)
+_LETTER_CASES = {"i": "iIıİ", "s": "sSſ"}
+_CASED_SCALE_WORDS = st.sampled_from(_scale_cases()).flatmap(
+    lambda word: st.tuples(
+        *(st.sampled_from(_LETTER_CASES.get(c, c + c.upper())) for c in word)
+    ).map("".join)
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=8), _CASED_SCALE_WORDS, st.text(max_size=8), st.booleans())
+def test_may_be_scaled_finds_what_the_scale_reader_finds(before, word, after, apart):
+    from citekit._citations.values import _SCALE_AFTER, may_be_scaled
+
+    for text in (before + ("2.4 " if apart else "2.4") + word + after, before + after):
+        if _SCALE_AFTER.search(text):
+            assert may_be_scaled(text, 0, len(text))
+
+
+@pytest.mark.parametrize("text", ["2 mıllıon", "2 thouſand", "2 MİLLİON", "2 BİLLİON"])
+def test_may_be_scaled_finds_case_variants_the_reader_takes(text):
+    from citekit._citations.values import _scale_word, may_be_scaled
+
+    assert _scale_word(text, 0, 1) is not None  # the reader takes it for a scale word
+    assert may_be_scaled(text, 0, len(text))
+
+
+def test_scale_words_fit_the_value_neighbourhood():
+    # a scale word is read from a value's neighbourhood (_value_facts): one white space,
+    # the word and the character after it must fit in the characters after the value
+    from citekit._citations.values import _NEIGHBOURHOOD, SCALES
+
+    assert max(map(len, SCALES)) + 2 <= _NEIGHBOURHOOD
+
+
+@pytest.mark.parametrize("word, other", [(w, o) for w in _scale_cases() for o in _scale_cases()
+                                         if w != o])
+def test_different_scale_words_conflict(word, other):
+    from citekit._citations.conflicts import find_conflicts
+    from citekit._citations.values import SCALES, may_be_scaled
+
+    answer, source = f"Sales were 2.4 {word}", f"Sales were 2.4 {other.upper()}"
+    a = (np.array([1, 2, 3, 10]), np.array([0, 6, 11, 15]),
+         np.array([5, 10, 14, 15 + len(word)]))
+    s = (np.array([1, 2, 3, 11]), np.array([0, 6, 11, 15]),
+         np.array([5, 10, 14, 15 + len(other)]))
+    blocks = [(0, 0, 3)]
+    found = find_conflicts(answer, *a, source, *s, blocks)
+    assert _fields(found) == _fields(naive.naive_find_conflicts(answer, *a, source, *s, blocks))
+    if SCALES[word] == SCALES[other]:  # "billion" is "bn"
+        assert found == []
+    else:
+        assert [(c.answer_text, c.evidence_text) for c in found] == [
+            (answer[11:], source[11:])
+        ]
+        # and the sentence's prefilter lets it through
+        assert may_be_scaled(answer, 0, len(answer))
+
+
+@settings(max_examples=300, deadline=None)
+@given(value_texts, st.integers(0, 2))
+def test_may_be_scaled_finds_every_scale_word_a_value_reads(text, shape):
+    from citekit._citations.values import _scale_word, may_be_scaled
+
+    _, starts, ends = _tokens(text, [], shape)
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        match = _scale_word(text, start, end)
+        if match is not None:
+            assert may_be_scaled(text, start, match.end())
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("fell to -40", True), ("at .5", True), ("-$5", True), ("(−3)", True),
+     ("COVID-19", False), ("2018-2019", False), ("pp. 3", False), ("grew 2.5%", False)],
+)
+def test_may_be_prefixed(text, expected):
+    from citekit._citations.values import may_be_prefixed
+
+    assert may_be_prefixed(text, 0, len(text)) is expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(value_texts, st.integers(0, 2))
+def test_may_be_prefixed_finds_every_sign_and_point(text, shape):
+    from citekit._citations.values import _value_prefix, may_be_prefixed
+
+    _, starts, ends = _tokens(text, [], shape)
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        if _value_prefix(text, start, end)[0]:
+            assert may_be_prefixed(text, start, end)
+
+
+def test_opposed_is_a_rise_against_a_fall():
+    from citekit._citations.directions import FALL, RISE, opposed
+
+    assert (FALL, RISE) == (1, 2)  # the bits of directions_in
+    both = FALL | RISE
+    assert {(a, b) for a in range(4) for b in range(4) if opposed(a, b)} == {
+        (FALL, RISE), (RISE, FALL), (FALL, both), (both, FALL), (RISE, both), (both, RISE),
+        (both, both),
+    }
+
+
+def test_opposed_directions_compare_changes_and_levels_apart():
+    from citekit._citations.directions import _opposed_directions
+
+    codes = range(-2, 3)  # -1 / 1: a fall / rise; -2 / 2: the level one ended at
+    assert {(a, b) for a in codes for b in codes if _opposed_directions(a, b)} == {
+        (1, -1), (-1, 1), (2, -2), (-2, 2)
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(value_texts, value_texts, st.data())
+def test_opposed_values_lie_in_texts_of_opposed_words(text, other, data):
+    # the pipeline compares a sentence with a passage only where their direction words
+    # (directions_in) are opposed: every pair of values read as opposed must pass
+    from citekit._citations.directions import _opposite_directions, directions_in, opposed
+
+    def span(of):
+        start = data.draw(st.integers(0, len(of)))
+        return start, data.draw(st.integers(start, min(len(of), start + 6)))
+
+    (start, end), (other_start, other_end) = span(text), span(other)
+    if _opposite_directions(text, start, end, other, other_start, other_end):
+        bits = directions_in(text, start, end)
+        other_bits = directions_in(other, other_start, other_end)
+        assert opposed(bits, other_bits)
+
+
+def test_rise_against_fall_through_both_paths():
+    from citekit._citations.directions import _opposite_directions, directions_in, opposed
+
+    rose, fell, rose_to = "Sales rose 3%.", "Sales fell 3%.", "Sales rose to 3%."
+    assert _opposite_directions(rose, 11, 12, fell, 11, 12)
+    assert opposed(directions_in(rose, 11, 12), directions_in(fell, 11, 12))
+    # a level against a change: no conflict, though the words are opposed
+    assert not _opposite_directions(rose_to, 14, 15, fell, 11, 12)
+    assert opposed(directions_in(rose_to, 14, 15), directions_in(fell, 11, 12))
+    assert not _opposite_directions(rose, 11, 12, rose_to, 14, 15)
+    assert not opposed(directions_in(rose, 11, 12), directions_in(rose_to, 14, 15))
+
+
+def test_passage_directions_reads_each_passage_once():
+    from citekit._citations.directions import FALL, RISE, directions_in, passage_directions
+    from citekit.corpus import Corpus
+
+    corpus = Corpus.build(
+        ["Sales rose 3% in 2023.", "Costs fell 2% while sales rose.", "Nothing moved."]
+    )
+    got = []
+    for passage in range(corpus.n_passages):
+        lo, hi = int(corpus.passage_token_start[passage]), int(corpus.passage_token_end[passage])
+        text = corpus.source_text(int(corpus.passage_source[passage]))
+        bits = passage_directions(corpus, passage, lo, hi, text)
+        assert bits == directions_in(
+            text, int(corpus.token_starts[lo]), int(corpus.token_ends[hi - 1])
+        )
+        got.append(bits)
+    assert got == [RISE, FALL | RISE, 0]
+    cache = corpus.caches["passage_directions"]
+    assert cache == {0: RISE, 1: FALL | RISE, 2: 0}
+    # kept per passage: a second call reads the cache, not the text
+    cache[0] = FALL
+    assert passage_directions(corpus, 0, 0, 0, "") == FALL
+    # a passage without tokens holds no direction word
+    assert passage_directions(corpus, 7, 3, 3, "Sales rose.") == 0
