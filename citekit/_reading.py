@@ -231,7 +231,9 @@ def tokenize_and_segment(
     Raises
     ------
     TypeError, ValueError
-        As :func:`~citekit.tokenizers.base.tokenize_checked` and :func:`segment_spans`.
+        As :func:`~citekit.tokenizers.base.tokenize_checked` and :func:`segment_spans` (or
+        :func:`~citekit.tokenizers.base.tokenize_many_checked` and the same checks of
+        ``segment_many``).
 
     Examples
     --------

@@ -634,6 +634,27 @@ def test_tokenize_many_on_workload_documents(workload):
     assert_same_as_tokenize(TOKENIZER, texts, got)
 
 
+def test_tokenize_many_takes_any_sequence_of_str_and_checks_it():
+    from citekit._joined_texts import JoinedTexts
+
+    texts = ("Revenue rose 15%.", "", "東京で ŀa 👍🏽")
+    expected = TOKENIZER.tokenize_many(list(texts))
+    assert_same_as_tokenize(TOKENIZER, texts, expected)
+    for given_texts in (texts, iter(texts), JoinedTexts(texts)):
+        got = TOKENIZER.tokenize_many(given_texts)
+        assert [a.tolist() for a in got] == [a.tolist() for a in expected]
+    empty = TOKENIZER.tokenize_many([])
+    assert [a.tolist() for a in empty] == [[], [], [], [0]]
+    for bad, message in (("text", "texts must be a sequence of str, got str"),
+                         (["a", b"b"], r"texts\[1\] must be a str, got bytes"), (3, "texts")):
+        with pytest.raises(TypeError, match=message):
+            TOKENIZER.tokenize_many(bad)
+    for out in (np.zeros(9, dtype=np.int32), np.zeros((3, 3), dtype=np.int64),
+                np.zeros(18, dtype=np.int64)[::2], [0] * 9):
+        with pytest.raises(TypeError, match="out must be"):
+            TOKENIZER.tokenize_many(texts, out=out)
+
+
 def block(first: int, last: int, category: str = "L") -> set[str]:
     """The characters of ``first..last`` whose general category starts with ``category``."""
     chars = map(chr, range(first, last + 1))

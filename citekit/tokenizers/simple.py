@@ -1,10 +1,12 @@
 """``SimpleTokenizer``: rule-based words, numbers and symbols with stable ids and spans into
 the text as passed.
 
-Most text is read by a numba kernel that finds tokens and hashes their keys in one pass;
-the pieces around the characters it cannot read take the general path (normalization, a
-token pattern and the map back), with the same result as the general path on the whole
-text. The rules and the design: the tokenizer design page of the documentation.
+Ids are the FNV-1a hash of each token's key (``_keys``). Most text is read by a numba
+kernel that finds tokens and hashes their keys in one pass (the characters it reads:
+``_kernel_chars``); the pieces around the characters it cannot read (``_hybrid``) take the
+general path (``_general``: normalization, a token pattern and the map back), with the
+same result as the general path on the whole text. The token rules and the design are on
+the tokenizer design page of the documentation.
 """
 
 from __future__ import annotations
@@ -292,10 +294,14 @@ class SimpleTokenizer:
         True
         """
         batch = JoinedTexts.of(texts)
-        if out is not None and (
-            not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.ndim != 1
+        if out is not None and not (
+            isinstance(out, np.ndarray)
+            and out.dtype == np.int64
+            and out.ndim == 1
+            and out.flags.c_contiguous
+            and out.flags.writeable
         ):
-            raise TypeError("out must be a 1-D int64 array")
+            raise TypeError("out must be a writeable, contiguous 1-D int64 array")
         return _hybrid.tokenize_many(
             self._kernel_for_config(),
             self._tokenize_unicode,
