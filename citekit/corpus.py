@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from citekit._stages import (
+from citekit._reading import (
     default_segmenter,
     default_tokenizer,
     tokenize_and_segment,

@@ -102,7 +102,7 @@ from citekit._citations.values import PREFIXED_VALUE
 from citekit.kernels._coverage import contested_coverage
 from citekit.kernels._evidence import records_batch
 from citekit.kernels._coverage import candidate_coverage, cover_runs, near_passages, rows_hold
-from citekit._stages import default_segmenter, default_tokenizer, segment_spans
+from citekit._reading import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
 from citekit.config import CitationConfig
 from citekit.corpus import Corpus, embed_texts

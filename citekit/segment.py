@@ -36,7 +36,8 @@ from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
-from citekit._validation import check_int, check_str
+from citekit._joined_texts import JoinedTexts
+from citekit._validation import check_int, check_spans, check_str
 
 __all__ = [
     "DEFAULT_ABBREVIATIONS",
@@ -193,20 +194,48 @@ class SentenceSegmenter:
             code_points(text), *self._key_tables(), self.split_on_newlines
         )
 
-    def _segment_many(
-        self, texts: list[str], joined: str, text_starts: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def segment_many(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """The spans :meth:`segment_array` gives each of ``texts``, from one kernel call.
 
-        ``joined`` is ``"".join(texts)``, text ``t`` being
-        ``joined[text_starts[t]:text_starts[t + 1]]`` (``int64``). Returns every text's
-        spans, concatenated (offsets relative to their own text), and the span offsets
-        (text ``t`` has spans ``offsets[t]:offsets[t + 1]``).
+        What a segmenter may offer besides ``segment`` to be read many texts at once:
+        :meth:`~citekit.corpus.Corpus.build` reads its sources with it (when the tokenizer
+        has ``tokenize_many`` too, see :class:`~citekit.tokenizers.base.Tokenizer`),
+        possibly from several threads at once, which costs less than a call per text.
+        Another segmenter's ``segment_many`` returns the same two arrays; its spans are
+        checked as ``segment``'s are (empty ones dropped). A ``segment_many`` inherited
+        from a class above the one that defines ``segment`` or ``segment_array`` is not
+        used (it would not know them).
+
+        Parameters
+        ----------
+        texts : sequence of str
+            The texts.
+
+        Returns
+        -------
+        spans : numpy.ndarray
+            ``(n, 2)`` int64: every text's spans, concatenated, offsets relative to their
+            own text.
+        offsets : numpy.ndarray
+            ``int64``, ``len(texts) + 1`` entries: text ``t`` has the spans
+            ``spans[offsets[t]:offsets[t + 1]]``.
+
+        Raises
+        ------
+        TypeError
+            If ``texts`` is not a sequence of ``str``.
+
+        Examples
+        --------
+        >>> spans, offsets = SentenceSegmenter().segment_many(["One. Two.", "", "Three."])
+        >>> spans.tolist(), offsets.tolist()
+        ([[0, 4], [5, 9], [0, 6]], [0, 2, 2, 3])
         """
         from citekit.kernels._segment import code_points, segment_code_points_many
 
+        batch = JoinedTexts.of(texts)
         return segment_code_points_many(
-            code_points(joined), text_starts, *self._key_tables(), self.split_on_newlines
+            code_points(batch.joined), batch.starts, *self._key_tables(), self.split_on_newlines
         )
 
     def __call__(self, text: str) -> list[tuple[int, int]]:
@@ -363,11 +392,13 @@ def passage_window_array(
     return windows
 
 
-_INT64_MAX = int(np.iinfo(np.int64).max)
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 def _checked_span_array(sentence_spans: object) -> np.ndarray:
-    """``sentence_spans`` as a validated ``(n, 2)`` int64 array (errors name the argument)."""
+    """``sentence_spans`` as a validated ``(n, 2)`` int64 array (errors name the argument):
+    spans ordered and non-overlapping, starting at 0 or after
+    (:func:`~citekit._validation.check_spans`; empty spans allowed)."""
     if isinstance(sentence_spans, (str, bytes)) or not hasattr(sentence_spans, "__iter__"):
         raise TypeError(
             "sentence_spans must be a sequence of (start, end) pairs, "
@@ -375,33 +406,16 @@ def _checked_span_array(sentence_spans: object) -> np.ndarray:
         )
     if not isinstance(sentence_spans, (list, tuple, np.ndarray)):
         sentence_spans = list(sentence_spans)  # type: ignore[call-overload]
-    valid = _valid_span_array(sentence_spans)  # type: ignore[arg-type]
-    if valid is not None:
-        return valid
-    # something is wrong: find the first offending span and name it
-    spans: list[tuple[int, int]] = []
-    previous_end = 0
-    for index, pair in enumerate(sentence_spans):  # type: ignore[attr-defined]
-        try:
-            start, end = pair
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"sentence_spans[{index}] must be a (start, end) pair, got {pair!r}"
-            ) from None
-        start = check_int(start, f"sentence_spans[{index}] start", minimum=0)
-        end = check_int(end, f"sentence_spans[{index}] end", minimum=start, maximum=_INT64_MAX)
-        if start < previous_end:
-            raise ValueError(
-                f"sentence_spans must be ordered and non-overlapping; span {index} "
-                f"({start}, {end}) starts before the previous end {previous_end}"
-            )
-        spans.append((start, end))
-        previous_end = end
-    return np.array(spans, dtype=np.int64).reshape(-1, 2)
+    spans = _span_array(sentence_spans)  # type: ignore[arg-type]
+    if spans is None:
+        spans = _span_pairs(sentence_spans)  # type: ignore[arg-type]
+    check_spans(spans[:, 0], spans[:, 1], "sentence_spans", item="sentence")
+    return spans
 
 
-def _valid_span_array(sentence_spans: Any) -> np.ndarray | None:
-    """The spans as an int64 array if they are all valid (checked vectorized), else None."""
+def _span_array(sentence_spans: Any) -> np.ndarray | None:
+    """The spans as an ``(n, 2)`` int64 array, converted in one go, or None if they are
+    not an array or list of pairs of integers that int64 holds."""
     if len(sentence_spans) == 0:
         return np.zeros((0, 2), dtype=np.int64)
     if isinstance(sentence_spans, np.ndarray):
@@ -415,7 +429,24 @@ def _valid_span_array(sentence_spans: Any) -> np.ndarray | None:
         return None
     if array.dtype.kind == "u" and array.size and array.max() > _INT64_MAX:
         return None
-    starts, ends = array[:, 0], array[:, 1]
-    if (starts < 0).any() or (ends < starts).any() or (starts[1:] < ends[:-1]).any():
-        return None
     return array.astype(np.int64, copy=False)
+
+
+def _span_pairs(sentence_spans: Any) -> np.ndarray:
+    """The spans as an ``(n, 2)`` int64 array, pair by pair: the error names the first item
+    that is no pair of integers that int64 holds."""
+    pairs: list[tuple[int, int]] = []
+    for index, pair in enumerate(sentence_spans):
+        try:
+            start, end = pair
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"sentence_spans[{index}] must be a (start, end) pair, got {pair!r}"
+            ) from None
+        start, end = (
+            check_int(value, f"sentence_spans[{index}] {part}", minimum=_INT64_MIN,
+                      maximum=_INT64_MAX)
+            for part, value in (("start", start), ("end", end))
+        )
+        pairs.append((start, end))
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2)

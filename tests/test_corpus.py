@@ -729,7 +729,7 @@ def test_sources_read_in_one_call_give_the_corpus_of_text_by_text(texts, size, s
 
 
 def test_tokenize_and_segment_checks_other_stages():
-    from citekit._stages import tokenize_and_segment
+    from citekit._reading import tokenize_and_segment
 
     class BadSpans:
         def segment(self, text):
@@ -745,8 +745,120 @@ def test_tokenize_and_segment_checks_other_stages():
     assert [a.shape for a in empty] == [(0,), (0,), (0,), (1,), (0, 2), (1,)]
 
 
+class _ManyWords:
+    """A protocol tokenizer of its own, with ``tokenize_many`` (counting its calls)."""
+
+    calls = 0
+
+    def tokenize(self, text):
+        tokens = SimpleTokenizer().tokenize(text)
+        return tokens.token_ids, tokens.spans
+
+    def tokenize_many(self, texts):
+        type(self).calls += 1
+        ids, starts, ends, offsets = SimpleTokenizer().tokenize_many(list(texts))
+        return ids.tolist(), starts.tolist(), ends.tolist(), offsets.tolist()
+
+
+class _ManySentences:
+    """A protocol segmenter of its own, with ``segment_many`` (empty spans included)."""
+
+    calls = 0
+
+    def segment(self, text):
+        return [(0, 0)] + SentenceSegmenter().segment(text)
+
+    def segment_many(self, texts):
+        type(self).calls += 1
+        spans = [(0, 0, number) for number in range(len(texts))]  # an empty span per text
+        for number, text in enumerate(texts):
+            spans += [(a, b, number) for a, b in SentenceSegmenter().segment(text)]
+        spans.sort(key=lambda span: (span[2], span[0], span[1]))
+        offsets = np.searchsorted([span[2] for span in spans], np.arange(len(texts) + 1))
+        return [span[:2] for span in spans], offsets
+
+
+def test_other_stages_offering_the_many_texts_methods_are_read_with_them():
+    from citekit._reading import tokenize_and_segment
+
+    texts = TEXTS + ["a\U0001f600b. C d.", "ŀa ŀb. Ĳ 1,200."]
+    expected = tokenize_and_segment(SimpleTokenizer(), SentenceSegmenter(), texts)
+    _ManyWords.calls = _ManySentences.calls = 0
+    found = tokenize_and_segment(_ManyWords(), _ManySentences(), texts)
+    assert _ManyWords.calls == _ManySentences.calls == 1  # (one batch)
+    assert all(np.array_equal(a, b) for a, b in zip(found, expected))  # empty spans dropped
+    assert [a.dtype for a in found] == [np.int64] * 6
+    # only one stage offering it: both read text by text
+    for tokenizer, segmenter in ((_ManyWords(), _OwnSegment()), (_OwnTokenize(), _ManySentences())):
+        _ManyWords.calls = _ManySentences.calls = 0
+        found = tokenize_and_segment(tokenizer, segmenter, texts)
+        assert _ManyWords.calls == _ManySentences.calls == 0
+        assert all(np.array_equal(a, b) for a, b in zip(found, expected))
+    _assert_same_corpus(
+        Corpus.build(texts, tokenizer=_ManyWords(), segmenter=_ManySentences()),
+        Corpus.build(texts),
+    )
+
+
+def test_many_texts_methods_are_used_when_they_know_the_one_text_methods():
+    from citekit._reading import _reads_many
+
+    class BothOverridden(_OwnTokenize):
+        def tokenize_many(self, texts, *, out=None):
+            return super().tokenize_many(texts, out=out)
+
+    class Many(SentenceSegmenter):  # a subclass's own segment_many, the same segment
+        def segment_many(self, texts):
+            return super().segment_many(texts)
+
+    class OwnArray(SentenceSegmenter):
+        def segment_array(self, text):
+            return super().segment_array(text)
+
+    assert _reads_many(SimpleTokenizer(), SentenceSegmenter())
+    assert _reads_many(BothOverridden(), Many())
+    assert _reads_many(_ManyWords(), _ManySentences())
+    # an inherited many-texts method does not know a subclass's own one-text method
+    assert not _reads_many(_OwnTokenize(), SentenceSegmenter())
+    assert not _reads_many(SimpleTokenizer(), _OwnSegment())
+    assert not _reads_many(SimpleTokenizer(), OwnArray())
+    assert not _reads_many(object(), SentenceSegmenter())
+
+
+@pytest.mark.parametrize(
+    "tokens, spans, error, message",
+    [
+        (None, ([(0, 99)], [0, 1, 1]), ValueError,
+         r"source_segmenter.segment_many\(texts\[0\]\) returned a span outside \[0, 3\]"),
+        (None, ([(0, 2), (1, 3)], [0, 2, 2]), ValueError, "unordered or overlapping spans"),
+        (None, ([(2, 1)], [0, 1, 1]), ValueError, r"reversed span \(2, 1\) for sentence 0"),
+        (None, ([(0, 3)], [0, 1]), ValueError, "offsets that are not 3 non-decreasing"),
+        (None, ([(0.5, 3)], [0, 1, 1]), TypeError, "integer arrays"),
+        (None, ([0, 3], [0, 1, 1]), ValueError, r"spans of shape \(2,\)"),
+        (None, 7, TypeError, r"must return \(spans, offsets\)"),
+        (([1], [0], [4], [0, 1, 1]), None, ValueError,
+         r"tokenizer.tokenize_many\(texts\[0\]\) returned a span outside \[0, 3\]"),
+    ],
+)
+def test_other_stages_many_texts_results_are_checked(tokens, spans, error, message):
+    from citekit._reading import tokenize_and_segment
+
+    class Tokens(_ManyWords):
+        def tokenize_many(self, texts):
+            return tokens if tokens is not None else super().tokenize_many(texts)
+
+    class Spans(_ManySentences):
+        def segment_many(self, texts):
+            return spans if spans is not None else super().segment_many(texts)
+
+    with pytest.raises(error, match=message):
+        tokenize_and_segment(
+            Tokens(), Spans(), ["abc", "de"], segmenter_name="source_segmenter"
+        )
+
+
 def test_sources_read_in_several_batches_give_the_same_corpus(monkeypatch, workload):
-    from citekit import _stages
+    from citekit import _reading
 
     texts = [d["text"] for d in workload.make_documents(12, seed=5)]
     texts[3:3] = ["", "東京で 5.2％ 上昇。次です。", "a\U0001f600b. C d."]
@@ -754,8 +866,8 @@ def test_sources_read_in_several_batches_give_the_same_corpus(monkeypatch, workl
     df = one_call.index.document_frequency  # the IDF as numpy computes it
     expected_idf = np.log((one_call.n_passages + 1.0) / (df + 1.0)) + 1.0
     assert one_call.index.idf.tolist() == expected_idf.tolist()
-    monkeypatch.setattr(_stages, "_BATCH_CHARS", 9000)  # a document or two per call
-    assert len(_stages._batches(texts)) > 5
+    monkeypatch.setattr(_reading, "_BATCH_CHARS", 9000)  # a document or two per call
+    assert len(_reading._batches(texts)) > 5
     _assert_same_corpus(Corpus.build(texts), one_call)
     _assert_same_corpus(Corpus.build(texts, tokenizer=_OwnTokenize()), one_call)
 
@@ -763,22 +875,22 @@ def test_sources_read_in_several_batches_give_the_same_corpus(monkeypatch, workl
 def test_sources_read_on_several_threads_give_the_same_corpus(monkeypatch, workload):
     import threading
 
-    from citekit import _stages
+    from citekit import _reading
 
     texts = [d["text"] for d in workload.make_documents(12, seed=6)]
     # texts the kernel reads in part (hybrid) or not at all, an empty one, emoji
     texts[2:2] = ["", "東京で 5.2％ 上昇。次です。", "a\U0001f600b. C d.", "ŀa ŀb. Ĳ 1,200."]
     one_thread = Corpus.build(texts, n_threads=1)
-    expected = _stages.tokenize_and_segment(
+    expected = _reading.tokenize_and_segment(
         SimpleTokenizer(), SentenceSegmenter(), texts, n_threads=1
     )
     # every build here reads on threads, a document or two per batch
-    monkeypatch.setattr(_stages, "_PARALLEL_MIN_CHARS", 1)
-    monkeypatch.setattr(_stages, "_BATCH_CHARS", 9000)
-    assert len(_stages._batches(texts)) > 5
+    monkeypatch.setattr(_reading, "_PARALLEL_MIN_CHARS", 1)
+    monkeypatch.setattr(_reading, "_BATCH_CHARS", 9000)
+    assert len(_reading._batches(texts)) > 5
     threads_before = threading.active_count()
     for n_threads in (2, 3, 16):
-        found = _stages.tokenize_and_segment(
+        found = _reading.tokenize_and_segment(
             SimpleTokenizer(), SentenceSegmenter(), texts, n_threads=n_threads
         )
         assert all(np.array_equal(a, b) for a, b in zip(found, expected))
@@ -792,15 +904,15 @@ def test_sources_read_on_several_threads_give_the_same_corpus(monkeypatch, workl
         # both threads (the caller's and one started for the call) read batches at once
         both = threading.Barrier(2)
 
-        def _segment_many(self, batch, joined, text_starts):
+        def segment_many(self, batch):
             if threading.get_ident() not in self.threads:
                 self.threads.add(threading.get_ident())
                 self.both.wait(timeout=30)
-            if "boom" in joined:
+            if "boom" in batch.joined:
                 raise RuntimeError("boom")
-            return super()._segment_many(batch, joined, text_starts)
+            return super().segment_many(batch)
 
-    found = _stages.tokenize_and_segment(SimpleTokenizer(), Failing(), texts, n_threads=2)
+    found = _reading.tokenize_and_segment(SimpleTokenizer(), Failing(), texts, n_threads=2)
     assert all(np.array_equal(a, b) for a, b in zip(found, expected))
     assert threading.get_ident() in Failing.threads and len(Failing.threads) == 2
     Failing.threads.clear()
@@ -808,7 +920,7 @@ def test_sources_read_on_several_threads_give_the_same_corpus(monkeypatch, workl
 
     # an error in a reading thread reaches the caller
     with pytest.raises(RuntimeError, match="boom"):
-        _stages.tokenize_and_segment(
+        _reading.tokenize_and_segment(
             SimpleTokenizer(), Failing(), texts + ["boom."] + texts, n_threads=2
         )
     assert threading.active_count() == threads_before
@@ -817,21 +929,21 @@ def test_sources_read_on_several_threads_give_the_same_corpus(monkeypatch, workl
 def test_reading_threads_follow_n_threads_and_size(monkeypatch):
     import numba
 
-    from citekit import Pipeline, _stages
+    from citekit import Pipeline, _reading
 
-    assert _stages._reading_threads(None, ["short text"]) == 1
-    big = ["x" * _stages._PARALLEL_MIN_CHARS]
-    assert _stages._reading_threads(3, big) == 3
-    assert _stages._reading_threads(None, big) == numba.get_num_threads()
+    assert _reading._reading_threads(None, ["short text"]) == 1
+    big = ["x" * _reading._PARALLEL_MIN_CHARS]
+    assert _reading._reading_threads(3, big) == 3
+    assert _reading._reading_threads(None, big) == numba.get_num_threads()
     seen = []
-    real = _stages._reading_threads
+    real = _reading._reading_threads
 
     def recording(n_threads, texts):
         seen.append(n_threads)
         return real(n_threads, texts)
 
-    monkeypatch.setattr(_stages, "_reading_threads", recording)
-    monkeypatch.setattr(_stages, "_BATCH_CHARS", 5)  # a batch per source
+    monkeypatch.setattr(_reading, "_reading_threads", recording)
+    monkeypatch.setattr(_reading, "_BATCH_CHARS", 5)  # a batch per source
     Pipeline(n_threads=1).prepare(["One source.", "Two sentences."])
     Corpus.build(["A source.", "Another."])
     Corpus.build(["One batch only."])  # (never more than one thread)
@@ -845,7 +957,7 @@ def test_reading_threads_follow_n_threads_and_size(monkeypatch):
 def test_tokenizer_signatures_kept_only_for_configurations_that_cannot_change():
     from dataclasses import dataclass
 
-    from citekit._stages import tokenizer_signature
+    from citekit._reading import tokenizer_signature
     from citekit.tokenizers import TokenizerConfig
 
     first = tokenizer_signature(SimpleTokenizer())

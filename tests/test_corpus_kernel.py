@@ -178,14 +178,14 @@ def test_corpus_arrays_in_groups_equal_one_thread(monkeypatch, workload, size, s
     import threading
 
     from citekit.kernels import _index as _corpus_kernel
-    from citekit import _stages
+    from citekit import _reading
 
     texts = [d["text"] for d in workload.make_documents(9, seed=11)]
     # sources without tokens or sentences between and at both ends, a one-word one
     texts[4:4] = ["", "  ", "Word"]
     texts = [""] + texts + ["", "東京で 5.2％ 上昇。次です。"]
-    arrays = _stages.tokenize_and_segment(
-        _stages.default_tokenizer(), _stages.default_segmenter(), texts
+    arrays = _reading.tokenize_and_segment(
+        _reading.default_tokenizer(), _reading.default_segmenter(), texts
     )
     expected = corpus_arrays(*arrays, size, stride, n_threads=1)
     monkeypatch.setattr(_corpus_kernel, "_PARALLEL_MIN_TOKENS", 0)
@@ -216,8 +216,8 @@ def test_corpus_arrays_in_groups_equal_one_thread(monkeypatch, workload, size, s
     # one source, or one thread: one kernel call, no thread
     calls.clear()
     corpus_arrays(*arrays, size, stride, n_threads=1)
-    one = _stages.tokenize_and_segment(
-        _stages.default_tokenizer(), _stages.default_segmenter(), texts[1:2]
+    one = _reading.tokenize_and_segment(
+        _reading.default_tokenizer(), _reading.default_segmenter(), texts[1:2]
     )
     corpus_arrays(*one, size, stride, n_threads=4)
     assert calls == []

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from naive import naive_segment
 
 from citekit.kernels import _segment as kernel
-from citekit._stages import segment_spans
+from citekit._reading import segment_spans
 from citekit.segment import DEFAULT_ABBREVIATIONS, SentenceSegmenter, segment_sentences
 
 # ---------------------------------------------------------------------------------------
@@ -306,10 +306,6 @@ def test_key_hash_is_fnv1a():
     assert kernel.key_hash(b"a") == 0xAF63DC4C8601EC8C  # FNV-1a 64 of "a"
 
 
-def text_starts_of(texts):
-    return np.cumsum([0] + [len(text) for text in texts]).astype(np.int64)
-
-
 @settings(max_examples=150)
 @given(
     st.lists(any_text, max_size=5),
@@ -320,7 +316,7 @@ def test_many_texts_in_one_call_match_reference(texts, which, split_on_newlines)
     # one kernel call over the joined texts: each text's spans, relative to it, as alone
     abbreviations = ABBREVIATION_SETS[which]
     segmenter = SentenceSegmenter(abbreviations, split_on_newlines=split_on_newlines)
-    spans, offsets = segmenter._segment_many(texts, "".join(texts), text_starts_of(texts))
+    spans, offsets = segmenter.segment_many(texts)
     assert spans.dtype == offsets.dtype == np.int64 and spans.shape == (offsets[-1], 2)
     expected = [naive_segment(text, abbreviations, (), split_on_newlines) for text in texts]
     assert np.diff(offsets).tolist() == [len(e) for e in expected]
@@ -330,12 +326,26 @@ def test_many_texts_in_one_call_match_reference(texts, which, split_on_newlines)
 def test_many_texts_learn_unknown_characters_of_any_text():
     kernel._TABLE = None  # a fresh table: the astral and CJK characters are unknown
     texts = ["Plain. Text.", "", "ok 😀. 𝐀 b. 利益。ですね", "Ā Ā. Next."]
-    spans, offsets = SentenceSegmenter()._segment_many(
-        texts, "".join(texts), text_starts_of(texts)
-    )
+    spans, offsets = SentenceSegmenter().segment_many(texts)
     expected = [segment_sentences(text) for text in texts]
     assert np.diff(offsets).tolist() == [len(e) for e in expected]
     assert [tuple(row) for row in spans.tolist()] == [span for e in expected for span in e]
+
+
+def test_segment_many_takes_any_sequence_of_str_and_joined_texts():
+    from citekit._joined_texts import JoinedTexts
+
+    texts = ("One. Two.", "", "Three.")
+    expected = SentenceSegmenter().segment_many(list(texts))
+    for given_texts in (texts, iter(texts), JoinedTexts(texts)):
+        got = SentenceSegmenter().segment_many(given_texts)
+        assert [a.tolist() for a in got] == [a.tolist() for a in expected]
+    empty = SentenceSegmenter().segment_many([])
+    assert empty[0].shape == (0, 2) and empty[1].tolist() == [0]
+    for bad, message in (("One. Two.", "texts must be a sequence of str, got str"),
+                         (["a", 5], r"texts\[1\] must be a str, got int"), (7, "texts")):
+        with pytest.raises(TypeError, match=message):
+            SentenceSegmenter().segment_many(bad)
 
 
 def test_warmup_runs():

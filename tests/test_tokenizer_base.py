@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from citekit.tokenizers.base import TokenizedText, Tokenizer, tokenize_checked
+from citekit.tokenizers.base import (
+    TokenizedText,
+    Tokenizer,
+    tokenize_checked,
+    tokenize_many_checked,
+)
 
 
 class ListTokenizer:
@@ -82,18 +87,19 @@ def test_tokenize_checked_passes_tokenized_text_through_validation():
         def tokenize(self, text):
             return tokenized
 
-    with pytest.raises(ValueError, match="invalid span"):
+    with pytest.raises(ValueError, match=r"span outside \[0, 2\]: \(0, 3\) for token 0"):
         tokenize_checked(Returns(), "ab")
 
 
 @pytest.mark.parametrize(
     "token_ids, spans, message",
     [
-        ([1], [(0, 9)], "invalid span for token 0"),
-        ([1], [(-1, 1)], "invalid span"),
-        ([1], [(1, 1)], "invalid span"),
-        ([1, 2], [(0, 2), (1, 3)], "overlapping or unordered spans at token 1"),
-        ([1, 2], [(2, 3), (0, 1)], "overlapping or unordered"),
+        ([1], [(0, 9)], r"tokenizer returned a span outside \[0, 3\]: \(0, 9\) for token 0"),
+        ([1], [(-1, 1)], "span outside"),
+        ([1], [(1, 1)], "empty span"),
+        ([1], [(2, 1)], "reversed span"),
+        ([1, 2], [(0, 2), (1, 3)], "unordered or overlapping spans for tokens 0 and 1"),
+        ([1, 2], [(2, 3), (0, 1)], "unordered or overlapping"),
         ([1, 2], [(0, 1)], "2 ids but 1 spans"),
     ],
 )
@@ -160,5 +166,71 @@ def test_overriding_a_trusted_tokenize_is_validated_again():
             return TokenizedText(text, good.token_ids, good.starts, good.ends + 100)
 
     assert len(tokenize_checked(SimpleTokenizer(), "two words")) == 2
-    with pytest.raises(ValueError, match="invalid span"):
+    with pytest.raises(ValueError, match="span outside"):
         tokenize_checked(Broken(), "two words")
+
+
+def test_validate_names_the_tokenizer():
+    with pytest.raises(ValueError, match="answer_tokenizer returned an empty span"):
+        TokenizedText("ab", [1], [1], [1]).validate("answer_tokenizer")
+    with pytest.raises(ValueError, match="my_tokenizer returned a reversed span"):
+        tokenize_checked(ListTokenizer([1], [(2, 1)]), "abc", name="my_tokenizer")
+
+
+class ManyTokenizer(Whitespace):
+    """A protocol tokenizer whose ``tokenize_many`` returns what it was given."""
+
+    def __init__(self, result=None):
+        self.result = result
+
+    def tokenize_many(self, texts):
+        if self.result is not None:
+            return self.result
+        parts = [self.tokenize(text) for text in texts]
+        offsets = np.cumsum([0] + [len(ids) for ids, _ in parts])
+        ids = [i for part_ids, _ in parts for i in part_ids]
+        spans = [span for _, part_spans in parts for span in part_spans]
+        return ids, [s for s, _ in spans], [e for _, e in spans], offsets
+
+
+def test_tokenize_many_checked_gives_int64_arrays_of_a_protocol_tokenizer():
+    texts = ["a bb", "", "ccc"]
+    got = tokenize_many_checked(ManyTokenizer(), texts)
+    assert [a.tolist() for a in got] == [
+        [1, 2, 3], [0, 2, 0], [1, 4, 3], [0, 2, 2, 3]
+    ]
+    assert all(a.dtype == np.int64 and a.flags.c_contiguous for a in got)
+
+
+@pytest.mark.parametrize(
+    "result, error, message",
+    [
+        (42, TypeError, r"must return \(token_ids, starts, ends, offsets\)"),
+        (([1], [0], [1]), TypeError, "must return"),
+        (([1.5], [0], [1], [0, 1, 1]), TypeError, "non-integer token_ids"),
+        (([1], [0], [1, 2], [0, 1, 1]), ValueError, "1 ids but 1 starts and 2 ends"),
+        (([[1]], [0], [1], [0, 1, 1]), ValueError, "token_ids of shape"),
+        (([1], [0], [1], [0, 1]), ValueError, "offsets that are not 3 non-decreasing"),
+        (([1], [0], [1], [0, 2, 1]), ValueError, "offsets that are not"),
+        (([1], [0], [9], [0, 1, 1]), ValueError,
+         r"tokenizer.tokenize_many\(texts\[0\]\) returned a span outside \[0, 2\]"),
+        (([1, 2], [0, 1], [2, 2], [0, 2, 2]), ValueError,
+         r"unordered or overlapping spans for tokens 0 and 1: \(0, 2\) then \(1, 2\)"),
+        (([1], [0], [0], [0, 0, 1]), ValueError,
+         r"tokenize_many\(texts\[1\]\) returned an empty span \(0, 0\) for token 0"),
+    ],
+)
+def test_tokenize_many_checked_rejects_bad_results(result, error, message):
+    with pytest.raises(error, match=message):
+        tokenize_many_checked(ManyTokenizer(result), ["ab", "cd"])
+
+
+def test_tokenize_many_checked_needs_the_method_and_passes_out_to_citekits_own():
+    from citekit.tokenizers import SimpleTokenizer
+
+    with pytest.raises(TypeError, match="my_tokenizer must have a tokenize_many"):
+        tokenize_many_checked(Whitespace(), ["a"], name="my_tokenizer")
+    out = np.zeros(30, dtype=np.int64)
+    ids, starts, ends, offsets = tokenize_many_checked(SimpleTokenizer(), ["a b", "c"], out=out)
+    assert starts.tolist() == [0, 2, 0] and offsets.tolist() == [0, 2, 3]
+    assert all(np.shares_memory(array, out) for array in (ids, starts, ends))

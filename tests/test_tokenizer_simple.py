@@ -19,7 +19,10 @@ from citekit import normalize as normalize_module
 from citekit._code_units import code_units
 from citekit.tokenizers import Tokenizer, TokenizedText, tokenize_checked
 from citekit.kernels import _tokenize as tokenize_kernel
-from citekit.tokenizers import simple as simple_module
+from citekit.tokenizers import _general as general_module
+from citekit.tokenizers import _hybrid as hybrid_module
+from citekit.tokenizers import _keys as keys_module
+from citekit.tokenizers import _kernel_chars as chars_module
 from citekit.tokenizers.simple import SimpleTokenizer, TokenizerConfig, token_id
 
 TOKENIZER = SimpleTokenizer()
@@ -294,7 +297,7 @@ def naive_ascii_tokens(
     separators, and with NFKC as the character NFKC makes of them.
     """
     tokenizer = SimpleTokenizer(config)
-    kernel_chars = simple_module._kernel_chars()
+    kernel_chars = chars_module.kernel_chars()
     # a stand-in reads as what NFKC makes of it, or as a space
     readings = {
         char: unicodedata.normalize("NFKC", char) if config.nfkc else " "
@@ -305,7 +308,7 @@ def naive_ascii_tokens(
     alnum = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") | digits
     alnum |= set(kernel_chars.letters)
     singles = set(kernel_chars.singles)
-    symbols = set("$%") | set(simple_module._KERNEL_SYMBOLS)
+    symbols = set("$%") | set(chars_module.KERNEL_SYMBOLS)
     # a mark is read only right after a letter or another mark (inside a word), a nukta
     # right after a letter but a nukta base
     alnum |= set(kernel_chars.nukta_bases)
@@ -413,7 +416,7 @@ ASCII_TEXT = st.text(
 # fold has several characters or leaves their script, Greek, Cyrillic, Vietnamese
 LATIN_LETTERS = [chr(code_point) for code_point in range(0x00C0, 0x0250)]
 SPECIAL_LETTERS = "ßſµªºĲĳŉİıǅǄǰœŒæøÆØÐþ" + "ΣσςΐΰΆάϐϴЖжЁёẞẖẚệỗ"
-KERNEL_CHARS = simple_module._kernel_chars()
+KERNEL_CHARS = chars_module.kernel_chars()
 KERNEL_LETTERS = KERNEL_CHARS.letters
 KERNEL_LETTERS_SET = set(KERNEL_LETTERS)
 # the characters of the scripts beyond Latin, Greek and Cyrillic the kernel reads: Armenian,
@@ -453,7 +456,7 @@ KERNEL_THAI_MARKS = set(KERNEL_CHARS.thai_marks)
 # the characters the kernel reads (the marks only right after a letter or another mark)
 READABLE = (
     {chr(code_point) for code_point in range(128)}
-    | set(simple_module._KERNEL_CODES)
+    | set(chars_module.KERNEL_CODES)
     | {char for chars in KERNEL_CHARS for char in chars}
 )
 # marks, jamo, variation selectors and ZWJ, which join or change the characters next to
@@ -485,7 +488,7 @@ def kernel_run(tokenizer, units, scratch_tokens=None):
     """The kernel called directly, with a scratch buffer of ``scratch_tokens`` tokens."""
     if scratch_tokens is None:
         return tokenizer._kernel_tokens(units)
-    kernel_tokens, table, kernel_ids, letter_keys = simple_module._kernel(tokenizer.config)
+    kernel_tokens, table, kernel_ids, letter_keys = chars_module.kernel_tables(tokenizer.config)
     scratch = np.full(3 * scratch_tokens, -1, dtype=np.int64)
     return kernel_tokens(units, table, kernel_ids, letter_keys, scratch)
 
@@ -531,7 +534,7 @@ def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens, view
     from citekit.kernels._tokenize import kernel_tokens_many
 
     tokenizer = SimpleTokenizer(config)
-    _, table, kernel_ids, letter_keys = simple_module._kernel(config)
+    _, table, kernel_ids, letter_keys = chars_module.kernel_tables(config)
     scratch = np.full(3 * (scratch_tokens or 0), -1, dtype=np.int64)
     text_starts = text_starts_of(texts)
     expected = [naive_ascii_tokens(text, config) for text in texts]
@@ -548,10 +551,10 @@ def test_kernel_reads_many_texts_in_one_call(texts, config, scratch_tokens, view
         in_scratch = any(np.shares_memory(a, scratch) for a in (ids, starts, ends))
         assert in_scratch == (views and 0 < n_expected <= (scratch_tokens or 0))
     if texts:  # the tokenizer's own call gives what tokenize gives each text
-        got = tokenizer._tokenize_many(texts, "".join(texts), text_starts)
+        got = tokenizer.tokenize_many(texts)
         assert_same_as_tokenize(tokenizer, texts, got)
         buffer = np.full(3 * (scratch_tokens or 0), -1, dtype=np.int64)
-        got = tokenizer._tokenize_many(texts, "".join(texts), text_starts, buffer=buffer)
+        got = tokenizer.tokenize_many(texts, out=buffer)
         assert_same_as_tokenize(tokenizer, texts, got)
 
 
@@ -569,8 +572,7 @@ def assert_same_as_tokenize(tokenizer, texts, got):
 @given(st.lists(st.text() | KERNEL_TEXT, min_size=1, max_size=4))
 def test_tokenize_many_equals_tokenize_of_each_text(texts):
     # texts the kernel cannot read take the general path, as alone
-    text_starts = text_starts_of(texts)
-    got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
+    got = TOKENIZER.tokenize_many(texts)
     assert_same_as_tokenize(TOKENIZER, texts, got)
 
 
@@ -592,8 +594,7 @@ def test_tokenize_many_reads_general_pieces_of_many_texts_as_alone(texts, config
     # the pieces of every text go to one general-path call; each text's tokens are those
     # of tokenizing it alone
     tokenizer = SimpleTokenizer(config)
-    text_starts = text_starts_of(texts)
-    got = tokenizer._tokenize_many(texts, "".join(texts), text_starts)
+    got = tokenizer.tokenize_many(texts)
     assert_same_as_tokenize(tokenizer, texts, got)
 
 
@@ -604,10 +605,10 @@ def test_general_pieces_of_many_texts_are_those_of_each_text(texts):
 
     joined = "".join(texts)
     text_starts = text_starts_of(texts)
-    got = simple_module._general_pieces_many(joined, code_units(joined), text_starts)
+    got = hybrid_module.general_pieces_many(joined, code_units(joined), text_starts)
     assert len(got) == len(texts)
     for text, pieces in zip(texts, got):
-        alone = simple_module._general_pieces(text, code_units(text))
+        alone = hybrid_module.general_pieces(text, code_units(text))
         assert (pieces is None) == (alone is None)
         if alone is not None:
             assert pieces.dtype == np.int64 and pieces.tolist() == alone.tolist()
@@ -620,8 +621,7 @@ def test_tokenize_many_shares_one_general_call(general_calls):
         "\u0301mark at the start of a longer text 👍🏽",
         "the end of this one is 👍🏽 \u0600",
     ]
-    text_starts = text_starts_of(texts)
-    got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
+    got = TOKENIZER.tokenize_many(texts)
     # the pieces of the first two texts share a call (joined by spaces); a mark first or a
     # Prepend character last gets a call of its own
     assert general_calls == ["👍🏽  ทำ ", "\u0301mark  👍🏽", "👍🏽  \u0600"]
@@ -630,9 +630,29 @@ def test_tokenize_many_shares_one_general_call(general_calls):
 
 def test_tokenize_many_on_workload_documents(workload):
     texts = [d["text"] for d in workload.make_documents(6, seed=3)] + ["東京で 5.2％ 上昇", ""]
-    text_starts = text_starts_of(texts)
-    got = TOKENIZER._tokenize_many(texts, "".join(texts), text_starts)
+    got = TOKENIZER.tokenize_many(texts)
     assert_same_as_tokenize(TOKENIZER, texts, got)
+
+
+def test_tokenize_many_takes_any_sequence_of_str_and_checks_it():
+    from citekit._joined_texts import JoinedTexts
+
+    texts = ("Revenue rose 15%.", "", "東京で ŀa 👍🏽")
+    expected = TOKENIZER.tokenize_many(list(texts))
+    assert_same_as_tokenize(TOKENIZER, texts, expected)
+    for given_texts in (texts, iter(texts), JoinedTexts(texts)):
+        got = TOKENIZER.tokenize_many(given_texts)
+        assert [a.tolist() for a in got] == [a.tolist() for a in expected]
+    empty = TOKENIZER.tokenize_many([])
+    assert [a.tolist() for a in empty] == [[], [], [], [0]]
+    for bad, message in (("text", "texts must be a sequence of str, got str"),
+                         (["a", b"b"], r"texts\[1\] must be a str, got bytes"), (3, "texts")):
+        with pytest.raises(TypeError, match=message):
+            TOKENIZER.tokenize_many(bad)
+    for out in (np.zeros(9, dtype=np.int32), np.zeros((3, 3), dtype=np.int64),
+                np.zeros(18, dtype=np.int64)[::2], [0] * 9):
+        with pytest.raises(TypeError, match="out must be"):
+            TOKENIZER.tokenize_many(texts, out=out)
 
 
 def block(first: int, last: int, category: str = "L") -> set[str]:
@@ -687,21 +707,21 @@ def test_kernel_chars():
     assert not set("，．％＄－＇￥〰〽‼") & separators
     # the Arabic percent sign is a symbol (read as one, like "€"); the Arabic decimal and
     # thousands separators join digits with normalize_numbers: left to the general path
-    assert "٪" in simple_module._KERNEL_CODES
+    assert "٪" in chars_module.KERNEL_CODES
     assert not set("٪٫٬") & set().union(*KERNEL_CHARS)
     assert all(unicodedata.category(char).startswith("P") for char in separators)
     # ... which the kernel reads as separators without NFKC, and with NFKC as the ASCII
     # punctuation or symbol NFKC makes of them
     stand_ins = set(KERNEL_CHARS.stand_ins)
     assert set("，．％＄－＇￥﹐﹩＋") <= stand_ins
-    without_nfkc, with_nfkc = simple_module._unit_codes(False), simple_module._unit_codes(True)
+    without_nfkc, with_nfkc = chars_module.unit_codes(False), chars_module.unit_codes(True)
     for char in stand_ins:
         assert without_nfkc[ord(char)] == ord(" ")
         reading = unicodedata.normalize("NFKC", char)
-        assert with_nfkc[ord(char)] == simple_module._KERNEL_CODES.get(reading, ord(reading))
+        assert with_nfkc[ord(char)] == chars_module.KERNEL_CODES.get(reading, ord(reading))
     assert with_nfkc[ord("，")] == ord(",") and with_nfkc[ord("￥")] == with_nfkc[ord("¥")]
     # each read one way, and the unit codes say which
-    kinds = [set(chars) for chars in KERNEL_CHARS] + [set(simple_module._KERNEL_CODES)]
+    kinds = [set(chars) for chars in KERNEL_CHARS] + [set(chars_module.KERNEL_CODES)]
     assert sum(map(len, kinds)) == len(set().union(*kinds))
     for chars, code in zip(
         KERNEL_CHARS,
@@ -709,7 +729,7 @@ def test_kernel_chars():
             tokenize_kernel.LETTER,
             tokenize_kernel.DIGIT,
             tokenize_kernel.SINGLE,
-            simple_module._SEPARATOR_CODE,
+            chars_module.SEPARATOR_CODE,
             None,  # (stand-ins: their NFKC reading's code)
             tokenize_kernel.MARK,
             tokenize_kernel.NUKTA,
@@ -790,12 +810,12 @@ VARYING, INVARIANT = [], []
 for _char in sorted(
     READABLE
     - {chr(cp) for cp in range(128)}
-    - set(simple_module._KERNEL_CODES)
+    - set(chars_module.KERNEL_CODES)
     - KERNEL_MARKS
     - KERNEL_NUKTAS
     - KERNEL_THAI_MARKS
 ):
-    _folds = {normalize_module._fold_string(_char, *s) for s in simple_module._FOLD_SETTINGS}
+    _folds = {normalize_module._fold_string(_char, *s) for s in chars_module.FOLD_SETTINGS}
     (INVARIANT if _folds == {_char} else VARYING).append(_char)
 
 
@@ -898,7 +918,7 @@ def test_code_units_of_the_last_text_are_kept_per_thread():
 )
 def test_kernel_plural_currency_words(config):
     # the plural filter must let every plural through, in any case and next to symbols
-    words = [*simple_module._PLURAL_CURRENCY, "yens", "wons", "dongs", "dollar", "dollarss"]
+    words = [*keys_module.PLURAL_CURRENCY, "yens", "wons", "dongs", "dollar", "dollarss"]
     text = " ".join(words + [word.upper() for word in words] + ["$dollars€", "euros."])
     result = SimpleTokenizer(config).tokenize(text)
     expected_ids, expected_spans = naive_ascii_tokens(text, config)
@@ -908,7 +928,7 @@ def test_kernel_plural_currency_words(config):
 
 def test_ascii_kernel_grows_its_buffers():
     # more tokens than the per-thread scratch buffer holds
-    n_tokens = simple_module._SCRATCH_TOKENS + 1000
+    n_tokens = hybrid_module._SCRATCH_TOKENS + 1000
     text = "$" * (n_tokens // 2) + " a" * (n_tokens - n_tokens // 2)
     result = TOKENIZER.tokenize(text)
     assert len(result) == n_tokens
@@ -925,9 +945,9 @@ def test_ascii_kernel_grows_its_buffers():
 
 def test_results_never_share_the_scratch_buffer():
     # a text that fills most of the per-thread scratch buffer gets a copy of it
-    n_tokens = simple_module._SCRATCH_TOKENS * 3 // 4
+    n_tokens = hybrid_module._SCRATCH_TOKENS * 3 // 4
     first = TOKENIZER.tokenize("a " * n_tokens)
-    assert not np.shares_memory(first.token_ids, simple_module._scratch.tokens)
+    assert not np.shares_memory(first.token_ids, hybrid_module._scratch.tokens)
     kept = first.token_ids.copy(), first.starts.copy(), first.ends.copy()
     TOKENIZER.tokenize("b$ " * n_tokens)
     assert all(
@@ -1196,7 +1216,7 @@ def assert_matches_general_path_in_pieces_and_whole(tokenizer: SimpleTokenizer, 
     (when they cover most of the text) or never do."""
     assert_matches_general_path(tokenizer, text)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
+        patch.setattr(hybrid_module, "GENERAL_SHARE", 1.0)
         assert_matches_general_path(tokenizer, text)
 
 
@@ -1204,7 +1224,7 @@ def assert_matches_general_path_in_pieces_and_whole(tokenizer: SimpleTokenizer, 
 def always_hybrid():
     """Pieces never handed whole to the general path, however much of the text they cover."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
+        patch.setattr(hybrid_module, "GENERAL_SHARE", 1.0)
         yield
 
 
@@ -1238,7 +1258,7 @@ def test_hybrid_path_matches_general_path_with_switches_off(text, nfkc, casefold
         normalize_currency=casefold,
     )
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simple_module, "_GENERAL_SHARE", 1.0)
+        patch.setattr(hybrid_module, "GENERAL_SHARE", 1.0)
         assert_matches_general_path(SimpleTokenizer(config), text)
 
 
@@ -1465,7 +1485,7 @@ def test_full_width_punctuation_reads_as_nfkc_makes_it():
 
 @given(st.text(alphabet=" \nab\u0e33", max_size=40), st.lists(st.integers(0, 45), max_size=8))
 def test_next_space_for_growing_positions_equals_its_definition(text, positions):
-    next_space = simple_module._NextSpace(text)
+    next_space = general_module.NextSpace(text)
     for position in sorted(positions):
         position = min(position, len(text))
         expected = min([i for i in range(position, len(text)) if text[i] in " \n"] + [len(text)])
@@ -1530,7 +1550,7 @@ def test_kernel_marks():
         assert unicodedata.combining(mark) in (0, 9)
         assert mark not in normalize_module._ATTACHING_STARTERS
         assert joins_before.match(mark)
-        assert {normalize_module._fold_string(mark, *s) for s in simple_module._FOLD_SETTINGS} == {
+        assert {normalize_module._fold_string(mark, *s) for s in chars_module.FOLD_SETTINGS} == {
             mark
         }
         # it joins the cluster of the letter before it, and no composition
@@ -1542,7 +1562,7 @@ def test_kernel_marks():
     assert set("\u0901\u0902\u0903\u093e\u093f\u0940\u0941\u0942\u0943\u0947\u0948") <= marks
     assert set("\u094b\u094c\u094d\u09cd\u0bcd") <= marks
     assert not set("\u093c\u0951\u0952\u09be\u09d7\u0bbe\u0bd7") & marks
-    codes = simple_module._unit_codes(True)
+    codes = chars_module.unit_codes(True)
     assert {chr(unit) for unit in np.flatnonzero(codes == tokenize_kernel.MARK)} == marks
 
 
@@ -1624,7 +1644,7 @@ def test_kernel_nuktas():
     assert set("\u093c\u09bc\u0a3c\u0abc\u0b3c") <= KERNEL_NUKTAS
     for nukta in KERNEL_NUKTAS:
         assert unicodedata.combining(nukta) == 7
-        assert {normalize_module._fold_string(nukta, *s) for s in simple_module._FOLD_SETTINGS} == {
+        assert {normalize_module._fold_string(nukta, *s) for s in chars_module.FOLD_SETTINGS} == {
             nukta
         }
     assert set("नरळİ") <= KERNEL_NUKTA_BASES
@@ -1637,7 +1657,7 @@ def test_kernel_nuktas():
         changes = any(
             normalize_module._fold_string(letter + "\u093c", *setting)
             != normalize_module._fold_string(letter, *setting) + "\u093c"
-            for setting in simple_module._FOLD_SETTINGS
+            for setting in chars_module.FOLD_SETTINGS
         )
         assert changes == (letter in KERNEL_NUKTA_BASES), letter
 
@@ -1669,15 +1689,15 @@ def test_nuktas_elsewhere_take_the_general_path(config, always_hybrid):
 def test_only_unreadable_chars_and_marks_may_join_a_space():
     # _general_pieces asks _joins_space only of the characters after a space that the
     # kernel cannot read or reads as marks or nuktas: no other one joins the space before it
-    codes = simple_module._unit_codes(True)
+    codes = chars_module.unit_codes(True)
     read = np.flatnonzero(
         (codes != tokenize_kernel.OTHER)
         & (codes != tokenize_kernel.MARK)
         & (codes != tokenize_kernel.NUKTA)
         & ((codes < tokenize_kernel.THAI_MARK) | (codes >= tokenize_kernel.THAI))
     )
-    assert not any(simple_module._joins_space(chr(unit)) for unit in read.tolist() if unit > 127)
-    assert all(map(simple_module._joins_space, KERNEL_MARKS | KERNEL_NUKTAS))
+    assert not any(hybrid_module.joins_space(chr(unit)) for unit in read.tolist() if unit > 127)
+    assert all(map(hybrid_module.joins_space, KERNEL_MARKS | KERNEL_NUKTAS))
 
 
 # ---------------------------------------------------------------------------------------
@@ -1696,7 +1716,7 @@ def test_kernel_thai_chars():
     assert KERNEL_THAI_MARKS == block(0x0E31, 0x0E31, "M") | block(0x0E34, 0x0E3A, "M") | block(
         0x0E47, 0x0E4E, "M"
     )
-    codes = simple_module._unit_codes(True)
+    codes = chars_module.unit_codes(True)
     assert {chr(unit) for unit in np.flatnonzero(codes == tokenize_kernel.THAI)} == KERNEL_THAI
     classes = tokenize_kernel.THAI_MARK_CLASSES
     assert list(classes) == sorted(classes)
@@ -1708,7 +1728,7 @@ def test_kernel_thai_chars():
     assert {unicodedata.combining(mark) for mark in KERNEL_THAI_MARKS} == {0, 9, 103, 107}
     for char in KERNEL_THAI:
         assert unicodedata.combining(char) == 0 and regex.findall(r"\X", char + "ก") == [char, "ก"]
-        assert {normalize_module._fold_string(char, *s) for s in simple_module._FOLD_SETTINGS} == {
+        assert {normalize_module._fold_string(char, *s) for s in chars_module.FOLD_SETTINGS} == {
             char
         }
 
@@ -1787,12 +1807,12 @@ def test_thai_kernel_matches_naive_reference(text, config):
 def test_thai_many_texts_as_alone(texts, config):
     tokenizer = SimpleTokenizer(config)
     text_starts = text_starts_of(texts)
-    got = tokenizer._tokenize_many(texts, "".join(texts), text_starts)
+    got = tokenizer.tokenize_many(texts)
     assert_same_as_tokenize(tokenizer, texts, got)
     joined = "".join(texts)
-    got = simple_module._general_pieces_many(joined, code_units(joined), text_starts)
+    got = hybrid_module.general_pieces_many(joined, code_units(joined), text_starts)
     for text, pieces in zip(texts, got):
-        alone = simple_module._general_pieces(text, code_units(text))
+        alone = hybrid_module.general_pieces(text, code_units(text))
         assert (pieces is None) == (alone is None)
         if alone is not None:
             assert pieces.tolist() == alone.tolist()

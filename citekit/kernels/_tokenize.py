@@ -2,15 +2,16 @@
 
 One pass over the text's code units finds the tokens and hashes their keys (FNV-1a, as
 :func:`~citekit.tokenizers.simple.token_id` does in Python), so no Python object is made
-per token. The kernel reads ASCII, and the non-ASCII characters that ``simple.py`` gives
-kernel codes: typographic punctuation and the punctuation of other scripts read as ASCII
-stand-ins, currency symbols read as codes above 127, and some 42,000 characters whose fold
+per token. The kernel reads ASCII, and the non-ASCII characters that
+``tokenizers/_kernel_chars.py`` gives kernel codes: typographic punctuation and the
+punctuation of other scripts read as ASCII stand-ins, currency symbols read as codes above
+127, and some 42,000 characters whose fold
 is context-free: letters (``é``, ``ß``, ``ж``, ``ب``, ``한``) and script digits (``٣``)
 inside words and numbers, Han, kana and Thai characters as tokens of their own (``東``;
 a Thai one extended by the Thai combining marks right after it). Any other
 character separates tokens and is counted, so that the caller knows whether the text
-needs its general path. Imported only when the first text is tokenized, so that importing
-citekit (or the tokenizer module) does not import numba. The rules match the general path;
+needs its general path. Imported with the tokenizer module, not with citekit, so that
+importing citekit does not import numba. The rules match the general path;
 ``tests/test_tokenizer_simple.py`` checks the kernel against a plain-Python reference and
 against the general path.
 
@@ -64,7 +65,7 @@ _MASK = np.uint64(ID_MASK)
 # cannot read (OTHER) separate tokens; the pieces of the text around them take the
 # tokenizer's general path.
 OTHER = 255
-# The non-ASCII letters the kernel reads (_kernel_chars), in words; the kernel's key table
+# The non-ASCII letters the kernel reads (kernel_chars), in words; the kernel's key table
 # holds the UTF-8 bytes of their keys.
 LETTER = 254
 # The non-ASCII decimal digits it reads (Arabic-Indic, Devanagari, full-width, ...): like
@@ -73,7 +74,7 @@ DIGIT = 253
 # The characters it reads as tokens of their own (Han, Hiragana, Katakana), keys in the
 # key table.
 SINGLE = 252
-# The combining marks it reads (Indic vowel signs and viramas, _kernel_chars): inside a word
+# The combining marks it reads (Indic vowel signs and viramas, kernel_chars): inside a word
 # right after a letter or another such mark, like a letter; anywhere else the kernel cannot
 # read them (a mark after a space, a digit or punctuation joins the cluster before it).
 MARK = 251

@@ -9,7 +9,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from citekit.tokenizers.base import TokenizedText, Tokenizer, tokenize_checked
+from citekit.tokenizers.base import (
+    TokenizedText,
+    Tokenizer,
+    tokenize_checked,
+    tokenize_many_checked,
+)
 
 _LAZY = {
     "SimpleTokenizer": "citekit.tokenizers.simple",
@@ -18,7 +23,7 @@ _LAZY = {
     "TiktokenTokenizer": "citekit.tokenizers.tiktoken_tokenizer",
 }
 
-__all__ = ["Tokenizer", "TokenizedText", "tokenize_checked", *_LAZY]
+__all__ = ["Tokenizer", "TokenizedText", "tokenize_checked", "tokenize_many_checked", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:

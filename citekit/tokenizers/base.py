@@ -3,8 +3,9 @@
 A tokenizer turns a string into integer token ids plus, for each token, the half-open
 character span ``[start, end)`` it covers in the string AS PASSED (never a normalized
 copy). citekit accepts any object with a ``tokenize(text)`` method returning
-``(token_ids, spans)`` (the protocol of the specification); :func:`tokenize_checked`
-calls such an object and validates what it returns.
+``(token_ids, spans)`` (the protocol of the specification), which may also offer
+``tokenize_many(texts)``; :func:`tokenize_checked` and :func:`tokenize_many_checked` call
+such an object and validate what it returns.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from typing import Any, Iterator, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from citekit._validation import check_str
+from citekit._validation import check_spans, check_str
 
-__all__ = ["Tokenizer", "TokenizedText", "tokenize_checked"]
+__all__ = ["Tokenizer", "TokenizedText", "tokenize_checked", "tokenize_many_checked"]
 
 
 @runtime_checkable
@@ -25,6 +26,21 @@ class Tokenizer(Protocol):
     ``token_ids`` is a sequence of ints and ``spans`` a sequence of ``(start, end)``
     character offsets into ``text``; spans are non-empty, in bounds, ordered and
     non-overlapping.
+
+    A tokenizer MAY also offer ``tokenize_many(texts) -> (token_ids, starts, ends,
+    offsets)``: the tokens ``tokenize`` gives each of ``texts`` (a sequence of ``str``),
+    concatenated text after text, as four 1-D integer arrays: the ids, the starts and ends
+    of the spans (relative to each token's own text) and ``offsets``, ``len(texts) + 1``
+    entries from 0 to the number of tokens (text ``t`` has the tokens
+    ``offsets[t]:offsets[t + 1]``). It exists for speed (one call instead of one per
+    text): :meth:`~citekit.corpus.Corpus.build` reads its sources with it when the
+    segmenter offers ``segment_many`` too (see
+    :meth:`~citekit.segment.SentenceSegmenter.segment_many`), possibly from several
+    threads at once, and checks what it returns as it checks ``tokenize``'s
+    (:func:`tokenize_many_checked`). A ``tokenize_many`` inherited from a class above
+    the one that defines ``tokenize`` is not used (it would not know that
+    ``tokenize``). :meth:`~citekit.tokenizers.SimpleTokenizer.tokenize_many` is
+    citekit's.
     """
 
     def tokenize(self, text: str) -> tuple[Sequence[int], Sequence[tuple[int, int]]]: ...
@@ -101,8 +117,13 @@ class TokenizedText:
         more = ", ..." if len(self) > 8 else ""
         return f"TokenizedText({len(self)} tokens: [{preview}{more}])"
 
-    def validate(self) -> "TokenizedText":
+    def validate(self, name: str = "tokenizer") -> "TokenizedText":
         """Check spans are in bounds, non-empty, ordered and non-overlapping.
+
+        Parameters
+        ----------
+        name : str, default "tokenizer"
+            How to call the tokenizer in error messages.
 
         Returns
         -------
@@ -118,30 +139,15 @@ class TokenizedText:
         --------
         >>> TokenizedText("ab", [1, 2], [0, 1], [1, 2]).validate().tokens
         ['a', 'b']
-        >>> TokenizedText("ab", [1, 2], [0, 0], [2, 1]).validate()
+        >>> TokenizedText("ab", [1, 2], [0, 0], [2, 1]).validate()  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: tokenizer returned overlapping or unordered spans at token 1: (0, 2) then (0, 1)
+        ValueError: tokenizer returned unordered or overlapping spans for tokens 0 and 1: ...
         """
-        n_chars = len(self.text)
-        starts, ends = self.starts, self.ends
-        if len(self) == 0:
-            return self
-        bad = np.flatnonzero((starts < 0) | (ends > n_chars) | (starts >= ends))
-        if bad.size:
-            i = int(bad[0])
-            raise ValueError(
-                f"tokenizer returned an invalid span for token {i}: "
-                f"({int(starts[i])}, {int(ends[i])}) in a text of {n_chars} characters"
-            )
-        overlap = np.flatnonzero(starts[1:] < ends[:-1])
-        if overlap.size:
-            i = int(overlap[0]) + 1
-            raise ValueError(
-                f"tokenizer returned overlapping or unordered spans at token {i}: "
-                f"({int(starts[i - 1])}, {int(ends[i - 1])}) then "
-                f"({int(starts[i])}, {int(ends[i])})"
-            )
+        check_spans(
+            self.starts, self.ends, name, n_chars=len(self.text), empty="reject",
+            item="token", returned=True,
+        )
         return self
 
 
@@ -197,7 +203,7 @@ def tokenize_checked(tokenizer: Any, text: str, *, name: str = "tokenizer") -> T
             raise ValueError(f"{name}.tokenize returned a TokenizedText of a different text")
         if getattr(method, "__func__", None) in _VALID_BY_CONSTRUCTION:
             return result
-        return result.validate()
+        return result.validate(name)
     try:
         token_ids, spans = result
     except (TypeError, ValueError):
@@ -226,4 +232,106 @@ def tokenize_checked(tokenizer: Any, text: str, *, name: str = "tokenizer") -> T
         raise ValueError(
             f"{name}.tokenize returned {ids.shape[0]} ids but {span_array.shape[0]} spans"
         )
-    return TokenizedText(text, ids, span_array[:, 0], span_array[:, 1]).validate()
+    return TokenizedText(text, ids, span_array[:, 0], span_array[:, 1]).validate(name)
+
+
+def tokenize_many_checked(
+    tokenizer: Any, texts: Sequence[str], *, name: str = "tokenizer", out: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Call ``tokenizer.tokenize_many(texts)`` (see :class:`Tokenizer`) and validate the
+    result.
+
+    Parameters
+    ----------
+    tokenizer : Tokenizer
+        A tokenizer with a ``tokenize_many`` method.
+    texts : sequence of str
+        The texts.
+    name : str, optional
+        How to call the tokenizer in error messages.
+    out : numpy.ndarray, optional
+        Memory for the result, given to citekit's own ``tokenize_many``
+        (:meth:`~citekit.tokenizers.SimpleTokenizer.tokenize_many`); other tokenizers
+        are called without it.
+
+    Returns
+    -------
+    token_ids, starts, ends, offsets : numpy.ndarray
+        ``int64``; text ``t`` has the tokens ``offsets[t]:offsets[t + 1]``, spans
+        relative to it, non-empty, in bounds, ordered and non-overlapping.
+
+    Raises
+    ------
+    TypeError
+        If ``tokenizer`` has no ``tokenize_many`` method or it returns something else
+        than four integer arrays.
+    ValueError
+        If the arrays do not fit together or a text's spans are out of bounds, empty,
+        unordered or overlapping.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class Words:
+    ...     def tokenize(self, text):
+    ...         return [1], [(0, len(text))]
+    ...     def tokenize_many(self, texts):
+    ...         n = len(texts)
+    ...         return [1] * n, [0] * n, [len(text) for text in texts], list(range(n + 1))
+    >>> [a.tolist() for a in tokenize_many_checked(Words(), ["ab", "cde"])]
+    [[1, 1], [0, 0], [2, 3], [0, 1, 2]]
+    >>> tokenize_many_checked(Words(), ["ab", ""])
+    Traceback (most recent call last):
+    ...
+    ValueError: tokenizer.tokenize_many(texts[1]) returned an empty span (0, 0) for token 0
+    """
+    method = getattr(tokenizer, "tokenize_many", None)
+    if not callable(method):
+        raise TypeError(
+            f"{name} must have a tokenize_many(texts) method; got {type(tokenizer).__name__}"
+        )
+    if getattr(method, "__func__", None) in _VALID_BY_CONSTRUCTION:
+        return method(texts, out=out)  # type: ignore[no-any-return]
+    result = method(texts)
+    where = f"{name}.tokenize_many"
+    try:
+        arrays = [np.asarray(part) for part in result]
+    except (TypeError, ValueError):
+        arrays = []
+    if len(arrays) != 4:
+        raise TypeError(
+            f"{where} must return (token_ids, starts, ends, offsets); got "
+            f"{type(result).__name__}"
+        )
+    checked = []
+    for part, array in zip(("token_ids", "starts", "ends", "offsets"), arrays):
+        if array.size and not np.issubdtype(array.dtype, np.integer):
+            raise TypeError(f"{where} returned non-integer {part} ({array.dtype})")
+        if array.ndim != 1:
+            raise ValueError(f"{where} returned {part} of shape {array.shape}")
+        checked.append(np.ascontiguousarray(array, dtype=np.int64))
+    ids, starts, ends, offsets = checked
+    n_tokens = ids.shape[0]
+    if starts.shape[0] != n_tokens or ends.shape[0] != n_tokens:
+        raise ValueError(
+            f"{where} returned {n_tokens} ids but {starts.shape[0]} starts and "
+            f"{ends.shape[0]} ends"
+        )
+    if (
+        offsets.shape[0] != len(texts) + 1
+        or offsets[0] != 0
+        or offsets[-1] != n_tokens
+        or np.any(offsets[1:] < offsets[:-1])
+    ):
+        raise ValueError(
+            f"{where} returned offsets that are not {len(texts) + 1} non-decreasing "
+            f"numbers from 0 to {n_tokens}"
+        )
+    bounds = offsets.tolist()
+    for number, text in enumerate(texts):
+        lo, hi = bounds[number], bounds[number + 1]
+        check_spans(
+            starts[lo:hi], ends[lo:hi], f"{where}(texts[{number}])", n_chars=len(text),
+            empty="reject", item="token", returned=True,
+        )
+    return ids, starts, ends, offsets

@@ -1,19 +1,23 @@
-"""Calling replaceable pipeline stages and checking what they return.
+"""Reading texts with the replaceable stages: segmenting and tokenizing them, checked.
 
-The pipeline accepts any tokenizer following the ``Tokenizer`` protocol and any
-segmenter with ``segment(text)``. Segmenters may return ``(start, end)`` tuples
-(citekit's :class:`~citekit.segment.SentenceSegmenter`), or objects with
+The first step of the data flow, for the sources of a corpus and for an answer: the
+default stages, :func:`segment_spans` (any segmenter's sentences as a validated array),
+:func:`tokenize_and_segment` (the tokens and sentences of many texts, through the stages'
+``tokenize_many`` / ``segment_many`` when both offer them) and the tokenizer signature a
+prepared corpus records. Segmenters may return ``(start, end)`` tuples, or objects with
 ``char_start``/``char_end`` or ``doc_char_start``/``doc_char_end`` attributes (the
-specification's segment records). These helpers turn either into validated arrays.
+specification's segment records).
 """
 
 from __future__ import annotations
 
 import numbers
-from itertools import accumulate
 from typing import Any
 
 import numpy as np
+
+from citekit._joined_texts import JoinedTexts
+from citekit._validation import check_spans
 
 __all__ = [
     "segment_spans",
@@ -143,19 +147,30 @@ def segment_spans(segmenter: Any, text: str, *, name: str = "segmenter") -> np.n
     return _checked_spans(spans, text, name)
 
 
-def _reads_many(tokenizer: Any, segmenter: Any) -> bool:
-    """Whether both stages are citekit's own (their ``tokenize`` / ``segment`` not
-    overridden), which read many texts in one kernel call each."""
-    from citekit.segment import SentenceSegmenter
-    from citekit.tokenizers.simple import SimpleTokenizer
+def _offers(stage: Any, many: str, singles: tuple[str, ...]) -> bool:
+    """Whether ``stage`` offers the many-texts method ``many`` that agrees with its
+    one-text methods ``singles``: it has it, and no class below the one that defines it
+    overrides one of ``singles`` (an inherited ``tokenize_many`` would not know a
+    subclass's own ``tokenize``)."""
+    if not callable(getattr(stage, many, None)):
+        return False
+    classes = type(stage).__mro__
 
-    kind = type(segmenter)
-    return (
-        isinstance(tokenizer, SimpleTokenizer)
-        and type(tokenizer).tokenize is SimpleTokenizer.tokenize
-        and isinstance(segmenter, SentenceSegmenter)
-        and kind.segment is SentenceSegmenter.segment
-        and kind.segment_array is SentenceSegmenter.segment_array
+    def defined_by(name: str) -> type | None:
+        return next((kind for kind in classes if name in vars(kind)), None)
+
+    many_class = defined_by(many)
+    if many_class is None:  # (set on the instance: it knows the instance's methods)
+        return True
+    single_classes = [defined_by(name) for name in singles]
+    return all(kind is None or issubclass(many_class, kind) for kind in single_classes)
+
+
+def _reads_many(tokenizer: Any, segmenter: Any) -> bool:
+    """Whether both stages read many texts in one call (``tokenize_many`` and
+    ``segment_many``, see :class:`~citekit.tokenizers.base.Tokenizer`)."""
+    return _offers(tokenizer, "tokenize_many", ("tokenize",)) and _offers(
+        segmenter, "segment_many", ("segment", "segment_array")
     )
 
 
@@ -196,12 +211,15 @@ def tokenize_and_segment(
 
     The tokens are those of :func:`~citekit.tokenizers.base.tokenize_checked`, the spans
     those of :func:`segment_spans`, text after text; offsets stay relative to each text.
-    citekit's :class:`~citekit.tokenizers.SimpleTokenizer` with its
-    :class:`~citekit.segment.SentenceSegmenter` read all texts in one kernel call each
-    per batch of texts (the per-text calls cost more than the work on a few documents),
+    When the tokenizer offers ``tokenize_many`` and the segmenter ``segment_many`` (as
+    citekit's :class:`~citekit.tokenizers.SimpleTokenizer` and
+    :class:`~citekit.segment.SentenceSegmenter` do: one kernel call each), they read the
+    texts batch by batch (the per-text calls cost more than the work on a few documents),
     the batches of texts of 262,144 characters or more in all shared among ``n_threads``
-    threads (default: numba's current thread count; the result does not depend on it);
-    other stages are called text by text and their output checked.
+    threads (default: numba's current thread count; the result does not depend on it),
+    and what they return is checked as the one-text methods' output is (citekit's own is
+    valid by construction); other stages are called text by text and their output
+    checked.
 
     Returns
     -------
@@ -213,7 +231,9 @@ def tokenize_and_segment(
     Raises
     ------
     TypeError, ValueError
-        As :func:`~citekit.tokenizers.base.tokenize_checked` and :func:`segment_spans`.
+        As :func:`~citekit.tokenizers.base.tokenize_checked` and :func:`segment_spans` (or
+        :func:`~citekit.tokenizers.base.tokenize_many_checked` and the same checks of
+        ``segment_many``).
 
     Examples
     --------
@@ -227,7 +247,7 @@ def tokenize_and_segment(
     if texts and _reads_many(tokenizer, segmenter):
         batches = _batches(texts)
         if len(batches) == 1:
-            return _read_batch(tokenizer, segmenter, texts, None)
+            return _read_batch(tokenizer, segmenter, texts, None, segmenter_name)
         workers = _reading_threads(n_threads, texts)
         # Each batch's tokens go to a buffer allocated here, on the calling thread (room
         # for a token per four characters, as the kernel's own; it grows past that): the
@@ -243,7 +263,9 @@ def tokenize_and_segment(
         results: list[Any] = [None] * len(parts)
 
         def read(number: int) -> None:
-            results[number] = _read_batch(tokenizer, segmenter, parts[number], buffers[number])
+            results[number] = _read_batch(
+                tokenizer, segmenter, parts[number], buffers[number], segmenter_name
+            )
 
         from citekit._jit import share_work
 
@@ -287,16 +309,78 @@ def tokenize_and_segment(
 
 
 def _read_batch(
-    tokenizer: Any, segmenter: Any, texts: list[str], buffer: np.ndarray | None
+    tokenizer: Any,
+    segmenter: Any,
+    texts: list[str],
+    buffer: np.ndarray | None,
+    segmenter_name: str,
 ) -> tuple[np.ndarray, ...]:
-    """Tokens and spans of ``texts`` (citekit's own stages), one kernel call each: the
-    tokens in ``buffer`` (None: arrays of their own)."""
-    text_starts = np.fromiter(accumulate(map(len, texts), initial=0), np.int64, len(texts) + 1)
-    joined = "".join(texts)  # (encoded once: code_units keeps it for the segmenter)
+    """Tokens and spans of ``texts`` from the stages' many-texts methods (joined once for
+    both): the tokens in ``buffer`` if the tokenizer is citekit's (None: arrays of their
+    own)."""
+    from citekit.tokenizers.base import tokenize_many_checked
+
+    batch = JoinedTexts(texts)  # (encoded once too: code_units keeps it for the segmenter)
     return (
-        *tokenizer._tokenize_many(texts, joined, text_starts, buffer=buffer),
-        *segmenter._segment_many(texts, joined, text_starts),
+        *tokenize_many_checked(tokenizer, batch, out=buffer),
+        *_segment_many_checked(segmenter, batch, segmenter_name),
     )
+
+
+def _segment_many_checked(
+    segmenter: Any, texts: JoinedTexts, name: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``segmenter.segment_many(texts)``: citekit's as it is (valid by construction),
+    another's checked as :func:`segment_spans` checks ``segment`` (empty spans dropped)."""
+    from citekit.segment import SentenceSegmenter
+
+    method = segmenter.segment_many
+    if getattr(method, "__func__", None) is SentenceSegmenter.segment_many:
+        return method(texts)  # type: ignore[no-any-return]
+    where = f"{name}.segment_many"
+    result = method(texts)
+    try:
+        spans, offsets = result
+        spans = np.asarray(spans)
+        offsets = np.asarray(offsets)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{where} must return (spans, offsets); got {type(result).__name__}"
+        ) from None
+    if spans.size == 0:
+        spans = np.zeros((0, 2), dtype=np.int64)
+    if (spans.size and spans.dtype.kind not in "iu") or (
+        offsets.size and offsets.dtype.kind not in "iu"
+    ):
+        raise TypeError(f"{where} must return integer arrays")
+    if spans.ndim != 2 or spans.shape[1] != 2:
+        raise ValueError(f"{where} returned spans of shape {spans.shape}, not (n, 2)")
+    spans = np.ascontiguousarray(spans, dtype=np.int64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    n_spans = spans.shape[0]
+    if (
+        offsets.shape != (len(texts) + 1,)
+        or offsets[0] != 0
+        or offsets[-1] != n_spans
+        or np.any(offsets[1:] < offsets[:-1])
+    ):
+        raise ValueError(
+            f"{where} returned offsets that are not {len(texts) + 1} non-decreasing numbers "
+            f"from 0 to {n_spans}"
+        )
+    bounds = offsets.tolist()
+    for number, text in enumerate(texts):
+        lo, hi = bounds[number], bounds[number + 1]
+        check_spans(
+            spans[lo:hi, 0], spans[lo:hi, 1], f"{where}(texts[{number}])",
+            n_chars=len(text), empty="skip", item="sentence", returned=True,
+        )
+    nonempty = spans[:, 1] > spans[:, 0]
+    if not nonempty.all():
+        kept_before = np.zeros(n_spans + 1, dtype=np.int64)  # spans kept before each one
+        np.cumsum(nonempty, out=kept_before[1:])
+        spans, offsets = spans[nonempty], kept_before[offsets]
+    return spans, offsets
 
 
 def _reading_threads(n_threads: int | None, texts: list[str]) -> int:
@@ -322,20 +406,15 @@ def _joined_offsets(parts: list[np.ndarray]) -> np.ndarray:
 
 
 def _checked_spans(spans: np.ndarray, text: str, name: str) -> np.ndarray:
-    """``spans`` without empty ones, after checking bounds and order."""
+    """``spans`` without empty ones, after checking bounds and order
+    (:func:`~citekit._validation.check_spans`: empty spans are not checked but dropped)."""
     if spans.shape[0] == 0:
         return spans
-    reversed_at = np.flatnonzero(spans[:, 1] < spans[:, 0])
-    if reversed_at.size:
-        start, end = spans[reversed_at[0]].tolist()
-        raise ValueError(f"{name} returned a reversed span ({start}, {end})")
-    spans = spans[spans[:, 1] > spans[:, 0]]
-    n_chars = len(text)
-    if np.any(spans[:, 0] < 0) or np.any(spans[:, 1] > n_chars):
-        raise ValueError(f"{name} returned a span outside [0, {n_chars}]")
-    if spans.shape[0] > 1 and np.any(spans[1:, 0] < spans[:-1, 1]):
-        raise ValueError(f"{name} returned unordered or overlapping spans")
-    return spans
+    check_spans(
+        spans[:, 0], spans[:, 1], name, n_chars=len(text), empty="skip", item="sentence",
+        returned=True,
+    )
+    return spans[spans[:, 1] > spans[:, 0]]
 
 
 def tokenizer_signature(tokenizer: Any) -> str:
