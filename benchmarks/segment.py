@@ -23,7 +23,7 @@ Measured on every document of a corpus, one call per document as the corpus buil
   before the kernel (what ``SentenceSegmenter.segment`` ran until then);
 - ``SentenceSegmenter.segment``: the kernel, spans as a list of tuples;
 - ``SentenceSegmenter.segment_array``: the kernel, spans as an ``(n, 2)`` int64 array;
-- ``segment_spans (corpus path)``: ``citekit._stages.segment_spans``, what
+- ``segment_spans (corpus path)``: ``citekit._reading.segment_spans``, what
   ``Corpus.build`` and ``Pipeline.align`` call (the array API for a SentenceSegmenter).
 
 Before timing, every implementation's spans are checked equal to the reference's. Repeats
@@ -98,7 +98,7 @@ def main() -> None:
 
     import numpy as np
 
-    from citekit._stages import segment_spans
+    from citekit._reading import segment_spans
     from citekit.segment import SentenceSegmenter
 
     naive = _load_naive()

@@ -418,7 +418,7 @@ def main() -> None:
     from citekit.normalize import normalize_text
     from citekit.segment import passage_windows, segment_sentences
     from citekit.kernels._index import corpus_arrays
-    from citekit._stages import tokenize_and_segment
+    from citekit._reading import tokenize_and_segment
     from citekit.segment import SentenceSegmenter
     from citekit.tokenizers.simple import SimpleTokenizer
 
