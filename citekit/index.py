@@ -472,9 +472,9 @@ class IdfIndex:
         """:meth:`_query_terms` of checked inputs: ``ids`` and ``offsets`` contiguous int64,
         valid CSR offsets, ``flags`` bool, one per id; ``token_columns`` (optional, int64,
         one per id) receives each id's column (:meth:`columns_of`)."""
-        from citekit.kernels._retrieval import query_terms
+        from citekit.kernels._retrieval import idf_query_terms
 
-        rows, columns, weights, flags, term_offsets, denominators = query_terms(
+        rows, columns, weights, flags, term_offsets, denominators = idf_query_terms(
             ids, offsets, flags, self.vocabulary, self.idf, self.unseen_idf, token_columns
         )
         return offsets.shape[0] - 1, rows, columns, weights, flags, term_offsets, denominators

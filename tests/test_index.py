@@ -308,8 +308,8 @@ def test_rank_tokens_and_pairs_validation():
     ),
     st.lists(st.integers(0, 12), unique=True, max_size=8).map(sorted),
 )
-def test_query_terms_kernel_matches_reference(queries, vocabulary):
-    from citekit.kernels._retrieval import query_terms
+def test_idf_query_terms_match_reference(queries, vocabulary):
+    from citekit.kernels._retrieval import idf_query_terms
     from naive import naive_index_terms
 
     idf = [1.0 + 0.37 * i for i in range(len(vocabulary))]
@@ -317,7 +317,7 @@ def test_query_terms_kernel_matches_reference(queries, vocabulary):
     flags = np.array([f for tokens in queries for _, f in tokens], dtype=bool)
     offsets = np.array([0] + list(np.cumsum([len(t) for t in queries])), dtype=np.int64)
     token_columns = np.full(ids.shape[0], -7, dtype=np.int64)
-    rows, columns, weights, term_flags, term_offsets, totals = query_terms(
+    rows, columns, weights, term_flags, term_offsets, totals = idf_query_terms(
         ids, offsets, flags, np.array(vocabulary, dtype=np.int64), np.array(idf), 9.5,
         token_columns,
     )
@@ -337,16 +337,16 @@ def test_query_terms_kernel_matches_reference(queries, vocabulary):
     ]
 
 
-def test_query_terms_checks_token_columns():
-    from citekit.kernels._retrieval import query_terms
+def test_idf_query_terms_check_token_columns():
+    from citekit.kernels._retrieval import idf_query_terms
 
     i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
     args = (i64(3, 4), i64(0, 2), np.ones(2, dtype=bool), i64(4), np.ones(1), 2.0)
     for bad in (np.zeros(3, dtype=np.int64), np.zeros(2, dtype=np.int32)):
         with pytest.raises(ValueError, match="token_columns"):
-            query_terms(*args, bad)
+            idf_query_terms(*args, bad)
     out = np.zeros(2, dtype=np.int64)
-    query_terms(*args, out)
+    idf_query_terms(*args, out)
     assert out.tolist() == [-1, 0]
 
 
