@@ -169,7 +169,7 @@ class IdfIndex:
     """
 
     def __init__(self, vocabulary: Any, indptr: Any, indices: Any) -> None:
-        from citekit.kernels._index import rows_and_postings
+        from citekit.kernels._index import index_of_columns
 
         vocabulary = _as_int64_1d(vocabulary, "vocabulary")
         indptr = _as_int64_1d(indptr, "indptr")
@@ -183,9 +183,7 @@ class IdfIndex:
         if indices.size and (indices.min() < 0 or indices.max() >= n_terms):
             raise ValueError(f"indices must be column numbers in [0, {n_terms})")
         # rows as given may be unsorted or repeat a column: keep each column once, sorted
-        self._set_rows(
-            vocabulary, *rows_and_postings(indices, indptr[:-1], indptr[1:], n_terms)
-        )
+        self._set_rows(vocabulary, *index_of_columns(indices, indptr[:-1], indptr[1:], n_terms))
 
     #: For an index made by :meth:`build`: where each column's token first occurs in the
     #: ``token_ids`` it was built from (None otherwise).
@@ -196,14 +194,14 @@ class IdfIndex:
         vocabulary: np.ndarray,
         rows: tuple[np.ndarray, np.ndarray],
         postings: tuple[np.ndarray, np.ndarray],
-        document_frequency: np.ndarray | None = None,
-        idf_ratio: np.ndarray | None = None,
+        document_frequency: np.ndarray,
+        idf_ratio: np.ndarray,
     ) -> None:
-        """Install canonical rows (sorted, distinct columns), their transpose (the inverted
-        index: term -> passages containing it, ascending) and derive the rest. The index
-        kernel gives ``document_frequency`` (the postings' lengths) and ``idf_ratio``
-        (``(n_passages + 1) / (document_frequency + 1)``, divided as numpy divides);
-        otherwise they are computed here."""
+        """Install the arrays of the index builder (:func:`citekit.kernels._index.
+        index_arrays`): canonical rows (sorted, distinct columns), their transpose (the
+        inverted index: term -> passages containing it, ascending), ``document_frequency``
+        (the postings' lengths) and ``idf_ratio`` (``(n_passages + 1) /
+        (document_frequency + 1)``, divided as numpy divides); derive the IDF."""
         from citekit.kernels._retrieval import walk_passages
 
         self.vocabulary = vocabulary
@@ -212,11 +210,7 @@ class IdfIndex:
         n_passages = indptr.shape[0] - 1
         # (the passages as the retrieval walk reads them: 4 bytes each)
         self._walk_postings = (postings[0], walk_passages(postings[1], n_passages))
-        if document_frequency is None:
-            document_frequency = np.diff(postings[0])
         self.document_frequency = document_frequency
-        if idf_ratio is None:
-            idf_ratio = (n_passages + 1.0) / (document_frequency + 1.0)
         idf = np.log(idf_ratio)
         idf += 1.0
         self.idf = idf

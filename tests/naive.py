@@ -910,6 +910,15 @@ def naive_windows(n_sentences, size, stride):
     return windows
 
 
+def naive_passage_windows(spans, size, stride):
+    """:func:`naive_windows` over ``spans`` with their characters: per window ``(first,
+    last, char start of the first sentence, char end of the last)``."""
+    return [
+        (first, last, spans[first][0], spans[last - 1][1])
+        for first, last in naive_windows(len(spans), size, stride)
+    ]
+
+
 def naive_corpus_passages(sources, size, stride):
     """Passage rows of :func:`citekit.kernels._index.corpus_arrays` (7 lists).
 
