@@ -97,8 +97,8 @@ def test_postings_passage_type_and_its_int64_fallback():
     assert _passage_type(2**32).dtype == np.int64
     # the kernel keeps passage numbers in the template's dtype, the rest int64 either way
     ids, starts, ends = i64([7, 8, 7, 9]), i64([0, 1, 3]), i64([3, 3, 4])
-    small = _index_kernel(ids, starts, ends, _passage_type(3))
-    wide = _index_kernel(ids, starts, ends, np.zeros(0, dtype=np.int64))
+    small = _index_kernel(ids, starts, ends, _passage_type(3), -1)
+    wide = _index_kernel(ids, starts, ends, np.zeros(0, dtype=np.int64), -1)
     assert small[5].dtype == np.uint32 and wide[5].dtype == np.int64
     for got, want in zip(small, wide):
         assert got.tolist() == want.tolist()

@@ -165,11 +165,11 @@ def _sorted_vocabulary(distinct, first_of_code):
 
 
 @jit
-def _index_kernel(ids, starts, ends, passage_type, n_columns=-1):
+def _index_kernel(ids, starts, ends, passage_type, n_columns):
     """Vocabulary, first positions, rows and postings of ranges of ``ids``
     (:func:`index_arrays`); the postings' passage numbers of the dtype of the empty array
     ``passage_type`` (:func:`_passage_type`). ``n_columns >= 0``: the ids are column
-    numbers in ``[0, n_columns)`` (:func:`index_of_columns`)."""
+    numbers in ``[0, n_columns)`` (:func:`index_of_columns`); -1: any ids."""
     # the whole corpus as one group of the grouped build (one thread, one call)
     n = ids.shape[0]
     n_ranges = starts.shape[0]
@@ -254,7 +254,7 @@ def _corpus_kernel(
     passages = _windows_kernel(
         token_starts, token_ends, token_offsets, sentences, sentence_offsets, size, stride
     )
-    index = _index_kernel(token_ids, passages[1], passages[2], passage_type)
+    index = _index_kernel(token_ids, passages[1], passages[2], passage_type, -1)
     return passages, index
 
 
@@ -366,7 +366,7 @@ _ROW_BLOCK = 16384
 
 @jit
 def _group_rows(ids, starts, ends, token_lo, token_hi, passage_lo, passage_hi, codes, firsts,
-                unsorted, n_columns=-1):
+                unsorted, n_columns):
     """First phase of a group of whole sources (tokens ``token_lo:token_hi``, passages
     ``passage_lo:passage_hi``; for :func:`_index_kernel`, any ranges of all the ids): its
     ids numbered by first appearance (``codes``: one entry per token of the group;
@@ -375,7 +375,7 @@ def _group_rows(ids, starts, ends, token_lo, token_hi, passage_lo, passage_hi, c
     ``unsorted`` (room for every token of the passages). Returns the
     distinct ids (in order of first appearance), each passage's number of distinct ids
     and how many passages hold each number. ``n_columns >= 0``: the ids are column
-    numbers in ``[0, n_columns)``."""
+    numbers in ``[0, n_columns)``; -1: any ids."""
     if n_columns < 0:
         distinct = _number_by_first_appearance(ids[token_lo:token_hi], codes, firsts)
     else:
@@ -414,7 +414,7 @@ def _group_first_phase(
     )
     return _group_rows(
         token_ids, passages[1], passages[2], token_offsets[source_lo], token_offsets[source_hi],
-        passage_lo, passage_hi, codes, firsts, unsorted,
+        passage_lo, passage_hi, codes, firsts, unsorted, -1,
     )
 
 
@@ -547,7 +547,7 @@ def index_arrays(
     >>> [a.tolist() for a in rows], [a.tolist() for a in postings]
     ([[0, 2, 5], [0, 2, 0, 1, 2]], [[0, 2, 3, 5], [0, 1, 1, 0, 1]])
     """
-    return _grouped_index(_index_kernel(ids, starts, ends, _passage_type(starts.shape[0])))
+    return _grouped_index(_index_kernel(ids, starts, ends, _passage_type(starts.shape[0]), -1))
 
 
 def index_of_columns(

@@ -10,6 +10,10 @@ partition only the few largest sums (:mod:`citekit.kernels._retrieval_select`); 
 request they prune (MaxScore-style: heaviest terms first, skipping what cannot reach the
 k best, the passages kept scored again from their rows in query order). Every path gives,
 bit for bit, the result of walking every list and adding in query order.
+
+Its queries' terms (:func:`idf_query_terms`: index columns, IDF weights, denominators) are
+derived from the one grouping of query tokens into terms,
+:func:`citekit.kernels._overlap.group_into_terms`.
 """
 
 from __future__ import annotations
