@@ -22,7 +22,9 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-__all__ = ["IdfIndex", "TopK", "top_k_rows"]
+from citekit._validation import check_int
+
+__all__ = ["IdfIndex", "TopK", "TopKWithTerms", "top_k_rows"]
 
 
 class TopK(NamedTuple):
@@ -37,7 +39,20 @@ class TopK(NamedTuple):
     scores: np.ndarray
 
 
+class TopKWithTerms(NamedTuple):
+    """:meth:`IdfIndex.top_k_with_terms`: the best passages of each query, which of its
+    query's terms each candidate's passage holds, and the index column of every query
+    token."""
+
+    top: TopK
+    held: np.ndarray
+    columns: np.ndarray
+
+
 def _as_int64_1d(value: Any, name: str) -> np.ndarray:
+    if type(value) is np.ndarray and value.dtype == np.int64 and value.ndim == 1:
+        # (the retrieval's own arrays, on every call: nothing to convert)
+        return value if value.flags.c_contiguous else np.ascontiguousarray(value)
     array = np.asarray(value)
     if array.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got {array.ndim}-D")
@@ -56,10 +71,44 @@ def _check_ranges(starts: np.ndarray, ends: np.ndarray, size: int, what: str) ->
 
 
 def _check_offsets(offsets: np.ndarray, size: int, name: str) -> None:
-    if offsets.size == 0 or offsets[0] != 0 or offsets[-1] != size or np.any(np.diff(offsets) < 0):
+    # (comparing neighbours, not np.diff: a third of the cost on every retrieval call, and
+    # no difference of extreme values overflows)
+    if (
+        offsets.shape[0] == 0
+        or offsets[0] != 0
+        or offsets[-1] != size
+        or (offsets[1:] < offsets[:-1]).any()
+    ):
         raise ValueError(
             f"{name} must start at 0, never decrease and end at the number of tokens ({size})"
         )
+
+
+def _checked_queries(
+    query_ids: Any, query_offsets: Any, rank_tokens: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Queries packed CSR as contiguous int64 ``(ids, offsets)`` with valid offsets, and
+    one bool rank flag per token (default: all set); errors name the argument."""
+    ids = _as_int64_1d(query_ids, "query_ids")
+    offsets = _as_int64_1d(query_offsets, "query_offsets")
+    _check_offsets(offsets, ids.shape[0], "query_offsets")
+    if rank_tokens is None:
+        flags = np.ones(ids.shape[0], dtype=bool)
+    else:
+        flags = np.asarray(rank_tokens, dtype=bool).reshape(-1)
+        if flags.shape != ids.shape:
+            raise ValueError("rank_tokens must have one entry per query token")
+    return ids, offsets, flags
+
+
+def _checked_k_and_threads(k: Any, n_threads: Any) -> tuple[int, int | None]:
+    """``k`` (an int >= 0) and ``n_threads`` (None, or a thread count numba has)."""
+    k = int(check_int(k, "k", minimum=0))
+    if n_threads is not None:
+        from citekit._jit import check_threads
+
+        n_threads = check_threads(n_threads)
+    return k, n_threads
 
 
 def gather_ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -169,7 +218,7 @@ class IdfIndex:
     """
 
     def __init__(self, vocabulary: Any, indptr: Any, indices: Any) -> None:
-        from citekit.kernels._index import rows_and_postings
+        from citekit.kernels._index import index_of_columns
 
         vocabulary = _as_int64_1d(vocabulary, "vocabulary")
         indptr = _as_int64_1d(indptr, "indptr")
@@ -183,9 +232,7 @@ class IdfIndex:
         if indices.size and (indices.min() < 0 or indices.max() >= n_terms):
             raise ValueError(f"indices must be column numbers in [0, {n_terms})")
         # rows as given may be unsorted or repeat a column: keep each column once, sorted
-        self._set_rows(
-            vocabulary, *rows_and_postings(indices, indptr[:-1], indptr[1:], n_terms)
-        )
+        self._set_rows(vocabulary, *index_of_columns(indices, indptr[:-1], indptr[1:], n_terms))
 
     #: For an index made by :meth:`build`: where each column's token first occurs in the
     #: ``token_ids`` it was built from (None otherwise).
@@ -196,14 +243,15 @@ class IdfIndex:
         vocabulary: np.ndarray,
         rows: tuple[np.ndarray, np.ndarray],
         postings: tuple[np.ndarray, np.ndarray],
-        document_frequency: np.ndarray | None = None,
-        idf_ratio: np.ndarray | None = None,
+        document_frequency: np.ndarray,
+        idf_ratio: np.ndarray,
     ) -> None:
-        """Install canonical rows (sorted, distinct columns), their transpose (the inverted
-        index: term -> passages containing it, ascending) and derive the rest. The index
-        kernel gives ``document_frequency`` (the postings' lengths) and ``idf_ratio``
-        (``(n_passages + 1) / (document_frequency + 1)``, divided as numpy divides);
-        otherwise they are computed here."""
+        """Install the arrays of the index builder
+        (:func:`citekit.kernels._index.index_arrays`): canonical rows (sorted, distinct
+        columns), their transpose (the inverted index: term -> passages containing it,
+        ascending), ``document_frequency`` (the postings' lengths) and ``idf_ratio``
+        (``(n_passages + 1) / (document_frequency + 1)``, divided as numpy divides); derive
+        the IDF."""
         from citekit.kernels._retrieval import walk_passages
 
         self.vocabulary = vocabulary
@@ -212,11 +260,7 @@ class IdfIndex:
         n_passages = indptr.shape[0] - 1
         # (the passages as the retrieval walk reads them: 4 bytes each)
         self._walk_postings = (postings[0], walk_passages(postings[1], n_passages))
-        if document_frequency is None:
-            document_frequency = np.diff(postings[0])
         self.document_frequency = document_frequency
-        if idf_ratio is None:
-            idf_ratio = (n_passages + 1.0) / (document_frequency + 1.0)
         idf = np.log(idf_ratio)
         idf += 1.0
         self.idf = idf
@@ -451,16 +495,7 @@ class IdfIndex:
     ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Distinct (query, token) terms: query row, column, IDF weight, rank flag; term
         offsets per query; and each query's denominator (IDF sum of its distinct tokens)."""
-        ids = _as_int64_1d(query_ids, "query_ids")
-        offsets = _as_int64_1d(query_offsets, "query_offsets")
-        _check_offsets(offsets, ids.shape[0], "query_offsets")
-        if rank_tokens is None:
-            flags = np.ones(ids.shape[0], dtype=bool)
-        else:
-            flags = np.asarray(rank_tokens, dtype=bool).reshape(-1)
-            if flags.shape != ids.shape:
-                raise ValueError("rank_tokens must have one entry per query token")
-        return self._terms(ids, offsets, flags)
+        return self._terms(*_checked_queries(query_ids, query_offsets, rank_tokens))
 
     def _terms(
         self,
@@ -472,9 +507,9 @@ class IdfIndex:
         """:meth:`_query_terms` of checked inputs: ``ids`` and ``offsets`` contiguous int64,
         valid CSR offsets, ``flags`` bool, one per id; ``token_columns`` (optional, int64,
         one per id) receives each id's column (:meth:`columns_of`)."""
-        from citekit.kernels._retrieval import query_terms
+        from citekit.kernels._retrieval import idf_query_terms
 
-        rows, columns, weights, flags, term_offsets, denominators = query_terms(
+        rows, columns, weights, flags, term_offsets, denominators = idf_query_terms(
             ids, offsets, flags, self.vocabulary, self.idf, self.unseen_idf, token_columns
         )
         return offsets.shape[0] - 1, rows, columns, weights, flags, term_offsets, denominators
@@ -610,23 +645,65 @@ class IdfIndex:
         >>> index.top_k([2, 3], [0, 2], k=5, n_threads=1).passages.tolist()
         [1, 0]
         """
-        from citekit._validation import check_int
+        k, n_threads = _checked_k_and_threads(k, n_threads)
+        ids, offsets, flags = _checked_queries(query_ids, query_offsets, rank_tokens)
+        return self._top_k(ids, offsets, k, flags, n_threads=n_threads)
 
-        k = int(check_int(k, "k", minimum=0))
-        if n_threads is not None:
-            from citekit._jit import check_threads
+    def top_k_with_terms(
+        self,
+        query_ids: Any,
+        query_offsets: Any,
+        k: int,
+        *,
+        rank_tokens: Any = None,
+        n_threads: int | None = None,
+    ) -> TopKWithTerms:
+        """:meth:`top_k`, with which terms each candidate's passage holds and the column
+        of every query token.
 
-            n_threads = check_threads(n_threads)
-        ids = _as_int64_1d(query_ids, "query_ids")
-        offsets = _as_int64_1d(query_offsets, "query_offsets")
-        _check_offsets(offsets, ids.shape[0], "query_offsets")
-        if rank_tokens is None:
-            flags_all = np.ones(ids.shape[0], dtype=bool)
-        else:
-            flags_all = np.asarray(rank_tokens, dtype=bool).reshape(-1)
-            if flags_all.shape != ids.shape:
-                raise ValueError("rank_tokens must have one entry per query token")
-        return self._top_k(ids, offsets, k, flags_all, n_threads=n_threads)
+        The terms of a query are its distinct tokens, ascending by id (those in no passage
+        too). The retrieval walk knows which of them each candidate holds, and looks every
+        token up in the vocabulary anyway: this returns both, so that a caller counting
+        the tokens a candidate shares with its query need not read the passage's row or
+        look the tokens up again.
+
+        Parameters
+        ----------
+        query_ids, query_offsets, k, rank_tokens, n_threads
+            As for :meth:`top_k`.
+
+        Returns
+        -------
+        TopKWithTerms
+            ``top``: the :class:`TopK` of :meth:`top_k`. ``held`` (int64, one per
+            candidate): bit ``t`` set when the candidate's passage holds its query's
+            ``t``-th term, every term of its query tested whether or not it ranks; -1 for
+            the candidates of a query of more than 63 terms. ``columns`` (int64, one per
+            query token): its index column, as :meth:`columns_of` gives it.
+
+        Raises
+        ------
+        TypeError, ValueError
+            As :meth:`top_k` (the message names the argument).
+
+        Examples
+        --------
+        >>> index = IdfIndex.from_token_lists([[1, 2], [2, 3], [4]])
+        >>> top, held, columns = index.top_k_with_terms([3, 2, 9], [0, 3], k=5)
+        >>> top.passages.tolist(), top.scores.round(3).tolist()
+        ([1, 0], [0.555, 0.24])
+        >>> # terms 2, 3, 9: passage 1 holds the first two, passage 0 the first
+        >>> [bin(bits) for bits in held.tolist()], columns.tolist()
+        (['0b11', '0b1'], [2, 1, -1])
+        """
+        k, n_threads = _checked_k_and_threads(k, n_threads)
+        ids, offsets, flags = _checked_queries(query_ids, query_offsets, rank_tokens)
+        columns = np.empty(ids.shape[0], dtype=np.int64)
+        top, held = self._top_k(
+            ids, offsets, k, flags, return_held=True, n_threads=n_threads,
+            token_columns=columns,
+        )
+        return TopKWithTerms(top, held, columns)
 
     def _top_k(
         self,
@@ -638,16 +715,13 @@ class IdfIndex:
         n_threads: int | None = None,
         token_columns: np.ndarray | None = None,
     ) -> Any:
-        """:meth:`top_k` of checked inputs: ``ids`` and ``offsets`` contiguous int64, valid
-        CSR offsets, ``k >= 0``, ``flags_all`` bool, one per id (the pipeline's path).
-        ``token_columns`` (optional, int64, one per id) receives each id's column (as
-        :meth:`columns_of` gives it: the query terms are looked up anyway).
-
-        With ``return_held``, returns ``(top, held)``: ``held[i]`` has bit ``t`` set when
-        candidate ``i``'s passage holds its query's ``t``-th distinct token (ascending by
-        id), -1 for queries of more than 63 distinct tokens (see
-        :func:`citekit.kernels._retrieval.top_candidates`, which also says how ``n_threads`` shares
-        the queries among threads)."""
+        """:meth:`top_k` and :meth:`top_k_with_terms` of checked inputs (unchecked here):
+        ``ids`` and ``offsets`` contiguous int64, valid CSR offsets, ``k >= 0``,
+        ``flags_all`` bool, one per id, ``n_threads`` None or checked.
+        ``token_columns`` (optional, contiguous int64, one per id) receives each id's
+        column. With ``return_held``, returns ``(top, held)``; how ``held`` is found, and
+        how ``n_threads`` shares the queries among threads:
+        :func:`citekit.kernels._retrieval.top_candidates`."""
         from citekit.kernels._retrieval import normalized_scores, top_candidates
 
         n_queries = offsets.shape[0] - 1

@@ -377,19 +377,12 @@ def passage_window_array(
     n_sentences = spans.shape[0]
     if n_sentences == 0:
         return np.zeros((0, 4), dtype=np.int64)
-    # windows start at k * stride and stop at the first one that reaches the last sentence,
-    # number -(-(n - size) // stride) (ceiling division), if the stride lands on it
-    reaching = max(0, -(-(n_sentences - size) // stride))
-    windows = np.empty((reaching + 1, 4), dtype=np.int64)
-    firsts, lasts = windows[:, 0], windows[:, 1]
-    firsts[:] = np.arange(0, reaching * stride + 1, stride)
-    if reaching * stride >= n_sentences:
-        # the stride jumped over the tail: one last window ends at the last sentence
-        firsts[-1] = max(n_sentences - size, 0)
-    np.minimum(firsts + size, n_sentences, out=lasts)
-    windows[:, 2] = spans[firsts, 0]
-    windows[:, 3] = spans[lasts - 1, 1]
-    return windows
+    # the rule is the corpus builder's kernel (imported here: importing citekit.segment
+    # does not import numba); a size or stride of n_sentences or more gives the windows
+    # of n_sentences, and keeps Python ints beyond int64 out of the kernel
+    from citekit.kernels._index import sentence_windows
+
+    return sentence_windows(spans, min(size, n_sentences), min(stride, n_sentences))
 
 
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)

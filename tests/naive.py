@@ -837,6 +837,26 @@ def naive_evidence_chars(pair_passage, target_start, target_end, embedding_only,
     return starts, ends
 
 
+def naive_group_into_terms(ids, offsets, flags, values):
+    """Every query's terms (its distinct ids, ascending), numbered across queries: per
+    term ``(value at its first token, occurrences, any flag set)``; the term offsets;
+    per query its number of flagged terms; and the term of every token."""
+    terms, term_offsets, n_flagged, token_terms = [], [0], [], [None] * len(ids)
+    for lo, hi in zip(offsets[:-1], offsets[1:]):
+        positions = list(range(lo, hi))
+        flagged = 0
+        for token in sorted({ids[i] for i in positions}):
+            occurrences = [i for i in positions if ids[i] == token]
+            for i in occurrences:
+                token_terms[i] = len(terms)
+            flag = any(flags[i] for i in occurrences)
+            terms.append((values[occurrences[0]], len(occurrences), flag))
+            flagged += flag
+        term_offsets.append(len(terms))
+        n_flagged.append(flagged)
+    return terms, term_offsets, n_flagged, token_terms
+
+
 def naive_query_terms(queries):
     """``queries[q]`` lists ``(token_id, is_content, column)``; returns per query its
     distinct tokens ascending by id as ``(column, count, is_content)`` and the number of
@@ -888,6 +908,15 @@ def naive_windows(n_sentences, size, stride):
             break
         first += stride
     return windows
+
+
+def naive_passage_windows(spans, size, stride):
+    """:func:`naive_windows` over ``spans`` with their characters: per window ``(first,
+    last, char start of the first sentence, char end of the last)``."""
+    return [
+        (first, last, spans[first][0], spans[last - 1][1])
+        for first, last in naive_windows(len(spans), size, stride)
+    ]
 
 
 def naive_corpus_passages(sources, size, stride):

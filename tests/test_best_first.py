@@ -17,7 +17,7 @@ from citekit.kernels._scoring import (
     score_components,
 )
 from citekit.kernels._rounds import assemble_blocks, close_queries, record_alignments
-from citekit.kernels._overlap import bag_counts_from_held, query_terms
+from citekit.kernels._overlap import bag_counts_from_held, group_into_terms, query_terms
 from citekit.kernels._ranking import (
     choose_all,
     rank_and_choose,
@@ -34,6 +34,7 @@ from naive import (
     naive_choose_all,
     naive_close_queries,
     naive_evidence_chars,
+    naive_group_into_terms,
     naive_judged_int_facts,
     naive_pair_feasibility,
     naive_query_terms,
@@ -545,6 +546,78 @@ def test_query_terms_equals_the_reference(queries):
     ]
     assert found == expected_terms
     assert distinct_content.tolist() == expected_distinct
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    queries=st.lists(
+        st.lists(st.tuples(st.integers(-3, 5) | st.integers(-(2**63), 2**63 - 1),
+                           st.booleans()), max_size=40),
+        max_size=5,
+    ),
+    values_are_positions=st.booleans(),
+    optional=st.sampled_from(["all", "none", "counts", "flagged", "token_terms"]),
+)
+def test_group_into_terms_equals_the_reference(queries, values_are_positions, optional):
+    # (more than 16 tokens a query: the merge passes of the sort, too)
+    ids = _array([token for tokens in queries for token, _ in tokens])
+    flags = np.array([flag for tokens in queries for _, flag in tokens], dtype=bool)
+    offsets = _array(np.cumsum([0] + [len(tokens) for tokens in queries]))
+    # values: the ids, or the positions (then a term's value is its first token)
+    values = np.arange(ids.shape[0], dtype=i64) if values_are_positions else ids
+    n = ids.shape[0]
+    term_values = np.full(n, -7, dtype=i64)
+    term_flags = np.zeros(n, dtype=bool)
+    term_offsets = np.zeros(len(queries) + 1, dtype=i64)
+    wanted = {name: optional in ("all", name) for name in ("counts", "flagged", "token_terms")}
+    term_counts = np.full(n if wanted["counts"] else 0, -7, dtype=i64)
+    n_flagged = np.full(len(queries) if wanted["flagged"] else 0, -7.0)
+    token_terms = np.full(n if wanted["token_terms"] else 0, -7, dtype=i64)
+    n_terms = group_into_terms(ids, offsets, flags, values, term_values, term_counts,
+                               term_flags, term_offsets, n_flagged, token_terms)
+    terms, expected_offsets, expected_flagged, expected_token_terms = naive_group_into_terms(
+        ids.tolist(), offsets.tolist(), flags.tolist(), values.tolist()
+    )
+    assert n_terms == len(terms)
+    assert term_offsets.tolist() == expected_offsets
+    assert term_values[:n_terms].tolist() == [value for value, _, _ in terms]
+    assert term_flags[:n_terms].tolist() == [flag for _, _, flag in terms]
+    # the optional outputs, filled when given (an empty one is skipped)
+    if wanted["counts"]:
+        assert term_counts[:n_terms].tolist() == [count for _, count, _ in terms]
+    if wanted["flagged"]:
+        assert n_flagged.tolist() == expected_flagged
+    if wanted["token_terms"]:
+        assert token_terms.tolist() == expected_token_terms
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    queries=st.lists(
+        st.lists(st.tuples(st.integers(0, 12), st.booleans()), max_size=24), max_size=5
+    ),
+    vocabulary=st.lists(st.integers(0, 12), unique=True, max_size=8).map(sorted),
+)
+def test_both_query_terms_are_one_grouping(queries, vocabulary):
+    """The overlap's terms and the index's are the same terms, in the same order."""
+    from citekit.kernels._retrieval import idf_query_terms
+
+    ids = _array([token for tokens in queries for token, _ in tokens])
+    flags = np.array([flag for tokens in queries for _, flag in tokens], dtype=bool)
+    offsets = _array(np.cumsum([0] + [len(tokens) for tokens in queries]))
+    token_columns = np.empty(ids.shape[0], dtype=i64)
+    _, columns, _, rank_flags, index_offsets, _ = idf_query_terms(
+        ids, offsets, flags, _array(vocabulary), np.ones(len(vocabulary)), 2.0, token_columns
+    )
+    term_columns, term_offsets, _, term_is_content, distinct = query_terms(
+        ids, offsets, flags, token_columns
+    )
+    assert term_offsets.tolist() == index_offsets.tolist()
+    assert term_columns.tolist() == columns.tolist()
+    assert term_is_content.tolist() == rank_flags.tolist()
+    assert distinct.tolist() == [
+        float(rank_flags[lo:hi].sum()) for lo, hi in zip(term_offsets[:-1], term_offsets[1:])
+    ]
 
 
 # -- custom aligners give the built-in aligner's results ----------------------------------

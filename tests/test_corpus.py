@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit.corpus import _ARRAY_NAMES, Corpus, as_source_records, embed_texts
+from citekit._corpus_files import ARRAY_NAMES
+from citekit.corpus import Corpus, as_source_records, embed_texts
 from citekit.results import SourceChunk, SourceDocument
 from citekit.segment import SentenceSegmenter, passage_windows, segment_sentences
 from citekit.tokenizers import SimpleTokenizer
@@ -504,7 +505,7 @@ def test_every_built_corpus_loads_as_saved(texts, chunked, size, stride, tokeniz
 
 def _assert_same_corpus_arrays(a, b):
     """The same arrays (int64) and index (a loaded corpus has no first positions)."""
-    for name in _ARRAY_NAMES:
+    for name in ARRAY_NAMES:
         assert getattr(a, name).tolist() == getattr(b, name).tolist(), name
         assert getattr(a, name).dtype == np.int64
     for x, y in zip(a.index.to_arrays().values(), b.index.to_arrays().values()):
@@ -572,7 +573,7 @@ def test_sources_sharing_an_id_are_refused(sources, positions, source_id):
     with pytest.raises(ValueError, match="have the same id"):
         Corpus(
             duplicated,
-            {name: getattr(built, name) for name in _ARRAY_NAMES},
+            {name: getattr(built, name) for name in ARRAY_NAMES},
             built.index,
             window_size_sentences=1,
             window_stride_sentences=1,

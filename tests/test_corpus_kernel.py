@@ -7,8 +7,7 @@ from hypothesis import strategies as st
 
 from citekit.kernels._index import _ascending_order, corpus_arrays, index_arrays
 from citekit.corpus import Corpus
-from citekit.segment import passage_window_array
-from naive import naive_ascending_order, naive_corpus_passages, naive_index_arrays, naive_windows
+from naive import naive_ascending_order, naive_corpus_passages, naive_index_arrays
 
 I64 = np.iinfo(np.int64)
 
@@ -98,8 +97,8 @@ def test_postings_passage_type_and_its_int64_fallback():
     assert _passage_type(2**32).dtype == np.int64
     # the kernel keeps passage numbers in the template's dtype, the rest int64 either way
     ids, starts, ends = i64([7, 8, 7, 9]), i64([0, 1, 3]), i64([3, 3, 4])
-    small = _index_kernel(ids, starts, ends, _passage_type(3))
-    wide = _index_kernel(ids, starts, ends, np.zeros(0, dtype=np.int64))
+    small = _index_kernel(ids, starts, ends, _passage_type(3), -1)
+    wide = _index_kernel(ids, starts, ends, np.zeros(0, dtype=np.int64), -1)
     assert small[5].dtype == np.uint32 and wide[5].dtype == np.int64
     for got, want in zip(small, wide):
         assert got.tolist() == want.tolist()
@@ -223,12 +222,40 @@ def test_corpus_arrays_in_groups_equal_one_thread(monkeypatch, workload, size, s
     assert calls == []
 
 
-@settings(max_examples=200)
-@given(n=st.integers(0, 30), size=st.integers(1, 6), stride=st.integers(1, 6))
-def test_naive_windows_are_passage_window_array(n, size, stride):
-    # the reference agrees with the documented windows of citekit.segment
-    expected = passage_window_array([(2 * i, 2 * i + 1) for i in range(n)], size, stride)
-    assert naive_windows(n, size, stride) == [(int(a), int(b)) for a, b in expected[:, :2]]
+def test_corpus_arrays_with_strides_and_sizes_past_any_source():
+    # (the number of windows is computed without overflow for any int64 stride)
+    sources = [([(0, 1), (2, 3), (4, 5), (6, 7)], [(0, 1), (2, 3), (4, 5), (6, 7)])]
+    token_spans = sources[0][0]
+    for size, stride in [(1, 2**63 - 1), (2, 2**62), (2**63 - 1, 1), (2**63 - 1, 2**63 - 1)]:
+        passages, _ = corpus_arrays(
+            i64([1, 2, 3, 4]), flat(token_spans, (-1, 2))[:, 0].copy(),
+            flat(token_spans, (-1, 2))[:, 1].copy(), i64([0, 4]), flat(sources[0][1], (-1, 2)),
+            i64([0, 4]), size, stride,
+        )
+        assert passages.tolist() == naive_corpus_passages(sources, size, stride)
+
+
+@settings(max_examples=150)
+@given(
+    values=st.lists(st.integers(0, 40), max_size=60),
+    extra=st.integers(0, 3),
+)
+def test_numbering_of_columns_is_the_hash_tables(values, extra):
+    # the index of column numbers (IdfIndex's constructor) numbers them through a table
+    # with a slot per column: the numbers of the hash table, which numbers any ids
+    from citekit.kernels._index import (
+        _number_by_first_appearance,
+        _number_columns_by_first_appearance,
+    )
+
+    array = i64(values)
+    n_columns = (max(values) + 1 if values else 0) + extra
+    found = [np.full(len(values), -1, dtype=np.int64) for _ in range(4)]
+    distinct = _number_columns_by_first_appearance(array, found[0], found[1], n_columns)
+    expected = _number_by_first_appearance(array, found[2], found[3])
+    assert distinct.tolist() == expected.tolist() == list(dict.fromkeys(values))
+    assert found[0].tolist() == found[2].tolist()
+    assert found[1][: len(distinct)].tolist() == found[3][: len(distinct)].tolist()
 
 
 def test_corpus_build_uses_the_kernel_windows_and_index():

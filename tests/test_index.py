@@ -308,8 +308,8 @@ def test_rank_tokens_and_pairs_validation():
     ),
     st.lists(st.integers(0, 12), unique=True, max_size=8).map(sorted),
 )
-def test_query_terms_kernel_matches_reference(queries, vocabulary):
-    from citekit.kernels._retrieval import query_terms
+def test_idf_query_terms_match_reference(queries, vocabulary):
+    from citekit.kernels._retrieval import idf_query_terms
     from naive import naive_index_terms
 
     idf = [1.0 + 0.37 * i for i in range(len(vocabulary))]
@@ -317,7 +317,7 @@ def test_query_terms_kernel_matches_reference(queries, vocabulary):
     flags = np.array([f for tokens in queries for _, f in tokens], dtype=bool)
     offsets = np.array([0] + list(np.cumsum([len(t) for t in queries])), dtype=np.int64)
     token_columns = np.full(ids.shape[0], -7, dtype=np.int64)
-    rows, columns, weights, term_flags, term_offsets, totals = query_terms(
+    rows, columns, weights, term_flags, term_offsets, totals = idf_query_terms(
         ids, offsets, flags, np.array(vocabulary, dtype=np.int64), np.array(idf), 9.5,
         token_columns,
     )
@@ -337,16 +337,16 @@ def test_query_terms_kernel_matches_reference(queries, vocabulary):
     ]
 
 
-def test_query_terms_checks_token_columns():
-    from citekit.kernels._retrieval import query_terms
+def test_idf_query_terms_check_token_columns():
+    from citekit.kernels._retrieval import idf_query_terms
 
     i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
     args = (i64(3, 4), i64(0, 2), np.ones(2, dtype=bool), i64(4), np.ones(1), 2.0)
     for bad in (np.zeros(3, dtype=np.int64), np.zeros(2, dtype=np.int32)):
         with pytest.raises(ValueError, match="token_columns"):
-            query_terms(*args, bad)
+            idf_query_terms(*args, bad)
     out = np.zeros(2, dtype=np.int64)
-    query_terms(*args, out)
+    idf_query_terms(*args, out)
     assert out.tolist() == [-1, 0]
 
 
@@ -405,3 +405,92 @@ def test_top_k_threads_give_the_same_result_and_are_checked():
     for bad in (1.5, "2", True):
         with pytest.raises(TypeError, match="n_threads"):
             index.top_k(ids, offsets, 3, n_threads=bad)
+
+
+# -- top_k_with_terms: the top-K with the terms each candidate holds -------------------
+
+
+def _held_by_definition(passages, query, passage):
+    """Bit ``t`` set when ``passage`` holds the ``t``-th distinct token of ``query``
+    (ascending by id); -1 for a query of more than 63 distinct tokens."""
+    terms = sorted(set(query))
+    if len(terms) > 63:
+        return -1
+    return sum(1 << t for t, token in enumerate(terms) if token in set(passages[passage]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    passages=st.lists(st.lists(st.integers(0, 30), max_size=10), max_size=12),
+    queries=st.lists(st.lists(st.integers(0, 40), max_size=10), max_size=5),
+    k=st.integers(0, 6),
+    data=st.data(),
+)
+def test_top_k_with_terms_is_top_k_with_held_terms_and_columns(passages, queries, k, data):
+    index = IdfIndex.from_token_lists(passages)
+    ids, offsets = pack(queries)
+    rank = np.array(data.draw(st.lists(st.booleans(), min_size=len(ids), max_size=len(ids))),
+                    dtype=bool)
+    for rank_tokens in (None, rank):
+        top, held, columns = index.top_k_with_terms(ids, offsets, k, rank_tokens=rank_tokens)
+        expected = index.top_k(ids, offsets, k, rank_tokens=rank_tokens)
+        for got, want in zip(top, expected):
+            assert got.dtype == want.dtype and got.tolist() == want.tolist()
+        assert held.dtype == np.int64 and held.shape == top.passages.shape
+        assert held.tolist() == [
+            _held_by_definition(passages, queries[q], int(top.passages[i]))
+            for q in range(len(queries))
+            for i in range(top.offsets[q], top.offsets[q + 1])
+        ]
+        assert columns.dtype == np.int64 and columns.tolist() == index.columns_of(ids).tolist()
+
+
+def test_top_k_with_terms_of_long_queries_and_empty_cases():
+    passages = [list(range(80)), [1, 2], [70, 71]]
+    index = IdfIndex.from_token_lists(passages)
+    # a query of 64 distinct tokens (held unknown: -1) beside one of two
+    ids, offsets = pack([list(range(64)), [2, 71]])
+    top, held, columns = index.top_k_with_terms(ids, offsets, 3)
+    assert top.offsets.tolist() == [0, 2, 5]
+    assert held[:2].tolist() == [-1, -1]
+    assert sorted(zip(top.passages[2:].tolist(), held[2:].tolist())) == [
+        (0, 0b11), (1, 0b01), (2, 0b10)
+    ]
+    assert columns.tolist() == index.columns_of(ids).tolist()
+    # k = 0: no candidate, the columns all the same
+    top, held, columns = index.top_k_with_terms(ids, offsets, 0)
+    assert top.offsets.tolist() == [0, 0, 0] and held.size == top.passages.size == 0
+    assert columns.tolist() == index.columns_of(ids).tolist()
+    # no query, an empty query, a query of unknown tokens
+    for queries in ([], [[]], [[500, 501]]):
+        ids, offsets = pack(queries)
+        top, held, columns = index.top_k_with_terms(ids, offsets, 2)
+        assert top.offsets.tolist() == [0] * (len(queries) + 1)
+        assert held.size == 0 and columns.tolist() == [-1] * len(ids)
+    top, held, columns = index.top_k_with_terms([], [0], 2)
+    assert top.offsets.tolist() == [0] and held.size == columns.size == 0
+    # an index of no passage
+    top, held, columns = IdfIndex.from_token_lists([]).top_k_with_terms([4, 5], [0, 2], 2)
+    assert top.offsets.tolist() == [0, 0] and held.size == 0 and columns.tolist() == [-1, -1]
+
+
+@pytest.mark.parametrize(
+    "arguments, error, name",
+    [
+        (([1, 2], [0, 2], -1), ValueError, "k"),
+        (([1, 2], [0, 2], 1.5), TypeError, "k"),
+        (([1.5, 2], [0, 2], 1), TypeError, "query_ids"),
+        (([[1, 2]], [0, 2], 1), ValueError, "query_ids"),
+        (([1, 2], [0, 3], 1), ValueError, "query_offsets"),
+        (([1, 2], [1, 2], 1), ValueError, "query_offsets"),
+        (([1, 2], [0, 2, 1], 1), ValueError, "query_offsets"),
+        (([1, 2], [0, 2], 1, {"rank_tokens": [True]}), ValueError, "rank_tokens"),
+        (([1, 2], [0, 2], 1, {"n_threads": 0}), ValueError, "n_threads"),
+        (([1, 2], [0, 2], 1, {"n_threads": "2"}), TypeError, "n_threads"),
+    ],
+)
+def test_top_k_with_terms_checks_its_arguments(arguments, error, name):
+    index = IdfIndex.from_token_lists([[1, 2], [2, 3]])
+    *positional, keywords = arguments if isinstance(arguments[-1], dict) else (*arguments, {})
+    with pytest.raises(error, match=name):
+        index.top_k_with_terms(*positional, **keywords)

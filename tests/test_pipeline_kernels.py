@@ -257,8 +257,10 @@ def test_top_candidates_needs_rows_for_non_ranking_terms():
     columns=st.lists(st.integers(0, 9), max_size=40),
     data=st.data(),
 )
-def test_rows_postings_and_transpose_match_reference(columns, data):
-    from citekit.kernels._index import rows_and_postings, transpose_rows
+def test_index_of_columns_matches_reference(columns, data):
+    # the index builder on column numbers (IdfIndex's constructor): rows and their
+    # transpose, with every column of the vocabulary, those in no row too
+    from citekit.kernels._index import index_of_columns
 
     n = len(columns)
     ranges = data.draw(
@@ -266,17 +268,23 @@ def test_rows_postings_and_transpose_match_reference(columns, data):
     )  # overlapping, empty and repeated ranges
     starts = np.array([min(a, b) for a, b in ranges], dtype=np.int64)
     ends = np.array([max(a, b) for a, b in ranges], dtype=np.int64)
-    (indptr, indices), postings = rows_and_postings(
+    (indptr, indices), postings, frequency, ratio = index_of_columns(
         np.array(columns, dtype=np.int64), starts, ends, 10
     )
     expected = naive_range_rows(columns, starts.tolist(), ends.tolist())
     assert indptr.tolist() == np.cumsum([0] + [len(r) for r in expected]).tolist()
     assert indices.tolist() == [c for r in expected for c in r]
-    t_indptr, t_indices = transpose_rows(indptr, indices, 10)
+    t_indptr, t_indices = postings
     transposed = naive_transpose(expected, 10)
     assert t_indptr.tolist() == np.cumsum([0] + [len(r) for r in transposed]).tolist()
     assert t_indices.tolist() == [p for r in transposed for p in r]
-    assert [a.tolist() for a in postings] == [t_indptr.tolist(), t_indices.tolist()]
+    assert frequency.tolist() == [len(r) for r in transposed]
+    assert ratio.tolist() == ((len(ranges) + 1.0) / (frequency + 1.0)).tolist()
+    # the dtypes of the index builder's arrays (the passages of the postings as the
+    # retrieval walk reads them)
+    assert [a.dtype for a in (indptr, indices, t_indptr, t_indices, frequency, ratio)] == [
+        np.int64, np.int64, np.int64, np.uint32, np.int64, np.float64
+    ]
 
 
 def test_index_constructor_canonicalizes_rows():

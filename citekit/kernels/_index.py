@@ -1,23 +1,26 @@
-"""One compiled pass for the arrays of :meth:`citekit.corpus.Corpus.build` after tokenizing.
+"""The index arrays and passage windows of a corpus: one builder, one window rule.
 
 For a handful of retrieved documents (the RAG call: five documents, ~6,000 tokens) the
 numpy version of this work was some forty array operations of 1-5 us each, several times
 the cost of the work itself. Here it is two kernels:
 
-- :func:`index_arrays` (also used by :meth:`citekit.index.IdfIndex.build`): the sorted
-  vocabulary of the token ids (a hash table numbers each id by first appearance, then
-  only the distinct ids are sorted, by radix), where each first occurs, and the binary
-  passages x vocabulary CSR rows with their transpose, the postings;
-- :func:`corpus_arrays`: the passage windows of every source, their character and token
-  ranges, then :func:`index_arrays`' work on those windows, in one call; a corpus of
-  131,072 tokens or more is built in groups of whole sources on several threads instead
-  (each group's windows, numbering and rows, one serial merge of the groups'
-  vocabularies, then each group's postings and rows), giving the same arrays.
+- :func:`index_arrays`, the one builder of the index arrays (used by
+  :meth:`citekit.index.IdfIndex.build` and :meth:`citekit.corpus.Corpus.load`; by the
+  index's constructor through :func:`index_of_columns`): the sorted vocabulary of the
+  token ids (a hash table numbers each id by first appearance, then only the distinct ids
+  are sorted, by radix; :func:`factorize` does the same), where each first occurs, and
+  the binary passages x vocabulary CSR rows with their transpose, the postings;
+- :func:`corpus_arrays` (:meth:`citekit.corpus.Corpus.build`): the passage windows of
+  every source, their character and token ranges, then :func:`index_arrays`' work on
+  those windows, in one call; a corpus of 131,072 tokens or more is built in groups of
+  whole sources on several threads instead (each group's windows, numbering and rows, one
+  serial merge of the groups' vocabularies, then each group's postings and rows), giving
+  the same arrays. Its window rule (:func:`_windows_reaching`, :func:`_window`) is also
+  :func:`citekit.segment.passage_window_array`'s, through :func:`sentence_windows`.
 
 Every array equals what the numpy code computed (``tests/naive.py`` holds plain-Python
 references; parity tests in ``tests/test_corpus_kernel.py``).
 """
-
 from __future__ import annotations
 
 from typing import Any
@@ -25,9 +28,11 @@ from typing import Any
 import numpy as np
 
 from citekit._jit import jit, share_work
-from citekit.kernels._copy import copy_range
 
-__all__ = ["corpus_arrays", "index_arrays", "warmup"]
+__all__ = [
+    "columns_of_ids", "corpus_arrays", "factorize", "index_arrays", "index_of_columns",
+    "sentence_windows", "warmup",
+]
 
 # Fibonacci hashing: the product's top bits are the slot (token ids may be small
 # integers, e.g. a subword vocabulary, or 64-bit hashes; both spread evenly)
@@ -80,6 +85,27 @@ def _number_by_first_appearance(values, codes, firsts):
                 n_distinct += 1
                 break
             slot = (slot + 1) & (capacity - 1)
+    return distinct[:n_distinct]
+
+
+@jit
+def _number_columns_by_first_appearance(columns, codes, firsts, n_columns):
+    """:func:`_number_by_first_appearance` of values known to be column numbers in
+    ``[0, n_columns)``: a table with a slot per column instead of a hash table (the
+    numbers are the same)."""
+    code_of_column = np.full(n_columns, -1, dtype=np.int64)
+    distinct = np.empty(min(columns.shape[0], n_columns), dtype=np.int64)
+    n_distinct = 0
+    for i in range(columns.shape[0]):
+        column = columns[i]
+        code = code_of_column[column]
+        if code == -1:
+            code = n_distinct
+            code_of_column[column] = code
+            distinct[code] = column
+            firsts[code] = i
+            n_distinct += 1
+        codes[i] = code
     return distinct[:n_distinct]
 
 
@@ -139,10 +165,11 @@ def _sorted_vocabulary(distinct, first_of_code):
 
 
 @jit
-def _index_kernel(ids, starts, ends, passage_type):
+def _index_kernel(ids, starts, ends, passage_type, n_columns):
     """Vocabulary, first positions, rows and postings of ranges of ``ids``
     (:func:`index_arrays`); the postings' passage numbers of the dtype of the empty array
-    ``passage_type`` (:func:`_passage_type`)."""
+    ``passage_type`` (:func:`_passage_type`). ``n_columns >= 0``: the ids are column
+    numbers in ``[0, n_columns)`` (:func:`index_of_columns`); -1: any ids."""
     # the whole corpus as one group of the grouped build (one thread, one call)
     n = ids.shape[0]
     n_ranges = starts.shape[0]
@@ -153,7 +180,7 @@ def _index_kernel(ids, starts, ends, passage_type):
     firsts = np.empty(n, dtype=np.int64)
     unsorted = np.empty(capacity, dtype=np.int64)
     distinct, row_lengths, code_counts = _group_rows(
-        ids, starts, ends, 0, n, 0, n_ranges, codes, firsts, unsorted
+        ids, starts, ends, 0, n, 0, n_ranges, codes, firsts, unsorted, n_columns
     )
     code_offsets = np.zeros(2, dtype=np.int64)
     code_offsets[1] = distinct.shape[0]
@@ -185,10 +212,37 @@ def _index_kernel(ids, starts, ends, passage_type):
 @jit
 def _windows_reaching(n_sentences, size, stride):
     """Number of the first window that reaches the last sentence (ceil((n - size) /
-    stride), at least 0)."""
+    stride), at least 0; computed so that no stride overflows)."""
     if n_sentences <= size:
         return 0
-    return (n_sentences - size + stride - 1) // stride
+    return (n_sentences - size - 1) // stride + 1
+
+
+@jit
+def _window(number, reaching, n_sentences, size, stride):
+    """First and end (exclusive) sentence of window ``number`` of ``n_sentences``
+    (``reaching``: :func:`_windows_reaching`): windows start at ``0, stride, 2 * stride,
+    ...`` and hold ``size`` sentences, fewer at the end."""
+    first = number * stride
+    if number == reaching and first >= n_sentences:
+        # the stride jumped over the tail: one last window ends at the last sentence
+        first = max(n_sentences - size, 0)
+    return first, min(first + size, n_sentences)
+
+
+@jit
+def _sentence_windows_kernel(sentences, size, stride):
+    """The rows of :func:`sentence_windows`."""
+    n_sentences = sentences.shape[0]
+    reaching = _windows_reaching(n_sentences, size, stride)
+    windows = np.empty((reaching + 1 if n_sentences else 0, 4), dtype=np.int64)
+    for number in range(windows.shape[0]):
+        first, last = _window(number, reaching, n_sentences, size, stride)
+        windows[number, 0] = first
+        windows[number, 1] = last
+        windows[number, 2] = sentences[first, 0]
+        windows[number, 3] = sentences[last - 1, 1]
+    return windows
 
 
 @jit
@@ -200,7 +254,7 @@ def _corpus_kernel(
     passages = _windows_kernel(
         token_starts, token_ends, token_offsets, sentences, sentence_offsets, size, stride
     )
-    index = _index_kernel(token_ids, passages[1], passages[2], passage_type)
+    index = _index_kernel(token_ids, passages[1], passages[2], passage_type, -1)
     return passages, index
 
 
@@ -251,11 +305,7 @@ def _fill_windows(
         token_start = token_end = token_offsets[source]
         reaching = _windows_reaching(n_sentences, size, stride)
         for number in range(reaching + 1):
-            first = number * stride
-            if number == reaching and first >= n_sentences:
-                # the stride jumped over the tail: one last window ends at the last sentence
-                first = max(n_sentences - size, 0)
-            last = min(first + size, n_sentences)
+            first, last = _window(number, reaching, n_sentences, size, stride)
             char_start = sentences[base + first, 0]
             char_end = sentences[base + last - 1, 1]
             # the tokens lying wholly inside the window's characters (none: an empty
@@ -274,6 +324,34 @@ def _fill_windows(
             p += 1
 
 
+def sentence_windows(sentences: np.ndarray, size: int, stride: int) -> np.ndarray:
+    """The passage windows of one text's sentences, as :func:`corpus_arrays` makes them
+    (the window rule is written once: :func:`_windows_reaching`, :func:`_window`).
+
+    Parameters
+    ----------
+    sentences : ndarray of int64, shape (n, 2)
+        The sentence spans, ordered.
+    size, stride : int
+        Window size and stride in sentences (``>= 1``, within int64).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_windows, 4)
+        Per window: its first sentence, its end sentence (exclusive), and the character
+        span from the first sentence's start to the last one's end.
+
+    Examples
+    --------
+    >>> spans = np.array([[0, 5], [6, 12], [13, 20], [21, 30], [31, 33], [34, 40]])
+    >>> sentence_windows(spans, 2, 3).tolist()  # the stride misses the tail
+    [[0, 2, 0, 12], [3, 5, 21, 33], [4, 6, 31, 40]]
+    """
+    return _sentence_windows_kernel(  # type: ignore[no-any-return]
+        np.ascontiguousarray(sentences, dtype=np.int64), int(size), int(stride)
+    )
+
+
 # The passages and index of a corpus of this many tokens or more are built by several
 # threads, each taking a group of whole sources (phases: the group's windows, numbering its
 # ids and listing its passages' distinct ids; merging the groups' numbers, serially;
@@ -288,7 +366,7 @@ _ROW_BLOCK = 16384
 
 @jit
 def _group_rows(ids, starts, ends, token_lo, token_hi, passage_lo, passage_hi, codes, firsts,
-                unsorted):
+                unsorted, n_columns):
     """First phase of a group of whole sources (tokens ``token_lo:token_hi``, passages
     ``passage_lo:passage_hi``; for :func:`_index_kernel`, any ranges of all the ids): its
     ids numbered by first appearance (``codes``: one entry per token of the group;
@@ -296,8 +374,14 @@ def _group_rows(ids, starts, ends, token_lo, token_hi, passage_lo, passage_hi, c
     passage's distinct numbers in order of appearance, passage after passage, into
     ``unsorted`` (room for every token of the passages). Returns the
     distinct ids (in order of first appearance), each passage's number of distinct ids
-    and how many passages hold each number."""
-    distinct = _number_by_first_appearance(ids[token_lo:token_hi], codes, firsts)
+    and how many passages hold each number. ``n_columns >= 0``: the ids are column
+    numbers in ``[0, n_columns)``; -1: any ids."""
+    if n_columns < 0:
+        distinct = _number_by_first_appearance(ids[token_lo:token_hi], codes, firsts)
+    else:
+        distinct = _number_columns_by_first_appearance(
+            ids[token_lo:token_hi], codes, firsts, n_columns
+        )
     n_codes = distinct.shape[0]
     row_lengths = np.zeros(passage_hi - passage_lo, dtype=np.int64)
     code_counts = np.zeros(n_codes, dtype=np.int64)
@@ -330,7 +414,7 @@ def _group_first_phase(
     )
     return _group_rows(
         token_ids, passages[1], passages[2], token_offsets[source_lo], token_offsets[source_hi],
-        passage_lo, passage_hi, codes, firsts, unsorted,
+        passage_lo, passage_hi, codes, firsts, unsorted, -1,
     )
 
 
@@ -463,7 +547,60 @@ def index_arrays(
     >>> [a.tolist() for a in rows], [a.tolist() for a in postings]
     ([[0, 2, 5], [0, 2, 0, 1, 2]], [[0, 2, 3, 5], [0, 1, 1, 0, 1]])
     """
-    return _grouped_index(_index_kernel(ids, starts, ends, _passage_type(starts.shape[0])))
+    return _grouped_index(_index_kernel(ids, starts, ends, _passage_type(starts.shape[0]), -1))
+
+
+def index_of_columns(
+    columns: np.ndarray, starts: np.ndarray, ends: np.ndarray, n_terms: int
+) -> tuple[Any, ...]:
+    """The index of passages given as ranges of column numbers of a vocabulary of
+    ``n_terms`` ids: :func:`index_arrays` of ids that are their own columns.
+
+    Parameters
+    ----------
+    columns : ndarray of int64
+        Column numbers, all in ``[0, n_terms)`` (not checked: callers pass checked ones);
+        a range may hold a column more than once, in any order.
+    starts, ends : ndarray of int64
+        One half-open range of ``columns`` per passage, as for :func:`index_arrays`.
+    n_terms : int
+        Number of columns (some may be in no range).
+
+    Returns
+    -------
+    rows, postings, document_frequency, idf_ratio
+        As :func:`index_arrays` returns them, with ``n_terms`` columns: a column in no
+        range has an empty posting list.
+
+    Examples
+    --------
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> rows, postings, frequency, ratio = index_of_columns(i64(3, 0, 3, 1), i64(0, 1),
+    ...                                                     i64(3, 4), 4)
+    >>> [a.tolist() for a in rows], [a.tolist() for a in postings]
+    ([[0, 2, 5], [0, 3, 0, 1, 3]], [[0, 2, 3, 3, 5], [0, 1, 1, 0, 1]])
+    >>> frequency.tolist(), ratio.tolist()
+    ([2, 1, 0, 2], [1.0, 1.5, 3.0, 1.0])
+    """
+    present, _, rows, postings, document_frequency, idf_ratio = _grouped_index(
+        _index_kernel(columns, starts, ends, _passage_type(starts.shape[0]), int(n_terms))
+    )
+    if present.shape[0] == n_terms:
+        # every column is in some range: the distinct columns, sorted, are the columns
+        return rows, postings, document_frequency, idf_ratio
+    # the index numbers the columns present 0, 1, ...: number them back, and give the
+    # columns in no range empty posting lists
+    document_frequency_all = np.zeros(n_terms, dtype=np.int64)
+    document_frequency_all[present] = document_frequency
+    posting_indptr = np.zeros(n_terms + 1, dtype=np.int64)
+    np.cumsum(document_frequency_all, out=posting_indptr[1:])
+    idf_ratio = (starts.shape[0] + 1.0) / (document_frequency_all + 1.0)
+    return (
+        (rows[0], present[rows[1]]),
+        (posting_indptr, postings[1]),
+        document_frequency_all,
+        idf_ratio,
+    )
 
 
 def _grouped_index(index: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
@@ -656,7 +793,8 @@ def warmup() -> None:
     index_arrays(one, one, one)
     columns_of_ids(one, one)
     factorize(one)
-    rows_and_postings(one, one, one, 1)
+    index_of_columns(one, one, one + 1, 2)
+    sentence_windows(np.array([[0, 1]]), 1, 1)
     # the kernels of a large corpus built on several threads (two sources of one token)
     two = np.zeros(2, dtype=np.int64)
     _corpus_in_groups(
@@ -665,60 +803,14 @@ def warmup() -> None:
     )
 
 
-@jit
-def _first_seen_codes(values, codes, firsts):
-    """Code of each value = order of its first appearance; returns the distinct values.
-    ``firsts[code]`` (room for one entry per value) gets the position of that first
-    appearance."""
-    # start small (the table stays in cache for typical vocabularies) and grow
-    capacity = 1 << 12
-    table_keys = np.empty(capacity, dtype=np.int64)
-    table_codes = np.full(capacity, -1, dtype=np.int64)
-    distinct = np.empty(min(values.shape[0], capacity), dtype=np.int64)
-    n_distinct = 0
-    for i in range(values.shape[0]):
-        if 2 * n_distinct >= capacity:
-            # grow and re-insert (rare: only for very large vocabularies)
-            capacity <<= 1
-            table_keys = np.empty(capacity, dtype=np.int64)
-            table_codes = np.full(capacity, -1, dtype=np.int64)
-            grown = np.empty(capacity, dtype=np.int64)
-            copy_range(grown, 0, distinct, 0, n_distinct)
-            distinct = grown
-            for code in range(n_distinct):
-                slot = (np.uint64(distinct[code]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)
-                slot = np.int64(slot) & (capacity - 1)
-                while table_codes[slot] != -1:
-                    slot = (slot + 1) & (capacity - 1)
-                table_keys[slot] = distinct[code]
-                table_codes[slot] = code
-        value = values[i]
-        slot = (np.uint64(value) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)
-        slot = np.int64(slot) & (capacity - 1)
-        while True:
-            code = table_codes[slot]
-            if code == -1:
-                table_keys[slot] = value
-                table_codes[slot] = n_distinct
-                distinct[n_distinct] = value
-                firsts[n_distinct] = i
-                codes[i] = n_distinct
-                n_distinct += 1
-                break
-            if table_keys[slot] == value:
-                codes[i] = code
-                break
-            slot = (slot + 1) & (capacity - 1)
-    return distinct[:n_distinct]
-
-
 def factorize(values: np.ndarray, *, return_first: bool = False) -> tuple[np.ndarray, ...]:
     """Sorted distinct values and the position of each value among them.
 
-    Equal to ``np.unique(values, return_inverse=True)``, computed with a hash table in
-    one pass (several times faster for millions of token ids). With ``return_first``,
-    also the position in ``values`` where each distinct value first appears (as
-    ``np.unique``'s ``return_index``).
+    Equal to ``np.unique(values, return_inverse=True)``, computed as the index builder
+    numbers and sorts the ids (a hash table in one pass, then a radix sort of the
+    distinct values: several times faster for millions of token ids). With
+    ``return_first``, also the position in ``values`` where each distinct value first
+    appears (as ``np.unique``'s ``return_index``).
 
     Examples
     --------
@@ -730,18 +822,14 @@ def factorize(values: np.ndarray, *, return_first: bool = False) -> tuple[np.nda
     [3, 1, 0]
     """
     values = np.ascontiguousarray(values, dtype=np.int64)
-    if values.shape[0] == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return (empty, empty, empty) if return_first else (empty, empty)
     codes = np.empty(values.shape[0], dtype=np.int64)
     firsts = np.empty(values.shape[0], dtype=np.int64)
-    distinct = _first_seen_codes(values, codes, firsts)
-    order = np.argsort(distinct, kind="stable")
-    rank = np.empty(order.shape[0], dtype=np.int64)
-    rank[order] = np.arange(order.shape[0], dtype=np.int64)
-    if return_first:
-        return distinct[order], rank[codes], firsts[: distinct.shape[0]][order]
-    return distinct[order], rank[codes]
+    distinct = _number_by_first_appearance(values, codes, firsts)
+    column_of_code, vocabulary, first_positions = _sorted_vocabulary(
+        distinct, firsts[: distinct.shape[0]]
+    )
+    columns = column_of_code[codes]
+    return (vocabulary, columns, first_positions) if return_first else (vocabulary, columns)
 
 
 @jit
@@ -762,94 +850,3 @@ def columns_of_ids(vocabulary, ids):
         column = np.searchsorted(vocabulary, ids[i]) if n_vocabulary else 0
         out[i] = column if column < n_vocabulary and vocabulary[column] == ids[i] else -1
     return out
-
-
-@jit
-def _range_rows_kernel(columns, starts, ends, n_terms, indptr):
-    """Distinct columns of ``columns[starts[p]:ends[p]]`` for every passage ``p``, in
-    order of first appearance: fills ``indptr`` (n_passages + 1), returns the indices."""
-    last_row = np.full(n_terms, -1, dtype=np.int64)
-    capacity = 0
-    for p in range(starts.shape[0]):
-        capacity += ends[p] - starts[p]
-    indices = np.empty(capacity, dtype=np.int64)
-    n = 0
-    for p in range(starts.shape[0]):
-        for i in range(starts[p], ends[p]):
-            column = columns[i]
-            if last_row[column] != p:
-                last_row[column] = p
-                indices[n] = column
-                n += 1
-        indptr[p + 1] = n
-    return indices[:n].copy()
-
-
-@jit
-def _transpose_kernel(indptr, indices, n_terms, out_indptr, out_indices):
-    """CSR transpose of a binary matrix (counting sort; rows come out sorted)."""
-    for i in range(indices.shape[0]):
-        out_indptr[indices[i] + 1] += 1
-    for column in range(n_terms):
-        out_indptr[column + 1] += out_indptr[column]
-    fill = out_indptr[:-1].copy()
-    for row in range(indptr.shape[0] - 1):
-        for i in range(indptr[row], indptr[row + 1]):
-            column = indices[i]
-            out_indices[fill[column]] = row
-            fill[column] += 1
-
-
-def rows_and_postings(
-    columns: np.ndarray, starts: np.ndarray, ends: np.ndarray, n_terms: int
-) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """Binary CSR rows ``(indptr, indices)``, row ``p`` holding the distinct values of
-    ``columns[starts[p]:ends[p]]`` (all in ``[0, n_terms)``) sorted, and their transpose
-    (the postings, passages ascending). Ranges may overlap.
-
-    Each row's distinct values are found in one pass; two counting-sort transposes then
-    sort every row at once (cheaper than sorting rows one by one).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
-    >>> rows, postings = rows_and_postings(i64(2, 0, 2, 1), i64(0, 1), i64(3, 4), 3)
-    >>> [a.tolist() for a in rows], [a.tolist() for a in postings]
-    ([[0, 2, 5], [0, 2, 0, 1, 2]], [[0, 2, 3, 5], [0, 1, 1, 0, 1]])
-    """
-    indptr = np.zeros(starts.shape[0] + 1, dtype=np.int64)
-    unsorted = _range_rows_kernel(
-        np.ascontiguousarray(columns, dtype=np.int64),
-        np.ascontiguousarray(starts, dtype=np.int64),
-        np.ascontiguousarray(ends, dtype=np.int64),
-        int(n_terms),
-        indptr,
-    )
-    postings = transpose_rows(indptr, unsorted, n_terms)
-    return transpose_rows(*postings, starts.shape[0]), postings
-
-
-def transpose_rows(
-    indptr: np.ndarray, indices: np.ndarray, n_terms: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The transpose ``(indptr, indices)`` of a binary CSR matrix with ``n_terms`` columns
-    (each output row sorted).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> indptr, indices = transpose_rows(np.array([0, 2, 3]), np.array([0, 2, 2]), 3)
-    >>> indptr.tolist(), indices.tolist()
-    ([0, 1, 1, 3], [0, 0, 1])
-    """
-    out_indptr = np.zeros(int(n_terms) + 1, dtype=np.int64)
-    out_indices = np.empty(indices.shape[0], dtype=np.int64)
-    _transpose_kernel(
-        np.ascontiguousarray(indptr, dtype=np.int64),
-        np.ascontiguousarray(indices, dtype=np.int64),
-        int(n_terms),
-        out_indptr,
-        out_indices,
-    )
-    return out_indptr, out_indices

@@ -7,6 +7,10 @@ what an alignment can achieve, so hopeless pairs are never aligned. The kernel m
 sentence's columns in a per-column slot array once per sentence and scans the passage's
 CSR row of the index: cost per pair is one look-up per word of the passage, independent
 of the corpus size.
+
+A query's terms (its distinct tokens, with their counts and flags) come from one grouping,
+:func:`group_into_terms`, which the retrieval's terms
+(:func:`citekit.kernels._retrieval.idf_query_terms`) are derived from too.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from citekit.kernels._sort import stable_argsort
 
 __all__ = [
     "bag_counts_from_held",
+    "group_into_terms",
     "pair_bag_counts",
     "query_terms",
     "row_contains",
@@ -244,6 +249,77 @@ def row_contains(
     return out
 
 
+# (inlined: called once per batch, its ten arrays would otherwise be passed, counted and
+# released in every call, a tenth of a microsecond of the few the batch costs)
+@jit(inline="always")
+def group_into_terms(ids, offsets, flags, values, term_values, term_counts, term_flags,
+                     term_offsets, n_flagged, token_terms):
+    """Group every query's tokens into its terms (its distinct ids, ascending); returns
+    the number of terms.
+
+    Query ``q``'s tokens are ``ids[offsets[q]:offsets[q + 1]]``; its terms are
+    ``term_offsets[q]:term_offsets[q + 1]`` (``term_offsets[0]`` is left as given: 0).
+    Term ``t`` gets ``term_values[t]``, the ``values`` entry of its first token (one
+    entry per token, equal for equal ids: e.g. the ids themselves, or their index
+    columns); ``term_counts[t]``, its number of occurrences; ``term_flags[t]``, whether
+    any occurrence's ``flags`` is set. ``n_flagged[q]`` gets the number of flagged terms
+    of query ``q``, ``token_terms[i]`` the term of token ``i``. An empty ``term_counts``,
+    ``n_flagged`` or ``token_terms`` is not filled.
+
+    The one grouping of tokens into terms: :func:`query_terms` (the overlap counts) and
+    :func:`citekit.kernels._retrieval.idf_query_terms` (the index's terms, weights and
+    token columns) derive their arrays from it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> ids, offsets = i64(30, 10, 30, 5), i64(0, 3, 4)
+    >>> flags = np.array([False, True, True, False])
+    >>> values, counts, term_flags, of_token = (np.zeros(4, dtype=t) for t in (
+    ...     np.int64, np.int64, np.bool_, np.int64))
+    >>> term_offsets, n_flagged = np.zeros(3, dtype=np.int64), np.zeros(2)
+    >>> group_into_terms(ids, offsets, flags, ids, values, counts, term_flags, term_offsets,
+    ...                  n_flagged, of_token)
+    3
+    >>> values.tolist()[:3], counts.tolist()[:3], term_flags.tolist()[:3]
+    ([10, 30, 5], [1, 2, 1], [True, True, False])
+    >>> term_offsets.tolist(), n_flagged.tolist(), of_token.tolist()
+    ([0, 2, 3], [2.0, 0.0], [1, 0, 1, 2])
+    """
+    want_counts = term_counts.shape[0] > 0
+    want_flagged = n_flagged.shape[0] > 0
+    want_token_terms = token_terms.shape[0] > 0
+    n_terms = 0
+    for q in range(offsets.shape[0] - 1):
+        lo = offsets[q]
+        hi = offsets[q + 1]
+        order = stable_argsort(ids[lo:hi])
+        flagged = 0
+        k = 0
+        while k < hi - lo:
+            first = lo + order[k]
+            token = ids[first]
+            count = 0
+            flag = False
+            while k < hi - lo and ids[lo + order[k]] == token:
+                if want_token_terms:
+                    token_terms[lo + order[k]] = n_terms
+                flag = flag or flags[lo + order[k]]
+                count += 1
+                k += 1
+            term_values[n_terms] = values[first]
+            if want_counts:
+                term_counts[n_terms] = count
+            term_flags[n_terms] = flag
+            flagged += flag
+            n_terms += 1
+        term_offsets[q + 1] = n_terms
+        if want_flagged:
+            n_flagged[q] = flagged
+    return n_terms
+
+
 @jit
 def query_terms(query_ids, query_offsets, query_content, columns):
     """The distinct tokens (terms) of every query, for
@@ -257,8 +333,21 @@ def query_terms(query_ids, query_offsets, query_content, columns):
     is content when any occurrence is; ``distinct_content[q]`` (float64) counts the
     query's content terms, whether or not the index knows them.
 
-    Why a kernel: the same grouping in numpy (lexsort, boundary flags, cumsum, three
-    bincounts) cost a dozen calls of microseconds each per batch of sentences.
+    The terms are those of :func:`group_into_terms`. Why a kernel: the same grouping in
+    numpy (lexsort, boundary flags, cumsum, three bincounts) cost a dozen calls of
+    microseconds each per batch of sentences.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> columns, offsets, counts, content, distinct = query_terms(
+    ...     i64(30, 10, 30, 5), i64(0, 3, 4), np.array([False, True, False, True]),
+    ...     i64(2, -1, 2, 0))
+    >>> columns.tolist(), offsets.tolist(), counts.tolist(), content.tolist()
+    ([-1, 2, 0], [0, 2, 3], [1, 2, 1], [True, False, True])
+    >>> distinct.tolist()
+    [1.0, 1.0]
     """
     n_queries = query_offsets.shape[0] - 1
     n_tokens = query_ids.shape[0]
@@ -267,28 +356,10 @@ def query_terms(query_ids, query_offsets, query_content, columns):
     term_is_content = np.empty(n_tokens, dtype=np.bool_)
     term_offsets = np.zeros(n_queries + 1, dtype=np.int64)
     distinct_content = np.zeros(n_queries, dtype=np.float64)
-    n_terms = 0
-    for q in range(n_queries):
-        lo = query_offsets[q]
-        hi = query_offsets[q + 1]
-        order = stable_argsort(query_ids[lo:hi])
-        k = 0
-        while k < hi - lo:
-            first = lo + order[k]
-            token = query_ids[first]
-            count = 0
-            content = False
-            while k < hi - lo and query_ids[lo + order[k]] == token:
-                count += 1
-                content = content or query_content[lo + order[k]]
-                k += 1
-            term_columns[n_terms] = columns[first]
-            term_counts[n_terms] = count
-            term_is_content[n_terms] = content
-            if content:
-                distinct_content[q] += 1
-            n_terms += 1
-        term_offsets[q + 1] = n_terms
+    n_terms = group_into_terms(
+        query_ids, query_offsets, query_content, columns, term_columns, term_counts,
+        term_is_content, term_offsets, distinct_content, term_counts[:0],
+    )
     return (
         term_columns[:n_terms],
         term_offsets,

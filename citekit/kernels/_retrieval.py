@@ -10,6 +10,10 @@ partition only the few largest sums (:mod:`citekit.kernels._retrieval_select`); 
 request they prune (MaxScore-style: heaviest terms first, skipping what cannot reach the
 k best, the passages kept scored again from their rows in query order). Every path gives,
 bit for bit, the result of walking every list and adding in query order.
+
+Its queries' terms (:func:`idf_query_terms`: index columns, IDF weights, denominators) are
+derived from the one grouping of query tokens into terms,
+:func:`citekit.kernels._overlap.group_into_terms`.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import numpy as np
 
 from citekit._jit import check_threads, jit, jit_parallel, prange, run_on_threads
 from citekit.kernels._copy import copy_range
-from citekit.kernels._overlap import _row_holds
+from citekit.kernels._overlap import _row_holds, group_into_terms
 from citekit.kernels._retrieval_masks import (
     _MASK_BITS,
     _MIN_MASK_ENTRIES,
@@ -44,9 +48,9 @@ from citekit.kernels._retrieval_select import (
 from citekit.kernels._sort import stable_argsort
 
 __all__ = [
+    "idf_query_terms",
     "normalized_scores",
     "passage_dtype",
-    "query_terms",
     "top_candidates",
     "walk_passages",
     "warmup",
@@ -77,7 +81,7 @@ def warmup() -> None:
         )
     # (the frequent columns' bits, which only corpora of 8,192 passages or more keep)
     _Scratch(frequent_min_passages=1).frequent(two, one, 1)
-    query_terms(one, two, np.ones(1, dtype=bool), one, np.ones(1), 1.0)
+    idf_query_terms(one, two, np.ones(1, dtype=bool), one, np.ones(1), 1.0)
     normalized_scores(two, np.ones(1), np.ones(1))
 
 
@@ -853,45 +857,39 @@ def normalized_scores(offsets, sums, denominators):
 
 
 @jit
-def _query_terms_kernel(
+def _idf_query_terms_kernel(
     ids, offsets, flags, vocabulary, idf, unseen_idf, rows, columns, weights, term_flags,
     term_offsets, denominators, token_columns,
 ):
-    n_terms = 0
+    """:func:`idf_query_terms` into its output arrays; returns the number of terms."""
+    # each term's id lands in ``columns`` and each token's term in ``token_columns``;
+    # their columns replace them
+    n_terms = group_into_terms(
+        ids, offsets, flags, ids, columns, columns[:0], term_flags, term_offsets,
+        denominators[:0], token_columns,
+    )
     n_vocabulary = vocabulary.shape[0]
     for query in range(offsets.shape[0] - 1):
-        lo = offsets[query]
-        hi = offsets[query + 1]
-        order = stable_argsort(ids[lo:hi])
         total = 0.0
-        k = 0
-        while k < hi - lo:
-            token = ids[lo + order[k]]
-            flag = False
-            first = k
-            while k < hi - lo and ids[lo + order[k]] == token:
-                flag = flag or flags[lo + order[k]]
-                k += 1
+        for term in range(term_offsets[query], term_offsets[query + 1]):
+            token = columns[term]
             column = np.searchsorted(vocabulary, token) if n_vocabulary else 0
             if column < n_vocabulary and vocabulary[column] == token:
                 weight = idf[column]
             else:
                 column = -1
                 weight = unseen_idf
-            for j in range(first, k):
-                token_columns[lo + order[j]] = column
-            rows[n_terms] = query
-            columns[n_terms] = column
-            weights[n_terms] = weight
-            term_flags[n_terms] = flag
+            rows[term] = query
+            columns[term] = column
+            weights[term] = weight
             total += weight
-            n_terms += 1
-        term_offsets[query + 1] = n_terms
         denominators[query] = total
+    for i in range(ids.shape[0]):
+        token_columns[i] = columns[token_columns[i]]
     return n_terms
 
 
-def query_terms(
+def idf_query_terms(
     ids: np.ndarray,
     offsets: np.ndarray,
     flags: np.ndarray,
@@ -906,13 +904,15 @@ def query_terms(
     each query's denominator: its terms' weights summed in term order. ``token_columns``
     (optional, contiguous int64, one per id) receives the column of every id.
 
-    One pass per batch (it was a lexsort, boundary flags and a dozen numpy calls).
+    The terms are those of :func:`citekit.kernels._overlap.group_into_terms`, looked
+    up in the vocabulary (one binary search per term), in one compiled pass per batch (it
+    was a lexsort, boundary flags and a dozen numpy calls).
 
     Examples
     --------
     >>> import numpy as np
     >>> i64 = lambda *v: np.array(v, dtype=np.int64)
-    >>> rows, columns, weights, flags, offsets, totals = query_terms(
+    >>> rows, columns, weights, flags, offsets, totals = idf_query_terms(
     ...     i64(30, 10, 30, 5), i64(0, 3, 4), np.array([False, True, True, False]),
     ...     i64(10, 30), np.array([1.5, 2.0]), 3.0)
     >>> rows.tolist(), columns.tolist(), weights.tolist(), flags.tolist()
@@ -931,7 +931,7 @@ def query_terms(
     term_flags = np.empty(n, dtype=np.bool_)
     term_offsets = np.zeros(offsets.shape[0], dtype=np.int64)
     denominators = np.zeros(offsets.shape[0] - 1, dtype=np.float64)
-    n_terms = _query_terms_kernel(
+    n_terms = _idf_query_terms_kernel(
         np.ascontiguousarray(ids, dtype=np.int64),
         np.ascontiguousarray(offsets, dtype=np.int64),
         np.ascontiguousarray(flags, dtype=np.bool_),
