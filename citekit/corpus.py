@@ -330,7 +330,8 @@ class Corpus:
             When given, every passage is embedded (``embedder.encode(list_of_texts)``).
         n_threads : int, optional
             Threads that tokenize and segment sources of 262,144 characters or more in
-            all, with citekit's own tokenizer and segmenter (each thread reads batches of
+            all, with stages that read many texts at once (``tokenize_many`` /
+            ``segment_many``, as citekit's own do; each thread reads batches of
             whole sources), and that index 131,072 tokens or more (each thread a group of
             whole sources). Default: numba's current thread count. The corpus does not
             depend on it.
