@@ -20,7 +20,7 @@ interpreter, before any round. Then, in alternating rounds:
 - citekit, plain: each answer aligned, time per answer sentence (call time divided by the
   sentences returned: ``end_to_end.py``'s "per sentence, prepared");
 - citekit, staged: each answer aligned again with a timer around each stage (the
-  pipeline's private stage methods, wrapped in this process only; the wrappers add about
+  citation stages' functions, wrapped in this process only; the wrappers add about
   a microsecond per wrapped call, about fifteen per five-sentence answer);
 - cite-right: each answer aligned against its prepared corpus, time per answer sentence.
 
@@ -28,16 +28,16 @@ Stages, in ms per call (mean over calls; they add up to the whole call):
 
 - ``answer``: reading the answers (tokenizing, segmenting, their tokens' content flags):
   the call minus its aligned chunk;
-- ``retrieval``: the lexical candidates (``Pipeline._candidates``: the retrieval
+- ``retrieval``: the lexical candidates (``find_candidates``: the retrieval
   kernel and its set-up);
-- ``bag counts``: the sentence tokens each candidate's passage holds (``_bag_statistics``);
-- ``alignment``: planning and the Smith-Waterman kernels (``Pipeline._run_aligner``);
-- ``ranking``: evidence characters, ranking and choosing the pairs (``_evidence_chars``,
-  ``Pipeline._rank_and_choose``, and ``Pipeline._rank`` in best-first rounds);
-- ``coverage``: the sentence tokens each judged candidate covers (``_candidate_coverage``);
-- ``judged facts``: what the records need of the judged pairs (``_judged_facts``);
+- ``bag counts``: the sentence tokens each candidate's passage holds (``bag_statistics``);
+- ``alignment``: planning and the Smith-Waterman kernels (``run_aligner``);
+- ``ranking``: evidence characters, ranking and choosing the pairs (``evidence_char_ranges``,
+  ``choose_citations``, and ``rank`` in best-first rounds);
+- ``coverage``: the sentence tokens each judged candidate covers (``judged_covers``);
+- ``judged facts``: what the records need of the judged pairs (``judged_facts``);
 - ``records``: each sentence's evidence set, conflicts, coverage, status and result
-  records (``Pipeline._records``: one kernel call for the batch, then each sentence's
+  records (``batch_records``: one kernel call for the batch, then each sentence's
   conflicts and objects);
 - ``rest``: the chunk's other steps (packing the sentences, feasibility, scoring, the
   alignments' bookkeeping, the tokens' folded forms).
@@ -107,21 +107,23 @@ class _StageTimers:
     """Timers around the pipeline's stage methods, installed while staged."""
 
     def __init__(self) -> None:
+        import citekit._citations.align as align_module
+        import citekit._citations.rounds as rounds_module
         import citekit.pipeline as pipeline_module
 
         self.times: dict[str, float] = collections.defaultdict(float)
-        cls = pipeline_module.Pipeline
         self.keys = {
-            (cls, "_align_chunk"): "chunk",
-            (cls, "_candidates"): "retrieval",
-            (pipeline_module, "_bag_statistics"): "bag counts",
-            (cls, "_run_aligner"): "alignment",
-            (pipeline_module, "_evidence_chars"): "ranking",
-            (cls, "_rank"): "ranking",
-            (cls, "_rank_and_choose"): "ranking",
-            (pipeline_module, "_candidate_coverage"): "coverage",
-            (pipeline_module, "_judged_facts"): "judged facts",
-            (cls, "_records"): "records",
+            (pipeline_module, "align_batch"): "chunk",
+            (align_module, "find_candidates"): "retrieval",
+            (align_module, "bag_statistics"): "bag counts",
+            (rounds_module, "run_aligner"): "alignment",
+            (align_module, "evidence_char_ranges"): "ranking",
+            (rounds_module, "evidence_char_ranges"): "ranking",
+            (rounds_module, "rank"): "ranking",
+            (align_module, "choose_citations"): "ranking",
+            (align_module, "judged_covers"): "coverage",
+            (align_module, "judged_facts"): "judged facts",
+            (align_module, "batch_records"): "records",
         }
         self.originals = {key: getattr(*key) for key in self.keys}
 

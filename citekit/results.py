@@ -16,7 +16,7 @@ import math
 import numbers
 from collections import abc
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 __all__ = [
     "STATUSES",
@@ -113,43 +113,82 @@ def _freeze_tuple(obj: Any, name: str, item_type: type | None = None) -> None:
     object.__setattr__(obj, name, items)
 
 
-# per record class: every field with its default (_NO_DEFAULT: none, or a factory), in
-# field order, and the fields with a default factory
-_NO_DEFAULT = object()
-_FIELDS_OF: dict[type, tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
+# per record class: the function building its records without their checks
+_BUILDERS: dict[type, Callable[..., Any]] = {}
+_NO_VALUE = object()  # (a field with a default factory that was not given)
 
 
-def _unchecked(cls: type, **values: Any) -> Any:
-    """A frozen record built from values already in the form ``__post_init__`` would leave
-    them in (exact types, tuples, a fresh dict), without running its checks: the
-    pipeline's own records, thousands per call. Omitted fields take their defaults."""
-    spec = _FIELDS_OF.get(cls)
-    if spec is None:
-        template = {
-            f.name: f.default if f.default is not MISSING else _NO_DEFAULT for f in fields(cls)
-        }
-        factories = tuple(
-            (f.name, f.default_factory) for f in fields(cls) if f.default_factory is not MISSING
-        )
-        spec = _FIELDS_OF[cls] = (template, factories)
-    template, factories = spec
-    # a frozen dataclass keeps its fields in the instance dict: one update sets them all
-    # (what object.__setattr__ per field does, without a call per field), in field order
-    state = template.copy()
-    state.update(values)
-    if len(state) != len(template):
-        unknown = sorted(set(values) - set(template))
-        raise TypeError(f"{cls.__name__}: unknown field {unknown[0]!r}")
-    if len(values) != len(template):
-        for name, factory in factories:
-            if name not in values:
-                state[name] = factory()
-        for name, value in state.items():
-            if value is _NO_DEFAULT:
-                raise TypeError(f"{cls.__name__}: missing field {name!r}")
-    record = object.__new__(cls)
-    record.__dict__.update(state)
-    return record
+def _unchecked_builder(cls: type) -> Callable[..., Any]:
+    """The function building ``cls`` records from values already in the form
+    ``__post_init__`` would leave them in (exact types, tuples, a fresh dict), without
+    running its checks: the pipeline's own records, thousands per call.
+
+    It takes every field by keyword (omitted ones take their defaults, a default
+    factory a fresh value) and sets them all in one update of the instance dict, in
+    field order (a frozen dataclass keeps its fields there): one call more than writing
+    that update by hand, while Python's own argument binding refuses unknown and missing
+    fields. Made once per class (as :mod:`dataclasses` makes ``__init__``).
+
+    Examples
+    --------
+    >>> new_span = _unchecked_builder(EvidenceSpan)
+    >>> new_span(char_start=1, char_end=3, evidence="ab")
+    EvidenceSpan(char_start=1, char_end=3, evidence='ab')
+    """
+    builder = _BUILDERS.get(cls)
+    if builder is not None:
+        return builder
+    namespace: dict[str, Any] = {"cls": cls, "new": object.__new__, "NO_VALUE": _NO_VALUE}
+    parameters, factories = [], []
+    for position, record_field in enumerate(fields(cls)):
+        name = record_field.name
+        if record_field.default is not MISSING:
+            namespace[f"default_{position}"] = record_field.default
+            parameters.append(f"{name}=default_{position}")
+        elif record_field.default_factory is not MISSING:
+            namespace[f"factory_{position}"] = record_field.default_factory
+            parameters.append(f"{name}=NO_VALUE")
+            factories.append(f"    if {name} is NO_VALUE:\n        {name} = factory_{position}()\n")
+        else:
+            parameters.append(name)
+    names = [record_field.name for record_field in fields(cls)]
+    source = (
+        f"def {cls.__name__}(*, {', '.join(parameters)}):\n"
+        + "".join(factories)
+        + "    record = new(cls)\n"
+        + f"    record.__dict__.update({', '.join(f'{n}={n}' for n in names)})\n"
+        + "    return record\n"
+    )
+    exec(source, namespace)  # (field names are identifiers: nothing else is compiled in)
+    builder = _BUILDERS[cls] = namespace[cls.__name__]
+    return builder
+
+
+def _unchecked(cls: type, /, **values: Any) -> Any:
+    """A ``cls`` record built from ``values`` without its checks, as
+    :func:`_unchecked_builder` builds it (code building many binds the builder once).
+
+    Examples
+    --------
+    >>> _unchecked(EvidenceSpan, char_start=1, char_end=3, evidence="ab").evidence
+    'ab'
+    """
+    builder = _BUILDERS.get(cls) or _unchecked_builder(cls)
+    try:
+        return builder(**values)
+    except TypeError:
+        # (said in the records' terms)
+        unknown = sorted(set(values) - {f.name for f in fields(cls)})
+        if unknown:
+            raise TypeError(f"{cls.__name__}: unknown field {unknown[0]!r}") from None
+        missing = [
+            f.name
+            for f in fields(cls)
+            if f.default is MISSING and f.default_factory is MISSING and f.name not in values
+        ]
+        if missing:
+            raise TypeError(f"{cls.__name__}: missing field {missing[0]!r}") from None
+        raise
 
 
 class _Record:

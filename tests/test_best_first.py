@@ -27,7 +27,8 @@ from citekit.kernels._ranking import (
 from citekit.kernels._evidence import evidence_chars, judged_int_facts
 from citekit.config import CitationConfig
 from citekit.kernels import align_pairs, align_ranges_unchecked
-from citekit.pipeline import _EVIDENCE_POOL_PER_CITATION, Pipeline
+from citekit._citations.ranking import EVIDENCE_POOL_PER_CITATION, rank
+from citekit.pipeline import Pipeline
 from naive import (
     naive_accept_pairs,
     naive_bag_counts_from_held,
@@ -52,7 +53,7 @@ def _choose_all(pipeline, ranked, bounds, pair_source, char_start, char_end):
     config = pipeline.config
     return choose_all(
         ranked, bounds, pair_source, char_start, char_end, config.top_k,
-        config.max_citations_per_source, _EVIDENCE_POOL_PER_CITATION * config.top_k,
+        config.max_citations_per_source, EVIDENCE_POOL_PER_CITATION * config.top_k,
     )
 
 
@@ -291,7 +292,7 @@ def _ranking_case(seed, n_pairs, with_nan):
 def test_pipeline_rank_equals_the_lexsort_definition(
     prefer_source_order, seed, n_pairs, with_nan
 ):
-    pipeline = Pipeline(CitationConfig(prefer_source_order=prefer_source_order))
+    config = CitationConfig(prefer_source_order=prefer_source_order)
     (passage_source, pair_query, pair_passage, char_start, char_end, final, eligible,
      n_queries) = _ranking_case(seed, n_pairs, with_nan)
     corpus = SimpleNamespace(
@@ -299,8 +300,8 @@ def test_pipeline_rank_equals_the_lexsort_definition(
         base_offsets=_array([0, 100, 0, 7]),
         source_indices=_array([2, 0, 1, 3]),
     )
-    ranked, bounds = pipeline._rank(eligible, pair_query, pair_passage, char_start, char_end,
-                                    final, corpus, n_queries)
+    ranked, bounds = rank(eligible, pair_query, pair_passage, char_start, char_end, final,
+                          corpus, n_queries, config)
     queries = pair_query[ranked]
     assert bounds.tolist() == np.searchsorted(queries, np.arange(n_queries + 1)).tolist()
     source = corpus.passage_source[pair_passage]
@@ -642,13 +643,13 @@ def _documents_and_answers(seed):
 
 @pytest.mark.parametrize("rounds", [False, True])
 def test_custom_aligners_give_the_built_in_results(monkeypatch, rounds):
-    import citekit.pipeline as pipeline_module
+    import citekit._citations.rounds as rounds_module
     from citekit.kernels import smith_waterman
     from citekit.results import results_to_json
 
     if rounds:
-        monkeypatch.setattr(pipeline_module, "_ALIGN_ALL_BELOW", 0)
-        monkeypatch.setattr(pipeline_module, "_FIRST_ROUND_PAIRS", 2)
+        monkeypatch.setattr(rounds_module, "_ALIGN_ALL_BELOW", 0)
+        monkeypatch.setattr(rounds_module, "_FIRST_ROUND_PAIRS", 2)
 
     class PairsAligner:
         calls = 0
@@ -671,6 +672,49 @@ def test_custom_aligners_give_the_built_in_results(monkeypatch, rounds):
             found = [results_to_json(r) for r in custom.align_many(answers, corpus)]
             assert found == expected
     assert PairsAligner.calls >= 3
+
+
+def test_alignment_arena_calls_add_up_to_one_call():
+    # the best-first rounds align a batch's pairs over several aligner calls (each
+    # appending its blocks to the arena, growing it): the pairs' alignments and content
+    # matches are those of one call over all of them
+    from citekit._citations.candidates import find_candidates
+    from citekit._citations.feasibility import bag_statistics
+    from citekit._citations.queries import Queries
+    from citekit._citations.rounds import AlignmentArena
+    from citekit._stages import segment_spans
+    from citekit.tokenizers.base import tokenize_checked
+
+    documents, answers = _documents_and_answers(1)
+    pipeline = Pipeline()
+    corpus = pipeline.prepare(documents)
+    queries = Queries()
+    for number, answer in enumerate(answers):
+        spans = segment_spans(pipeline._answer_segmenter(), answer, name="answer_segmenter")
+        queries.add_answer(number, answer, tokenize_checked(corpus.tokenizer, answer), spans)
+    batch = queries.pack(0, len(queries))
+    config = pipeline.config
+    found = find_candidates(corpus, batch, queries.texts(answers, 0, len(queries)), config,
+                            None, None)
+    bag = bag_statistics(corpus, batch.ids, batch.offsets, batch.content, found.columns,
+                         found.pair_query, found.pair_passage, found.held)
+    pairs = np.arange(found.pair_query.shape[0])
+    assert pairs.shape[0] > 30
+
+    def arena():
+        return AlignmentArena(corpus, batch, found.pair_query, found.pair_passage,
+                              bag.content_occurrences, config, None, None)
+
+    whole = arena()
+    whole.align_with_retry(pairs)
+    in_rounds = arena()
+    for part in (pairs[::3], pairs[1::3], pairs[2::3]):
+        in_rounds.align_with_retry(part)
+    assert in_rounds.blocks_used == whole.blocks_used > 0
+    for a, b in zip(whole.rows(), in_rounds.rows()):
+        assert a.tolist() == b.tolist()
+    assert whole.content_matched.tolist() == in_rounds.content_matched.tolist()
+    assert whole.content_matched.sum() > 0
 
 
 # -- bag counts from the terms each candidate holds ----------------------------------------
@@ -701,7 +745,8 @@ def test_bag_counts_from_held_equal_the_reference(data):
 
 
 def test_pipeline_bag_statistics_from_held_equal_those_from_rows():
-    from citekit.pipeline import _bag_statistics
+    import citekit._citations.align as align_module
+    from citekit._citations.feasibility import bag_statistics
 
     rng = np.random.default_rng(4)
     words = [f"w{i}" for i in range(40)]
@@ -713,37 +758,35 @@ def test_pipeline_bag_statistics_from_held_equal_those_from_rows():
 
     def spy(*args):
         result_pairs.append(args)
-        return _bag_statistics(*args)
+        return bag_statistics(*args)
 
-    import citekit.pipeline as pipeline_module
-
-    original = pipeline_module._bag_statistics
-    pipeline_module._bag_statistics = spy
+    original = align_module.bag_statistics
+    align_module.bag_statistics = spy
     try:
         pipeline.align(answer, corpus)
     finally:
-        pipeline_module._bag_statistics = original
+        align_module.bag_statistics = original
     (args,) = result_pairs
     # (corpus, ids, offsets, content, columns, pair_query, pair_passage, held, words)
     assert len(args) == 9
     base, held = args[:7], args[7]
     assert held is not None and held.dtype == np.int64
     assert held.shape[0] > 0 and (held >= 0).all()
-    from_held = _bag_statistics(*base, held)
-    from_rows = _bag_statistics(*base, None)
+    from_held = bag_statistics(*base, held)
+    from_rows = bag_statistics(*base, None)
     for a, b in zip(from_held, from_rows):
         assert np.array_equal(a, b)
     # unknown entries (sentences of more than 63 distinct tokens) are read from the rows
     mixed = held.copy()
     mixed[::2] = -1
-    for a, b in zip(_bag_statistics(*base, mixed), from_rows):
+    for a, b in zip(bag_statistics(*base, mixed), from_rows):
         assert np.array_equal(a, b)
     # content words counted apart (some content tokens taken for letters) agree too
     content = base[3]
     words = content & (np.arange(content.shape[0]) % 3 != 0)
-    for a, b in zip(_bag_statistics(*base, held, words), _bag_statistics(*base, None, words)):
+    for a, b in zip(bag_statistics(*base, held, words), bag_statistics(*base, None, words)):
         assert np.array_equal(a, b)
-    with_words = _bag_statistics(*base, held, words)
+    with_words = bag_statistics(*base, held, words)
     assert not np.array_equal(with_words.word_distinct, from_held.word_distinct)
 
 

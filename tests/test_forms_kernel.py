@@ -78,11 +78,12 @@ def test_rows_hold_edge_cases():
 
 
 def test_surface_forms_learn_only_the_passages_asked_about():
-    from citekit.pipeline import Pipeline, _SurfaceForms
+    from citekit._citations.forms import SurfaceForms
+    from citekit.pipeline import Pipeline
 
     # (built as for sources given to align: Pipeline.prepare folds every word up front)
     corpus = Pipeline()._build(["Sales grows fast.", "Twelve-bar blues.", "Nothing here."])
-    forms = _SurfaceForms.of(corpus)
+    forms = SurfaceForms.of(corpus)
     grow = forms.form("grow")
     assert forms.held(i64([0, 2]), i64([grow, grow])).tolist() == [True, False]
     assert forms.known.tolist() == [True, False, True]

@@ -735,7 +735,7 @@ def test_embedding_scores_do_not_depend_on_the_batch():
 
 
 def test_embedding_candidates_prefer_lower_passages_on_ties():
-    from citekit.pipeline import _most_similar
+    from citekit._citations.candidates import _most_similar
 
     similarity = np.array([0.5, 0.9, 0.5, 0.5, 0.1, 0.9], dtype=np.float32)
     assert _most_similar(similarity, 1).tolist() == [1]
@@ -1341,13 +1341,13 @@ def test_pipeline_records_pass_their_own_checks():
 
 
 def test_inflection_lookup_on_passages_without_tokens():
-    from citekit.pipeline import _SurfaceForms
+    from citekit._citations.forms import SurfaceForms
 
     corpus = Pipeline().prepare(["...", "Revenue grows."])
     empty = [p for p in range(corpus.n_passages) if corpus.passage_token_start[p]
              == corpus.passage_token_end[p]]
     assert empty  # the "..." sentence holds no token
-    forms = _SurfaceForms.of(corpus)
+    forms = SurfaceForms.of(corpus)
     grow = forms.form("grow")
     assert forms.held(np.array(empty), np.array([grow] * len(empty))).tolist() == [False]
     full = np.array([corpus.n_passages - 1])
@@ -1355,7 +1355,7 @@ def test_inflection_lookup_on_passages_without_tokens():
 
 
 def test_word_forms_of_a_loaded_corpus_match_the_built_one(tmp_path):
-    from citekit.pipeline import _SurfaceForms
+    from citekit._citations.forms import SurfaceForms
 
     built = Pipeline().prepare(["Revenue grows fast. Analysts expected growth.", "It grew."])
     built.save(tmp_path / "corpus")
@@ -1365,7 +1365,7 @@ def test_word_forms_of_a_loaded_corpus_match_the_built_one(tmp_path):
     bare = Corpus.load(tmp_path / "corpus")
     bare.index.first_positions = None  # (an index without them: found from the tokens)
     np.testing.assert_array_equal(
-        _SurfaceForms.of(bare).first_positions(), built.index.first_positions
+        SurfaceForms.of(bare).first_positions(), built.index.first_positions
     )
     answer = "Revenue grew as analysts expect."
     pipe = Pipeline()
@@ -1373,21 +1373,21 @@ def test_word_forms_of_a_loaded_corpus_match_the_built_one(tmp_path):
 
 
 def test_prepare_folds_every_word_once_and_results_match_lazy_folding(tmp_path):
-    from citekit.pipeline import _SurfaceForms
+    from citekit._citations.forms import SurfaceForms
 
     sources = ["Revenue grows fast. Analysts expected growth.", "It grew 5%.", "..."]
     answer = "Revenue grew 5% as analysts expect. Growth was twelve-fold."
     pipe = Pipeline()
     prepared = pipe.prepare(sources)
-    forms = _SurfaceForms.of(prepared)
+    forms = SurfaceForms.of(prepared)
     assert forms.known.all()
-    assert (forms.column_code != _SurfaceForms._UNKNOWN).all()
+    assert (forms.column_code != SurfaceForms._UNKNOWN).all()
     # sources given to align, and a loaded corpus, fold only what calls look at
     built = pipe._build(sources)
-    assert not _SurfaceForms.of(built).known.any()
+    assert not SurfaceForms.of(built).known.any()
     prepared.save(tmp_path / "corpus")
     loaded = Corpus.load(tmp_path / "corpus")
-    assert not _SurfaceForms.of(loaded).known.any()
+    assert not SurfaceForms.of(loaded).known.any()
     expected = results_to_json(pipe.align(answer, sources))
     for corpus in (prepared, built, loaded):
         assert results_to_json(pipe.align(answer, corpus)) == expected
@@ -1411,18 +1411,18 @@ def test_one_call_form_reuses_no_state_between_calls():
 
 
 def test_a_full_word_form_table_is_replaced_without_changing_results(monkeypatch):
-    from citekit import pipeline as pipeline_module
+    from citekit._citations import forms as forms_module
 
     sources = ["Revenue grows fast in Europe. Costs fell 3%.", "Analysts expected growth."]
     answers = ["Revenue grew in Europe.", "Analysts expect costs to fall 3%."]
     expected = [results_to_json(align_citations(a, sources)) for a in answers]
-    monkeypatch.setattr(pipeline_module._FormTable, "limit", 3)
-    first = pipeline_module._FORM_TABLE[0]
+    monkeypatch.setattr(forms_module.FormTable, "limit", 3)
+    first = forms_module._FORM_TABLE[0]
     pipe = Pipeline()
     corpus = pipe.prepare(sources)
     for _ in range(2):
         assert [results_to_json(pipe.align(a, corpus)) for a in answers] == expected
-    assert pipeline_module._FORM_TABLE[0] is not first  # it was replaced on the way
+    assert forms_module._FORM_TABLE[0] is not first  # it was replaced on the way
 
 
 def test_threads_aligning_on_one_fresh_corpus_agree_with_one_thread(workload):

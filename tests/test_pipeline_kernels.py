@@ -124,19 +124,19 @@ def _generated(seed):
 
 
 def test_best_first_alignment_equals_aligning_everything(monkeypatch):
-    import citekit.pipeline as pipeline_module
+    import citekit._citations.rounds as rounds_module
 
     # small batches are aligned in one call; force the best-first rounds here
-    monkeypatch.setattr(pipeline_module, "_ALIGN_ALL_BELOW", 0)
-    monkeypatch.setattr(pipeline_module, "_FIRST_ROUND_PAIRS", 2)
+    monkeypatch.setattr(rounds_module, "_ALIGN_ALL_BELOW", 0)
+    monkeypatch.setattr(rounds_module, "_FIRST_ROUND_PAIRS", 2)
     calls = []
-    original = Pipeline._run_aligner
+    original = rounds_module.run_aligner
 
-    def counting(self, *args):
+    def counting(*args):
         calls.append(len(args[4]))
-        return original(self, *args)
+        return original(*args)
 
-    monkeypatch.setattr(Pipeline, "_run_aligner", counting)
+    monkeypatch.setattr(rounds_module, "run_aligner", counting)
     configs = [
         CitationConfig(),
         CitationConfig(top_k=1),
@@ -308,14 +308,15 @@ def test_conflicts_read_only_where_a_value_can_face_one(monkeypatch, workload, c
     """records_batch marks the alignments with a value of the sentence beside or between
     their matched blocks; reading every real alignment's values instead (what the
     pipeline did before) gives the same results, and the marks skip alignments."""
-    import citekit.pipeline as pipeline_module
+    import citekit._citations.records as records_module
+    from citekit.kernels._evidence import RECORD_CHECK_VALUES
 
     documents = workload.make_documents(30, seed=7)
     answers = [workload.make_answer(documents, seed=seed)["answer"] for seed in range(12)]
     pipe = Pipeline(config)
     corpus = pipe.prepare(documents)
     marked = pipe.align_many(answers, corpus)
-    original = pipeline_module.records_batch
+    original = records_module.records_batch
     skipped = []
 
     def check_every_alignment(*args):
@@ -324,11 +325,11 @@ def test_conflicts_read_only_where_a_value_can_face_one(monkeypatch, workload, c
         rec_offsets, rec_rows, rec_flags = out[0], out[1], out[2]
         entries = np.repeat(judged_offsets[:-1], np.diff(rec_offsets)) + rec_rows
         real = ~uncovered_ok[entries] & (aligned_content[entries] >= 2)
-        skipped.append(int((real & (rec_flags & 2 == 0)).sum()))
-        rec_flags |= np.where(real, 2, 0)
+        skipped.append(int((real & (rec_flags & RECORD_CHECK_VALUES == 0)).sum()))
+        rec_flags |= np.where(real, RECORD_CHECK_VALUES, 0)
         return out
 
-    monkeypatch.setattr(pipeline_module, "records_batch", check_every_alignment)
+    monkeypatch.setattr(records_module, "records_batch", check_every_alignment)
     every = pipe.align_many(answers, corpus)
     assert [results_to_json(r) for r in marked] == [results_to_json(r) for r in every]
     assert sum(skipped) > 0

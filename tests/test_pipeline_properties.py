@@ -173,8 +173,8 @@ def test_conflict_prefilters_hide_no_conflict(sources, answer):
     # gives the same results
     from unittest import mock
 
-    import citekit.pipeline as pipeline
+    import citekit._citations.records as records
 
     expected = [span.to_dict() for span in PIPE.align(answer, sources)]
-    with mock.patch.object(pipeline, "_may_be_prefixed", lambda *args: True):
+    with mock.patch.object(records, "may_be_prefixed", lambda *args: True):
         assert [span.to_dict() for span in PIPE.align(answer, sources)] == expected

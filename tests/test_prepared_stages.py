@@ -33,13 +33,13 @@ def test_stages_all_run_and_add_up_to_the_call(stages_script, tmp_path, capsys):
 
 
 def test_stage_timers_are_removed_afterwards(stages_script):
-    from citekit.pipeline import Pipeline
+    import citekit._citations.align as align_module
 
-    before = Pipeline._records
+    before = align_module.batch_records
     timers = stages_script._StageTimers()
     with timers:
-        assert Pipeline._records is not before
-    assert Pipeline._records is before
+        assert align_module.batch_records is not before
+    assert align_module.batch_records is before
 
 
 @pytest.mark.parametrize(

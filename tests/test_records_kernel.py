@@ -5,7 +5,20 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit.kernels._evidence import _has_value_region, records_batch
+from citekit.kernels._evidence import (
+    FACT_BLOCK_HI,
+    FACT_BLOCK_LO,
+    FACT_CHAR_END,
+    FACT_CHAR_START,
+    FACT_SOURCE,
+    FACT_TOKEN_HI,
+    FACT_TOKEN_LO,
+    N_FACTS,
+    RECORD_CHECK_VALUES,
+    RECORD_SHOWN,
+    _has_value_region,
+    records_batch,
+)
 from citekit.kernels._coverage import contested_coverage
 from naive import (
     naive_contested_coverage,
@@ -96,11 +109,12 @@ def _kernel_inputs(sentences):
             block_lo = len(blocks)
             blocks.extend(s["blocks"][r])
             token_lo = s["token_lo"][r]
-            column = [0] * 14
-            column[0] = s["source"][r]
-            column[4], column[5] = block_lo, len(blocks)
-            column[6], column[7] = token_lo, token_lo + s["n_source"][r]
-            column[8], column[9] = s["whole"][r]
+            column = [0] * N_FACTS
+            column[FACT_SOURCE] = s["source"][r]
+            column[FACT_BLOCK_LO], column[FACT_BLOCK_HI] = block_lo, len(blocks)
+            column[FACT_TOKEN_LO] = token_lo
+            column[FACT_TOKEN_HI] = token_lo + s["n_source"][r]
+            column[FACT_CHAR_START], column[FACT_CHAR_END] = s["whole"][r]
             facts.append(column)
     return (
         np.array(covers, dtype=np.bool_),
@@ -115,7 +129,7 @@ def _kernel_inputs(sentences):
         np.array(flat["weights"], dtype=np.float64),
         np.array(flat["content"], dtype=np.bool_),
         np.array(flat["values"], dtype=np.bool_),
-        np.ascontiguousarray(np.array(facts, dtype=np.int64).reshape(-1, 14).T),
+        np.ascontiguousarray(np.array(facts, dtype=np.int64).reshape(-1, N_FACTS).T),
         np.array(flat["uncovered_ok"], dtype=np.bool_),
         np.array(flat["aligned_content"], dtype=np.float64),
         np.array(blocks, dtype=np.int64).reshape(-1, 3),
@@ -134,8 +148,8 @@ def _records(sentences, top_k, max_per_source, multi_span, merge_gap, max_spans)
         lo, hi = rec_offsets[q], rec_offsets[q + 1]
         out.append((
             rec_rows[lo:hi].tolist(),
-            [bool(f & 1) for f in rec_flags[lo:hi]],
-            [bool(f & 2) for f in rec_flags[lo:hi]],
+            [bool(f & RECORD_SHOWN) for f in rec_flags[lo:hi]],
+            [bool(f & RECORD_CHECK_VALUES) for f in rec_flags[lo:hi]],
             float(coverage[q]),
             [tuple(r) for r in runs[run_offsets[q]:run_offsets[q + 1]].tolist()],
             [[tuple(x) for x in spans[span_offsets[i]:span_offsets[i + 1]].tolist()]

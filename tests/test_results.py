@@ -291,3 +291,27 @@ def test_the_one_import_of_the_renderer_is_inside_alignment_result_repr_html():
                 up = parents.get(up)
             places.append(".".join(reversed(path)))
     assert places == ["AlignmentResult._repr_html_"]
+
+
+def test_unchecked_builders_build_the_checked_records():
+    from citekit.results import _unchecked_builder
+
+    citation = make_citation()
+    new_citation = _unchecked_builder(Citation)
+    assert _unchecked_builder(Citation) is new_citation  # made once per class
+    values = {name: getattr(citation, name) for name in citation.__dataclass_fields__}
+    built = new_citation(**values)
+    assert built == citation and type(built) is Citation
+    # the fields in field order, whatever the order of the keywords
+    reordered = new_citation(**dict(reversed(list(values.items()))))
+    assert list(vars(reordered)) == list(vars(built)) == list(Citation.__dataclass_fields__)
+    # omitted fields take their defaults, a default factory a fresh value each time
+    new_document = _unchecked_builder(SourceDocument)
+    first, second = new_document(id="d", text="t"), new_document(id="d", text="t")
+    assert first == SourceDocument(id="d", text="t") and first.metadata is not second.metadata
+    with pytest.raises(TypeError, match="'text'"):
+        new_document(id="d")
+    with pytest.raises(TypeError, match="'colour'"):
+        new_document(id="d", text="t", colour="red")
+    with pytest.raises(TypeError):
+        new_document("d", "t")  # (keywords only)

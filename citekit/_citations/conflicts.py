@@ -30,9 +30,12 @@ from citekit._citations.values import (
     value_key,
     value_mask,
 )
-from citekit.results import Conflict
+from citekit.results import Conflict, _unchecked_builder
 
 __all__ = ["find_conflicts"]
+
+# a Conflict built past its checks (its fields are valid by construction)
+_new_conflict = _unchecked_builder(Conflict)
 
 
 def _contexts_agree(text: str, start: int, end: int, other_text: str, other_start: int,
@@ -323,10 +326,8 @@ def _conflict(
     source_offset: int,
 ) -> Conflict:
     """The :class:`~citekit.results.Conflict` of two values' spans (Python ints, ordered)."""
-    # every field is a str or a Python int, the range is ordered: built as
-    # results._unchecked builds a record (every field, in field order), without its checks
-    record = object.__new__(Conflict)
-    record.__dict__.update(
+    # every field is a str or a Python int, the range is ordered: built without the checks
+    return _new_conflict(
         kind=kind,
         answer_text=answer_text[a_start:a_end],
         answer_char_start=a_start,
@@ -335,4 +336,3 @@ def _conflict(
         evidence_char_start=s_start + source_offset,
         evidence_char_end=s_end + source_offset,
     )
-    return record

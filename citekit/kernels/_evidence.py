@@ -21,11 +21,50 @@ from citekit._jit import jit
 from citekit.kernels._coverage import _covered_share, _uncovered_runs
 
 __all__ = [
+    "FACT_ANSWER_FIRST",
+    "FACT_ANSWER_LAST",
+    "FACT_BASE",
+    "FACT_BLOCK_HI",
+    "FACT_BLOCK_LO",
+    "FACT_CHAR_END",
+    "FACT_CHAR_START",
+    "FACT_PASSAGE",
+    "FACT_PASSAGE_CHAR_END",
+    "FACT_PASSAGE_CHAR_START",
+    "FACT_SOURCE",
+    "FACT_SOURCE_INDEX",
+    "FACT_TOKEN_HI",
+    "FACT_TOKEN_LO",
+    "N_FACTS",
+    "RECORD_CHECK_VALUES",
+    "RECORD_SHOWN",
     "evidence_chars",
     "evidence_set",
     "judged_int_facts",
     "records_batch",
 ]
+
+# The rows of judged_int_facts' table (one column per judged pair); the kernels below read
+# them by these names, and so does the records stage (compiled in as constants).
+FACT_SOURCE = 0  # (records_batch's per-source cap counts this row)
+FACT_SOURCE_INDEX = 1
+FACT_PASSAGE = 2
+FACT_BASE = 3  # the source's offset in its document
+FACT_BLOCK_LO = 4  # the pair's matched blocks: rows FACT_BLOCK_LO:FACT_BLOCK_HI of blocks
+FACT_BLOCK_HI = 5
+FACT_TOKEN_LO = 6  # the passage's tokens in the corpus
+FACT_TOKEN_HI = 7
+FACT_CHAR_START = 8  # the evidence characters in the source's text
+FACT_CHAR_END = 9
+FACT_ANSWER_FIRST = 10  # the first and last answer tokens of the alignment
+FACT_ANSWER_LAST = 11
+FACT_PASSAGE_CHAR_START = 12  # the passage's characters, absolute in the document
+FACT_PASSAGE_CHAR_END = 13
+N_FACTS = 14
+
+# The flags of records_batch's rows
+RECORD_SHOWN = 1  # a shown citation (else in the evidence set only)
+RECORD_CHECK_VALUES = 2  # its values may face the sentence's: find_conflicts reads them
 
 
 @jit
@@ -41,7 +80,8 @@ def evidence_chars(
     token_ends,
 ):
     """Character range of each pair's evidence (see
-    :func:`citekit.pipeline._evidence_chars`); one pass instead of ten array operations."""
+    :func:`citekit._citations.ranking.evidence_char_ranges`); one pass instead of ten array
+    operations."""
     n_pairs = pair_passage.shape[0]
     char_start = np.zeros(n_pairs, dtype=np.int64)
     char_end = np.zeros(n_pairs, dtype=np.int64)
@@ -65,31 +105,32 @@ def judged_int_facts(pairs, pair_passage, passage_source, base_offsets, source_i
                      char_end, query_start, query_end, passage_char_start,
                      passage_char_end):
     """The integer facts the records need of each judged pair, one row each (see
-    :class:`citekit.pipeline._JudgedFacts`), so that one ``tolist`` gives them all:
-    source, source index, passage, base offset, block range (lo, hi), token range (lo,
-    hi), evidence characters (start, end), answer token range (start, last: ``query_end -
-    1``, at least the start), passage characters (start, end; absolute)."""
+    :class:`citekit._citations.records._JudgedFacts`), so that one ``tolist`` gives them
+    all, in the rows named ``FACT_*``: source, source index, passage, base offset, block
+    range (lo, hi), token range (lo, hi), evidence characters (start, end), answer token
+    range (start, last: ``query_end - 1``, at least the start), passage characters (start,
+    end; absolute)."""
     n = pairs.shape[0]
-    out = np.empty((14, n), dtype=np.int64)
+    out = np.empty((N_FACTS, n), dtype=np.int64)
     for i in range(n):
         pair = pairs[i]
         passage = pair_passage[pair]
         source = passage_source[passage]
         base = base_offsets[source]
-        out[0, i] = source
-        out[1, i] = source_indices[source]
-        out[2, i] = passage
-        out[3, i] = base
-        out[4, i] = block_offsets[pair]
-        out[5, i] = block_offsets[pair + 1]
-        out[6, i] = passage_token_start[passage]
-        out[7, i] = passage_token_end[passage]
-        out[8, i] = char_start[pair]
-        out[9, i] = char_end[pair]
-        out[10, i] = query_start[pair]
-        out[11, i] = max(query_end[pair] - 1, query_start[pair])
-        out[12, i] = base + passage_char_start[passage]
-        out[13, i] = base + passage_char_end[passage]
+        out[FACT_SOURCE, i] = source
+        out[FACT_SOURCE_INDEX, i] = source_indices[source]
+        out[FACT_PASSAGE, i] = passage
+        out[FACT_BASE, i] = base
+        out[FACT_BLOCK_LO, i] = block_offsets[pair]
+        out[FACT_BLOCK_HI, i] = block_offsets[pair + 1]
+        out[FACT_TOKEN_LO, i] = passage_token_start[passage]
+        out[FACT_TOKEN_HI, i] = passage_token_end[passage]
+        out[FACT_CHAR_START, i] = char_start[pair]
+        out[FACT_CHAR_END, i] = char_end[pair]
+        out[FACT_ANSWER_FIRST, i] = query_start[pair]
+        out[FACT_ANSWER_LAST, i] = max(query_end[pair] - 1, query_start[pair])
+        out[FACT_PASSAGE_CHAR_START, i] = base + passage_char_start[passage]
+        out[FACT_PASSAGE_CHAR_END, i] = base + passage_char_end[passage]
     return out
 
 
@@ -273,7 +314,7 @@ def evidence_set(
 
 @jit
 def _has_value_region(blocks, block_lo, block_hi, values, lo, n_answer, n_source):
-    """Whether :func:`citekit._content.find_conflicts` has a region to look at for the
+    """Whether :func:`citekit._citations.conflicts.find_conflicts` has a region to look at for the
     alignment ``blocks[block_lo:block_hi]`` of answer tokens ``lo:lo + n_answer``
     (``values``: which tokens are values) and ``n_source`` passage tokens: a gap between
     two blocks, or one token before the first block or after the last, that holds a
@@ -303,9 +344,9 @@ def _record_spans(facts, entry, blocks, token_starts, token_ends, merge_gap, max
     """Write the evidence spans of judged entry ``entry`` (one per matched block, merged
     across gaps of at most ``merge_gap`` characters; the whole aligned range when that
     gives more than ``max_spans``) to ``out[n_out:]``; returns the new ``n_out``."""
-    token_lo = facts[6, entry]
+    token_lo = facts[FACT_TOKEN_LO, entry]
     n_ranges = 0
-    for b in range(facts[4, entry], facts[5, entry]):
+    for b in range(facts[FACT_BLOCK_LO, entry], facts[FACT_BLOCK_HI, entry]):
         first = token_lo + blocks[b, 1]
         block_start = token_starts[first]
         block_end = token_ends[first + blocks[b, 2] - 1]
@@ -316,8 +357,8 @@ def _record_spans(facts, entry, blocks, token_starts, token_ends, merge_gap, max
             out[n_out + n_ranges, 1] = block_end
             n_ranges += 1
     if n_ranges > max_spans:
-        out[n_out, 0] = facts[8, entry]
-        out[n_out, 1] = facts[9, entry]
+        out[n_out, 0] = facts[FACT_CHAR_START, entry]
+        out[n_out, 1] = facts[FACT_CHAR_END, entry]
         return n_out + 1
     return n_out + n_ranges
 
@@ -328,13 +369,13 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
                   uncovered_ok, aligned_content, blocks, token_starts, token_ends, top_k,
                   max_per_source, multi_span, merge_gap, max_spans):
     """The records of every sentence of a batch, as far as numbers take them
-    (``Pipeline._records`` lays the arrays out and reads the result).
+    (the records stage lays the arrays out and reads the result).
 
     Sentence ``q`` has tokens ``query_offsets[q]:query_offsets[q + 1]`` (their characters
     ``query_starts``/``query_ends``, coverage ``weights``, ``content`` and ``values``
     flags) and judged rows ``judged_offsets[q]:judged_offsets[q + 1]`` (entries of
-    ``facts``, :func:`citekit.kernels._evidence.judged_int_facts`'s 14 rows, whose row 0, the
-    source, is what ``max_per_source`` counts (the pipeline puts a chunk's document there), of
+    ``facts``, :func:`judged_int_facts`' rows (``FACT_*``), whose row ``FACT_SOURCE`` is
+    what ``max_per_source`` counts (the pipeline puts a chunk's document there), of
     ``uncovered_ok``: embedding-only, and of ``aligned_content``: content tokens the
     alignment matched), the first ``n_pool[q]`` its evidence pool, ``chosen_rows[
     chosen_offsets[q]:chosen_offsets[q + 1]]`` its citations by score; which tokens row
@@ -343,26 +384,30 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
 
     Returns ``(rec_offsets, rec_rows, rec_flags, rec_answer, coverage, run_offsets, runs,
     span_offsets, spans)``: sentence ``q``'s evidence set and shown rows are
-    ``rec_rows[rec_offsets[q]:rec_offsets[q + 1]]`` (ascending), each with flags 1 (shown,
-    :func:`evidence_set`) and 2 (a real alignment, two content tokens matched or more,
+    ``rec_rows[rec_offsets[q]:rec_offsets[q + 1]]`` (ascending), each with flags
+    ``RECORD_SHOWN`` (shown, :func:`evidence_set`) and ``RECORD_CHECK_VALUES`` (a real
+    alignment, two content tokens matched or more,
     with a value of the sentence beside or between its matched blocks: to be read by
-    :func:`citekit._content.find_conflicts`, which finds no conflict elsewhere) and the
+    :func:`citekit._citations.conflicts.find_conflicts`, which finds no conflict elsewhere) and the
     answer characters its alignment covers (from the start of its first aligned token,
-    ``facts[10]``, to the end of its last, ``facts[11]``; -1 for an embedding-only row); the
+    ``FACT_ANSWER_FIRST``, to the end of its last, ``FACT_ANSWER_LAST``; -1 for an
+    embedding-only row); the
     covered share of the sentence's weights and its runs of uncovered content tokens
     (character ranges ``runs[run_offsets[q]:run_offsets[q + 1]]``; a stop word between two
     joins them) when no evidence contradicts a value (else see
     :func:`contested_coverage`); a shown row ``i``'s evidence spans ``spans[
     span_offsets[i]:span_offsets[i + 1]]``, character ranges in its source's text: one per
     matched block, merged across gaps of at most ``merge_gap`` characters, or the whole
-    aligned range (``facts[8:10]``) without ``multi_span``, with fewer than two blocks, for
+    aligned range (``FACT_CHAR_START``, ``FACT_CHAR_END``) without ``multi_span``, with
+    fewer than two blocks, for
     more than ``max_spans`` spans, or for an embedding-only row.
 
     Examples
     --------
     >>> import numpy as np
     >>> i64 = lambda *v: np.array(v, dtype=np.int64)
-    >>> facts = np.zeros((14, 1), dtype=np.int64); facts[5, 0] = 1; facts[9, 0] = 4
+    >>> facts = np.zeros((N_FACTS, 1), dtype=np.int64)
+    >>> facts[FACT_BLOCK_HI, 0] = 1; facts[FACT_CHAR_END, 0] = 4
     >>> out = records_batch(
     ...     np.array([True, False]), i64(0), i64(0, 1), i64(1), i64(0), i64(0, 1), i64(0, 2),
     ...     i64(0, 5), i64(4, 9), np.ones(2), np.ones(2, dtype=bool), np.zeros(2, dtype=bool),
@@ -386,7 +431,7 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
     # a shown row has at most one span per block, and one without blocks
     capacity = n_judged
     for entry in range(n_judged):
-        capacity += facts[5, entry] - facts[4, entry]
+        capacity += facts[FACT_BLOCK_HI, entry] - facts[FACT_BLOCK_LO, entry]
     spans = np.empty((capacity, 2), dtype=np.int64)
     span_offsets = np.zeros(n_judged + 1, dtype=np.int64)
     n_rec = 0
@@ -404,7 +449,8 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
         shown = np.zeros(max(top_k, 0), dtype=np.int64)
         n_shown = _evidence_set_kernel(
             row_covers, n_pool[q], weights[lo:hi], content[lo:hi],
-            facts[0, first:first + n_rows], chosen_rows[chosen_offsets[q]:chosen_offsets[q + 1]],
+            facts[FACT_SOURCE, first:first + n_rows],
+            chosen_rows[chosen_offsets[q]:chosen_offsets[q + 1]],
             top_k, max_per_source, uncovered_ok[first:first + n_rows], selected, shown,
         )
         is_shown = np.zeros(n_rows, dtype=np.bool_)
@@ -415,26 +461,26 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
             if not (selected[row] or is_shown[row]):
                 continue
             entry = first + row
-            flags = 1 if is_shown[row] else 0
+            flags = RECORD_SHOWN if is_shown[row] else 0
             if (
                 not uncovered_ok[entry]
                 and aligned_content[entry] >= 2
                 and _has_value_region(
-                    blocks, facts[4, entry], facts[5, entry], values, lo, n_tokens,
-                    facts[7, entry] - facts[6, entry],
+                    blocks, facts[FACT_BLOCK_LO, entry], facts[FACT_BLOCK_HI, entry], values, lo,
+                    n_tokens, facts[FACT_TOKEN_HI, entry] - facts[FACT_TOKEN_LO, entry],
                 )
             ):
-                flags |= 2
+                flags |= RECORD_CHECK_VALUES
             rec_rows[n_rec] = row
             rec_flags[n_rec] = flags
             if not uncovered_ok[entry]:
-                rec_answer[n_rec, 0] = query_starts[lo + facts[10, entry]]
-                rec_answer[n_rec, 1] = query_ends[lo + facts[11, entry]]
+                rec_answer[n_rec, 0] = query_starts[lo + facts[FACT_ANSWER_FIRST, entry]]
+                rec_answer[n_rec, 1] = query_ends[lo + facts[FACT_ANSWER_LAST, entry]]
             if is_shown[row]:  # its evidence spans
                 whole = uncovered_ok[entry] or not multi_span
-                if whole or facts[5, entry] - facts[4, entry] < 2:
-                    spans[n_spans, 0] = facts[8, entry]
-                    spans[n_spans, 1] = facts[9, entry]
+                if whole or facts[FACT_BLOCK_HI, entry] - facts[FACT_BLOCK_LO, entry] < 2:
+                    spans[n_spans, 0] = facts[FACT_CHAR_START, entry]
+                    spans[n_spans, 1] = facts[FACT_CHAR_END, entry]
                     n_spans += 1
                 else:
                     n_spans = _record_spans(

@@ -172,7 +172,7 @@ def rank_eligible(eligible_mask, pair_query, pair_passage, char_start, char_end,
                   passage_source, base_offsets, source_indices, prefer_source_order,
                   n_queries):
     """The eligible pairs grouped by query, best first (see
-    :meth:`citekit.pipeline.Pipeline._rank`): :func:`rank_within_queries` of the pairs
+    :func:`citekit._citations.ranking.rank`): :func:`rank_within_queries` of the pairs
     whose ``eligible_mask`` is set, by ``-final``, then (``prefer_source_order``) source
     index, absolute evidence start, longer evidence first and passage, or absolute start,
     longer evidence, source index and passage; the keys are computed here rather than
@@ -193,7 +193,7 @@ def rank_eligible(eligible_mask, pair_query, pair_passage, char_start, char_end,
 def choose_all(ranked, bounds, passage_source, char_start, char_end, top_k, max_per_source,
                pool_size):
     """The citations and evidence pool of every sentence (see
-    :meth:`citekit.pipeline.Pipeline._rank_and_choose`): sentence ``q``'s pairs, best first, are
+    :func:`citekit._citations.ranking.choose_citations`): sentence ``q``'s pairs, best first, are
     ``ranked[bounds[q]:bounds[q + 1]]``.
 
     Returns ``(judged, judged_offsets, n_pool, chosen_rows, chosen_offsets)``: sentence

@@ -21,7 +21,7 @@ def pair_feasibility(pair_query, query_lengths, content_total, distinct_per_quer
                      content_occurrences, content_distinct, words_per_query, word_distinct,
                      min_answer_coverage, min_content_tokens):
     """The per-pair quantities the pipeline decides on before aligning (see
-    :meth:`citekit.pipeline.Pipeline._align_chunk`), in one pass instead of about twenty
+    :func:`citekit._citations.feasibility.pair_limits`), in one pass instead of about twenty
     numpy calls, with the same float operations in the same order.
 
     Returns ``(safe_len, safe_content, passage_content_coverage, min_content, feasible,
@@ -61,7 +61,7 @@ def accept_pairs(score, target_start, target_end, content_matched, content_varia
                  min_content, content_coverage, passage_coverage, final, pairs,
                  min_alignment_score, min_answer_coverage, min_final_score):
     """Which aligned pairs may become citations (see
-    :meth:`citekit.pipeline.Pipeline._align_chunk`): a real alignment scoring at least
+    :class:`citekit._citations.scoring.PairScoring`): a real alignment scoring at least
     ``min_alignment_score`` that matched a content token, enough distinct content tokens
     (matched or held as inflections), content coverage by the alignment or the passage
     reaching ``min_answer_coverage``, and a final score of at least ``min_final_score``.
