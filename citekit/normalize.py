@@ -81,7 +81,7 @@ CURRENCY_WORDS: dict[str, str] = {
 # Characters with canonical combining class 0 that are the SECOND character of a canonical
 # composition (so they compose with the character before them), plus characters whose NFKC
 # form starts with a combining mark (U+FF9E HALFWIDTH KATAKANA VOICED SOUND MARK -> U+3099).
-# Derived from the Unicode database; tests/test_normalize.py re-derives it from the running
+# Derived from the Unicode database; tests/text/test_normalize.py re-derives it from the running
 # Python's unicodedata and fails if it differs. Hangul vowel and final jamo are added below.
 _ATTACHING_STARTERS = (
     frozenset(

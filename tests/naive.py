@@ -1,13 +1,23 @@
 """Slow, obviously correct reference implementations that the numba kernels must match.
 
 Nothing here is optimized: each function follows its definition literally (tuples for
-the tie-breaking order, full matrices, Python lists).
+the tie-breaking order, full matrices, Python lists). Sections follow the package: the
+kernels of citekit.kernels in data-flow order (alignment, copying, segmentation, index,
+retrieval, overlap, scoring, rounds and ranking, evidence, coverage), then the citation
+stages' reading of values, directions and conflicts (citekit._citations).
 """
 
 from __future__ import annotations
 
 import difflib
+
+
 from typing import Sequence
+
+
+# =======================================================================================
+# Alignment (citekit.kernels: _sw, _band, _lcs)
+# =======================================================================================
 
 
 def naive_band(query: Sequence[int], target: Sequence[int], band_width: int):
@@ -139,6 +149,24 @@ def naive_matching_blocks(a: Sequence[int], b: Sequence[int]) -> list[tuple[int,
 
 
 # =======================================================================================
+# Copying and gathering ranges (citekit.kernels._copy)
+# =======================================================================================
+
+
+def naive_gather_ranges(starts, ends):
+    """``(positions, rows)``: ``range(s, e)`` of every range, concatenated, and its row."""
+    positions = [p for s, e in zip(starts, ends) for p in range(s, e)]
+    rows = [i for i, (s, e) in enumerate(zip(starts, ends)) for _ in range(s, e)]
+    return positions, rows
+
+
+def naive_copy_range(target, target_start, source, source_start, n):
+    """Reference of :func:`citekit.kernels._copy.copy_range` and ``copy_rows``: numpy's slice
+    assignment (rows of a 2-D array, or elements of a 1-D one)."""
+    target[target_start : target_start + n] = source[source_start : source_start + n]
+
+
+# =======================================================================================
 # Sentence segmentation (reference of citekit.kernels._segment, owned with citekit.segment)
 #
 # The regex-and-Python implementation that citekit.segment.SentenceSegmenter used before
@@ -148,29 +176,58 @@ def naive_matching_blocks(a: Sequence[int], b: Sequence[int]) -> list[tuple[int,
 
 import re  # noqa: E402
 
+
 _NAIVE_DEFAULT_ABBREVIATIONS = frozenset("""
     dr mr mrs ms mx prof sr jr st rev hon gen col capt lt sgt maj cmdr adm gov sen rep pres
     fr sr mt ft vs cf e.g i.e viz al fig figs eq eqs no nos vol vols ch sec p pp ed eds
     approx ca est dept univ assn bros jan feb mar apr jun jul aug sep sept oct nov dec
     """.split())
+
+
 _NAIVE_SENTENCE_FINAL_ABBREVIATIONS = frozenset("etc inc ltd co corp llc plc".split())
+
+
 _NAIVE_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\n?")
+
+
 _NAIVE_BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n|[\n\r\u2029])){2,}")
+
+
 _NAIVE_LIST_MARKER = re.compile(
     r"[ \t]*(?:[-*+•‣◦▪▫–—·]"
     r"|\(?(?:\d{1,3}|[a-z]|[A-Z](?=\))"
     r"|(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})|(?=[IVX])(?![IVX]\.)X{0,3}(?:IX|IV|V?I{0,3}))[.)])[ \t]+"
 )
+
+
 _NAIVE_CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
+
+
 _NAIVE_SPACED_TERMINATORS = ".?!…"
+
+
 _NAIVE_UNSPACED_TERMINATORS = "。！？।॥؟۔"
+
+
 _NAIVE_UNSPACED_TERMINATOR = re.compile("[" + _NAIVE_UNSPACED_TERMINATORS + "]")
+
+
 _NAIVE_ALL = "[" + re.escape(_NAIVE_SPACED_TERMINATORS + _NAIVE_UNSPACED_TERMINATORS) + "]"
+
+
 _NAIVE_SPACED = "[" + re.escape(_NAIVE_SPACED_TERMINATORS) + "]"
+
+
 _NAIVE_UNSPACED = "[" + re.escape(_NAIVE_UNSPACED_TERMINATORS) + "]"
+
+
 # closers, and reference markers ([1], [^2], [2, 3], [4-6]) right after the terminator
 _NAIVE_MARKER = r"\[\^?[0-9]{1,4}(?:[ \t]*[,;\u2013-][ \t]*\^?[0-9]{1,4})*[ \t]*\]"
+
+
 _NAIVE_CLOSER_RUN = "(?:[" + re.escape(_NAIVE_CLOSERS) + "]|" + _NAIVE_MARKER + ")*"
+
+
 # group 1: terminators and the closers after them; group 2: the whitespace that follows.
 # Only runs that can end a sentence: with an unspaced terminator, or followed by whitespace
 # or the end of the block.
@@ -181,8 +238,12 @@ NAIVE_TERMINATOR_RUN = re.compile(
     f"|{_NAIVE_CLOSER_RUN}(?=\\s|\\Z))))"
     r"(\s*)"
 )
+
+
 # letters, or dotted letter groups (U.S, e.g, Ph.D), before a period
 _NAIVE_ABBREVIATION_SHAPE = re.compile(r"(?:[^\W\d_]+\.)*[^\W\d_]+")
+
+
 _NAIVE_OPENERS = "\"'“‘«([{"
 
 
@@ -261,113 +322,94 @@ def _naive_append_trimmed(text: str, start: int, end: int, spans: list) -> None:
 
 
 # =======================================================================================
-# Inflection lookup (reference of citekit.kernels._coverage)
+# Index arrays and passage windows (citekit.kernels._index)
 # =======================================================================================
 
 
-def naive_rows_hold(rows, word_forms, cells):
-    """rows[p] = list of columns; word_forms[c] = set of forms of column c (its own and
-    its parts'); cells = (passage, column, form): does the passage hold that column or a
-    word with that form."""
+def naive_index_arrays(ids, starts, ends):
+    """Sorted distinct ids, where each first occurs, each range's sorted distinct columns,
+    and each column's ranges (lists)."""
+    ids = list(ids)
+    vocabulary = sorted(set(ids))
+    column = {value: j for j, value in enumerate(vocabulary)}
+    first_positions = [ids.index(value) for value in vocabulary]
+    rows = [sorted({column[value] for value in ids[a:b]}) for a, b in zip(starts, ends)]
+    return vocabulary, first_positions, rows, naive_transpose(rows, len(vocabulary))
+
+
+def naive_ascending_order(values):
+    """Positions of ``values`` in ascending order, equal values in order of position."""
+    return sorted(range(len(values)), key=lambda position: (values[position], position))
+
+
+def naive_windows(n_sentences, size, stride):
+    """Passage windows ``(first, last)`` over ``n_sentences`` sentences: starts 0, stride,
+    2 * stride, ... up to the first window that reaches the last sentence; when the
+    stride jumps past the last sentence, that window ends at the last sentence instead."""
+    windows = []
+    first = 0
+    while n_sentences:
+        if first >= n_sentences:
+            first = max(n_sentences - size, 0)
+        last = min(first + size, n_sentences)
+        windows.append((first, last))
+        if last >= n_sentences:
+            break
+        first += stride
+    return windows
+
+
+def naive_passage_windows(spans, size, stride):
+    """:func:`naive_windows` over ``spans`` with their characters: per window ``(first,
+    last, char start of the first sentence, char end of the last)``."""
     return [
-        any(c == column or form in word_forms[c] for c in rows[passage])
-        for passage, column, form in cells
+        (first, last, spans[first][0], spans[last - 1][1])
+        for first, last in naive_windows(len(spans), size, stride)
     ]
 
 
-def naive_cover_runs(passages, passage_source, pairs, sentences, neighbours, run, covered):
-    """passages[p] = list of token ids; pairs = (passage, sentence, aligned);
-    sentences[q] = list of (token id, is letter); covered = one list of flags per pair.
-    Returns new flags: an aligned pair (of a sentence of at least ``run`` tokens) covers a
-    letter of its sentence exactly when it lies inside a run of ``run`` consecutive
-    sentence tokens that a passage at most ``neighbours`` away in the same source holds in
-    a row; the other flags stay."""
-    out = []
-    for (passage, sentence, aligned), flags in zip(pairs, covered):
-        flags = list(flags)
-        tokens = sentences[sentence]
-        if aligned and len(tokens) >= run and any(letter for _, letter in tokens):
-            flags = [flag and not letter for flag, (_, letter) in zip(flags, tokens)]
-            held = set()
-            for near in range(passage - neighbours, passage + neighbours + 1):
-                if 0 <= near < len(passages) and passage_source[near] == passage_source[passage]:
-                    ids = passages[near]
-                    held |= {tuple(ids[a : a + run]) for a in range(len(ids) - run + 1)}
-            for start in range(len(tokens) - run + 1):
-                if tuple(t for t, _ in tokens[start : start + run]) in held:
-                    for k in range(start, start + run):
-                        flags[k] = flags[k] or tokens[k][1]
-        out.append(flags)
-    return out
+def naive_corpus_passages(sources, size, stride):
+    """Passage rows of :func:`citekit.kernels._index.corpus_arrays` (7 lists).
+
+    ``sources``: per source ``(token_spans, sentence_spans)``, lists of ``(start, end)``.
+    A window's tokens are those lying wholly inside its characters, numbered across
+    sources; with none, the empty range where the next token would start.
+    """
+    rows = [[] for _ in range(7)]
+    token_base = 0
+    for source, (token_spans, sentence_spans) in enumerate(sources):
+        for first, last in naive_windows(len(sentence_spans), size, stride):
+            char_start, char_end = sentence_spans[first][0], sentence_spans[last - 1][1]
+            inside = [
+                token_base + i
+                for i, (start, end) in enumerate(token_spans)
+                if start >= char_start and end <= char_end
+            ]
+            if inside:
+                token_start, token_end = inside[0], inside[-1] + 1
+            else:
+                later = [i for i, (start, _) in enumerate(token_spans) if start >= char_start]
+                token_start = token_end = token_base + (later[0] if later else len(token_spans))
+            for row, value in zip(
+                rows, (source, token_start, token_end, char_start, char_end, first, last)
+            ):
+                row.append(value)
+        token_base += len(token_spans)
+    return rows
 
 
-def naive_candidate_coverage(rows, word_forms, passage_source, pairs, sentences, neighbours):
-    """rows[p] = list of columns; word_forms[c] = set of forms of column c (its own and
-    its parts'); pairs = (passage, sentence, aligned, blocks); sentences[q] = list of
-    (column, form) per token; blocks = (query_pos, target_pos, run). For each pair, the
-    sentence tokens it covers: an aligned pair covers a token that a passage at most
-    ``neighbours`` away in the same source holds (its column, or a word of its form), or
-    that one of its blocks matched (clipped to the sentence)."""
-    out = []
-    for passage, sentence, aligned, blocks in pairs:
-        tokens = sentences[sentence]
-        flags = [False] * len(tokens)
-        if aligned:
-            for near in range(passage - neighbours, passage + neighbours + 1):
-                if not 0 <= near < len(rows) or passage_source[near] != passage_source[passage]:
-                    continue
-                for t, (column, form) in enumerate(tokens):
-                    if any(c == column or form in word_forms[c] for c in rows[near]):
-                        flags[t] = True
-            for query_pos, _, run in blocks:
-                for t in range(max(query_pos, 0), min(query_pos + run, len(tokens))):
-                    flags[t] = True
-        out.append(flags)
-    return out
+def naive_range_rows(columns, starts, ends):
+    """Row ``p``: the distinct values of ``columns[starts[p]:ends[p]]``, sorted."""
+    return [sorted(set(columns[a:b])) for a, b in zip(starts, ends)]
 
 
-def naive_evidence_set(covers, n_pool, weights, content, row_source, by_score_rows, top_k,
-                       max_per_source, uncovered_ok=None):
-    """Reference of citekit.kernels._evidence.evidence_set: only rows covering a content
-    token (or flagged in uncovered_ok) take part; greedy cover of the content weight by
-    the pool rows (the first such row first; then the largest gain, ties to the lower
-    row, while a row adds anything, at most top_k); shown: the set's rows, then
-    by_score_rows that take part, no repeats, at most max_per_source per source and
-    top_k in all."""
-    n_tokens = len(weights)
-    uncovered_ok = uncovered_ok if uncovered_ok is not None else [False] * len(covers)
-    showable = [
-        bool(uncovered_ok[row]) or any(content[t] and covers[row][t] for t in range(n_tokens))
-        for row in range(len(covers))
-    ]
-    pool = [row for row in range(n_pool) if showable[row]]
-    selected = pool[:1] if top_k else []
-    union = set(t for t in range(n_tokens) if selected and covers[selected[0]][t])
-    alive = pool[1:] if top_k else []
-    while alive and len(selected) < top_k:
-        gains = [
-            sum(weights[t] for t in range(n_tokens)
-                if content[t] and covers[row][t] and t not in union)
-            for row in alive
-        ]
-        best = max(range(len(alive)), key=lambda i: (gains[i], -i))
-        if gains[best] <= 0:
-            break
-        row = alive.pop(best)
-        selected.append(row)
-        union |= {t for t in range(n_tokens) if covers[row][t]}
-    shown = []
-    for row in sorted(selected) + [r for r in by_score_rows if showable[r]]:
-        if len(shown) >= top_k:
-            break
-        same_source = sum(row_source[r] == row_source[row] for r in shown)
-        if row not in shown and same_source < max_per_source:
-            shown.append(row)
-    return [row in selected for row in range(len(covers))], shown
+def naive_transpose(rows, n_columns):
+    """Column ``c``: the rows holding ``c``, ascending."""
+    return [[p for p, row in enumerate(rows) if c in row] for c in range(n_columns)]
 
 
 # =======================================================================================
-# Retrieval and index kernels (references of citekit.kernels._retrieval)
+# Retrieval (citekit.kernels._retrieval, _retrieval_masks, _retrieval_select)
 # =======================================================================================
 
 
@@ -387,23 +429,6 @@ def naive_index_terms(queries, vocabulary, idf, unseen_idf):
     return terms, totals
 
 
-def naive_pair_bag_counts(passage_sets, query_terms, pairs):
-    """query_terms[q] = list of (column, count, is_content); passage_sets[p] = set of columns."""
-    out = ([], [], [])
-    for q, p in pairs:
-        total = content = distinct = 0
-        for column, count, is_content in query_terms[q]:
-            if column >= 0 and column in passage_sets[p]:
-                total += count
-                if is_content:
-                    content += count
-                    distinct += 1
-        out[0].append(total)
-        out[1].append(content)
-        out[2].append(distinct)
-    return out
-
-
 def naive_top_candidates(passage_sets, queries, k):
     """queries[q] = list of (column, weight, ranks); passage_sets[p] = set of columns.
 
@@ -420,6 +445,64 @@ def naive_top_candidates(passage_sets, queries, k):
         full = [sum(w for c, w, _ in terms if c in passage_sets[p]) for p in best]
         out.append((best, [rank[p] for p in best], full))
     return out
+
+
+def assert_top_candidates_by_definition(got, passage_sets, queries, k):
+    """``got`` (offsets, passages, rank scores, scores of ``top_candidates``) equals
+    :func:`naive_top_candidates` query by query: for weights whose every summation order
+    is exact (integers), where the definition applies as it stands."""
+    out_offsets, passages, rank_scores, scores = got
+    for q, (best, rank, full) in enumerate(naive_top_candidates(passage_sets, queries, k)):
+        lo, hi = out_offsets[q], out_offsets[q + 1]
+        assert passages[lo:hi].tolist() == best
+        assert rank_scores[lo:hi].tolist() == rank
+        assert scores[lo:hi].tolist() == full
+
+
+def naive_top_candidates_in_order(
+    posting_pointers, posting_passages, rows, n_passages, term_columns, term_weights,
+    term_ranks, term_offsets, k,
+):
+    """The algorithm of ``citekit.kernels._retrieval.top_candidates`` before pruning, step
+    by step, to compare its arrays bit for bit.
+
+    A passage's rank score is its ranking terms' weights added one at a time, in query
+    order, to 0.0 (every posting list walked in full); its full score adds, in query
+    order, the weights of the non-ranking terms its row holds. The ``k`` best by larger
+    rank score, then lower passage. Returns ``(offsets, passages, rank_scores, scores)``.
+    """
+    import numpy as np
+
+    row_pointers, row_columns = rows
+    offsets, passages, rank_scores, scores = [0], [], [], []
+    for query in range(len(term_offsets) - 1):
+        terms = range(term_offsets[query], term_offsets[query + 1])
+        totals = np.zeros(n_passages)
+        for term in terms:
+            column = term_columns[term]
+            if column >= 0 and term_ranks[term]:
+                lo, hi = posting_pointers[column], posting_pointers[column + 1]
+                # a posting list names each passage once: one rounded addition each
+                totals[posting_passages[lo:hi]] += term_weights[term]
+        touched = np.flatnonzero(totals)
+        best = touched[np.lexsort((touched, -totals[touched]))][: max(k, 0)]
+        for passage in best.tolist():
+            row = set(row_columns[row_pointers[passage] : row_pointers[passage + 1]].tolist())
+            full = totals[passage]
+            for term in terms:
+                column = term_columns[term]
+                if column >= 0 and not term_ranks[term] and column in row:
+                    full += term_weights[term]
+            passages.append(passage)
+            rank_scores.append(totals[passage])
+            scores.append(full)
+        offsets.append(len(passages))
+    return (
+        np.array(offsets, dtype=np.int64),
+        np.array(passages, dtype=np.int64),
+        np.array(rank_scores, dtype=np.float64),
+        np.array(scores, dtype=np.float64),
+    )
 
 
 def naive_deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_workers):
@@ -477,6 +560,99 @@ def naive_held(rows, term_columns, term_offsets, out_offsets, passages):
     return held
 
 
+def naive_normalized_scores(offsets, sums, denominators):
+    """The index's numpy expression: each entry's sum over its query's denominator (1
+    when that is not positive)."""
+    import numpy as np
+
+    queries = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return sums / np.where(denominators[queries] > 0, denominators[queries], 1.0)
+
+
+def naive_rank_score(weights, held):
+    """A rank score as walking the lists sums it: the held terms' weights added one at a
+    time, in query order, to 0.0."""
+    total = 0.0
+    for weight, is_held in zip(weights, held):
+        if is_held:
+            total += weight
+    return total
+
+
+def naive_kth_smallest(values, rank):
+    """The ``rank``-th smallest (from 0) of ``values``."""
+    return sorted(values)[rank]
+
+
+def naive_collect_marked(words, bar):
+    """The passages (ascending) whose word is at least ``bar``."""
+    return [passage for passage, word in enumerate(words) if word >= bar]
+
+
+def naive_sort_best(passages, values):
+    """``(passages, values)`` larger value first, equal values by lower passage."""
+    order = sorted(range(len(passages)), key=lambda i: (-values[i], passages[i]))
+    return [passages[i] for i in order], [values[i] for i in order]
+
+
+# =======================================================================================
+# Overlap (citekit.kernels._overlap)
+# =======================================================================================
+
+
+def naive_group_into_terms(ids, offsets, flags, values):
+    """Every query's terms (its distinct ids, ascending), numbered across queries: per
+    term ``(value at its first token, occurrences, any flag set)``; the term offsets;
+    per query its number of flagged terms; and the term of every token."""
+    terms, term_offsets, n_flagged, token_terms = [], [0], [], [None] * len(ids)
+    for lo, hi in zip(offsets[:-1], offsets[1:]):
+        positions = list(range(lo, hi))
+        flagged = 0
+        for token in sorted({ids[i] for i in positions}):
+            occurrences = [i for i in positions if ids[i] == token]
+            for i in occurrences:
+                token_terms[i] = len(terms)
+            flag = any(flags[i] for i in occurrences)
+            terms.append((values[occurrences[0]], len(occurrences), flag))
+            flagged += flag
+        term_offsets.append(len(terms))
+        n_flagged.append(flagged)
+    return terms, term_offsets, n_flagged, token_terms
+
+
+def naive_query_terms(queries):
+    """``queries[q]`` lists ``(token_id, is_content, column)``; returns per query its
+    distinct tokens ascending by id as ``(column, count, is_content)`` and the number of
+    content ones."""
+    terms, distinct_content = [], []
+    for tokens in queries:
+        by_id = {}
+        for token, is_content, column in tokens:
+            _, count, content = by_id.get(token, (column, 0, False))
+            by_id[token] = (column, count + 1, content or is_content)
+        terms.append([by_id[token] for token in sorted(by_id)])
+        distinct_content.append(sum(1 for _, _, content in by_id.values() if content))
+    return terms, distinct_content
+
+
+def naive_pair_bag_counts(passage_sets, query_terms, pairs):
+    """query_terms[q] = list of (column, count, is_content); passage_sets[p] = set of columns."""
+    out = ([], [], [])
+    for q, p in pairs:
+        total = content = distinct = 0
+        for column, count, is_content in query_terms[q]:
+            if column >= 0 and column in passage_sets[p]:
+                total += count
+                if is_content:
+                    content += count
+                    distinct += 1
+        out[0].append(total)
+        out[1].append(content)
+        out[2].append(distinct)
+    return out
+
+
 def naive_bag_counts_from_held(held, pair_query, term_offsets, term_counts, term_is_content):
     """``(all, content, distinct_content)`` per pair from its held bits (-1: unknown)."""
     out = ([], [], [])
@@ -492,11 +668,9 @@ def naive_bag_counts_from_held(held, pair_query, term_offsets, term_counts, term
     return out
 
 
-def naive_gather_ranges(starts, ends):
-    """``(positions, rows)``: ``range(s, e)`` of every range, concatenated, and its row."""
-    positions = [p for s, e in zip(starts, ends) for p in range(s, e)]
-    rows = [i for i, (s, e) in enumerate(zip(starts, ends)) for _ in range(s, e)]
-    return positions, rows
+# =======================================================================================
+# Scoring (citekit.kernels._scoring)
+# =======================================================================================
 
 
 def naive_pair_feasibility(pair_query, query_lengths, content_total, distinct_per_query,
@@ -563,144 +737,8 @@ def naive_score_components(score, matches, target_start, target_end, content_mat
     }
 
 
-def naive_judged_int_facts(pairs, pair_passage, passage_source, base_offsets,
-                           source_indices, block_offsets, passage_token_start,
-                           passage_token_end, char_start, char_end, query_start, query_end,
-                           passage_char_start, passage_char_end):
-    """The rows of ``judged_int_facts`` as the pipeline's numpy gathers computed them."""
-    import numpy as np
-
-    passage = pair_passage[pairs]
-    source = passage_source[passage]
-    base = base_offsets[source]
-    return np.stack([
-        source, source_indices[source], passage, base, block_offsets[pairs],
-        block_offsets[pairs + 1], passage_token_start[passage], passage_token_end[passage],
-        char_start[pairs], char_end[pairs], query_start[pairs],
-        np.maximum(query_end[pairs] - 1, query_start[pairs]),
-        base + passage_char_start[passage], base + passage_char_end[passage],
-    ])
-
-
-def naive_near_passages(passages, passage_source, neighbours):
-    """Every passage at most ``neighbours`` away from one of ``passages`` in the same
-    source, the passages included, as a sorted list with repeats."""
-    out = []
-    for passage in passages:
-        for near in range(passage - neighbours, passage + neighbours + 1):
-            if 0 <= near < len(passage_source) and passage_source[near] == passage_source[
-                passage
-            ]:
-                out.append(near)
-    return sorted(out)
-
-
-def naive_normalized_scores(offsets, sums, denominators):
-    """The index's numpy expression: each entry's sum over its query's denominator (1
-    when that is not positive)."""
-    import numpy as np
-
-    queries = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return sums / np.where(denominators[queries] > 0, denominators[queries], 1.0)
-
-
-def naive_range_rows(columns, starts, ends):
-    """Row ``p``: the distinct values of ``columns[starts[p]:ends[p]]``, sorted."""
-    return [sorted(set(columns[a:b])) for a, b in zip(starts, ends)]
-
-
-def assert_top_candidates_by_definition(got, passage_sets, queries, k):
-    """``got`` (offsets, passages, rank scores, scores of ``top_candidates``) equals
-    :func:`naive_top_candidates` query by query: for weights whose every summation order
-    is exact (integers), where the definition applies as it stands."""
-    out_offsets, passages, rank_scores, scores = got
-    for q, (best, rank, full) in enumerate(naive_top_candidates(passage_sets, queries, k)):
-        lo, hi = out_offsets[q], out_offsets[q + 1]
-        assert passages[lo:hi].tolist() == best
-        assert rank_scores[lo:hi].tolist() == rank
-        assert scores[lo:hi].tolist() == full
-
-
-def naive_transpose(rows, n_columns):
-    """Column ``c``: the rows holding ``c``, ascending."""
-    return [[p for p, row in enumerate(rows) if c in row] for c in range(n_columns)]
-
-
-def naive_top_candidates_in_order(
-    posting_pointers, posting_passages, rows, n_passages, term_columns, term_weights,
-    term_ranks, term_offsets, k,
-):
-    """The algorithm of ``citekit.kernels._retrieval.top_candidates`` before pruning, step
-    by step, to compare its arrays bit for bit.
-
-    A passage's rank score is its ranking terms' weights added one at a time, in query
-    order, to 0.0 (every posting list walked in full); its full score adds, in query
-    order, the weights of the non-ranking terms its row holds. The ``k`` best by larger
-    rank score, then lower passage. Returns ``(offsets, passages, rank_scores, scores)``.
-    """
-    import numpy as np
-
-    row_pointers, row_columns = rows
-    offsets, passages, rank_scores, scores = [0], [], [], []
-    for query in range(len(term_offsets) - 1):
-        terms = range(term_offsets[query], term_offsets[query + 1])
-        totals = np.zeros(n_passages)
-        for term in terms:
-            column = term_columns[term]
-            if column >= 0 and term_ranks[term]:
-                lo, hi = posting_pointers[column], posting_pointers[column + 1]
-                # a posting list names each passage once: one rounded addition each
-                totals[posting_passages[lo:hi]] += term_weights[term]
-        touched = np.flatnonzero(totals)
-        best = touched[np.lexsort((touched, -totals[touched]))][: max(k, 0)]
-        for passage in best.tolist():
-            row = set(row_columns[row_pointers[passage] : row_pointers[passage + 1]].tolist())
-            full = totals[passage]
-            for term in terms:
-                column = term_columns[term]
-                if column >= 0 and not term_ranks[term] and column in row:
-                    full += term_weights[term]
-            passages.append(passage)
-            rank_scores.append(totals[passage])
-            scores.append(full)
-        offsets.append(len(passages))
-    return (
-        np.array(offsets, dtype=np.int64),
-        np.array(passages, dtype=np.int64),
-        np.array(rank_scores, dtype=np.float64),
-        np.array(scores, dtype=np.float64),
-    )
-
-
-def naive_rank_score(weights, held):
-    """A rank score as walking the lists sums it: the held terms' weights added one at a
-    time, in query order, to 0.0."""
-    total = 0.0
-    for weight, is_held in zip(weights, held):
-        if is_held:
-            total += weight
-    return total
-
-
-def naive_kth_smallest(values, rank):
-    """The ``rank``-th smallest (from 0) of ``values``."""
-    return sorted(values)[rank]
-
-
-def naive_collect_marked(words, bar):
-    """The passages (ascending) whose word is at least ``bar``."""
-    return [passage for passage, word in enumerate(words) if word >= bar]
-
-
-def naive_sort_best(passages, values):
-    """``(passages, values)`` larger value first, equal values by lower passage."""
-    order = sorted(range(len(passages)), key=lambda i: (-values[i], passages[i]))
-    return [passages[i] for i in order], [values[i] for i in order]
-
-
 # =======================================================================================
-# Best-first alignment bookkeeping (references of citekit.kernels._ranking)
+# Rounds and ranking (citekit.kernels._rounds, _ranking)
 # =======================================================================================
 
 
@@ -814,6 +852,11 @@ def naive_close_queries(open_query, limit, query_first, order, score_bound, rank
     return open_query, limit
 
 
+# =======================================================================================
+# Evidence and records (citekit.kernels._evidence)
+# =======================================================================================
+
+
 def naive_evidence_chars(pair_passage, target_start, target_end, embedding_only,
                          passage_token_start, passage_char_start, passage_char_end,
                          token_starts, token_ends):
@@ -837,116 +880,274 @@ def naive_evidence_chars(pair_passage, target_start, target_end, embedding_only,
     return starts, ends
 
 
-def naive_group_into_terms(ids, offsets, flags, values):
-    """Every query's terms (its distinct ids, ascending), numbered across queries: per
-    term ``(value at its first token, occurrences, any flag set)``; the term offsets;
-    per query its number of flagged terms; and the term of every token."""
-    terms, term_offsets, n_flagged, token_terms = [], [0], [], [None] * len(ids)
-    for lo, hi in zip(offsets[:-1], offsets[1:]):
-        positions = list(range(lo, hi))
-        flagged = 0
-        for token in sorted({ids[i] for i in positions}):
-            occurrences = [i for i in positions if ids[i] == token]
-            for i in occurrences:
-                token_terms[i] = len(terms)
-            flag = any(flags[i] for i in occurrences)
-            terms.append((values[occurrences[0]], len(occurrences), flag))
-            flagged += flag
-        term_offsets.append(len(terms))
-        n_flagged.append(flagged)
-    return terms, term_offsets, n_flagged, token_terms
+def naive_judged_int_facts(pairs, pair_passage, passage_source, base_offsets,
+                           source_indices, block_offsets, passage_token_start,
+                           passage_token_end, char_start, char_end, query_start, query_end,
+                           passage_char_start, passage_char_end):
+    """The rows of ``judged_int_facts`` as the pipeline's numpy gathers computed them."""
+    import numpy as np
+
+    passage = pair_passage[pairs]
+    source = passage_source[passage]
+    base = base_offsets[source]
+    return np.stack([
+        source, source_indices[source], passage, base, block_offsets[pairs],
+        block_offsets[pairs + 1], passage_token_start[passage], passage_token_end[passage],
+        char_start[pairs], char_end[pairs], query_start[pairs],
+        np.maximum(query_end[pairs] - 1, query_start[pairs]),
+        base + passage_char_start[passage], base + passage_char_end[passage],
+    ])
 
 
-def naive_query_terms(queries):
-    """``queries[q]`` lists ``(token_id, is_content, column)``; returns per query its
-    distinct tokens ascending by id as ``(column, count, is_content)`` and the number of
-    content ones."""
-    terms, distinct_content = [], []
-    for tokens in queries:
-        by_id = {}
-        for token, is_content, column in tokens:
-            _, count, content = by_id.get(token, (column, 0, False))
-            by_id[token] = (column, count + 1, content or is_content)
-        terms.append([by_id[token] for token in sorted(by_id)])
-        distinct_content.append(sum(1 for _, _, content in by_id.values() if content))
-    return terms, distinct_content
-
-
-# =======================================================================================
-# Corpus building (references of citekit.kernels._index)
-# =======================================================================================
-
-
-def naive_index_arrays(ids, starts, ends):
-    """Sorted distinct ids, where each first occurs, each range's sorted distinct columns,
-    and each column's ranges (lists)."""
-    ids = list(ids)
-    vocabulary = sorted(set(ids))
-    column = {value: j for j, value in enumerate(vocabulary)}
-    first_positions = [ids.index(value) for value in vocabulary]
-    rows = [sorted({column[value] for value in ids[a:b]}) for a, b in zip(starts, ends)]
-    return vocabulary, first_positions, rows, naive_transpose(rows, len(vocabulary))
-
-
-def naive_ascending_order(values):
-    """Positions of ``values`` in ascending order, equal values in order of position."""
-    return sorted(range(len(values)), key=lambda position: (values[position], position))
-
-
-def naive_windows(n_sentences, size, stride):
-    """Passage windows ``(first, last)`` over ``n_sentences`` sentences: starts 0, stride,
-    2 * stride, ... up to the first window that reaches the last sentence; when the
-    stride jumps past the last sentence, that window ends at the last sentence instead."""
-    windows = []
-    first = 0
-    while n_sentences:
-        if first >= n_sentences:
-            first = max(n_sentences - size, 0)
-        last = min(first + size, n_sentences)
-        windows.append((first, last))
-        if last >= n_sentences:
+def naive_evidence_set(covers, n_pool, weights, content, row_source, by_score_rows, top_k,
+                       max_per_source, uncovered_ok=None):
+    """Reference of citekit.kernels._evidence.evidence_set: only rows covering a content
+    token (or flagged in uncovered_ok) take part; greedy cover of the content weight by
+    the pool rows (the first such row first; then the largest gain, ties to the lower
+    row, while a row adds anything, at most top_k); shown: the set's rows, then
+    by_score_rows that take part, no repeats, at most max_per_source per source and
+    top_k in all."""
+    n_tokens = len(weights)
+    uncovered_ok = uncovered_ok if uncovered_ok is not None else [False] * len(covers)
+    showable = [
+        bool(uncovered_ok[row]) or any(content[t] and covers[row][t] for t in range(n_tokens))
+        for row in range(len(covers))
+    ]
+    pool = [row for row in range(n_pool) if showable[row]]
+    selected = pool[:1] if top_k else []
+    union = set(t for t in range(n_tokens) if selected and covers[selected[0]][t])
+    alive = pool[1:] if top_k else []
+    while alive and len(selected) < top_k:
+        gains = [
+            sum(weights[t] for t in range(n_tokens)
+                if content[t] and covers[row][t] and t not in union)
+            for row in alive
+        ]
+        best = max(range(len(alive)), key=lambda i: (gains[i], -i))
+        if gains[best] <= 0:
             break
-        first += stride
-    return windows
+        row = alive.pop(best)
+        selected.append(row)
+        union |= {t for t in range(n_tokens) if covers[row][t]}
+    shown = []
+    for row in sorted(selected) + [r for r in by_score_rows if showable[r]]:
+        if len(shown) >= top_k:
+            break
+        same_source = sum(row_source[r] == row_source[row] for r in shown)
+        if row not in shown and same_source < max_per_source:
+            shown.append(row)
+    return [row in selected for row in range(len(covers))], shown
 
 
-def naive_passage_windows(spans, size, stride):
-    """:func:`naive_windows` over ``spans`` with their characters: per window ``(first,
-    last, char start of the first sentence, char end of the last)``."""
+def naive_value_regions(blocks, answer_values, n_answer, n_source):
+    """The regions find_conflicts reads, as (query_lo, query_hi, target_lo, target_hi):
+    one token before the first block of positive length, the gaps between such blocks,
+    one token after the last; only those that hold a value of the answer."""
+    import numpy as np
+
+    block_list = [block for block in np.asarray(blocks, dtype=np.int64).tolist() if block[2] > 0]
+    if not block_list:
+        return []
+    regions = []
+    first_q, first_t, _ = block_list[0]
+    regions.append((max(0, first_q - 1), first_q, max(0, first_t - 1), first_t))
+    for (q0, t0, length0), (q1, t1, _) in zip(block_list, block_list[1:]):
+        regions.append((q0 + length0, q1, t0 + length0, t1))
+    last_q, last_t, last_len = block_list[-1]
+    end_q, end_t = last_q + last_len, last_t + last_len
+    regions.append((end_q, min(n_answer, end_q + 1), end_t, min(n_source, end_t + 1)))
     return [
-        (first, last, spans[first][0], spans[last - 1][1])
-        for first, last in naive_windows(len(spans), size, stride)
+        region
+        for region in regions
+        if region[0] < region[1]
+        and region[2] < region[3]
+        and any(answer_values[region[0] : region[1]])
     ]
 
 
-def naive_corpus_passages(sources, size, stride):
-    """Passage rows of :func:`citekit.kernels._index.corpus_arrays` (7 lists).
+def naive_evidence_spans(blocks, token_lo, token_starts, token_ends, whole, multi_span,
+                         merge_gap, max_spans):
+    """One span per matched block, a block starting at most merge_gap characters after the
+    span before it joining it; the whole aligned range when multi_span is off, with fewer
+    than two blocks, or when that gives more than max_spans spans."""
+    if not multi_span or len(blocks) < 2:
+        return [tuple(whole)]
+    spans = []
+    for _, target_pos, run in blocks:
+        start = token_starts[token_lo + target_pos]
+        end = token_ends[token_lo + target_pos + run - 1]
+        if spans and start - spans[-1][1] <= merge_gap:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], end))
+        else:
+            spans.append((start, end))
+    return [tuple(whole)] if len(spans) > max_spans else spans
 
-    ``sources``: per source ``(token_spans, sentence_spans)``, lists of ``(start, end)``.
-    A window's tokens are those lying wholly inside its characters, numbered across
-    sources; with none, the empty range where the next token would start.
-    """
-    rows = [[] for _ in range(7)]
-    token_base = 0
-    for source, (token_spans, sentence_spans) in enumerate(sources):
-        for first, last in naive_windows(len(sentence_spans), size, stride):
-            char_start, char_end = sentence_spans[first][0], sentence_spans[last - 1][1]
-            inside = [
-                token_base + i
-                for i, (start, end) in enumerate(token_spans)
-                if start >= char_start and end <= char_end
-            ]
-            if inside:
-                token_start, token_end = inside[0], inside[-1] + 1
+
+def naive_records(sentences, top_k, max_per_source, multi_span, merge_gap, max_spans,
+                  token_starts, token_ends):
+    """Reference of citekit.kernels._evidence.records_batch, one sentence at a time.
+
+    Each sentence is a dict: covers (rows x tokens), n_pool, chosen (by-score rows),
+    weights, content, values, starts, ends (its tokens), and per row: source,
+    uncovered_ok, aligned_content, blocks, token_lo, n_source, whole (start, end).
+    Returns, per sentence, (rows, shown flags, check flags, coverage, runs, spans of
+    each shown row) where rows are the evidence set and shown rows, ascending."""
+    out = []
+    for s in sentences:
+        selected, shown = naive_evidence_set(
+            s["covers"], s["n_pool"], s["weights"], s["content"], s["source"], s["chosen"],
+            top_k, max_per_source, s["uncovered_ok"],
+        )
+        rows = sorted(set(r for r, flag in enumerate(selected) if flag) | set(shown))
+        n_tokens = len(s["weights"])
+        covered = [any(s["covers"][r][t] for r in rows) for t in range(n_tokens)]
+        checks, spans = [], []
+        for r in rows:
+            checks.append(
+                not s["uncovered_ok"][r]
+                and s["aligned_content"][r] >= 2
+                and bool(naive_value_regions(s["blocks"][r], s["values"], n_tokens,
+                                             s["n_source"][r]))
+            )
+            if r in shown:
+                spans.append(
+                    [tuple(s["whole"][r])]
+                    if s["uncovered_ok"][r]
+                    else naive_evidence_spans(
+                        s["blocks"][r], s["token_lo"][r], token_starts, token_ends,
+                        s["whole"][r], multi_span, merge_gap, max_spans,
+                    )
+                )
             else:
-                later = [i for i, (start, _) in enumerate(token_spans) if start >= char_start]
-                token_start = token_end = token_base + (later[0] if later else len(token_spans))
-            for row, value in zip(
-                rows, (source, token_start, token_end, char_start, char_end, first, last)
-            ):
-                row.append(value)
-        token_base += len(token_spans)
-    return rows
+                spans.append([])
+        out.append((
+            rows, [r in shown for r in rows], checks, naive_coverage(covered, s["weights"]),
+            naive_uncovered_runs(covered, s["content"], s["starts"], s["ends"]), spans,
+        ))
+    return out
+
+
+# =======================================================================================
+# Coverage (citekit.kernels._coverage)
+# =======================================================================================
+
+
+def naive_near_passages(passages, passage_source, neighbours):
+    """Every passage at most ``neighbours`` away from one of ``passages`` in the same
+    source, the passages included, as a sorted list with repeats."""
+    out = []
+    for passage in passages:
+        for near in range(passage - neighbours, passage + neighbours + 1):
+            if 0 <= near < len(passage_source) and passage_source[near] == passage_source[
+                passage
+            ]:
+                out.append(near)
+    return sorted(out)
+
+
+def naive_rows_hold(rows, word_forms, cells):
+    """rows[p] = list of columns; word_forms[c] = set of forms of column c (its own and
+    its parts'); cells = (passage, column, form): does the passage hold that column or a
+    word with that form."""
+    return [
+        any(c == column or form in word_forms[c] for c in rows[passage])
+        for passage, column, form in cells
+    ]
+
+
+def naive_cover_runs(passages, passage_source, pairs, sentences, neighbours, run, covered):
+    """passages[p] = list of token ids; pairs = (passage, sentence, aligned);
+    sentences[q] = list of (token id, is letter); covered = one list of flags per pair.
+    Returns new flags: an aligned pair (of a sentence of at least ``run`` tokens) covers a
+    letter of its sentence exactly when it lies inside a run of ``run`` consecutive
+    sentence tokens that a passage at most ``neighbours`` away in the same source holds in
+    a row; the other flags stay."""
+    out = []
+    for (passage, sentence, aligned), flags in zip(pairs, covered):
+        flags = list(flags)
+        tokens = sentences[sentence]
+        if aligned and len(tokens) >= run and any(letter for _, letter in tokens):
+            flags = [flag and not letter for flag, (_, letter) in zip(flags, tokens)]
+            held = set()
+            for near in range(passage - neighbours, passage + neighbours + 1):
+                if 0 <= near < len(passages) and passage_source[near] == passage_source[passage]:
+                    ids = passages[near]
+                    held |= {tuple(ids[a : a + run]) for a in range(len(ids) - run + 1)}
+            for start in range(len(tokens) - run + 1):
+                if tuple(t for t, _ in tokens[start : start + run]) in held:
+                    for k in range(start, start + run):
+                        flags[k] = flags[k] or tokens[k][1]
+        out.append(flags)
+    return out
+
+
+def naive_candidate_coverage(rows, word_forms, passage_source, pairs, sentences, neighbours):
+    """rows[p] = list of columns; word_forms[c] = set of forms of column c (its own and
+    its parts'); pairs = (passage, sentence, aligned, blocks); sentences[q] = list of
+    (column, form) per token; blocks = (query_pos, target_pos, run). For each pair, the
+    sentence tokens it covers: an aligned pair covers a token that a passage at most
+    ``neighbours`` away in the same source holds (its column, or a word of its form), or
+    that one of its blocks matched (clipped to the sentence)."""
+    out = []
+    for passage, sentence, aligned, blocks in pairs:
+        tokens = sentences[sentence]
+        flags = [False] * len(tokens)
+        if aligned:
+            for near in range(passage - neighbours, passage + neighbours + 1):
+                if not 0 <= near < len(rows) or passage_source[near] != passage_source[passage]:
+                    continue
+                for t, (column, form) in enumerate(tokens):
+                    if any(c == column or form in word_forms[c] for c in rows[near]):
+                        flags[t] = True
+            for query_pos, _, run in blocks:
+                for t in range(max(query_pos, 0), min(query_pos + run, len(tokens))):
+                    flags[t] = True
+        out.append(flags)
+    return out
+
+
+def naive_uncovered_runs(covered, content, starts, ends):
+    """Character ranges of the runs of uncovered content tokens; a stop word (not
+    content) between two of them joins their runs."""
+    runs, current = [], None
+    for is_covered, is_content, start, end in zip(covered, content, starts, ends):
+        if is_content and not is_covered:
+            current = [start, end] if current is None else [current[0], end]
+        elif is_content and current is not None:
+            runs.append(tuple(current))
+            current = None
+    if current is not None:
+        runs.append(tuple(current))
+    return runs
+
+
+def naive_coverage(covered, weights):
+    """The covered share of the weights (0 for no weight)."""
+    total = sum(weights)
+    return sum(w for w, c in zip(weights, covered) if c) / max(total, 1e-12)
+
+
+def naive_contested_coverage(covers, rows, conflicts, starts, ends, content, weights,
+                             embedding_supported):
+    """Reference of citekit.kernels._coverage.contested_coverage (the pipeline's numpy code
+    as it was): conflicts[i] lists row rows[i]'s contradicted answer ranges."""
+    n_tokens = len(weights)
+    clean = [False] * n_tokens
+    dirty = [False] * n_tokens
+    disputed = [False] * n_tokens
+    for row, ranges in zip(rows, conflicts):
+        if not ranges:
+            clean = [c or covers[row][t] for t, c in enumerate(clean)]
+            continue
+        inside = [any(starts[t] >= lo and ends[t] <= hi for lo, hi in ranges)
+                  for t in range(n_tokens)]
+        dirty = [d or (covers[row][t] and not inside[t]) for t, d in enumerate(dirty)]
+        disputed = [d or inside[t] for t, d in enumerate(disputed)]
+    unresolved = [disputed[t] and not clean[t] and content[t] for t in range(n_tokens)]
+    covered = [(dirty[t] or clean[t]) and not unresolved[t] for t in range(n_tokens)]
+    runs = [] if embedding_supported else naive_uncovered_runs(covered, content, starts, ends)
+    return naive_coverage(covered, weights), any(unresolved), runs
+
 
 # =======================================================================================
 # Value conflicts (reference of citekit._citations' value analysis and find_conflicts)
@@ -958,9 +1159,11 @@ def naive_corpus_passages(sources, size, stride):
 # every input.
 # =======================================================================================
 
-
 import unicodedata  # noqa: E402
+
+
 from itertools import compress  # noqa: E402
+
 
 # the word lists are data, not logic: the reference reads citekit's own
 from citekit._citations.directions import (  # noqa: E402
@@ -968,17 +1171,30 @@ from citekit._citations.directions import (  # noqa: E402
     _NOT_LEVEL_WORDS as _NAIVE_NOT_LEVEL_WORDS,
     _RISE_WORDS as _NAIVE_RISE_WORDS,
 )
+
+
 from citekit._citations.values import (  # noqa: E402
     _CURRENCY_WORDS as _NAIVE_CURRENCY_WORDS,
     _MONTH_NUMBER as _NAIVE_MONTH_NUMBER,
     _MONTHS as _NAIVE_MONTHS,
 )
 
+
 _NAIVE_DATE_SHAPE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
+
+
 _NAIVE_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)$")
+
+
 _NAIVE_RANGE = re.compile(r"\d\s*[-\u2013\u2014/]\s*\d")
+
+
 _NAIVE_RANGE_BEFORE = re.compile(r"\d\s*(?:to|-|\u2013|\u2014)\s*$")
+
+
 _NAIVE_RANGE_AFTER = re.compile(r"^\s*(?:to|-|\u2013|\u2014)\s*\d")
+
+
 _NAIVE_DIGIT_SEPARATORS = ",_'\u2009\u202f"
 
 
@@ -1331,137 +1547,6 @@ def naive_answer_value(text: str, start: int, end: int):
     return key, naive_class_of_kind(kind, surface), a_start, a_end, kind
 
 
-def naive_value_regions(blocks, answer_values, n_answer, n_source):
-    """The regions find_conflicts reads, as (query_lo, query_hi, target_lo, target_hi):
-    one token before the first block of positive length, the gaps between such blocks,
-    one token after the last; only those that hold a value of the answer."""
-    import numpy as np
-
-    block_list = [block for block in np.asarray(blocks, dtype=np.int64).tolist() if block[2] > 0]
-    if not block_list:
-        return []
-    regions = []
-    first_q, first_t, _ = block_list[0]
-    regions.append((max(0, first_q - 1), first_q, max(0, first_t - 1), first_t))
-    for (q0, t0, length0), (q1, t1, _) in zip(block_list, block_list[1:]):
-        regions.append((q0 + length0, q1, t0 + length0, t1))
-    last_q, last_t, last_len = block_list[-1]
-    end_q, end_t = last_q + last_len, last_t + last_len
-    regions.append((end_q, min(n_answer, end_q + 1), end_t, min(n_source, end_t + 1)))
-    return [
-        region
-        for region in regions
-        if region[0] < region[1]
-        and region[2] < region[3]
-        and any(answer_values[region[0] : region[1]])
-    ]
-
-
-def naive_uncovered_runs(covered, content, starts, ends):
-    """Character ranges of the runs of uncovered content tokens; a stop word (not
-    content) between two of them joins their runs."""
-    runs, current = [], None
-    for is_covered, is_content, start, end in zip(covered, content, starts, ends):
-        if is_content and not is_covered:
-            current = [start, end] if current is None else [current[0], end]
-        elif is_content and current is not None:
-            runs.append(tuple(current))
-            current = None
-    if current is not None:
-        runs.append(tuple(current))
-    return runs
-
-
-def naive_coverage(covered, weights):
-    """The covered share of the weights (0 for no weight)."""
-    total = sum(weights)
-    return sum(w for w, c in zip(weights, covered) if c) / max(total, 1e-12)
-
-
-def naive_evidence_spans(blocks, token_lo, token_starts, token_ends, whole, multi_span,
-                         merge_gap, max_spans):
-    """One span per matched block, a block starting at most merge_gap characters after the
-    span before it joining it; the whole aligned range when multi_span is off, with fewer
-    than two blocks, or when that gives more than max_spans spans."""
-    if not multi_span or len(blocks) < 2:
-        return [tuple(whole)]
-    spans = []
-    for _, target_pos, run in blocks:
-        start = token_starts[token_lo + target_pos]
-        end = token_ends[token_lo + target_pos + run - 1]
-        if spans and start - spans[-1][1] <= merge_gap:
-            spans[-1] = (spans[-1][0], max(spans[-1][1], end))
-        else:
-            spans.append((start, end))
-    return [tuple(whole)] if len(spans) > max_spans else spans
-
-
-def naive_records(sentences, top_k, max_per_source, multi_span, merge_gap, max_spans,
-                  token_starts, token_ends):
-    """Reference of citekit.kernels._evidence.records_batch, one sentence at a time.
-
-    Each sentence is a dict: covers (rows x tokens), n_pool, chosen (by-score rows),
-    weights, content, values, starts, ends (its tokens), and per row: source,
-    uncovered_ok, aligned_content, blocks, token_lo, n_source, whole (start, end).
-    Returns, per sentence, (rows, shown flags, check flags, coverage, runs, spans of
-    each shown row) where rows are the evidence set and shown rows, ascending."""
-    out = []
-    for s in sentences:
-        selected, shown = naive_evidence_set(
-            s["covers"], s["n_pool"], s["weights"], s["content"], s["source"], s["chosen"],
-            top_k, max_per_source, s["uncovered_ok"],
-        )
-        rows = sorted(set(r for r, flag in enumerate(selected) if flag) | set(shown))
-        n_tokens = len(s["weights"])
-        covered = [any(s["covers"][r][t] for r in rows) for t in range(n_tokens)]
-        checks, spans = [], []
-        for r in rows:
-            checks.append(
-                not s["uncovered_ok"][r]
-                and s["aligned_content"][r] >= 2
-                and bool(naive_value_regions(s["blocks"][r], s["values"], n_tokens,
-                                             s["n_source"][r]))
-            )
-            if r in shown:
-                spans.append(
-                    [tuple(s["whole"][r])]
-                    if s["uncovered_ok"][r]
-                    else naive_evidence_spans(
-                        s["blocks"][r], s["token_lo"][r], token_starts, token_ends,
-                        s["whole"][r], multi_span, merge_gap, max_spans,
-                    )
-                )
-            else:
-                spans.append([])
-        out.append((
-            rows, [r in shown for r in rows], checks, naive_coverage(covered, s["weights"]),
-            naive_uncovered_runs(covered, s["content"], s["starts"], s["ends"]), spans,
-        ))
-    return out
-
-
-def naive_contested_coverage(covers, rows, conflicts, starts, ends, content, weights,
-                             embedding_supported):
-    """Reference of citekit.kernels._coverage.contested_coverage (the pipeline's numpy code
-    as it was): conflicts[i] lists row rows[i]'s contradicted answer ranges."""
-    n_tokens = len(weights)
-    clean = [False] * n_tokens
-    dirty = [False] * n_tokens
-    disputed = [False] * n_tokens
-    for row, ranges in zip(rows, conflicts):
-        if not ranges:
-            clean = [c or covers[row][t] for t, c in enumerate(clean)]
-            continue
-        inside = [any(starts[t] >= lo and ends[t] <= hi for lo, hi in ranges)
-                  for t in range(n_tokens)]
-        dirty = [d or (covers[row][t] and not inside[t]) for t, d in enumerate(dirty)]
-        disputed = [d or inside[t] for t, d in enumerate(disputed)]
-    unresolved = [disputed[t] and not clean[t] and content[t] for t in range(n_tokens)]
-    covered = [(dirty[t] or clean[t]) and not unresolved[t] for t in range(n_tokens)]
-    runs = [] if embedding_supported else naive_uncovered_runs(covered, content, starts, ends)
-    return naive_coverage(covered, weights), any(unresolved), runs
-
-
 def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, source_text,
                          source_ids, source_starts, source_ends, blocks, source_offset=0,
                          answer_values=None, answer_cache=None):
@@ -1597,9 +1682,3 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
             a_end, s_end = max(a_end, said_a_end), max(s_end, said_s_end)
             conflicts.append(conflict(kind, a_start, a_end, s_start, s_end))
     return conflicts
-
-
-def naive_copy_range(target, target_start, source, source_start, n):
-    """Reference of :func:`citekit.kernels._copy.copy_range` and ``copy_rows``: numpy's slice
-    assignment (rows of a 2-D array, or elements of a 1-D one)."""
-    target[target_start : target_start + n] = source[source_start : source_start + n]

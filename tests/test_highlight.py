@@ -1,6 +1,6 @@
 """citekit.highlight: API, options, bad input, offsets over arbitrary Unicode, normalization,
 many sources at once. Parity with citeglow is in test_highlight_parity.py, with the
-plain-Python reference in test_highlight_naive.py."""
+plain-Python reference in kernels/test_highlight_kernels.py."""
 
 from __future__ import annotations
 

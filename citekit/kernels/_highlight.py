@@ -2,7 +2,7 @@
 
 Plain ndarrays in, plain ndarrays out; :mod:`citekit.highlight` validates arguments, turns
 strings into code-point arrays and builds the Python results. Slow, obviously correct
-references for every kernel live in ``tests/test_highlight_naive.py``.
+references for every kernel live in ``tests/kernels/test_highlight_kernels.py``.
 
 Text arrives as ``uint32`` code points. Two arrays describe one text:
 

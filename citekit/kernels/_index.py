@@ -19,7 +19,7 @@ the cost of the work itself. Here it is two kernels:
   :func:`citekit.segment.passage_window_array`'s, through :func:`sentence_windows`.
 
 Every array equals what the numpy code computed (``tests/naive.py`` holds plain-Python
-references; parity tests in ``tests/test_corpus_kernel.py``).
+references; parity tests in ``tests/kernels/test_index_arrays.py``).
 """
 from __future__ import annotations
 

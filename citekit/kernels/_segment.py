@@ -5,7 +5,7 @@ lines), skips a list marker at the start of each, finds the terminator runs, dec
 end a sentence and writes the trimmed spans, so no Python object is made per sentence.
 The rules are those described in :mod:`citekit.segment`; ``tests/naive.py`` keeps the
 regular-expression implementation they were first written as, and
-``tests/test_segment_kernel.py`` checks that both give the same spans.
+``tests/kernels/test_segment_kernel.py`` checks that both give the same spans.
 
 Everything the kernel asks about a character is a bit of one table: the characters of the
 rules (terminators, closers, openers, bullets, line breaks: the constants of

@@ -12,7 +12,7 @@ a Thai one extended by the Thai combining marks right after it). Any other
 character separates tokens and is counted, so that the caller knows whether the text
 needs its general path. Imported with the tokenizer module, not with citekit, so that
 importing citekit does not import numba. The rules match the general path;
-``tests/test_tokenizer_simple.py`` checks the kernel against a plain-Python reference and
+``tests/text/test_tokenizer_simple.py`` checks the kernel against a plain-Python reference and
 against the general path.
 
 Everything the kernel needs to know about a code unit is in one ``uint32`` entry of a

@@ -331,7 +331,7 @@ class SimpleTokenizer:
         return tokenize_general(text, self._normalizer_config, self._ids)
 
 
-# spans in bounds, non-empty, ordered (tests/test_tokenizer_simple.py, hypothesis)
+# spans in bounds, non-empty, ordered (tests/text/test_tokenizer_simple.py, hypothesis)
 _VALID_BY_CONSTRUCTION.add(SimpleTokenizer.tokenize)
 _VALID_BY_CONSTRUCTION.add(SimpleTokenizer.tokenize_many)
 

@@ -434,7 +434,7 @@ def test_config_identifies_the_model_across_processes(bert, bert_folder):
         capture_output=True,
         text=True,
         check=True,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[2],
         env={**os.environ, "PYTHONHASHSEED": "777"},
     ).stdout.strip().splitlines()[-1]
     assert there == bert.config["fingerprint"]

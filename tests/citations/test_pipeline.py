@@ -930,7 +930,7 @@ def test_determinism_runs_threads_and_saved_corpus(tmp_path):
         text=True,
         env=env,
         check=True,
-        cwd=os.path.dirname(os.path.dirname(__file__)),
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
     )
     assert out.stdout.strip() == first
 

@@ -242,7 +242,7 @@ def test_simple_id_is_stable_across_processes():
         capture_output=True,
         text=True,
         check=True,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[2],
         env={**os.environ, "PYTHONHASHSEED": "12345"},
     ).stdout.strip()
     assert here == there and here.startswith("simple:0:config-")

@@ -22,7 +22,7 @@ from naive import (
     naive_sort_best,
     naive_top_candidates_in_order,
 )
-from test_bag_prune import WEIGHT_POOLS, _arrays, _assert_same
+from test_retrieval_prune import WEIGHT_POOLS, _arrays, _assert_same
 
 # (masks, walk): the default, the mask path on both walks, and the float paths it stands
 # in for

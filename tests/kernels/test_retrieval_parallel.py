@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from citekit.kernels import _retrieval as bag
 from citekit.kernels._retrieval import _Scratch, top_candidates
 from naive import naive_deal_queries, naive_held, naive_pack_slots
-from test_bag_masks import mask_cases
-from test_bag_prune import _arrays, _assert_same
+from test_retrieval_masks import mask_cases
+from test_retrieval_prune import _arrays, _assert_same
 
 needs_two_threads = pytest.mark.skipif(
     numba.config.NUMBA_NUM_THREADS < 2, reason="numba's thread pool has one thread"
