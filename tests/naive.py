@@ -1488,7 +1488,11 @@ def naive_value_scale(text: str, start: int, end: int) -> int:
         return 0
     match = re.match(r"\s?(thousand|million|billion|trillion|bn|mn|tn)\b", text[end:],
                      re.IGNORECASE)
-    return _NAIVE_SCALES[match.group(1).casefold()] if match else 0
+    if match is None:
+        return 0
+    # the scale whose word matched (case-insensitively: "mıllıon" with dotless i too)
+    return next(power for scale, power in _NAIVE_SCALES.items()
+                if re.fullmatch(scale, match.group(1), re.IGNORECASE))
 
 
 def naive_scale_word_facts(text: str, start: int, end: int) -> tuple[int, bool]:

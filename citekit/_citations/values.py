@@ -376,11 +376,30 @@ def _scale_word(text: str, start: int, end: int) -> re.Match[str] | None:
     return None
 
 
+def _scale_power(word: str) -> int:
+    """The power of ten of a scale word as :data:`_SCALE_AFTER` matches it, in any casing
+    it accepts: case-insensitive matching also takes the dotless i and the long s ("mıllıon",
+    "thouſand"), which case-folding leaves as they are.
+
+    Examples
+    --------
+    >>> _scale_power("Million"), _scale_power("m\u0131ll\u0131on"), _scale_power("BN")
+    (6, 6, 9)
+    """
+    power = SCALES.get(word.casefold())
+    if power is None:
+        power = next(
+            power for scale, power in SCALES.items()
+            if re.fullmatch(re.escape(scale), word, re.IGNORECASE)
+        )
+    return power
+
+
 def _value_scale(text: str, start: int, end: int) -> int:
     """The power of ten that a scale word after the number ``text[start:end]`` gives it
     (:func:`_scale_word`): 6 for "2.4 million", 0 when none follows."""
     match = _scale_word(text, start, end)
-    return 0 if match is None else SCALES[match.group(1).casefold()]
+    return 0 if match is None else _scale_power(match.group(1))
 
 
 def _scaled_key(key: str, text: str, start: int, end: int) -> str:

@@ -995,6 +995,21 @@ def test_may_be_scaled_finds_case_variants_the_reader_takes(text):
     assert may_be_scaled(text, 0, len(text))
 
 
+@pytest.mark.parametrize("word, other", [("mıllıon", "mıllıon"), ("mıllıon", "MİLLİON"),
+                                         ("thouſand", "thousand"), ("mıllıon", "bıllıon")])
+def test_scale_words_in_case_variants_are_read_not_a_crash(word, other):
+    # case-insensitive matching takes the dotless i and the long s, which case folding
+    # leaves as they are: their scale was looked up by the folded word (KeyError)
+    from citekit import align_citations
+    from citekit._citations.values import _scale_power, _value_scale
+
+    assert _value_scale(f"2 {word}", 0, 1) == naive.naive_value_scale(f"2 {word}", 0, 1) > 0
+    answer, source = f"Sales were 2 {word} in 2023.", f"Sales were 3 {other} in 2023, it said."
+    [span] = align_citations(answer, [source])
+    assert span.status == "partial" and span.citations[0].conflicts
+    assert _scale_power("MİLLİON") == _scale_power("million") == 6
+
+
 def test_scale_words_fit_the_value_neighbourhood():
     # a scale word is read from a value's neighbourhood (_value_facts): one white space,
     # the word and the character after it must fit in the characters after the value
