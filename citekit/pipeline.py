@@ -24,7 +24,7 @@ from citekit._citations.candidates import ensure_embeddings
 from citekit._citations.forms import SurfaceForms
 from citekit._citations.queries import Queries
 from citekit._citations.scoring import Scorer, WeightedScorer
-from citekit._stages import default_segmenter, default_tokenizer, segment_spans
+from citekit._reading import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
 from citekit.config import CitationConfig
 from citekit.corpus import Corpus

@@ -682,7 +682,7 @@ def test_alignment_arena_calls_add_up_to_one_call():
     from citekit._citations.feasibility import bag_statistics
     from citekit._citations.queries import Queries
     from citekit._citations.rounds import AlignmentArena
-    from citekit._stages import segment_spans
+    from citekit._reading import segment_spans
     from citekit.tokenizers.base import tokenize_checked
 
     documents, answers = _documents_and_answers(1)
