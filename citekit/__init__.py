@@ -4,8 +4,8 @@ For every sentence of a generated answer, citekit finds the characters of the so
 that support it, with offsets into the original strings, score components and a status
 (``supported`` / ``partial`` / ``unsupported``).
 
-Importing citekit is cheap: public names are resolved lazily on first access, numba is
-imported only when a kernel is first used, and nothing is compiled at import. Call
+Importing citekit is cheap: public names are resolved lazily on first access, the JIT
+compiler is imported only when a kernel is first used, and nothing is compiled at import. Call
 :func:`warmup` to pay the JIT cost up front.
 
 Examples
@@ -115,7 +115,7 @@ def __dir__() -> list[str]:
 
 
 def warmup(*, processes: int = 1) -> None:
-    """Compile (or load from numba's on-disk cache) every kernel now.
+    """Compile (or load from the on-disk cache) every kernel now.
 
     Kernels compile lazily on first use; call this once at start-up to move that cost
     out of the first real call. It runs the alignment, retrieval, index, segmentation,

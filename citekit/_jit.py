@@ -33,8 +33,8 @@ from numba import prange
 from numba.core import caching
 
 __all__ = [
-    "CACHE", "check_threads", "jit", "jit_parallel", "kernel_sources", "package_stamp",
-    "prange", "run_on_threads", "share_work",
+    "CACHE", "check_threads", "current_threads", "is_cached", "jit", "jit_parallel",
+    "kernel_sources", "package_stamp", "prange", "run_on_threads", "set_threads", "share_work",
 ]
 
 CACHE: bool = os.environ.get("CITEKIT_NUMBA_CACHE", "1").strip().lower() not in {
@@ -216,6 +216,27 @@ def jit_parallel(func: Callable | None = None, **options: Any) -> Callable:
     return jit(func, **options)
 
 
+def is_cached(kernel: Any) -> bool:
+    """Whether the on-disk cache holds machine code of ``kernel`` (a :func:`jit` kernel)
+    for the current sources: True also when caching is off or when numba's cache is not
+    laid out as expected (numba 0.5x to 0.6x: a per-function index file, stamped by
+    :func:`package_stamp`, so that a changed kernel source is not cached), so that a
+    caller assumes nothing to compile.
+
+    Examples
+    --------
+    >>> from citekit.kernels._copy import copy_range
+    >>> isinstance(is_cached(copy_range), bool)
+    True
+    """
+    if not CACHE:
+        return True
+    try:
+        return bool(kernel._cache._cache_file._load_index())
+    except Exception:  # a numba whose cache internals differ: assume cached
+        return True
+
+
 def check_threads(n_threads: Any) -> int:
     """``n_threads`` as an int from 1 to numba's thread pool (``NUMBA_NUM_THREADS``).
 
@@ -235,6 +256,32 @@ def check_threads(n_threads: Any) -> int:
             f"got {threads}"
         )
     return threads
+
+
+def current_threads() -> int:
+    """The number of threads the parallel kernels use now (numba's current setting: the
+    pool size unless a caller lowered it, as a worker process does).
+
+    Examples
+    --------
+    >>> current_threads() >= 1
+    True
+    """
+    return int(numba.get_num_threads())
+
+
+def set_threads(threads: int) -> None:
+    """Make the parallel kernels of this process use ``threads`` threads from now on
+    (:func:`run_on_threads` sets them for one call only).
+
+    Examples
+    --------
+    >>> before = current_threads()
+    >>> set_threads(1); current_threads()
+    1
+    >>> set_threads(before)
+    """
+    numba.set_num_threads(threads)
 
 
 def run_on_threads(threads: int, kernel: Callable, *arguments: Any) -> Any:

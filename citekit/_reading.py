@@ -216,7 +216,7 @@ def tokenize_and_segment(
     :class:`~citekit.segment.SentenceSegmenter` do: one kernel call each), they read the
     texts batch by batch (the per-text calls cost more than the work on a few documents),
     the batches of texts of 262,144 characters or more in all shared among ``n_threads``
-    threads (default: numba's current thread count; the result does not depend on it),
+    threads (default: the kernels' current thread count; the result does not depend on it),
     and what they return is checked as the one-text methods' output is (citekit's own is
     valid by construction); other stages are called text by text and their output
     checked.
@@ -385,15 +385,15 @@ def _segment_many_checked(
 
 def _reading_threads(n_threads: int | None, texts: list[str]) -> int:
     """Threads :func:`tokenize_and_segment` reads ``texts`` on: one below
-    :data:`_PARALLEL_MIN_CHARS` characters, else ``n_threads`` (default: numba's current
+    :data:`_PARALLEL_MIN_CHARS` characters, else ``n_threads`` (default: the kernels' current
     thread count, which a caller running on one thread has set to 1)."""
     if sum(map(len, texts)) < _PARALLEL_MIN_CHARS:
         return 1
     if n_threads is not None:
         return n_threads
-    import numba
+    from citekit._jit import current_threads
 
-    return int(numba.get_num_threads())
+    return current_threads()
 
 
 def _joined_offsets(parts: list[np.ndarray]) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Compiling citekit's kernels ahead of use, in one process or several at once.
 
-numba compiles a kernel in the process that first calls it and, with the on-disk cache
+The JIT compiler compiles a kernel in the process that first calls it and, with the on-disk cache
 (on unless ``CITEKIT_NUMBA_CACHE=0``), stores the machine code for later processes. Cold,
 compiling everything takes about two minutes of one core (133 s on a 2-vCPU Xeon VM:
 the kernel modules 122 s, then the pipeline's own stages 11 s); compilation holds the
@@ -25,7 +25,7 @@ __all__ = ["SHARES", "cache_is_cold", "start_share", "warm", "warm_modules"]
 # alignment package's LCS kernels). The caller takes the first share and then compiles
 # what the modules leave (the pipeline's own stages, 11 s), so the first share is the
 # lighter. Since the corpus module also builds large corpora in groups of sources its
-# kernels take about 8 s more (15.5 s instead of 7.6 s alone, with numba's start-up); the
+# kernels take about 8 s more (15.5 s instead of 7.6 s alone, with the compiler's start-up); the
 # whole warm-up on two processes stayed within its spread (97 s against 90 and 100 s).
 SHARES: tuple[tuple[str, ...], ...] = (
     (
@@ -84,7 +84,7 @@ def warm(processes: int = 1) -> None:
     """Compile (or load) every kernel, the shares of :data:`SHARES` in up to
     ``processes`` processes at once, then run the pipeline once on a tiny input.
 
-    The other processes only fill numba's on-disk cache: if one fails, this process
+    The other processes only fill the on-disk cache: if one fails, this process
     compiles what it left, so the result is the same either way. Without the on-disk
     cache, everything is compiled here.
 
@@ -127,24 +127,16 @@ def warm(processes: int = 1) -> None:
 
 
 def cache_is_cold() -> bool:
-    """Whether numba's on-disk cache holds no machine code of the current source for
-    the main alignment kernel (a fresh install, or an upgraded one): False when it does,
-    when caching is off, or when numba's cache is not laid out as expected (numba 0.5x
-    to 0.6x: a per-function index file, stamped here by :func:`citekit._jit.package_stamp`,
-    so that a changed kernel source makes it cold).
+    """Whether the on-disk cache holds no machine code of the current source for the main
+    alignment kernel (a fresh install, or an upgraded one; see
+    :func:`citekit._jit.is_cached`).
 
     Examples
     --------
     >>> isinstance(cache_is_cold(), bool)
     True
     """
-    from citekit._jit import CACHE
+    from citekit._jit import is_cached
+    from citekit.kernels._batch import align_worker
 
-    if not CACHE:
-        return False
-    try:
-        from citekit.kernels._batch import align_worker
-
-        return not align_worker._cache._cache_file._load_index()
-    except Exception:  # a numba whose cache internals differ: assume warm (serial)
-        return False
+    return not is_cached(align_worker)

@@ -180,9 +180,9 @@ _WORKER_STATE: dict[str, Any] = {}
 def _init_worker(pipeline: Any, corpus: Any, strip_shared_sources: bool) -> None:
     # the worker processes already use the cores: each runs the kernels on one thread
     # (a pipeline given an explicit ``n_threads`` still uses it)
-    import numba
+    from citekit._jit import set_threads
 
-    numba.set_num_threads(1)
+    set_threads(1)
     _WORKER_STATE["pipeline"] = pipeline
     _WORKER_STATE["corpus"] = corpus
     _WORKER_STATE["strip"] = strip_shared_sources
@@ -404,9 +404,9 @@ def score_records(
         once with ``pipeline.prepare``.
     n_jobs : int, optional
         Worker processes (``-1``: one per CPU). Results are identical to ``n_jobs=1``.
-        Each worker runs numba's kernels on one thread (unless the pipeline's
+        Each worker runs the kernels on one thread (unless the pipeline's
         ``n_threads`` says otherwise): the processes already share the cores.
-        When numba's disk cache is cold (a fresh install), the kernels are compiled once
+        When the kernels' disk cache is cold (a fresh install), the kernels are compiled once
         first (:func:`citekit.warmup` with up to two processes) rather than by every
         worker.
     show_progress : bool, optional
@@ -415,7 +415,7 @@ def score_records(
     batch_size : int, optional
         Records scored together (one ``align_many`` call for shared-corpus records).
     mp_context : {"spawn", "forkserver", "fork"}, optional
-        How worker processes start. ``"spawn"`` (the default) is safe with numba's
+        How worker processes start. ``"spawn"`` (the default) is safe with the kernels'
         threads; like any multiprocessing code, a script using ``n_jobs > 1`` needs an
         ``if __name__ == "__main__":`` guard.
 
@@ -478,7 +478,7 @@ def _score_partition(
             outcomes.extend(_score_batch(pipeline, corpus, batch, strip_shared_sources))
         return outcomes
 
-    # partitions run side by side: each runs the kernels on one thread (numba's setting is
+    # partitions run side by side: each runs the kernels on one thread (the kernels' setting is
     # per thread; restored afterwards)
     return run_on_threads(1, score_all)  # type: ignore[no-any-return]
 
@@ -511,7 +511,7 @@ def score_dask(
     the computation runs on its cluster: the pipeline and the prepared corpus are scattered
     to every worker once and the records partition by partition. Otherwise Dask's local
     scheduler runs it (or the one named by ``scheduler``). Partitions run side by side, so each runs
-    numba's kernels on one thread (unless the pipeline's ``n_threads`` says otherwise).
+    the kernels on one thread (unless the pipeline's ``n_threads`` says otherwise).
 
     Parameters
     ----------

@@ -162,7 +162,7 @@ def _timing_note(compiled: bool, cached: bool) -> str:
         return ""
     if cached:
         return (
-            " (the first calls of a process also load the compiled kernels from numba's "
+            " (the first calls of a process also load the compiled kernels from their "
             "disk cache, about a second)"
         )
     return " (with the disk cache off, the first calls of a process also compile the kernels)"
@@ -181,7 +181,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             known = ", ".join(a["id"] for a in load_example_answers())
             raise _InputError(f"no bundled answer with id {args.answer!r}; known ids: {known}")
     pipeline = Pipeline(config=config)
-    # the very first run compiles the numba kernels (cached on disk afterwards): say so,
+    # the very first run compiles the kernels (cached on disk afterwards): say so,
     # or a newcomer may take the pause for a hang, and use two cores for it
     from citekit._jit import CACHE
     from citekit._warm import cache_is_cold, warm

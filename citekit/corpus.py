@@ -333,7 +333,7 @@ class Corpus:
             all, with stages that read many texts at once (``tokenize_many`` /
             ``segment_many``, as citekit's own do; each thread reads batches of
             whole sources), and that index 131,072 tokens or more (each thread a group of
-            whole sources). Default: numba's current thread count. The corpus does not
+            whole sources). Default: the kernels' current thread count. The corpus does not
             depend on it.
 
         Returns

@@ -373,7 +373,7 @@ def run_pipeline(
     from citekit.pipeline import Pipeline
 
     if isinstance(pipeline, Pipeline) and records:
-        # a process's first call loads the kernels from numba's disk cache (about a
+        # a process's first call loads the kernels from their disk cache (about a
         # second): not the time of a record
         pipeline.align("Warm up the kernels.", ["Warm up the kernels."])
     predictions: list[list[SpanCitations]] = []

@@ -2,7 +2,7 @@
 
 :func:`find_answer_highlights` is a drop-in for the published citeglow 0.1.2 highlighter
 (same parameters, defaults and spans; ``tests/test_highlight_parity.py`` checks it on
-1,208 generated cases), built on numba kernels: contiguous LCS matching blocks
+1,208 generated cases), built on compiled kernels: contiguous LCS matching blocks
 (:func:`citekit.kernels.matching_blocks`)
 are the anchors, answer words that sit within ``neighborhood_tokens`` of an anchor join
 them, runs that carry too little content are dropped, and the survivors expand to a display
@@ -405,7 +405,7 @@ min_vocab_token_chars, stop_words, tokenizer, expand_spans, span_expansion_regex
 def warmup() -> None:
     """Build the character tables and compile (or load) the highlighter's kernels now.
 
-    The first highlight in a process otherwise pays this once (about 0.2 s with numba's
+    The first highlight in a process otherwise pays this once (about 0.2 s with the JIT compiler's
     on-disk cache warm, a few seconds without).
 
     Examples

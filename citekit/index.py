@@ -102,7 +102,7 @@ def _checked_queries(
 
 
 def _checked_k_and_threads(k: Any, n_threads: Any) -> tuple[int, int | None]:
-    """``k`` (an int >= 0) and ``n_threads`` (None, or a thread count numba has)."""
+    """``k`` (an int >= 0) and ``n_threads`` (None, or a thread count the kernels have)."""
     k = int(check_int(k, "k", minimum=0))
     if n_threads is not None:
         from citekit._jit import check_threads
@@ -626,9 +626,9 @@ class IdfIndex:
             lexical score of :meth:`scores`. Default: every token ranks.
         n_threads : int, optional
             Threads the queries are shared among (one query per thread at a time; the
-            result never depends on it). Default: numba's current thread count when the
+            result never depends on it). Default: the kernels' current thread count when the
             queries' posting lists are long enough to pay for waking the threads, else
-            one. At most numba's thread pool (``NUMBA_NUM_THREADS``).
+            one. At most the kernels' thread pool (``NUMBA_NUM_THREADS``).
 
         Returns
         -------

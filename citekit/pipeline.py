@@ -72,7 +72,7 @@ class Pipeline:
         Adds embedding candidates and the ``embedding_score`` component.
     n_threads : int, optional
         Threads for reading (tokenizing and segmenting) and indexing large sources, the
-        candidate search and the alignment kernels (default: numba's setting, with work
+        candidate search and the alignment kernels (default: the kernels' setting, with work
         too small to gain from more run on one). Results do not depend on it.
 
     Examples

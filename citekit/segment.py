@@ -23,7 +23,7 @@ one):
 Spans are half-open offsets into the text as passed, trimmed of surrounding whitespace,
 non-empty and in order.
 
-The rules run in a numba kernel (``citekit.kernels._segment``, compiled or loaded from the
+The rules run in a compiled kernel (``citekit.kernels._segment``, compiled or loaded from the
 cache on first use), one pass over the text's code points; character classes (``\\s``,
 upper and lower case, letters, digits, ``str.lower``) are Python's own for every
 character. :meth:`SentenceSegmenter.segment_array` returns the spans as one array, without
@@ -378,7 +378,7 @@ def passage_window_array(
     if n_sentences == 0:
         return np.zeros((0, 4), dtype=np.int64)
     # the rule is the corpus builder's kernel (imported here: importing citekit.segment
-    # does not import numba); a size or stride of n_sentences or more gives the windows
+    # does not import the JIT compiler); a size or stride of n_sentences or more gives the windows
     # of n_sentences, and keeps Python ints beyond int64 out of the kernel
     from citekit.kernels._index import sentence_windows
 

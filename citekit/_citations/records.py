@@ -17,11 +17,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from citekit._citations.conflicts import find_conflicts
 from citekit._citations.coverage import coverage_with_conflicts
+from citekit._citations.directions import directions_in, opposed, passage_directions
 from citekit._citations.queries import Queries, QueryBatch
 from citekit._citations.ranking import Choice, batch_top_k
-from citekit._citations.conflicts import find_conflicts
-from citekit._citations.directions import directions_in, opposed, passage_directions
 from citekit._citations.values import may_be_prefixed, may_be_scaled
 from citekit.config import CitationConfig
 from citekit.corpus import Corpus

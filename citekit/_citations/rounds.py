@@ -276,7 +276,7 @@ def align_best_first(
     :func:`~citekit._citations.ranking.choose_citations`); the result is then exactly
     the result of aligning every candidate. Without a bound (``score_bound`` None: a
     custom scorer, embedding-only citations) every feasible pair is aligned in one call.
-    The rounds rank, walk and close sentences in numba kernels.
+    The rounds rank, walk and close sentences in compiled kernels.
     """
     pair_query, pair_passage = found.pair_query, found.pair_passage
     n_pairs = pair_query.shape[0]

@@ -474,7 +474,7 @@ def kernel_tables(config: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]
     ``TokenizerConfig``).
 
     The tables are read-only and shared by every tokenizer with this config; importing
-    the kernel imports numba.
+    the kernel imports the JIT compiler.
     """
     from citekit.kernels._tokenize import id_table, kernel_tokens, letter_key_table, unit_table
 

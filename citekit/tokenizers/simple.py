@@ -1,7 +1,7 @@
 """``SimpleTokenizer``: rule-based words, numbers and symbols with stable ids and spans into
 the text as passed.
 
-Ids are the FNV-1a hash of each token's key (``_keys``). Most text is read by a numba
+Ids are the FNV-1a hash of each token's key (``_keys``). Most text is read by a compiled
 kernel that finds tokens and hashes their keys in one pass (the characters it reads:
 ``_kernel_chars``); the pieces around the characters it cannot read (``_hybrid``) take the
 general path (``_general``: normalization, a token pattern and the map back), with the
@@ -337,7 +337,7 @@ _VALID_BY_CONSTRUCTION.add(SimpleTokenizer.tokenize_many)
 
 
 def warmup() -> None:
-    """Compile (or load from numba's on-disk cache) the tokenizer kernels for all three
+    """Compile (or load from the on-disk cache) the tokenizer kernels for all three
     unit types.
 
     ASCII text reaches the kernels as ``uint8``, other text in the Basic Multilingual
