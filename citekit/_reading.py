@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from citekit._joined_texts import JoinedTexts
-from citekit._validation import check_spans
+from citekit._validation import check_spans, check_text_spans
 
 __all__ = [
     "segment_spans",
@@ -358,23 +358,9 @@ def _segment_many_checked(
     spans = np.ascontiguousarray(spans, dtype=np.int64)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     n_spans = spans.shape[0]
-    if (
-        offsets.shape != (len(texts) + 1,)
-        or offsets[0] != 0
-        or offsets[-1] != n_spans
-        or np.any(offsets[1:] < offsets[:-1])
-    ):
-        raise ValueError(
-            f"{where} returned offsets that are not {len(texts) + 1} non-decreasing numbers "
-            f"from 0 to {n_spans}"
-        )
-    bounds = offsets.tolist()
-    for number, text in enumerate(texts):
-        lo, hi = bounds[number], bounds[number + 1]
-        check_spans(
-            spans[lo:hi, 0], spans[lo:hi, 1], f"{where}(texts[{number}])",
-            n_chars=len(text), empty="skip", item="sentence", returned=True,
-        )
+    check_text_spans(
+        spans[:, 0], spans[:, 1], offsets, texts, where, empty="skip", item="sentence"
+    )
     nonempty = spans[:, 1] > spans[:, 0]
     if not nonempty.all():
         kept_before = np.zeros(n_spans + 1, dtype=np.int64)  # spans kept before each one

@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_str", "check_int", "check_float", "check_bool", "check_spans"]
+__all__ = [
+    "check_str", "check_int", "check_float", "check_bool", "check_spans", "check_text_spans",
+]
 
 
 def check_str(value: Any, name: str) -> str:
@@ -166,3 +168,49 @@ def check_spans(
             f"({int(starts[first - 1])}, {int(ends[first - 1])}) then ({start}, {end})"
         )
     raise ValueError(f"{subject} {message}")
+
+
+def check_text_spans(
+    starts: np.ndarray,
+    ends: np.ndarray,
+    offsets: np.ndarray,
+    texts: Any,
+    where: str,
+    *,
+    empty: str,
+    item: str,
+) -> None:
+    """Check the spans a stage returned for many texts at once: text ``t`` owns spans
+    ``offsets[t]:offsets[t + 1]`` (offsets: ``len(texts) + 1`` non-decreasing numbers from
+    0 to the number of spans), each text's spans checked by :func:`check_spans` against
+    its length (``empty`` and ``item`` as there), errors naming ``where`` and the text.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> check_text_spans(i64(0, 0), i64(2, 3), i64(0, 1, 2), ["ab", "cde"], "t.f",
+    ...                  empty="reject", item="token")
+    >>> check_text_spans(i64(0), i64(2), i64(0, 2), ["ab"], "t.f", empty="reject", item="token")
+    Traceback (most recent call last):
+    ...
+    ValueError: t.f returned offsets that are not 2 non-decreasing numbers from 0 to 1
+    """
+    n_items = starts.shape[0]
+    if (
+        offsets.shape != (len(texts) + 1,)
+        or offsets[0] != 0
+        or offsets[-1] != n_items
+        or np.any(offsets[1:] < offsets[:-1])
+    ):
+        raise ValueError(
+            f"{where} returned offsets that are not {len(texts) + 1} non-decreasing "
+            f"numbers from 0 to {n_items}"
+        )
+    bounds = offsets.tolist()
+    for number, text in enumerate(texts):
+        lo, hi = bounds[number], bounds[number + 1]
+        check_spans(
+            starts[lo:hi], ends[lo:hi], f"{where}(texts[{number}])", n_chars=len(text),
+            empty=empty, item=item, returned=True,
+        )

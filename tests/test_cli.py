@@ -13,6 +13,7 @@ import pytest
 from citekit.cli import main
 from citekit.data import load_example_answers, load_example_sources
 from citekit.results import SpanCitations
+from test_evaluate import record_dict
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -441,28 +442,9 @@ def test_evaluate_is_delegated(capsys):
     assert "evaluate" in capsys.readouterr().out
 
 
-# an annotated record: the first sentence is supported by source "a", the second is gold
-# unsupported (source "b" says more than it)
-EVAL_RECORD = {
-    "dataset": "toy",
-    "id": "r1",
-    "answer": "Revenue grew 15%. Profits fell.",
-    "sources": [
-        {"id": "a", "text": "In 2024 revenue grew 15%."},
-        {"id": "b", "text": "Profits fell 3%."},
-    ],
-    "units": [
-        {
-            "start": 0,
-            "end": 17,
-            "text": "Revenue grew 15%.",
-            "label": "supported",
-            "evidence": [{"source_id": "a", "start": 8, "end": 25}],
-        },
-        {"start": 18, "end": 31, "text": "Profits fell.", "label": "unsupported", "evidence": []},
-    ],
-    "unsupported_spans": [],
-}
+# an annotated record (tests/test_evaluate.py's): the first sentence is supported by source
+# "a", the second is gold unsupported (source "b" says more than it)
+EVAL_RECORD = record_dict()
 
 
 def test_evaluate_reports_unreadable_input(tmp_path, capsys):

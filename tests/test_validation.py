@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citekit._validation import check_spans
+from citekit._validation import check_spans, check_text_spans
 
 
 def spans_of(pairs):
@@ -117,3 +117,32 @@ def test_check_spans_matches_a_loop(pairs, n_chars, empty):
         assert f"for spans {before} and {index}: ({previous[0]}, {previous[1]})" in message
     else:
         assert message.endswith(f"for span {index}")
+
+
+def _i64(*values):
+    return np.array(values, dtype=np.int64)
+
+
+def test_check_text_spans_accepts_each_texts_spans_in_its_bounds():
+    texts = ["ab cd", "", "efg"]
+    # text 0: two spans; text 1: none; text 2: one
+    check_text_spans(_i64(0, 3, 0), _i64(2, 5, 3), _i64(0, 2, 2, 3), texts, "s.f",
+                     empty="reject", item="token")
+    check_text_spans(_i64(), _i64(), _i64(0, 0, 0, 0), texts, "s.f", empty="skip", item="x")
+
+
+@pytest.mark.parametrize("offsets", [(0, 2, 3), (0, 2, 2, 2), (1, 2, 2, 3), (0, 3, 2, 3)])
+def test_check_text_spans_refuses_offsets_that_do_not_cover_the_spans(offsets):
+    with pytest.raises(ValueError, match="s.f returned offsets that are not 4 non-decreasing"):
+        check_text_spans(_i64(0, 3, 0), _i64(2, 5, 3), _i64(*offsets), ["ab cd", "", "efg"],
+                         "s.f", empty="reject", item="token")
+
+
+def test_check_text_spans_names_the_text_of_a_bad_span():
+    # the span (0, 4) fits the first text but not the third, where it lies
+    with pytest.raises(ValueError, match=r"s\.f\(texts\[2\]\).*outside \[0, 3\]"):
+        check_text_spans(_i64(0, 0), _i64(2, 4), _i64(0, 1, 1, 2), ["ab cd", "", "efg"],
+                         "s.f", empty="reject", item="token")
+    with pytest.raises(ValueError, match=r"texts\[0\]"):
+        check_text_spans(_i64(0, 1), _i64(2, 3), _i64(0, 2, 2, 2), ["ab cd", "", "efg"],
+                         "s.f", empty="keep", item="token")

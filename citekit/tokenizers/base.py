@@ -14,7 +14,7 @@ from typing import Any, Iterator, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from citekit._validation import check_spans, check_str
+from citekit._validation import check_spans, check_str, check_text_spans
 
 __all__ = ["Tokenizer", "TokenizedText", "tokenize_checked", "tokenize_many_checked"]
 
@@ -317,21 +317,5 @@ def tokenize_many_checked(
             f"{where} returned {n_tokens} ids but {starts.shape[0]} starts and "
             f"{ends.shape[0]} ends"
         )
-    if (
-        offsets.shape[0] != len(texts) + 1
-        or offsets[0] != 0
-        or offsets[-1] != n_tokens
-        or np.any(offsets[1:] < offsets[:-1])
-    ):
-        raise ValueError(
-            f"{where} returned offsets that are not {len(texts) + 1} non-decreasing "
-            f"numbers from 0 to {n_tokens}"
-        )
-    bounds = offsets.tolist()
-    for number, text in enumerate(texts):
-        lo, hi = bounds[number], bounds[number + 1]
-        check_spans(
-            starts[lo:hi], ends[lo:hi], f"{where}(texts[{number}])", n_chars=len(text),
-            empty="reject", item="token", returned=True,
-        )
+    check_text_spans(starts, ends, offsets, texts, where, empty="reject", item="token")
     return ids, starts, ends, offsets
