@@ -58,7 +58,8 @@ def assert_citations_index(result, texts_by_source):
 def test_splitter_chunks_become_chunks_of_their_parent_with_offsets_that_round_trip():
     chunks = split(REPORT, "report.txt")
     assert len(chunks) > 3 and all(c.metadata["start_index"] >= 0 for c in chunks)
-    for parents in (None, {"report.txt": REPORT}, [Document(REPORT, metadata={"source": "report.txt"})]):
+    parent_document = Document(REPORT, metadata={"source": "report.txt"})
+    for parents in (None, {"report.txt": REPORT}, [parent_document]):
         sources = from_langchain_documents(chunks, parents=parents)
         assert all(isinstance(s, SourceChunk) and s.source_id == "report.txt" for s in sources)
         for source, chunk in zip(sources, chunks):
@@ -98,13 +99,17 @@ def test_a_stale_parent_is_refused_naming_the_document():
     chunks = split(REPORT, "report.txt")
     stale = REPORT.replace("Headcount", "Staff")
     first = next(i for i, c in enumerate(chunks) if "Headcount" in c.page_content)
-    with pytest.raises(ValueError, match=rf"documents\[{first}\]: the text of its parent 'report.txt'"):
+    message = rf"documents\[{first}\]: the text of its parent 'report.txt'"
+    with pytest.raises(ValueError, match=message):
         from_langchain_documents(chunks, parents={"report.txt": stale})
 
 
 def test_pages_of_one_file_need_their_page_in_the_id():
-    pages = [Document("First page text about revenue and costs.", metadata={"source": "a.pdf", "page": 0}),
-             Document("Second page: the dividend and headcount.", metadata={"source": "a.pdf", "page": 1})]
+    pages = [
+        Document(text, metadata={"source": "a.pdf", "page": page})
+        for page, text in enumerate(["First page text about revenue and costs.",
+                                     "Second page: the dividend and headcount."])
+    ]
     splitter = text_splitters.RecursiveCharacterTextSplitter(
         chunk_size=25, chunk_overlap=0, add_start_index=True
     )
@@ -216,7 +221,7 @@ def test_bad_inputs_name_what_is_wrong():
         citer.invoke({"answer": "x"})
     with pytest.raises(TypeError, match=r"input\['answer'\] must be a str or a message"):
         citer.invoke({"answer": 3, "context": []})
-    with pytest.raises(TypeError, match=r"input\['context'\]\[1\] must be a langchain_core Document"):
+    with pytest.raises(TypeError, match=r"input\['context'\]\[1\] must be a langchain_core"):
         citer.invoke({"answer": "x", "context": [Document("a"), "b"]})
     with pytest.raises(TypeError, match="documents must be a sequence"):
         from_langchain_documents("text")
