@@ -284,9 +284,8 @@ class _Citer:
             )
         for key in (self.answer_key, self.documents_key):
             if key not in inputs:
-                raise ValueError(
-                    f"the citation step's input has no {key!r} key (it has {sorted(inputs)})"
-                )
+                keys = sorted(map(str, inputs))
+                raise ValueError(f"the citation step's input has no {key!r} key (it has {keys})")
         answer = _answer_text(inputs[self.answer_key], self.answer_key)
         documents, sources = self.source_options.sources(
             inputs[self.documents_key], f"input[{self.documents_key!r}]"

@@ -167,3 +167,12 @@ def test_cited_positions_are_the_sources_cited_ascending():
     result = pipe.align("Water boils at 100 degrees. The sky is blue.", sources)
     assert cited_positions(result) == [0, 2]
     assert cited_positions(pipe.align("Nothing here matches.", [])) == []
+
+
+def test_a_chunk_retrieved_twice_is_cited_once_in_its_parent():
+    start = PARENT.index("Costs")
+    twice = [item("Costs fell 3%.", parent_id="r", start=start)] * 2
+    sources = place_sources(twice, {}, parent_hint="")
+    assert sources[0] == sources[1] and sources[0].source_id == "r"
+    [span] = Pipeline().align("Costs fell 3%.", sources)
+    assert [(c.source_index, c.char_start) for c in span.citations] == [(0, start)]
