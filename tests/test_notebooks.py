@@ -18,6 +18,11 @@ NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 
 nbformat = pytest.importorskip("nbformat")
 
+# notebook -> modules it needs beyond the notebook extra
+NEEDS = {
+    "integrations.ipynb": ("langchain_core", "langchain_text_splitters", "llama_index"),
+}
+
 
 def test_the_two_notebooks_exist():
     assert {p.name for p in NOTEBOOKS} >= {"exploration.ipynb", "batch_scoring.ipynb"}
@@ -40,6 +45,8 @@ def test_notebook_executes(path, monkeypatch):
     pytest.importorskip("ipykernel")
     pytest.importorskip("pandas")
     pytest.importorskip("matplotlib")
+    for module in NEEDS.get(path.name, ()):
+        pytest.importorskip(module)
     # the kernel is a subprocess: make this checkout importable in it even when not installed
     monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
