@@ -31,10 +31,42 @@ from citekit.corpus import Corpus
 from citekit.results import AlignmentResult, SpanCitations
 from citekit.tokenizers.base import tokenize_checked
 
-__all__ = ["Pipeline", "Embedder", "Scorer", "WeightedScorer", "align_citations"]
+__all__ = [
+    "BACKENDS", "Pipeline", "Embedder", "Scorer", "WeightedScorer", "align_citations",
+    "check_backend",
+]
 
 # answer sentences aligned per batch: bounds memory for very long answers
 _QUERY_CHUNK = 1024
+
+# the backends cite-right's functions accept, and citekit's own name; all run the kernels
+BACKENDS = ("auto", "python", "rust", "numba")
+
+
+def check_backend(backend: Any) -> str:
+    """Return ``backend`` if it is one of :data:`BACKENDS`, else raise.
+
+    citekit has one implementation, its kernels: every backend runs them, so code that
+    passes cite-right's ``backend="rust"`` or ``"python"`` keeps working.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``backend`` is not a str, or not one of :data:`BACKENDS`.
+
+    Examples
+    --------
+    >>> check_backend("rust")
+    'rust'
+    >>> check_backend("gpu")
+    Traceback (most recent call last):
+    ...
+    ValueError: backend must be one of ('auto', 'python', 'rust', 'numba'), got 'gpu'
+    """
+    check_str(backend, "backend")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    return backend
 
 
 @runtime_checkable
@@ -335,6 +367,7 @@ def align_citations(
     source_segmenter: Any = None,
     aligner: Any = None,
     embedder: Any = None,
+    backend: str = "auto",
 ) -> AlignmentResult:
     """Citations for every sentence of ``answer`` in ``sources`` (the one-call API).
 
@@ -352,6 +385,9 @@ def align_citations(
         Thresholds, weights and limits.
     tokenizer, answer_segmenter, source_segmenter, aligner, embedder : optional
         Replacement stages (see :class:`Pipeline`).
+    backend : {"auto", "python", "rust", "numba"}, default "auto"
+        Accepted for cite-right compatibility (:func:`check_backend`); every value runs
+        citekit's kernels, with the same results.
 
     Returns
     -------
@@ -370,6 +406,7 @@ def align_citations(
     >>> c.evidence, sources[0][c.char_start:c.char_end] == c.evidence
     ('Revenue grew 15% in Q4', True)
     """
+    check_backend(backend)
     stages = (config, tokenizer, answer_segmenter, source_segmenter, aligner, embedder)
     if all(stage is None for stage in stages):
         # the default pipeline holds no per-call state: build it once
