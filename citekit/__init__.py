@@ -65,6 +65,9 @@ _EXPORTS: dict[str, str] = {
     "Pipeline": "citekit.pipeline",
     "Embedder": "citekit.pipeline",
     "align_citations": "citekit.pipeline",
+    "AlignmentMetrics": "citekit.pipeline",
+    "PreparedCitationCorpus": "citekit.prepared",
+    "from_dicts": "citekit.sources",
     # fact verification
     "Claim": "citekit.claims",
     "ClaimDecomposer": "citekit.claims",

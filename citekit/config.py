@@ -5,7 +5,9 @@ Both are frozen dataclasses validated in ``__post_init__``: a wrong type raises
 Every field and default of the specification is kept, so configurations written for
 it work unchanged. citekit adds ``band_width`` (the alignment kernel's band), and it
 applies the coverage thresholds to the answer's *content* tokens, so that stop words
-and punctuation never make a sentence supported.
+and punctuation never make a sentence supported. Assigning to a field raises
+:class:`~citekit._frozen.FrozenFieldError` (a ``ValueError`` and an ``AttributeError``), and
+``model_dump()`` is the same as ``to_dict()``, as with cite-right's configuration models.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ import os
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Mapping
 
+from citekit._frozen import refuse_assignment
 from citekit._validation import check_bool, check_float, check_int
 
 __all__ = ["CitationConfig", "CitationWeights", "MAX_INT_FIELD", "MAX_WEIGHT"]
 
 
+@refuse_assignment
 @dataclass(frozen=True)
 class CitationWeights:
     """How the score components add up to a citation's final score.
@@ -78,6 +82,16 @@ class CitationWeights:
         """
         return asdict(self)
 
+    def model_dump(self) -> dict[str, float]:
+        """The same as :meth:`to_dict` (cite-right's name).
+
+        Examples
+        --------
+        >>> CitationWeights().model_dump()["embedding"]
+        0.5
+        """
+        return self.to_dict()
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "CitationWeights":
         """Build weights from a mapping; unknown keys raise ``ValueError``.
@@ -134,6 +148,7 @@ _FLOAT_RANGES: dict[str, tuple[float | None, float | None]] = {
 _BOOL_FIELDS = ("allow_embedding_only", "prefer_source_order", "multi_span_evidence")
 
 
+@refuse_assignment
 @dataclass(frozen=True)
 class CitationConfig:
     """Every parameter of the citation pipeline (frozen, validated).
@@ -340,6 +355,16 @@ class CitationConfig:
         data = {item.name: getattr(self, item.name) for item in fields(self)}
         data["weights"] = self.weights.to_dict()
         return data
+
+    def model_dump(self) -> dict[str, Any]:
+        """The same as :meth:`to_dict` (cite-right's name).
+
+        Examples
+        --------
+        >>> CitationConfig(top_k=1).model_dump()["top_k"]
+        1
+        """
+        return self.to_dict()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "CitationConfig":

@@ -26,6 +26,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from citekit._frozen import refuse_assignment
 from citekit._reading import segment_spans
 from citekit._validation import check_float, check_str
 from citekit.claims import Claim, SimpleClaimDecomposer
@@ -52,6 +53,7 @@ __all__ = [
 VERDICTS = ("verified", "partial", "unverified")
 
 
+@refuse_assignment
 @dataclass(frozen=True)
 class FactVerificationConfig(_Record):
     """Thresholds of the claim verdicts (frozen, validated).

@@ -325,6 +325,8 @@ def test_config_validation_and_export():
         FactVerificationConfig(citation_config=3)
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.partial_coverage_threshold = 0.1
+    with pytest.raises(ValueError, match="read-only"):
+        config.partial_coverage_threshold = 0.1
 
 
 def test_verification_record_validation():
