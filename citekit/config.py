@@ -6,7 +6,7 @@ Every field and default of the specification is kept, so configurations written 
 it work unchanged. citekit adds ``band_width`` (the alignment kernel's band), and it
 applies the coverage thresholds to the answer's *content* tokens, so that stop words
 and punctuation never make a sentence supported. Assigning to a field raises
-:class:`~citekit._frozen.FrozenFieldError` (a ``ValueError`` and an ``AttributeError``), and
+``FrozenFieldError`` (a ``ValueError`` and a ``dataclasses.FrozenInstanceError``), and
 ``model_dump()`` is the same as ``to_dict()``, as with cite-right's configuration models.
 """
 
