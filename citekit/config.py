@@ -145,7 +145,12 @@ _FLOAT_RANGES: dict[str, tuple[float | None, float | None]] = {
     "min_embedding_similarity": (-1.0, 1.0),
     "supported_embedding_similarity": (-1.0, 1.0),
 }
-_BOOL_FIELDS = ("allow_embedding_only", "prefer_source_order", "multi_span_evidence")
+_BOOL_FIELDS = (
+    "allow_embedding_only",
+    "prefer_source_order",
+    "multi_span_evidence",
+    "require_all_answer_tokens_in_evidence",
+)
 
 
 @refuse_assignment
@@ -200,6 +205,10 @@ class CitationConfig:
         Merge evidence spans separated by at most this many characters.
     multi_span_max_spans : int, default 5
         More spans than this after merging fall back to one contiguous span.
+    require_all_answer_tokens_in_evidence : bool, default False
+        Keep a citation only when its evidence holds every token of the answer span
+        (as many times as the span has it; reference markers such as ``[1]`` aside); a
+        span left without citations is ``unsupported``. cite-right's strict switch.
 
     Every integer field is at most :data:`MAX_INT_FIELD` (2**31 - 1).
 
@@ -239,6 +248,7 @@ class CitationConfig:
     multi_span_evidence: bool = False
     multi_span_merge_gap_chars: int = 16
     multi_span_max_spans: int = 5
+    require_all_answer_tokens_in_evidence: bool = False
 
     def __post_init__(self) -> None:
         for name, (low, high) in _INT_RANGES.items():

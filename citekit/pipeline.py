@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkabl
 
 from citekit._citations.align import Stages, align_batch
 from citekit._citations.candidates import ensure_embeddings
+from citekit._citations.complete_evidence import complete_evidence_only
 from citekit._citations.forms import SurfaceForms
 from citekit._citations.queries import Queries
 from citekit._citations.scoring import Scorer, WeightedScorer
@@ -395,6 +396,9 @@ class Pipeline:
         results = [AlignmentResult([], answer=answer, sources=corpus.sources) for answer in answers]
         for answer_number, span_citations in zip(queries.answer_of, per_query):
             results[answer_number].append(span_citations)
+        if self.config.require_all_answer_tokens_in_evidence:
+            for result in results:
+                result[:] = complete_evidence_only(list(result), result.answer, tokenizer)
         return results
 
 

@@ -216,3 +216,42 @@ def test_configs_refuse_assignment_with_a_validation_error(config, field):
     # copying, pickling and replacing still work
     assert copy.deepcopy(config) == config == pickle.loads(pickle.dumps(config))
     assert dataclasses.replace(config, **{field: 2}) != config
+
+
+# -- require_all_answer_tokens_in_evidence ----------------------------------------------
+
+
+def test_require_all_answer_tokens_in_evidence_keeps_complete_evidence_only():
+    sources = ["Revenue grew 15% in Q4.", "Revenue grew 15% in 2024 [3].", "Costs fell."]
+    answer = "Revenue grew 15% in 2024 [1]. Costs fell sharply. Mars is red."
+    loose = align_citations(answer, sources)
+    strict_config = CitationConfig(require_all_answer_tokens_in_evidence=True)
+    strict = align_citations(answer, sources, config=strict_config)
+    assert [c.source_id for c in loose[0].citations] == ["1", "0"]
+    # "2024" is not in source 0; the marker [1] and the full stop are not words
+    assert [c.source_id for c in strict[0].citations] == ["1"]
+    assert strict[0].status == loose[0].status == "supported"
+    # "sharply" is in no source: the span loses its only citation
+    assert loose[1].citations and loose[1].status == "supported"
+    assert strict[1].status == "unsupported" and strict[1].citations == ()
+    assert strict[1].content_coverage == 0.0
+    assert strict[1].unsupported_spans == (
+        (strict[1].answer_span.char_start, strict[1].answer_span.char_end),
+    )
+    assert strict[2] == loose[2]
+    for span in strict:
+        for citation in span.citations:
+            text = sources[citation.source_index]
+            assert text[citation.char_start:citation.char_end] == citation.evidence
+    assert CitationConfig().require_all_answer_tokens_in_evidence is False
+    with pytest.raises(TypeError, match="require_all_answer_tokens_in_evidence"):
+        CitationConfig(require_all_answer_tokens_in_evidence=1)
+
+
+def test_require_all_tokens_counts_repeated_tokens():
+    (span,) = align_citations(
+        "very very good results",
+        ["The results were very good indeed."],
+        config=CitationConfig(require_all_answer_tokens_in_evidence=True),
+    )
+    assert span.status == "unsupported"  # "very" twice, once in the source
