@@ -512,9 +512,15 @@ def _claims_of(answer: str, spans: np.ndarray, decomposer: Any) -> list[Claim]:
                     f"claim_decomposer.decompose must return Claim records, got "
                     f"{type(claim).__name__}"
                 )
-            if claim.source_span != span:
+            if not start <= claim.char_start <= claim.char_end <= end:
                 raise ValueError(
-                    f"claim_decomposer returned a claim of another span: {claim.source_span!r}"
+                    f"claim_decomposer returned a claim outside its span ({start}, {end}): "
+                    f"({claim.char_start}, {claim.char_end})"
+                )
+            if answer[claim.char_start:claim.char_end] != claim.text:
+                raise ValueError(
+                    "claim_decomposer returned a claim whose text is not the answer's at "
+                    f"({claim.char_start}, {claim.char_end})"
                 )
             if claim.char_start == claim.char_end or claim.char_start < end_of_previous:
                 raise ValueError(

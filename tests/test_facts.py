@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import citekit
 from citekit import Pipeline, SourceDocument
 from citekit.claims import Claim, ClaimDecomposer, SimpleClaimDecomposer
 from citekit.config import CitationConfig
@@ -263,10 +264,24 @@ def test_custom_decomposer_and_its_errors():
 
     class Foreign:
         def decompose(self, span):
-            return [Claim("x", 0, 1, span_of("x"))]
+            return [Claim("x", 40, 41, span_of("x", 40))]
 
-    with pytest.raises(ValueError, match="another span"):
+    with pytest.raises(ValueError, match="outside its span"):
         verify_facts("Revenue grew.", SOURCES, claim_decomposer=Foreign())
+
+    class Elsewhere:  # offsets inside the span, text of another answer
+        def decompose(self, span):
+            return [Claim("Costs", 0, 5, span_of("Costs fell."))]
+
+    with pytest.raises(ValueError, match="text is not the answer's"):
+        verify_facts("Revenue grew.", SOURCES, claim_decomposer=Elsewhere())
+
+    class OwnSpan:  # a span record of its own, with the answer's offsets: accepted
+        def decompose(self, span):
+            own = AnswerSpan(span.text, span.char_start, span.char_end, kind="clause")
+            return [Claim(span.text, span.char_start, span.char_end, own)]
+
+    assert verify_facts("Heat pumps.", SOURCES, claim_decomposer=OwnSpan()).num_claims == 1
 
     class Strings:
         def decompose(self, span):
@@ -364,3 +379,30 @@ def test_verification_offsets_over_arbitrary_unicode(answer):
             assert answer[conflict.answer_char_start:conflict.answer_char_end] == (
                 conflict.answer_text
             )
+
+
+def test_stages_are_used_for_claims_and_alignment():
+    class Lines:
+        def segment(self, text):
+            spans, start = [], 0
+            for line in text.split("\n"):
+                if line.strip():
+                    spans.append((start, start + len(line)))
+                start += len(line) + 1
+            return spans
+
+    answer = "Revenue grew 15% in 2024. Costs\nHeat pumps reduce emissions."
+    metrics = verify_facts(answer, SOURCES, answer_segmenter=Lines())
+    assert [v.claim.text for v in metrics.claim_verifications] == [
+        "Revenue grew 15% in 2024. Costs", "Heat pumps reduce emissions."
+    ]
+    assert [v.claim.source_span.sentence_index for v in metrics.claim_verifications] == [0, 1]
+    seen = []
+
+    class Counting(citekit.SimpleTokenizer):
+        def tokenize(self, text):
+            seen.append(text)
+            return super().tokenize(text)
+
+    verify_facts("Heat pumps reduce emissions.", SOURCES, tokenizer=Counting())
+    assert "Heat pumps reduce emissions." in seen
