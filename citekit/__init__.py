@@ -65,6 +65,18 @@ _EXPORTS: dict[str, str] = {
     "Pipeline": "citekit.pipeline",
     "Embedder": "citekit.pipeline",
     "align_citations": "citekit.pipeline",
+    "AlignmentMetrics": "citekit.pipeline",
+    "PreparedCitationCorpus": "citekit.prepared",
+    "from_dicts": "citekit.sources",
+    # fact verification
+    "Claim": "citekit.claims",
+    "ClaimDecomposer": "citekit.claims",
+    "SimpleClaimDecomposer": "citekit.claims",
+    "FactVerificationConfig": "citekit.facts",
+    "ClaimVerification": "citekit.facts",
+    "FactVerificationMetrics": "citekit.facts",
+    "verify_facts": "citekit.facts",
+    "verify_facts_many": "citekit.facts",
     # highlighting
     "find_answer_highlights": "citekit.highlight",
     "highlight_sources": "citekit.highlight",

@@ -5,7 +5,9 @@ Both are frozen dataclasses validated in ``__post_init__``: a wrong type raises
 Every field and default of the specification is kept, so configurations written for
 it work unchanged. citekit adds ``band_width`` (the alignment kernel's band), and it
 applies the coverage thresholds to the answer's *content* tokens, so that stop words
-and punctuation never make a sentence supported.
+and punctuation never make a sentence supported. Assigning to a field raises
+``FrozenFieldError`` (a ``ValueError`` and a ``dataclasses.FrozenInstanceError``), and
+``model_dump()`` is the same as ``to_dict()``, as with cite-right's configuration models.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ import os
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Mapping
 
+from citekit._frozen import refuse_assignment
 from citekit._validation import check_bool, check_float, check_int
 
 __all__ = ["CitationConfig", "CitationWeights", "MAX_INT_FIELD", "MAX_WEIGHT"]
 
 
+@refuse_assignment
 @dataclass(frozen=True)
 class CitationWeights:
     """How the score components add up to a citation's final score.
@@ -78,6 +82,16 @@ class CitationWeights:
         """
         return asdict(self)
 
+    def model_dump(self) -> dict[str, float]:
+        """The same as :meth:`to_dict` (cite-right's name).
+
+        Examples
+        --------
+        >>> CitationWeights().model_dump()["embedding"]
+        0.5
+        """
+        return self.to_dict()
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "CitationWeights":
         """Build weights from a mapping; unknown keys raise ``ValueError``.
@@ -131,9 +145,15 @@ _FLOAT_RANGES: dict[str, tuple[float | None, float | None]] = {
     "min_embedding_similarity": (-1.0, 1.0),
     "supported_embedding_similarity": (-1.0, 1.0),
 }
-_BOOL_FIELDS = ("allow_embedding_only", "prefer_source_order", "multi_span_evidence")
+_BOOL_FIELDS = (
+    "allow_embedding_only",
+    "prefer_source_order",
+    "multi_span_evidence",
+    "require_all_answer_tokens_in_evidence",
+)
 
 
+@refuse_assignment
 @dataclass(frozen=True)
 class CitationConfig:
     """Every parameter of the citation pipeline (frozen, validated).
@@ -185,6 +205,10 @@ class CitationConfig:
         Merge evidence spans separated by at most this many characters.
     multi_span_max_spans : int, default 5
         More spans than this after merging fall back to one contiguous span.
+    require_all_answer_tokens_in_evidence : bool, default False
+        Keep a citation only when its evidence holds every token of the answer span
+        (as many times as the span has it; reference markers such as ``[1]`` aside); a
+        span left without citations is ``unsupported``. cite-right's strict switch.
 
     Every integer field is at most :data:`MAX_INT_FIELD` (2**31 - 1).
 
@@ -224,6 +248,7 @@ class CitationConfig:
     multi_span_evidence: bool = False
     multi_span_merge_gap_chars: int = 16
     multi_span_max_spans: int = 5
+    require_all_answer_tokens_in_evidence: bool = False
 
     def __post_init__(self) -> None:
         for name, (low, high) in _INT_RANGES.items():
@@ -340,6 +365,16 @@ class CitationConfig:
         data = {item.name: getattr(self, item.name) for item in fields(self)}
         data["weights"] = self.weights.to_dict()
         return data
+
+    def model_dump(self) -> dict[str, Any]:
+        """The same as :meth:`to_dict` (cite-right's name).
+
+        Examples
+        --------
+        >>> CitationConfig(top_k=1).model_dump()["top_k"]
+        1
+        """
+        return self.to_dict()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "CitationConfig":

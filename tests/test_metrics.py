@@ -304,5 +304,9 @@ def test_helpers_with_the_default_pipeline():
         tokenizer=SimpleTokenizer(),
     )
     assert metrics.num_supported == 1 and metrics.span_confidences[0].source_ids == ("report",)
+    # cite-right's backend keyword is accepted (and passed on); unknown keywords are not
+    assert check_groundedness("Revenue grew.", sources, backend="rust") == check_groundedness(
+        "Revenue grew.", sources
+    )
     with pytest.raises(TypeError):
-        check_groundedness("Revenue grew.", sources, backend="rust")
+        check_groundedness("Revenue grew.", sources, no_such_option="rust")

