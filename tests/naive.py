@@ -203,22 +203,38 @@ _NAIVE_LIST_MARKER = re.compile(
 _NAIVE_CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
 
 
-_NAIVE_SPACED_TERMINATORS = ".?!…"
+_NAIVE_SPACED_TERMINATORS = ".?!…\u2024‼‽⁇⁈⁉⸮⸼\u2e53\u2e54﹒．"
 
 
-_NAIVE_UNSPACED_TERMINATORS = "。！？।॥؟۔"
+# Unicode's Sentence_Terminal characters but the spaced ones above (test_segment_scripts
+# checks the two lists against the regex module's \p{Sentence_Terminal})
+_NAIVE_UNSPACED_TERMINATORS = (
+    "。！？।॥؟۔\u0589\u061d\u061e\u0700-\u0702\u07f9\u0837\u0839\u083d\u083e\u104a\u104b"
+    "\u1362\u1367\u1368\u166e\u1735\u1736\u17d4\u17d5\u1803\u1809\u1944\u1945"
+    "\u1aa8-\u1aab\u1b4e\u1b4f\u1b5a\u1b5b\u1b5e\u1b5f\u1b7d-\u1b7f\u1c3b\u1c3c\u1c7e"
+    "\u1c7f\u2cf9-\u2cfb\ua4ff\ua60e\ua60f\ua6f3\ua6f7\ua876\ua877\ua8ce\ua8cf\ua92f"
+    "\ua9c8\ua9c9\uaa5d-\uaa5f\uaaf0\uaaf1\uabeb\ufe12\ufe15\ufe16\ufe56\ufe57\uff61"
+    "\U00010a56\U00010a57\U00010f55-\U00010f59\U00010f86-\U00010f89\U00011047\U00011048"
+    "\U000110be-\U000110c1\U00011141-\U00011143\U000111c5\U000111c6\U000111cd\U000111de"
+    "\U000111df\U00011238\U00011239\U0001123b\U0001123c\U000112a9\U000113d4\U000113d5"
+    "\U0001144b\U0001144c\U000115c2\U000115c3\U000115c9-\U000115d7\U00011641\U00011642"
+    "\U0001173c-\U0001173e\U00011944\U00011946\U00011a42\U00011a43\U00011a9b\U00011a9c"
+    "\U00011c41\U00011c42\U00011ef7\U00011ef8\U00011f43\U00011f44\U00016a6e\U00016a6f"
+    "\U00016af5\U00016b37\U00016b38\U00016b44\U00016d6e\U00016d6f\U00016e98\U0001bc9f"
+    "\U0001da88"
+)
 
 
 _NAIVE_UNSPACED_TERMINATOR = re.compile("[" + _NAIVE_UNSPACED_TERMINATORS + "]")
 
 
-_NAIVE_ALL = "[" + re.escape(_NAIVE_SPACED_TERMINATORS + _NAIVE_UNSPACED_TERMINATORS) + "]"
+_NAIVE_ALL = "[" + re.escape(_NAIVE_SPACED_TERMINATORS) + _NAIVE_UNSPACED_TERMINATORS + "]"
 
 
 _NAIVE_SPACED = "[" + re.escape(_NAIVE_SPACED_TERMINATORS) + "]"
 
 
-_NAIVE_UNSPACED = "[" + re.escape(_NAIVE_UNSPACED_TERMINATORS) + "]"
+_NAIVE_UNSPACED = "[" + _NAIVE_UNSPACED_TERMINATORS + "]"
 
 
 # closers, and reference markers ([1], [^2], [2, 3], [4-6]) right after the terminator
@@ -287,7 +303,8 @@ def _naive_is_boundary(text: str, match, block_end: int, keys) -> bool:
         return True
     after = match.end()
     next_char = text[after] if after < block_end else ""
-    if next_char.islower():
+    if next_char.islower() and not "\u10d0" <= next_char <= "\u10ff":
+        # (Georgian's Mkhedruli letters are lower case, but start sentences too)
         return False  # "approx. five", "wait… what", '"Really?" she asked'
     if run[0] != "." or run.startswith(".."):
         return True
