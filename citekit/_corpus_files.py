@@ -1,8 +1,10 @@
 """Reading and writing a saved :class:`~citekit.corpus.Corpus`: a directory of ``.npy``
 arrays and one ``corpus.json`` (the sources and settings), nothing pickled.
 
-Everything read is checked before a corpus is made from it, and every check names the
-damaged file (both files when two disagree). :meth:`Corpus.save
+A save is atomic (written and flushed in a directory beside the target, which then
+replaces it: :func:`write_corpus`) and lossless (lone surrogates included). Everything
+read is checked before a corpus is made from it, and every check names the damaged file
+(both files when two disagree). :meth:`Corpus.save
 <citekit.corpus.Corpus.save>` and :meth:`Corpus.load <citekit.corpus.Corpus.load>` are
 the entry points; the checks of the arrays (:func:`array_damage`) are also the
 constructor's.
@@ -16,6 +18,7 @@ import os
 import secrets
 import shutil
 import stat
+import sys
 from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -425,9 +428,17 @@ def load_sources(
                 f"sources[{position}] has kind {kind!r}; expected 'document' or 'chunk'",
             )
         try:
-            records.append(record_class.from_dict(entry))
-        except (TypeError, ValueError) as error:
+            record = record_class.from_dict(entry)
+        except (TypeError, ValueError, OverflowError) as error:
             raise damaged([meta_path], f"sources[{position}]: {error}") from None
+        if isinstance(record, SourceChunk) and record.doc_char_end > sys.maxsize:
+            # (no str is that long, and the corpus keeps the offsets as int64)
+            raise damaged(
+                [meta_path],
+                f"sources[{position}]: 'doc_char_end' {record.doc_char_end} is beyond the "
+                f"longest possible text ({sys.maxsize} characters)",
+            )
+        records.append(record)
     return records
 
 
