@@ -255,3 +255,35 @@ def test_load_refuses_chunk_offsets_no_text_can_have(tmp_path):
     (directory / "corpus.json").write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(ValueError, match=r"corpus\.json.*sources\[0\].*doc_char_start"):
         Corpus.load(directory)
+
+
+def test_a_process_killed_while_saving_leaves_the_saved_corpus(tmp_path):
+    import subprocess
+    from pathlib import Path
+
+    directory = tmp_path / "d"
+    Corpus.build(GOOD).save(directory)
+    # the process dies (no exception, no clean-up) after writing three of the new files
+    code = (
+        "import os, sys\n"
+        "from citekit import _corpus_files\n"
+        "from citekit.corpus import Corpus\n"
+        "write, written = _corpus_files._write_file, []\n"
+        "def dying(path, content):\n"
+        "    write(path, content)\n"
+        "    written.append(path)\n"
+        "    if len(written) == 3:\n"
+        "        os._exit(9)\n"
+        "_corpus_files._write_file = dying\n"
+        "Corpus.build(['Costs fell 3%.']).save(sys.argv[1])\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code, str(directory)],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+    )
+    assert completed.returncode == 9, completed.stderr
+    assert Corpus.load(directory).source_text(0) == GOOD[0]
+    # (what it was writing stays beside, hidden, as the save's documentation says)
+    assert [name.split("-")[0] for name in _leftovers(tmp_path, "d")] == [".d.saving"]
