@@ -37,6 +37,7 @@ RULE_PIECES = [
     # case yet start sentences
     "։", "။", "၊", "።", "፧", "។", "៕", "᠃", "‼", "⁉", "．", "﹒", "․", "\U00011047",
     "\U00016e98", "\U0001da88", "ა", "Ა", "ქართ", "ቢ", "ក", "\U00011005",
+    "\ue000", "\ue001",  # (the naive reference reads terminators above the BMP as these)
     # reference markers and their near misses
     "[1]", "[^2]", "[2, 3]", "[4-6]", "[7\u20138]", "[1;2]", "[ 1]", "[1 ]", "[12345]",
     "[1,", "[^]", "[a]", "^", "1", ",", ";", "-", "\u2013", "[1]\n[2]", "[1,\t2]",

@@ -108,3 +108,10 @@ def test_english_segmentation_is_unchanged():
         "J. K. Rowling wrote it.[1]",
         "The end.",
     ]
+
+
+def test_the_reference_reads_terminators_above_the_bmp_next_to_private_use_characters():
+    # (tests/naive.py reads them as a private-use character the text does not hold)
+    for text in ("𑀅𑁇\ue000. x", "\ue000𑁇\ue001 𑀥\ue000𑁈 ok. \ue002", "a😀. B 𑁇"):
+        assert naive_segment(text) == segment_sentences(text)
+    assert sentences("\ue000𑁇\ue001 a") == ["\ue000𑁇", "\ue001 a"]
