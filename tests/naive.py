@@ -229,6 +229,7 @@ _NAIVE_UNSPACED_ASTRAL = (
 )
 _NAIVE_UNSPACED_TERMINATORS = _NAIVE_UNSPACED_BMP + _NAIVE_UNSPACED_ASTRAL
 _NAIVE_ASTRAL_TERMINATOR = re.compile("[" + _NAIVE_UNSPACED_ASTRAL + "]")
+_NAIVE_ABOVE_BMP = re.compile("[\U00010000-\U0010ffff]")
 
 
 # closers, and reference markers ([1], [^2], [2, 3], [4-6]) right after the terminator
@@ -277,11 +278,15 @@ def _naive_scan_text(text: str) -> tuple[str, re.Pattern, re.Pattern]:
     properties the rules ask about that a terminator has (no letter, digit, space, case,
     opener or closer)."""
     in_bmp = text.isascii() or len(text.encode("utf-16-le", "surrogatepass")) == 2 * len(text)
-    if in_bmp or _NAIVE_ASTRAL_TERMINATOR.search(text) is None:
+    terminators = () if in_bmp else {
+        char for char in set(_NAIVE_ABOVE_BMP.findall(text))
+        if _NAIVE_ASTRAL_TERMINATOR.fullmatch(char)
+    }
+    if not terminators:
         return (text, *_naive_patterns_with_stand_in(""))
     stand_in = next(chr(code) for code in range(0xE000, 0xF900) if chr(code) not in text)
     return (
-        _NAIVE_ASTRAL_TERMINATOR.sub(stand_in, text),
+        text.translate({ord(char): stand_in for char in terminators}),
         *_naive_patterns_with_stand_in(stand_in),
     )
 
