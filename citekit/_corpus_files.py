@@ -204,12 +204,18 @@ def _unused_sibling(target: str, purpose: str) -> str:
 
 
 def _write_file(path: str, content: np.ndarray | bytes) -> None:
-    """Write an array (``.npy``, never pickled) or bytes to ``path``."""
-    with open(path, "wb") as handle:
-        if isinstance(content, bytes):
-            handle.write(content)
-        else:
-            np.save(handle, content, allow_pickle=False)
+    """Write an array (``.npy``, never pickled) or bytes to ``path``; an ``OSError`` names
+    the file (a full disk does not say which)."""
+    try:
+        with open(path, "wb") as handle:
+            if isinstance(content, bytes):
+                handle.write(content)
+            else:
+                np.save(handle, content, allow_pickle=False)
+    except OSError as error:
+        if error.filename is not None:
+            raise
+        raise OSError(error.errno, error.strerror or str(error), path) from error
 
 
 def _sync_files(directory: str) -> None:
@@ -229,7 +235,8 @@ def _sync_files(directory: str) -> None:
 
 
 def _sync_file(path: str) -> None:
-    descriptor = os.open(path, os.O_RDONLY)
+    # (opened for writing: Windows flushes only such a file)
+    descriptor = os.open(path, os.O_RDWR)
     try:
         os.fsync(descriptor)
     finally:

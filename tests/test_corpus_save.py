@@ -90,6 +90,24 @@ def test_every_str_saves_and_loads_identically(texts, ids, key, chunked):
     assert _results(pipeline, loaded, answers) == _results(pipeline, corpus, answers)
 
 
+class FullDisk:
+    """A file whose writing fails after a few bytes, as on a full disk (the error names no
+    file)."""
+
+    def __init__(self, path, mode):
+        self.file = open(path, mode)
+
+    def write(self, data):
+        self.file.write(bytes(data)[:10])
+        raise OSError(28, "No space left on device")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.file.close()
+
+
 def test_a_failed_save_leaves_the_saved_corpus(tmp_path, monkeypatch):
     pipeline = citekit.Pipeline()
     directory = tmp_path / "d"
@@ -97,20 +115,20 @@ def test_a_failed_save_leaves_the_saved_corpus(tmp_path, monkeypatch):
     old.save(directory)
     before = sorted(os.listdir(directory))
     new = pipeline.prepare(["Costs fell 3%. Margins rose."])
-    write_file = _corpus_files._write_file
     for failing in ("token_starts.npy", "index_indices.npy", "corpus.json"):
-        def fail_on(path, content, failing=failing):
-            if os.path.basename(path) == failing:
-                raise OSError(28, "No space left on device", path)
-            write_file(path, content)
+        def failing_open(path, mode, failing=failing):
+            if "w" in mode and os.path.basename(path) == failing:
+                return FullDisk(path, mode)
+            return open(path, mode)
 
-        monkeypatch.setattr(_corpus_files, "_write_file", fail_on)
-        with pytest.raises(OSError, match="No space left"):
+        monkeypatch.setattr(_corpus_files, "open", failing_open, raising=False)
+        with pytest.raises(OSError, match="No space left") as info:
             new.save(directory)
+        assert os.path.basename(info.value.filename) == failing  # (the save names it)
         assert sorted(os.listdir(directory)) == before
         assert Corpus.load(directory).sources == old.sources
         assert _leftovers(tmp_path, "d") == []
-    monkeypatch.setattr(_corpus_files, "_write_file", write_file)
+        monkeypatch.delattr(_corpus_files, "open")
     new.save(directory)
     assert Corpus.load(directory).sources == new.sources
 
