@@ -165,6 +165,10 @@ def _meta(
     }
 
 
+# what file browsers leave in a folder that was looked at (removed with a replaced corpus)
+_DISPOSABLE = frozenset({".DS_Store", "Thumbs.db"})
+
+
 def _check_target(directory: str, target: str) -> None:
     """Refuse a ``directory`` that is a file or holds files a saved corpus does not (a
     save replaces the whole directory: it never deletes what it did not write)."""
@@ -172,7 +176,7 @@ def _check_target(directory: str, target: str) -> None:
         return
     if not os.path.isdir(target):
         raise ValueError(f"path {directory!r} is a file, not a directory to save a corpus to")
-    foreign = sorted(set(os.listdir(target)) - corpus_file_names(True))
+    foreign = sorted(set(os.listdir(target)) - corpus_file_names(True) - _DISPOSABLE)
     if foreign:
         shown = ", ".join(map(repr, foreign[:3])) + (", ..." if len(foreign) > 3 else "")
         raise ValueError(

@@ -494,7 +494,8 @@ class Corpus:
         ValueError
             If ``path`` is a file or a directory holding files a saved corpus does not
             (a save replaces the whole directory and never deletes what it did not
-            write). Both are checked before anything is written.
+            write, but for a file browser's ``.DS_Store`` or ``Thumbs.db``). Both are
+            checked before anything is written.
         OSError
             If the files cannot be written (the message names the file); what was at
             ``path`` is left as it was.

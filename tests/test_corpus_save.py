@@ -173,9 +173,14 @@ def test_a_save_never_deletes_files_it_did_not_write(tmp_path):
     with pytest.raises(ValueError, match=r"not a saved corpus's \('notes\.txt'\)"):
         corpus.save(tmp_path)
     assert (tmp_path / "notes.txt").read_text() == "mine"
-    assert sorted(os.listdir(tmp_path)) == ["notes.txt"]
+    assert sorted(os.listdir(tmp_path)) == ["notes.txt"]  # (nothing beside it either)
     with pytest.raises(ValueError, match="is a file"):
         corpus.save(tmp_path / "notes.txt")
+    browsed = tmp_path / "browsed"  # (a corpus folder a file browser has looked at)
+    corpus.save(browsed)
+    (browsed / ".DS_Store").write_bytes(b"\0")
+    corpus.save(browsed)
+    assert not (browsed / ".DS_Store").exists()
     empty = tmp_path / "empty"
     empty.mkdir()
     corpus.save(empty)  # an empty directory is taken
