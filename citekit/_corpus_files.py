@@ -298,7 +298,7 @@ def read_meta(directory: str) -> tuple[dict[str, Any], str]:
     and its path. ``FileNotFoundError`` when ``directory`` does not exist, ``ValueError``
     when it is not a saved corpus or ``corpus.json`` is damaged (naming the line)."""
     if not os.path.isdir(directory):
-        if not os.path.lexists(directory):
+        if not os.path.exists(directory):  # (a dangling symbolic link too)
             raise FileNotFoundError(
                 errno.ENOENT, "no saved corpus there (the directory does not exist)", directory
             )

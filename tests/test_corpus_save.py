@@ -233,6 +233,10 @@ def test_load_of_a_missing_directory_raises_file_not_found(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match="is a file"):
         Corpus.load(tmp_path / "file")
+    if sys.platform != "win32":
+        (tmp_path / "dangling").symlink_to(missing)
+        with pytest.raises(FileNotFoundError, match="dangling"):
+            Corpus.load(tmp_path / "dangling")
 
 
 def _saved(tmp_path):
