@@ -467,12 +467,48 @@ class Corpus:
         """Write the corpus to directory ``path`` (created if needed) as ``.npy`` + JSON.
 
         Nothing is pickled: arrays are saved with ``allow_pickle=False`` and the sources
-        (ids, texts, chunk offsets, metadata) go to ``corpus.json``.
+        (ids, texts, chunk offsets, metadata) go to ``corpus.json``. Every ``str`` is
+        saved as it is, lone surrogates included, so :meth:`load` gives a corpus with the
+        same sources and the same results.
+
+        The save is atomic: the files are written and flushed to disk in a new hidden
+        directory beside ``path`` (``.<name>.saving-<random>``), which then takes the
+        place of ``path``. A save that fails, for any reason, leaves what was at ``path``
+        as it was, so a corpus saved there before stays loadable. When ``path`` holds a
+        corpus already, it is renamed aside (``.<name>.replaced-<random>``), the new one
+        renamed into its place and the old one removed; should the second rename fail,
+        the old one is renamed back. A process killed between the two renames (a moment)
+        leaves the old corpus under its aside name. A load running at that moment may
+        find no corpus; it never finds a mixture of two.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A directory that does not exist, an empty one, or a saved corpus (replaced
+            as a whole). A symbolic link is followed: the directory it names is replaced.
 
         Raises
         ------
         TypeError
             If ``path`` is not a path, or a source's metadata is not JSON-serializable.
+        ValueError
+            If ``path`` is a file or a directory holding files a saved corpus does not
+            (a save replaces the whole directory and never deletes what it did not
+            write, but for a file browser's ``.DS_Store`` or ``Thumbs.db``). Both are
+            checked before anything is written.
+        OSError
+            If the files cannot be written (the message names the file); what was at
+            ``path`` is left as it was.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> corpus = Corpus.build(["Revenue grew 15% in 2024.", "Costs fell\\udc00 3%."])
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     corpus.save(os.path.join(folder, "corpus"))
+        ...     loaded = Corpus.load(os.path.join(folder, "corpus"))
+        >>> loaded.sources == corpus.sources, loaded.source_text(1)
+        (True, 'Costs fell\\udc00 3%.')
         """
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
@@ -511,16 +547,19 @@ class Corpus:
         ------
         TypeError
             If ``path`` is not a path.
+        FileNotFoundError
+            If ``path`` does not exist, or one of the corpus's array files is missing
+            (``embeddings.npy`` only when ``corpus.json`` says the corpus has
+            embeddings); the message names the path or file.
         ValueError
-            If the directory does not hold a citekit corpus of a known version, or one of
+            If ``path`` is a file, the directory does not hold a citekit corpus of a
+            known version (no ``corpus.json``, another format), or one of
             its files is damaged: unreadable, a missing or wrong value in ``corpus.json``,
             an array of the wrong type or length, offsets that do not fit the sources'
             texts, an index that is not of the tokens, or two sources sharing an id. The
             message names the file (both files when they disagree, e.g. token offsets
-            beyond a text of ``corpus.json``) and what is wrong.
-        FileNotFoundError
-            If one of the corpus's array files is missing (``embeddings.npy`` only when
-            ``corpus.json`` says the corpus has embeddings); the message names the file.
+            beyond a text of ``corpus.json``) and what is wrong, with the line of
+            ``corpus.json`` where its text is not JSON or not UTF-8.
         """
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")

@@ -10,12 +10,16 @@ one):
   capital letter with a period is not a marker, even a roman numeral: it is an initial,
   ``A. B. Smith``, ``V. Putin``);
 - ``.``, ``?``, ``!`` and ``…`` end a sentence when followed by whitespace or the end of the
-  text; ``。！？``, Devanagari ``।`` / ``॥``, Arabic ``؟`` and Urdu ``۔`` end one anywhere
-  (those scripts do not put spaces after them). Runs (``?!``, ``...``) stay together and
-  closing quotes and brackets that follow (``."``, ``.)``, ``。」``) belong to the sentence,
-  as do reference markers written right after it (``grew.[1]``, ``.[2, 3]``, ``.[^4]``);
+  text, as do the other Latin forms (``‼``, ``⁉``, ``‽``, small and full-width full stops);
+  the other characters of Unicode's Sentence_Terminal property (``。！？``, Devanagari
+  ``।`` / ``॥``, Arabic ``؟``, Urdu ``۔``, Armenian ``։``, Ethiopic ``።``, Khmer ``។``,
+  Myanmar ``။`` and every other script's) end one anywhere (those scripts do not put
+  spaces after them). Runs (``?!``, ``...``) stay together and closing quotes and brackets
+  that follow (``."``, ``.)``, ``。」``) belong to the sentence, as do reference markers
+  written right after it (``grew.[1]``, ``.[2, 3]``, ``.[^4]``);
 - none of those is a boundary when the next word starts in lower case (``approx. five``,
-  ``"Really?" she asked``); a ``.`` is not one after a known abbreviation (``Dr.``,
+  ``"Really?" she asked``; Georgian letters do not count: Georgian does not capitalize);
+  a ``.`` is not one after a known abbreviation (``Dr.``,
   ``e.g.``), a dotted acronym (``U.S.``) or a single capital initial (``J. K.``), and
   ``etc.`` / ``Inc.`` / ``Ltd.`` end a sentence only before a capitalized word. Decimals
   (``5.2``) never end a sentence because the ``.`` is not followed by a space.

@@ -174,6 +174,7 @@ def naive_copy_range(target, target_start, source, source_start, n):
 # every text and every option.
 # =======================================================================================
 
+import functools  # noqa: E402
 import re  # noqa: E402
 
 
@@ -203,22 +204,32 @@ _NAIVE_LIST_MARKER = re.compile(
 _NAIVE_CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
 
 
-_NAIVE_SPACED_TERMINATORS = ".?!…"
+_NAIVE_SPACED_TERMINATORS = ".?!…\u2024‼‽⁇⁈⁉⸮⸼\u2e53\u2e54﹒．"
 
 
-_NAIVE_UNSPACED_TERMINATORS = "。！？।॥؟۔"
-
-
-_NAIVE_UNSPACED_TERMINATOR = re.compile("[" + _NAIVE_UNSPACED_TERMINATORS + "]")
-
-
-_NAIVE_ALL = "[" + re.escape(_NAIVE_SPACED_TERMINATORS + _NAIVE_UNSPACED_TERMINATORS) + "]"
-
-
-_NAIVE_SPACED = "[" + re.escape(_NAIVE_SPACED_TERMINATORS) + "]"
-
-
-_NAIVE_UNSPACED = "[" + re.escape(_NAIVE_UNSPACED_TERMINATORS) + "]"
+# Unicode's Sentence_Terminal characters but the spaced ones above (test_segment_scripts
+# checks the two lists against the regex module's \p{Sentence_Terminal}): in the Basic
+# Multilingual Plane, and above it
+_NAIVE_UNSPACED_BMP = (
+    "。！？।॥؟۔\u0589\u061d\u061e\u0700-\u0702\u07f9\u0837\u0839\u083d\u083e\u104a\u104b"
+    "\u1362\u1367\u1368\u166e\u1735\u1736\u17d4\u17d5\u1803\u1809\u1944\u1945"
+    "\u1aa8-\u1aab\u1b4e\u1b4f\u1b5a\u1b5b\u1b5e\u1b5f\u1b7d-\u1b7f\u1c3b\u1c3c\u1c7e"
+    "\u1c7f\u2cf9-\u2cfb\ua4ff\ua60e\ua60f\ua6f3\ua6f7\ua876\ua877\ua8ce\ua8cf\ua92f"
+    "\ua9c8\ua9c9\uaa5d-\uaa5f\uaaf0\uaaf1\uabeb\ufe12\ufe15\ufe16\ufe56\ufe57\uff61"
+)
+_NAIVE_UNSPACED_ASTRAL = (
+    "\U00010a56\U00010a57\U00010f55-\U00010f59\U00010f86-\U00010f89\U00011047\U00011048"
+    "\U000110be-\U000110c1\U00011141-\U00011143\U000111c5\U000111c6\U000111cd\U000111de"
+    "\U000111df\U00011238\U00011239\U0001123b\U0001123c\U000112a9\U000113d4\U000113d5"
+    "\U0001144b\U0001144c\U000115c2\U000115c3\U000115c9-\U000115d7\U00011641\U00011642"
+    "\U0001173c-\U0001173e\U00011944\U00011946\U00011a42\U00011a43\U00011a9b\U00011a9c"
+    "\U00011c41\U00011c42\U00011ef7\U00011ef8\U00011f43\U00011f44\U00016a6e\U00016a6f"
+    "\U00016af5\U00016b37\U00016b38\U00016b44\U00016d6e\U00016d6f\U00016e98\U0001bc9f"
+    "\U0001da88"
+)
+_NAIVE_UNSPACED_TERMINATORS = _NAIVE_UNSPACED_BMP + _NAIVE_UNSPACED_ASTRAL
+_NAIVE_ASTRAL_TERMINATOR = re.compile("[" + _NAIVE_UNSPACED_ASTRAL + "]")
+_NAIVE_ABOVE_BMP = re.compile("[\U00010000-\U0010ffff]")
 
 
 # closers, and reference markers ([1], [^2], [2, 3], [4-6]) right after the terminator
@@ -228,16 +239,56 @@ _NAIVE_MARKER = r"\[\^?[0-9]{1,4}(?:[ \t]*[,;\u2013-][ \t]*\^?[0-9]{1,4})*[ \t]*
 _NAIVE_CLOSER_RUN = "(?:[" + re.escape(_NAIVE_CLOSERS) + "]|" + _NAIVE_MARKER + ")*"
 
 
-# group 1: terminators and the closers after them; group 2: the whitespace that follows.
-# Only runs that can end a sentence: with an unspaced terminator, or followed by whitespace
-# or the end of the block.
-NAIVE_TERMINATOR_RUN = re.compile(
-    f"({_NAIVE_ALL}"
-    f"(?:(?<={_NAIVE_UNSPACED}){_NAIVE_ALL}*{_NAIVE_CLOSER_RUN}"
-    f"|{_NAIVE_SPACED}*(?:{_NAIVE_UNSPACED}{_NAIVE_ALL}*{_NAIVE_CLOSER_RUN}"
-    f"|{_NAIVE_CLOSER_RUN}(?=\\s|\\Z))))"
-    r"(\s*)"
-)
+def _naive_run_patterns(unspaced: str) -> tuple[re.Pattern, re.Pattern]:
+    """The terminator-run pattern and the unspaced-terminator pattern for the unspaced
+    terminators of the character class body ``unspaced``.
+
+    The run pattern's group 1: terminators and the closers after them; group 2: the
+    whitespace that follows. Only runs that can end a sentence: with an unspaced
+    terminator, or followed by whitespace or the end of the block.
+    """
+    every = "[" + re.escape(_NAIVE_SPACED_TERMINATORS) + unspaced + "]"
+    spaced = "[" + re.escape(_NAIVE_SPACED_TERMINATORS) + "]"
+    unspaced_class = "[" + unspaced + "]"
+    run = re.compile(
+        f"({every}"
+        f"(?:(?<={unspaced_class}){every}*{_NAIVE_CLOSER_RUN}"
+        f"|{spaced}*(?:{unspaced_class}{every}*{_NAIVE_CLOSER_RUN}"
+        f"|{_NAIVE_CLOSER_RUN}(?=\\s|\\Z))))"
+        r"(\s*)"
+    )
+    return run, re.compile(unspaced_class)
+
+
+# (every terminator in one class: the definition, which tests compare with a reference)
+NAIVE_TERMINATOR_RUN = _naive_run_patterns(_NAIVE_UNSPACED_TERMINATORS)[0]
+
+
+@functools.lru_cache(maxsize=64)
+def _naive_patterns_with_stand_in(stand_in: str) -> tuple[re.Pattern, re.Pattern]:
+    return _naive_run_patterns(_NAIVE_UNSPACED_BMP + re.escape(stand_in))
+
+
+def _naive_scan_text(text: str) -> tuple[str, re.Pattern, re.Pattern]:
+    """The text the rules read and their two patterns. A class holding characters above
+    the BMP makes Python's regular expressions scan several times slower, so the patterns
+    hold the BMP terminators only, and a text with terminators above the BMP is read with
+    each of them replaced by one private-use character it does not hold, added to the
+    patterns: one code point for one (the offsets stay), and a character with the
+    properties the rules ask about that a terminator has (no letter, digit, space, case,
+    opener or closer)."""
+    in_bmp = text.isascii() or len(text.encode("utf-16-le", "surrogatepass")) == 2 * len(text)
+    terminators = () if in_bmp else {
+        char for char in set(_NAIVE_ABOVE_BMP.findall(text))
+        if _NAIVE_ASTRAL_TERMINATOR.fullmatch(char)
+    }
+    if not terminators:
+        return (text, *_naive_patterns_with_stand_in(""))
+    stand_in = next(chr(code) for code in range(0xE000, 0xF900) if chr(code) not in text)
+    return (
+        text.translate({ord(char): stand_in for char in terminators}),
+        *_naive_patterns_with_stand_in(stand_in),
+    )
 
 
 # letters, or dotted letter groups (U.S, e.g, Ph.D), before a period
@@ -259,6 +310,7 @@ def naive_segment(
     base = _NAIVE_DEFAULT_ABBREVIATIONS if abbreviations is None else abbreviations
     keys = {word.strip().rstrip(".").lower() for word in base}
     keys |= {word.strip().rstrip(".").lower() for word in extra_abbreviations}
+    text, terminator_run, unspaced_terminator = _naive_scan_text(text)
     spans: list[tuple[int, int]] = []
     block_pattern = _NAIVE_LINE_BREAK if split_on_newlines else _NAIVE_BLANK_LINES
     block_start = 0
@@ -272,8 +324,8 @@ def naive_segment(
         if marker is not None:
             block_start = marker.end()
         sentence_start = block_start
-        for match in NAIVE_TERMINATOR_RUN.finditer(text, block_start, block_end):
-            if _naive_is_boundary(text, match, block_end, keys):
+        for match in terminator_run.finditer(text, block_start, block_end):
+            if _naive_is_boundary(text, match, block_end, keys, unspaced_terminator):
                 boundary = match.end(1)
                 _naive_append_trimmed(text, sentence_start, boundary, spans)
                 sentence_start = boundary
@@ -281,13 +333,14 @@ def naive_segment(
     return spans
 
 
-def _naive_is_boundary(text: str, match, block_end: int, keys) -> bool:
+def _naive_is_boundary(text: str, match, block_end: int, keys, unspaced_terminator) -> bool:
     run = match.group(1)
-    if not run.isascii() and _NAIVE_UNSPACED_TERMINATOR.search(run):
+    if not run.isascii() and unspaced_terminator.search(run):
         return True
     after = match.end()
     next_char = text[after] if after < block_end else ""
-    if next_char.islower():
+    if next_char.islower() and not "\u10d0" <= next_char <= "\u10ff":
+        # (Georgian's Mkhedruli letters are lower case, but start sentences too)
         return False  # "approx. five", "wait… what", '"Really?" she asked'
     if run[0] != "." or run.startswith(".."):
         return True

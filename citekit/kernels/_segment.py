@@ -50,9 +50,78 @@ _LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _BULLETS = "-*+•‣◦▪▫–—·"
 # closing quotes and brackets after a terminator belong to the sentence
 _CLOSERS = "\"'”’»)]}」』】〉》〕）］｝›"
-# terminators that need a following space, and those that end a sentence by themselves
-_SPACED_TERMINATORS = ".?!…"
-_UNSPACED_TERMINATORS = "。！？।॥؟۔"
+# Terminators: every character of Unicode's Sentence_Terminal property (PropList.txt,
+# Unicode 16; tests/text/test_segment_scripts.py checks the list against the regex
+# module's \p{Sentence_Terminal}), and the ellipsis. Those of Latin punctuation (the
+# ASCII ones, their doubled, reversed, small and full-width forms, the one-dot leader)
+# need a following space, as a period inside a number or an abbreviation has none; the
+# other scripts' end a sentence by themselves (those scripts do not put a space after
+# them, or write no spaces at all).
+_SPACED_TERMINATORS = (
+    ".?!…"
+    "\u2024"  # one dot leader (NFKC: ".")
+    "\u203c\u203d\u2047\u2048\u2049"  # double exclamation, interrobang, ?? ?! !?
+    "\u2e2e\u2e3c\u2e53\u2e54"  # reversed question, stenographic full stop, medieval ! ?
+    "\ufe52\uff0e"  # small and full-width full stops (decimal points in full-width numbers)
+)
+_UNSPACED_TERMINATORS = (
+    "。！？।॥؟۔"  # CJK, Devanagari, Arabic and Urdu (the first ones citekit knew)
+    "\u0589"  # Armenian full stop
+    "\u061d\u061e"  # Arabic end of text, triple dot
+    "\u0700\u0701\u0702"  # Syriac
+    "\u07f9"  # NKo
+    "\u0837\u0839\u083d\u083e"  # Samaritan
+    "\u104a\u104b"  # Myanmar
+    "\u1362\u1367\u1368"  # Ethiopic
+    "\u166e"  # Canadian Syllabics
+    "\u1735\u1736"  # Philippine
+    "\u17d4\u17d5"  # Khmer
+    "\u1803\u1809"  # Mongolian
+    "\u1944\u1945"  # Limbu
+    "\u1aa8\u1aa9\u1aaa\u1aab"  # Tai Tham
+    "\u1b4e\u1b4f\u1b5a\u1b5b\u1b5e\u1b5f\u1b7d\u1b7e\u1b7f"  # Balinese
+    "\u1c3b\u1c3c"  # Lepcha
+    "\u1c7e\u1c7f"  # Ol Chiki
+    "\u2cf9\u2cfa\u2cfb"  # Coptic (Old Nubian)
+    "\ua4ff"  # Lisu
+    "\ua60e\ua60f"  # Vai
+    "\ua6f3\ua6f7"  # Bamum
+    "\ua876\ua877"  # Phags-pa
+    "\ua8ce\ua8cf"  # Saurashtra
+    "\ua92f"  # Kayah Li
+    "\ua9c8\ua9c9"  # Javanese
+    "\uaa5d\uaa5e\uaa5f"  # Cham
+    "\uaaf0\uaaf1\uabeb"  # Meetei Mayek
+    "\ufe12\ufe15\ufe16\ufe56\ufe57\uff61"  # CJK vertical, small and half-width forms
+    "\U00010a56\U00010a57"  # Kharoshthi
+    "\U00010f55\U00010f56\U00010f57\U00010f58\U00010f59"  # Sogdian
+    "\U00010f86\U00010f87\U00010f88\U00010f89"  # Old Uyghur
+    "\U00011047\U00011048"  # Brahmi
+    "\U000110be\U000110bf\U000110c0\U000110c1"  # Kaithi
+    "\U00011141\U00011142\U00011143"  # Chakma
+    "\U000111c5\U000111c6\U000111cd\U000111de\U000111df"  # Sharada
+    "\U00011238\U00011239\U0001123b\U0001123c"  # Khojki
+    "\U000112a9"  # Multani
+    "\U000113d4\U000113d5"  # Tulu-Tigalari
+    "\U0001144b\U0001144c"  # Newa
+    "\U000115c2\U000115c3"  # Siddham
+    + "".join(map(chr, range(0x115C9, 0x115D8)))  # Siddham end of text and section marks
+    + "\U00011641\U00011642"  # Modi
+    "\U0001173c\U0001173d\U0001173e"  # Ahom
+    "\U00011944\U00011946"  # Dives Akuru
+    "\U00011a42\U00011a43"  # Zanabazar Square
+    "\U00011a9b\U00011a9c"  # Soyombo
+    "\U00011c41\U00011c42"  # Bhaiksuki
+    "\U00011ef7\U00011ef8"  # Makasar
+    "\U00011f43\U00011f44"  # Kawi
+    "\U00016a6e\U00016a6f"  # Mro
+    "\U00016af5"  # Bassa Vah
+    "\U00016b37\U00016b38\U00016b44"  # Pahawh Hmong
+    "\U00016d6e\U00016d6f"  # Kirat Rai
+    "\U00016e98"  # Medefaidrin
+    "\U0001bc9f"  # Duployan
+    "\U0001da88"  # SignWriting
+)
 # opening quotes and brackets before an abbreviation ("(e.g. ...") are not part of it
 _OPENERS = "\"'“‘«([{"
 
@@ -65,7 +134,7 @@ _OPENERS = "\"'“‘«([{"
 # many code points str.lower gives (1 or 2; 3 marks the capital sigma, whose lower case
 # depends on its neighbours), bits 19-39 and 40-60: those code points.
 _SPACE = 1 << 0  # str.isspace, regex \s
-_LOWER = 1 << 1  # str.islower
+_LOWER = 1 << 1  # str.islower, but for Georgian's everyday letters (_UNCAPITALIZED)
 _UPPER = 1 << 2  # str.isupper
 _ALPHA = 1 << 3  # str.isalpha
 _WORD_LETTER = 1 << 4  # regex [^\W\d_]: alphanumeric but not a decimal digit
@@ -79,6 +148,9 @@ _OPENER = 1 << 11
 _BULLET = 1 << 12
 _LINE_BREAK = 1 << 13
 _TERMINATOR = _SPACED_TERMINATOR | _UNSPACED_TERMINATOR
+_RULES = (
+    _SPACED_TERMINATOR | _UNSPACED_TERMINATOR | _CLOSER | _OPENER | _BULLET | _LINE_BREAK
+)
 _UNKNOWN = 1 << 16
 _LOWER_COUNT_SHIFT = 17
 _LOWER_FIRST_SHIFT = 19
@@ -119,13 +191,20 @@ def _rule_bits(code: int) -> int:
     return bits
 
 
+# Georgian Mkhedruli, the letters Georgian is written in: lower case since Unicode 11 added
+# their capitals (Mtavruli), which are not used to start a sentence, so a sentence after a
+# period starts with one of these: they are not lower case for the rule that a terminator
+# followed by a lower-case word ends no sentence.
+_UNCAPITALIZED = range(0x10D0, 0x1100)
+
+
 def char_info(code: int) -> int:
     """The table entry of one code point, from Python's own ``str`` methods."""
     char = chr(code)
     info = _rule_bits(code)
     if char.isspace():
         info |= _SPACE
-    if char.islower():
+    if char.islower() and code not in _UNCAPITALIZED:
         info |= _LOWER
     if char.isupper():
         info |= _UPPER
@@ -160,19 +239,21 @@ class _CharTable:
 
     def __init__(self) -> None:
         self.bmp = np.full(_BMP, _UNKNOWN, dtype=np.int64)
-        for code in {ord(char) for char in _rule_characters()}:
-            if code >= _BMP:  # the kernel reads rule bits from the BMP table only
-                raise RuntimeError(f"rule character U+{code:04X} is outside the BMP")
-            self.bmp[code] |= _rule_bits(code)
+        rule_codes = sorted({ord(char) for char in _rule_characters()})
+        for code in rule_codes:
+            if code < _BMP:
+                self.bmp[code] |= _rule_bits(code)
         # ASCII, Latin-1, general punctuation and currency signs up front; the rest when
         # a text first needs them
         for code in [*range(0x100), *range(0x2000, 0x20D0)]:
             self.bmp[code] = char_info(code)
         # sorted codes above the BMP and their entries, replaced together (readers keep the
-        # pair they were given)
+        # pair they were given); the rule characters there are known from the start, as
+        # the kernel reads their rule bits without asking for missing entries
+        astral_rules = [code for code in rule_codes if code >= _BMP]
         self.astral: tuple[np.ndarray, np.ndarray] = (
-            np.zeros(0, dtype=np.int64),
-            np.zeros(0, dtype=np.int64),
+            np.array(astral_rules, dtype=np.int64),
+            np.array([char_info(code) for code in astral_rules], dtype=np.int64),
         )
         self._lock = threading.Lock()
 
@@ -370,6 +451,16 @@ def _looked_up(code, astral_codes, astral_info, missing):
         if lo < astral_codes.shape[0] and astral_codes[lo] == code:
             return astral_info[lo]
     missing[0] += 1
+    return np.int64(0)
+
+
+@jit
+def _astral_rules(code, astral_codes, astral_info):
+    """The rule bits of a code point above the BMP (the astral table holds every rule
+    character from the start: one not there has none)."""
+    lo = _lower_bound(astral_codes, code)
+    if lo < astral_codes.shape[0] and astral_codes[lo] == code:
+        return astral_info[lo] & _RULES
     return np.int64(0)
 
 
@@ -774,7 +865,10 @@ def _segment(
             cut = -1
             while position < limit:
                 code = codes[position]
-                rule = bmp[code] if code < _BMP else 0
+                if code < _BMP:
+                    rule = bmp[code]
+                else:
+                    rule = _astral_rules(code, astral_codes, astral_info)
                 if not rule & stops:
                     position += 1
                     continue
@@ -785,7 +879,10 @@ def _segment(
                 has_unspaced = False
                 while position < limit:
                     code = codes[position]
-                    rule = bmp[code] if code < _BMP else 0
+                    if code < _BMP:
+                        rule = bmp[code]
+                    else:
+                        rule = _astral_rules(code, astral_codes, astral_info)
                     if not rule & _TERMINATOR:
                         break
                     if rule & _UNSPACED_TERMINATOR:

@@ -13,6 +13,14 @@ such output into spans that are non-empty, ordered and non-overlapping:
    (in order) with bit 62 set, so it never equals a vocabulary id and the same run of
    model tokens always gives the same id, in any process.
 
+Before that, the model's unknown token (``[UNK]``, ``<unk>``), which stands for any
+characters the vocabulary lacks, gets an id made of its own characters
+(:func:`unknown_token_ids`: FNV-1a of their code points, in the range from
+:data:`UNKNOWN_ID_FLAG` to :data:`MERGED_ID_FLAG`), so it matches only the same
+characters: a Thai word the vocabulary lacks no longer matches an Ethiopic one. Byte
+fallback needs nothing more: the byte tokens of a character share its span and are
+merged (rule 2) into an id of their bytes, in order.
+
 Whitespace-insensitive tokenization (the wrappers' default) additionally reads the text as
 the model would if every whitespace character were a space and the text began with one
 (:func:`whitespace_canonical`). A word then becomes the same tokens whether it opens the
@@ -32,7 +40,9 @@ import numpy as np
 
 __all__ = [
     "MERGED_ID_FLAG",
+    "UNKNOWN_ID_FLAG",
     "merged_token_id",
+    "unknown_token_ids",
     "replace_surrogates",
     "clean_spans",
     "whitespace_canonical",
@@ -43,6 +53,9 @@ __all__ = [
 #: Bit set in every id made by merging tokens; vocabulary ids are far below it.
 MERGED_ID_FLAG = 1 << 62
 _MERGED_ID_MASK = MERGED_ID_FLAG - 1
+#: Bit set (and :data:`MERGED_ID_FLAG` clear) in the ids of unknown tokens.
+UNKNOWN_ID_FLAG = 1 << 61
+_UNKNOWN_ID_MASK = UNKNOWN_ID_FLAG - 1
 
 #: Every code point for which ``str.isspace()`` is true (tests check the list is complete).
 WHITESPACE = (
@@ -100,6 +113,34 @@ def merged_token_id(token_ids: np.ndarray) -> int:
     run = np.ascontiguousarray(token_ids, dtype=np.int64)
     sizes = np.array([run.shape[0]], dtype=np.int64)
     return int(_merged_ids(run, np.zeros(1, dtype=np.int64), sizes)[0])
+
+
+def unknown_token_ids(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Ids of unknown tokens made of their characters ``text[starts[k]:ends[k]]``.
+
+    FNV-1a (``citekit.kernels._hash``) of the characters' code points, lone surrogates
+    included, in 61 bits with :data:`UNKNOWN_ID_FLAG` set: the same characters give the
+    same id in every process, and an unknown token never takes a vocabulary id or a
+    merged-token id.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> text = "ሰላም ສະບາຍ ሰላም"
+    >>> ids = unknown_token_ids(text, np.array([0, 4, 10]), np.array([3, 9, 13]))
+    >>> bool(ids[0] == ids[2]), bool(ids[0] == ids[1]), bool(ids[1] >= UNKNOWN_ID_FLAG)
+    (True, False, True)
+    """
+    from citekit.kernels._highlight import hash_spans
+
+    # (a writable uint32 array: the signature the highlighter compiles the kernel for)
+    pool = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy()
+    hashes = hash_spans(
+        pool,
+        np.ascontiguousarray(starts, dtype=np.int64),
+        np.ascontiguousarray(ends, dtype=np.int64),
+    )
+    return (hashes & np.uint64(_UNKNOWN_ID_MASK)).astype(np.int64) | np.int64(UNKNOWN_ID_FLAG)
 
 
 def replace_surrogates(text: str) -> str:
@@ -231,12 +272,26 @@ def finish_tokens(
     ends: np.ndarray,
     *,
     canonical: bool,
+    text: str | None = None,
+    unknown_id: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Apply the module's rules to a model's tokens of ``tokenized_text``.
 
     With ``canonical``, ``tokenized_text`` is a :func:`whitespace_canonical` text: spans
-    are trimmed (rule 3) and shifted back onto the original text.
+    are trimmed (rule 3) and shifted back onto the original text. Tokens of the model's
+    ``unknown_id`` get ids of their characters in ``text`` (the text as passed, which
+    ``tokenized_text`` was made from: its lone surrogates are still there).
     """
+    if unknown_id is not None and text is not None:
+        unknown = token_ids == unknown_id
+        if unknown.any():
+            shift = 1 if canonical else 0  # (the space whitespace_canonical puts first)
+            token_ids = token_ids.copy()
+            token_ids[unknown] = unknown_token_ids(
+                text,
+                np.clip(starts[unknown] - shift, 0, len(text)),
+                np.clip(ends[unknown] - shift, 0, len(text)),
+            )
     token_ids, starts, ends = clean_spans(token_ids, starts, ends)
     if canonical:
         token_ids, starts, ends = trim_whitespace(tokenized_text, token_ids, starts, ends)

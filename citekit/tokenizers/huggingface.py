@@ -16,6 +16,10 @@ What reaches the alignment are only tokens made of the text's own characters:
 - Spans are made non-empty and non-overlapping by the rules of
   :mod:`citekit.tokenizers._subword`: empty spans are dropped, tokens sharing characters
   (a character split across byte-level tokens, ``ﬁ`` expanded to two tokens) are merged.
+- The model's unknown token (``[UNK]``), which stands for any characters the vocabulary
+  lacks, gets an id made of its characters, so that it matches the same characters only
+  (never, say, a Thai word the vocabulary lacks with an Ethiopic one); such ids lie
+  above every vocabulary id (:func:`citekit.tokenizers._subword.unknown_token_ids`).
 - By default tokenization is whitespace-insensitive (``whitespace_insensitive``): a word
   gives the same tokens at the start of a text, after a space or after a line break
   (byte-level BPE and SentencePiece attach the preceding space to a word), spans exclude
@@ -81,6 +85,21 @@ def _private_copy(backend: Any) -> tuple[Any, int | None]:
     return private, stored_max_length
 
 
+def _unknown_id(backend: Any) -> int | None:
+    """The id of the model's unknown token, or None when it has none (byte-level BPE)."""
+    try:
+        model = json.loads(backend.to_str()).get("model", {})
+    except Exception:  # custom (Python) components are not serializable
+        model = {"unk_token": getattr(backend.model, "unk_token", None)}
+    if not isinstance(model, dict):
+        return None
+    unknown_id = model.get("unk_id")  # (Unigram)
+    if isinstance(unknown_id, int) and not isinstance(unknown_id, bool):
+        return unknown_id
+    token = model.get("unk_token")  # (WordPiece, BPE, WordLevel)
+    return backend.token_to_id(token) if isinstance(token, str) else None
+
+
 def _read_json(path: Path) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as handle:
@@ -144,6 +163,10 @@ class HuggingFaceTokenizer:
     vocab_size : int
         Vocabulary size including added tokens.
 
+    id_scheme : str
+        How ids are made: the model's, except the unknown token's (from its characters);
+        a :class:`~citekit.Corpus` records it.
+
     Examples
     --------
     >>> from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
@@ -152,10 +175,17 @@ class HuggingFaceTokenizer:
     ...     [normalizers.NFD(), normalizers.StripAccents(), normalizers.Lowercase()])
     >>> backend.pre_tokenizer = pre_tokenizers.Whitespace()
     >>> tokenizer = HuggingFaceTokenizer(backend)
-    >>> tokenized = tokenizer.tokenize("CAFÉ olé!")
-    >>> tokenized.tokens, tokenized.token_ids.tolist()
-    (['CAFÉ', 'olé', '!'], [0, 1, 2])
+    >>> tokenized = tokenizer.tokenize("CAFÉ olé! ¿")
+    >>> tokenized.tokens, tokenized.token_ids[:2].tolist()
+    (['CAFÉ', 'olé', '!', '¿'], [0, 1])
+    >>> unknown = tokenized.token_ids[2:]  # not the [UNK] id 2: ids of "!" and "¿"
+    >>> bool(unknown[0] != unknown[1]), bool(unknown.min() > tokenizer.vocab_size)
+    (True, True)
     """
+
+    #: how ids are made (a saved corpus records it: a corpus whose unknown tokens share the
+    #: model's one id is not aligned with answers tokenized this way)
+    id_scheme = "model; unknown: fnv1a-61 of characters"
 
     def __init__(
         self,
@@ -184,6 +214,7 @@ class HuggingFaceTokenizer:
         self.model_max_length = model_max_length if model_max_length else stored_max_length
         self.kind = type(self._backend.model).__name__.lower()
         self.vocab_size = int(self._backend.get_vocab_size(with_added_tokens=True))
+        self._unknown_id = _unknown_id(self._backend)
         self._fingerprint: str | None = None
 
     @property
@@ -332,8 +363,8 @@ class HuggingFaceTokenizer:
         Returns
         -------
         TokenizedText
-            Model token ids (or merged-token ids, see the module notes) with
-            non-empty, ordered, non-overlapping spans into ``text``.
+            Model token ids (ids of merged and of unknown tokens: see the module notes)
+            with non-empty, ordered, non-overlapping spans into ``text``.
 
         Examples
         --------
@@ -363,6 +394,8 @@ class HuggingFaceTokenizer:
             np.ascontiguousarray(offsets[:, 0]),
             np.ascontiguousarray(offsets[:, 1]),
             canonical=self.whitespace_insensitive,
+            text=text,
+            unknown_id=self._unknown_id,
         )
         return TokenizedText(text, token_ids, starts, ends)
 

@@ -33,6 +33,11 @@ RULE_PIECES = [
     "J", "K", "x", "A", "word", "Word", "five", "Next", "5.2", "1,200", "3", "€", "$",
     "é", "É", "straße", "İ", "İnc", "Σ", "ΟΔΟΣ", "σ", "ς", "Ά", "\u0301", "ʰ", "·",
     "利益", "本当", "नमस्ते", "هل", "😀", "𝐀", "\ud800", "\x00", "_", "²", "½", "五",
+    # other scripts' terminators (in and above the BMP) and letters; Georgian's are lower
+    # case yet start sentences
+    "։", "။", "၊", "።", "፧", "។", "៕", "᠃", "‼", "⁉", "．", "﹒", "․", "\U00011047",
+    "\U00016e98", "\U0001da88", "ა", "Ა", "ქართ", "ቢ", "ក", "\U00011005",
+    "\ue000", "\ue001",  # (the naive reference reads terminators above the BMP as these)
     # reference markers and their near misses
     "[1]", "[^2]", "[2, 3]", "[4-6]", "[7\u20138]", "[1;2]", "[ 1]", "[1 ]", "[12345]",
     "[1,", "[^]", "[a]", "^", "1", ",", ";", "-", "\u2013", "[1]\n[2]", "[1,\t2]",
@@ -198,7 +203,7 @@ def test_character_table_matches_python_for_every_code_point():
         assert bool(info & kernel._SPACE) == (code in space) == char.isspace()
         assert bool(info & kernel._DECIMAL) == (code in decimal)
         assert bool(info & kernel._WORD_LETTER) == (code in letter)
-        assert bool(info & kernel._LOWER) == char.islower()
+        assert bool(info & kernel._LOWER) == (char.islower() and not 0x10D0 <= code < 0x1100)
         assert bool(info & kernel._UPPER) == char.isupper()
         assert bool(info & kernel._ALPHA) == char.isalpha()
         count = (info >> kernel._LOWER_COUNT_SHIFT) & 3
@@ -213,18 +218,26 @@ def test_character_table_matches_python_for_every_code_point():
         assert decoded == lowered
 
 
-def test_rule_characters_are_marked_and_in_the_bmp():
+def test_rule_characters_are_marked_in_and_above_the_bmp():
     table = kernel._table()
+    spaced = ".?!…\u2024‼‽⁇⁈⁉⸮⸼\u2e53\u2e54﹒．"
+    unspaced = kernel._UNSPACED_TERMINATORS
+    assert set("。！？।॥؟۔։။።፧។៕᠃\U00011047\U0001da88") <= set(unspaced)
+    astral_codes, astral_info = table.astral
+    terminators = [(spaced, kernel._SPACED_TERMINATOR), (unspaced, kernel._UNSPACED_TERMINATOR)]
+    for chars, flag in terminators:
+        marked = {int(code) for code, info in zip(astral_codes, astral_info) if info & flag}
+        assert marked == {ord(char) for char in chars if ord(char) >= kernel._BMP}
     for chars, flag in [
-        (".?!…", kernel._SPACED_TERMINATOR),
-        ("。！？।॥؟۔", kernel._UNSPACED_TERMINATOR),
+        (spaced, kernel._SPACED_TERMINATOR),
+        (unspaced, kernel._UNSPACED_TERMINATOR),
         ("”’»)]}」』】〉》〕）］｝›\"'", kernel._CLOSER),
         ("“‘«([{\"'", kernel._OPENER),
         ("-*+•‣◦▪▫–—·", kernel._BULLET),
         ("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", kernel._LINE_BREAK),
     ]:
         marked = {code for code in range(kernel._BMP) if table.bmp[code] & flag}
-        assert marked == {ord(char) for char in chars}
+        assert marked == {ord(char) for char in chars if ord(char) < kernel._BMP}
 
 
 def test_unknown_characters_are_learned_and_results_do_not_depend_on_order():

@@ -25,8 +25,9 @@ from tokenizers import (  # noqa: E402
     trainers,
 )
 
+from citekit.kernels._hash import fnv1a  # noqa: E402
 from citekit.tokenizers import HuggingFaceTokenizer  # noqa: E402
-from citekit.tokenizers._subword import merged_token_id  # noqa: E402
+from citekit.tokenizers._subword import UNKNOWN_ID_FLAG, merged_token_id  # noqa: E402
 
 CORPUS = [
     "The quick brown fox jumps over the lazy dog.",
@@ -85,19 +86,35 @@ TRAINED = {
 }
 
 
+def naive_unknown_id(backend: Tokenizer) -> int | None:
+    """The id of the model's unknown token, read from its JSON form."""
+    model = json.loads(backend.to_str())["model"]
+    if model.get("unk_id") is not None:
+        return model["unk_id"]
+    token = model.get("unk_token")
+    return None if token is None else backend.token_to_id(token)
+
+
 def naive_reference(backend: Tokenizer, text: str, *, insensitive: bool) -> list[tuple]:
     """What the wrapper must return, computed the slow, obvious way from the
-    ``tokenizers`` library's own offsets: ``(start, end, [raw ids])`` per token."""
+    ``tokenizers`` library's own offsets: ``(start, end, [raw ids])`` per token; an
+    unknown token's id is FNV-1a of its characters in ``text`` (61 bits, flag set)."""
     source = "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+    shift = 0
     if insensitive:
         source = " " + "".join(" " if ch.isspace() else ch for ch in source)
+        shift = 1
     encoding = backend.encode(source, add_special_tokens=True)
+    unknown_id = naive_unknown_id(backend)
     groups: list[list] = []
     for token_id, (start, end), seq in zip(
         encoding.ids, encoding.offsets, encoding.sequence_ids
     ):
         if seq is None or start >= end:  # inserted by the model / no character
             continue
+        if token_id == unknown_id:
+            characters = text[max(start - shift, 0) : max(end - shift, 0)]
+            token_id = (fnv1a(map(ord, characters)) & (UNKNOWN_ID_FLAG - 1)) | UNKNOWN_ID_FLAG
         if groups and start < max(g[1] for g in groups):
             # overlaps what came before: merge into the last group (chains included)
             groups[-1][0] = min(groups[-1][0], start)
@@ -459,5 +476,9 @@ def test_custom_python_component_is_used_in_place():
     tokenizer = HuggingFaceTokenizer(backend)  # cannot be serialized, so not copied
     assert backend.padding is None  # documented: switched off in place
     tokenized = tokenizer.tokenize("a b\n c")
-    assert tokenized.tokens == ["a", "b", "c"] and tokenized.token_ids.tolist() == [0, 1, 2]
+    # ("c" is the model's [UNK]: its id is made of its character, from the model's
+    # unk_token since the tokenizer cannot be serialized)
+    unknown_c = (fnv1a([ord("c")]) & (UNKNOWN_ID_FLAG - 1)) | UNKNOWN_ID_FLAG
+    assert tokenized.tokens == ["a", "b", "c"]
+    assert tokenized.token_ids.tolist() == [0, 1, unknown_c]
     assert len(tokenizer.config["fingerprint"]) == 16
