@@ -255,10 +255,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     if args.html:
         from citekit.display import render_html
 
+        # one legend, above the first answer, for the whole page
         blocks = [
             f"<h3>{_html_escape(str(record['id']))}: {_html_escape(record.get('question', ''))}"
-            f"</h3>{render_html(result, record['answer'], result.sources)}"
-            for record, result in zip(answers, results)
+            f"</h3>{render_html(result, record['answer'], result.sources, legend=index == 0)}"
+            for index, (record, result) in enumerate(zip(answers, results))
         ]
         page = (
             '<!DOCTYPE html><html><head><meta charset="utf-8"><title>citekit demo</title>'

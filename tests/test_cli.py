@@ -71,6 +71,7 @@ def test_demo_prints_a_readable_report(tmp_path):
     assert "sentences:" in out and "supported," in out
     page = html_path.read_text(encoding="utf-8")
     assert page.count('class="ck-root"') == len(load_example_answers())
+    assert page.count('class="ck-legend"') == 1  # one legend for the page
 
 
 def test_demo_quotes_are_exact_source_slices(capsys):
