@@ -1,10 +1,12 @@
 """Results as rows: plain dicts, pandas DataFrames, JSON Lines, UTF-16 offsets.
 
-:func:`to_records` flattens results to one dict per citation or per sentence (offsets in
-Python code points, or UTF-16 code units for JavaScript front ends); :func:`to_dataframe`
-makes a pandas DataFrame of the same rows. :func:`read_jsonl` / :func:`write_jsonl` read and
-write JSON Lines with the line number in every error. The public path of every name here
-is :mod:`citekit.batch`.
+:func:`to_records` flattens results to one dict per sentence (the default: no sentence is
+left out) or per citation (offsets in Python code points, or UTF-16 code units for
+JavaScript front ends); :func:`to_dataframe` makes a pandas DataFrame of the same rows.
+:func:`read_jsonl` / :func:`write_jsonl` read and write standard JSON Lines, through the
+one reader of JSON Lines (:func:`numbered_jsonl`, also used by the command line and the
+evaluation) with the file and the line number in every error. The public path of every
+public name here is :mod:`citekit.batch`.
 """
 
 from __future__ import annotations
@@ -360,11 +362,16 @@ def to_dataframe(
 ) -> Any:
     """The rows of :func:`to_records` as a pandas DataFrame (needs ``citekit[pandas]``).
 
+    By default one row per answer sentence, every sentence included (``unsupported`` ones
+    too), with its status and best citation; ``level="citation"`` gives one row per
+    citation (a sentence without citations then has no row). The arguments are those of
+    :func:`to_records`.
+
     Examples
     --------
     >>> from citekit.results import AnswerSpan, SpanCitations
     >>> spans = [SpanCitations(AnswerSpan("Hi.", 0, 3), (), "unsupported")]
-    >>> to_dataframe(spans, level="sentence")[["sentence", "status", "n_citations"]]
+    >>> to_dataframe(spans)[["sentence", "status", "n_citations"]]
       sentence       status  n_citations
     0      Hi.  unsupported            0
     """

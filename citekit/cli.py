@@ -382,11 +382,20 @@ def _read_text_option(text: str | None, path: str | None, what: str) -> str:
     if path is not None:
         if not os.path.exists(path):
             raise _InputError(f"{what} file not found: {path}")
+        if os.path.isdir(path):
+            raise _InputError(f"{what} file is a directory: {path}")
         try:
-            with open(path, encoding="utf-8") as handle:
-                return handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise _InputError(f"cannot read {what} file {path}: {exc}") from None
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise _InputError(f"cannot read {what} file {path}: {exc.strerror or exc}") from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise _InputError(
+                f"{path}, line {line}: not UTF-8 (byte 0x{data[exc.start]:02x})"
+            ) from None
     assert text is not None
     return text
 
@@ -481,6 +490,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise _InputError(f"cannot read {args.file}: {exc.strerror or exc}") from None
     if not records:
+        if args.limit == 0:
+            raise _InputError("--limit 0 leaves no record to evaluate")
         raise _InputError(f"{args.file} holds no records (every line is blank)")
     if not any(record.units for record in records):
         # without units there is nothing to score: "units 0" would look like a result

@@ -60,7 +60,7 @@ _STYLE = """
 .ck-legend{margin:6px 0 2px 0;padding:4px 8px;background:#f6f8fa;border-radius:6px;
  font-size:12px;line-height:1.9;color:#57606a}
 .ck-legend .ck-key{white-space:nowrap;margin-right:14px}
-.ck-legend b{font-weight:600;color:#1f2328;margin-right:6px}
+.ck-legend-head{font-weight:600;color:#1f2328;margin-right:6px}
 .ck-swatch{display:inline-block;width:11px;height:11px;border-radius:2px;border:1px solid;
  vertical-align:-1px;margin-right:4px}
 .ck-source{border-top:1px solid #eaeef2;padding:6px 0}
@@ -423,8 +423,8 @@ def _legend() -> str:
         + key('<span class="ck-elided">[\u2026]</span>', "source text left out")
     )
     return (
-        f'<div class="ck-legend"><div><b>Answer</b>{answer_keys}</div>'
-        f"<div><b>Sources</b>{source_keys}</div></div>"
+        f'<div class="ck-legend"><div><span class="ck-legend-head">Answer</span>{answer_keys}'
+        f'</div><div><span class="ck-legend-head">Sources</span>{source_keys}</div></div>'
     )
 
 

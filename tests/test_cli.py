@@ -293,6 +293,16 @@ def test_align_reads_non_utf8_input_naming_file_and_line(tmp_path, capsys):
     assert "carry no 'sources'" in capsys.readouterr().err
 
 
+def test_highlight_names_the_line_of_non_utf8_text(tmp_path, capsys):
+    chunk = tmp_path / "chunk.txt"
+    chunk.write_bytes(b"Revenue grew.\nCosts \xff fell.\n")
+    assert main(["highlight", "--answer", "Costs fell.", "--source-file", str(chunk)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"citekit highlight: error: {chunk}, line 2: not UTF-8 (byte 0xff)\n"
+    assert main(["highlight", "--answer", "x", "--source-file", str(tmp_path)]) == 2
+    assert "source file is a directory" in capsys.readouterr().err
+
+
 def test_align_bad_values_are_one_line_errors(files, capsys):
     tmp_path, sources, answers = files
     common = ["align", "--answers", str(answers), "--sources", str(sources)]
@@ -591,6 +601,9 @@ def test_evaluate_needs_units_records_and_an_existing_file(tmp_path, capsys):
     path.write_text("\n\n")
     assert main(["evaluate", str(path)]) == 2
     assert "holds no records" in capsys.readouterr().err
+    path.write_text(json.dumps(EVAL_RECORD) + "\n", encoding="utf-8")
+    assert main(["evaluate", str(path), "--limit", "0"]) == 2
+    assert capsys.readouterr().err == "citekit evaluate: --limit 0 leaves no record to evaluate\n"
     path.write_text(json.dumps({"id": "r", "answer": "Hi.", "units": [{"start": 0, "end": 9}]}))
     assert main(["evaluate", str(path)]) == 2
     err = capsys.readouterr().err
