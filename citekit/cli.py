@@ -139,9 +139,13 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _score_scale(config: Any) -> float:
-    """The highest score a citation can get: each weighted score component is at most 1."""
-    return float(sum(config.weights.to_dict().values()))
+def _score_scale(config: Any, embedder: Any) -> float:
+    """The highest score a citation can get: each weighted score component is at most 1,
+    and the embedding similarity is 0 without an embedder."""
+    weights = config.weights.to_dict()
+    if embedder is None:
+        weights.pop("embedding")
+    return float(sum(weights.values()))
 
 
 def _write_report(
@@ -229,14 +233,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     aligned = time.perf_counter()
 
     out = sys.stdout
-    scale = _score_scale(config)
+    scale = _score_scale(config, pipeline.embedder)
     out.write(
         f"citekit demo: {_plural(len(answers), 'answer')} aligned against "
         f"{len(sources)} bundled sources "
         "(fictional documents written for citekit)\n"
-        f"A citation's score is the weighted sum of its score components (alignment, "
-        f"coverage, lexical overlap, embedding similarity): from 0 to {scale:.2f} with this "
-        "configuration, shown as score/maximum.\n\n"
+        "A citation's score is the weighted sum of its score components (alignment, "
+        f"coverage, lexical overlap): from 0 to {scale:.2f} with this configuration, shown "
+        "as score/maximum.\n\n"
     )
     counts = {"supported": 0, "partial": 0, "unsupported": 0}
     for record, result in zip(answers, results):

@@ -85,9 +85,12 @@ def test_demo_quotes_are_exact_source_slices(capsys):
         start, end = map(int, bracket.split(":"))
         quote = line[line.index(': "') + 3 : -1]
         assert " ".join(text[start:end].split()) == quote
-    # the score says its scale: the weights of the default configuration add up to 3
-    assert "from 0 to 3.00 with this configuration" in out
-    assert all(" score " in line and "/3.00: " in line for line in quoted)
+    # the score says its scale: the default weights of alignment, answer coverage and
+    # lexical overlap add up to 2.5 (the embedding's weight counts only with an embedder)
+    assert "from 0 to 2.50 with this configuration" in out
+    assert all(" score " in line and "/2.50: " in line for line in quoted)
+    scores = [float(line.split(" score ")[1].split("/")[0]) for line in quoted]
+    assert all(0 < score <= 2.5 for score in scores)
 
 
 def test_demo_html_into_a_missing_directory_is_an_input_error(tmp_path, capsys):
