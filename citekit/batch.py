@@ -377,7 +377,8 @@ def _score_auto(
     either way."""
     cpus = _usable_cpus()
     seconds, scored = 0.0, 0
-    for batch in batches:
+    batch = next(batches, None)
+    while batch is not None:
         started = time.perf_counter()
         outcomes = _score_batch(pipeline, corpus, batch, False)
         # (only the scoring is timed, not what the caller does between batches)
@@ -386,18 +387,21 @@ def _score_auto(
         yield from outcomes
         if bar is not None:
             bar.update(len(batch))
-        if _worth_processes(seconds, scored, total, cpus):
-            if not _main_module_is_guarded():
-                # (the workers would re-run the script: stay in this process)
-                cpus = 1
-                continue
-            try:
-                pool, shared_sources = _start_pool(pipeline, corpus, cpus, mp_context)
-            except RuntimeError:
-                cpus = 1  # the workers cannot start here: stay in this process
-                continue
-            yield from _score_with_pool(batches, pool, shared_sources, cpus, bar)
-            return
+        batch = next(batches, None)  # (known before deciding: no pool for an ended run)
+        if batch is None or not _worth_processes(seconds, scored, total, cpus):
+            continue
+        if not _main_module_is_guarded():
+            cpus = 1  # the workers would re-run the script: stay in this process
+            continue
+        try:
+            pool, shared_sources = _start_pool(pipeline, corpus, cpus, mp_context)
+        except RuntimeError:
+            cpus = 1  # the workers cannot start here: stay in this process
+            continue
+        yield from _score_with_pool(
+            itertools.chain([batch], batches), pool, shared_sources, cpus, bar
+        )
+        return
 
 
 def _start_pool(

@@ -605,6 +605,17 @@ def test_auto_stays_in_this_process_when_workers_cannot_start(auto_at_once, monk
     assert set(_scoring_pids(outcomes)) == {str(os.getpid())} and len(outcomes) == 12
 
 
+def test_auto_starts_no_pool_for_a_run_that_has_ended(auto_at_once, monkeypatch):
+    def must_not_start(*args):
+        raise AssertionError("a pool was started with no records left")
+
+    monkeypatch.setattr(auto_at_once, "_start_pool", must_not_start)
+    for records in (_records(4), (record for record in _records(4))):
+        outcomes = score_records(records, pipeline=PidPipeline(), show_progress=False,
+                                 batch_size=4)
+        assert set(_scoring_pids(outcomes)) == {str(os.getpid())} and len(outcomes) == 4
+
+
 def test_auto_never_uses_processes_on_one_cpu(auto_at_once, monkeypatch):
     monkeypatch.setattr(auto_at_once, "_usable_cpus", lambda: 1)
     outcomes = score_records(_records(12), pipeline=PidPipeline(), show_progress=False,
