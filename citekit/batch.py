@@ -14,6 +14,7 @@ in a module of its own and is importable from here.
 from __future__ import annotations
 
 import itertools
+import logging
 import numbers
 import os
 import sys
@@ -215,16 +216,26 @@ def _is_terminal(stream: Any) -> bool:
         return False
 
 
+_NO_TQDM_SAID: list[bool] = []
+
+
 def _progress_bar(total: int | None, enabled: bool) -> Any:
     """A tqdm bar when tqdm is installed and someone can see it (terminal or notebook)."""
     if not enabled:
         return None
     import importlib.util
 
-    if importlib.util.find_spec("tqdm") is None:
-        return None
     in_notebook = _in_notebook()
     if not in_notebook and not _is_terminal(sys.stderr):
+        return None
+    if importlib.util.find_spec("tqdm") is None:
+        # a bar would have been drawn: say why there is none (once, through logging: the
+        # command line says it on stderr)
+        if not _NO_TQDM_SAID:
+            _NO_TQDM_SAID.append(True)
+            logging.getLogger("citekit").info(
+                "score_records: no progress bar: tqdm is not installed (pip install tqdm)"
+            )
         return None
     # the widget bar needs ipywidgets; the text bar renders fine in a notebook too
     widgets = in_notebook and importlib.util.find_spec("ipywidgets") is not None
@@ -578,7 +589,8 @@ def score_records(
         worker.
     show_progress : bool, optional
         Show a tqdm progress bar when tqdm is installed and stderr is a terminal or the
-        code runs in a notebook; silent otherwise.
+        code runs in a notebook; silent otherwise (without tqdm, the logger ``citekit``
+        says once, at level INFO, why there is no bar).
     batch_size : int, optional
         Records scored together (one ``align_many`` call for shared-corpus records).
     mp_context : {"spawn", "forkserver", "fork"}, optional

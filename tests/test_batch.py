@@ -541,6 +541,26 @@ def test_progress_bar_only_when_visible(monkeypatch):
     assert quiet.getvalue() == ""
 
 
+def test_a_missing_tqdm_is_explained_once_through_logging(monkeypatch, caplog):
+    import logging
+
+    import citekit.batch as batch_module
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(batch_module, "_NO_TQDM_SAID", [])
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    with caplog.at_level(logging.INFO, logger="citekit"):
+        for _ in range(2):
+            score_records(_records(2), pipeline=EchoPipeline(), show_progress=True)
+    said = [r.getMessage() for r in caplog.records if "tqdm" in r.getMessage()]
+    assert said == ["score_records: no progress bar: tqdm is not installed (pip install tqdm)"]
+    assert sys.stderr.getvalue() == ""  # the library does not write to stderr itself
+
+
 class PidPipeline(EchoPipeline):
     """Records which process scored each answer (in the result's sources)."""
 
