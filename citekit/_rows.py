@@ -1,16 +1,19 @@
 """Results as rows: plain dicts, pandas DataFrames, JSON Lines, UTF-16 offsets.
 
-:func:`to_records` flattens results to one dict per citation or per sentence (offsets in
-Python code points, or UTF-16 code units for JavaScript front ends); :func:`to_dataframe`
-makes a pandas DataFrame of the same rows. :func:`read_jsonl` / :func:`write_jsonl` read and
-write JSON Lines with the line number in every error. The public path of every name here
-is :mod:`citekit.batch`.
+:func:`to_records` flattens results to one dict per sentence (the default: no sentence is
+left out) or per citation (offsets in Python code points, or UTF-16 code units for
+JavaScript front ends); :func:`to_dataframe` makes a pandas DataFrame of the same rows.
+:func:`read_jsonl` / :func:`write_jsonl` read and write standard JSON Lines, through the
+one reader of JSON Lines (:func:`numbered_jsonl`, also used by the command line and the
+evaluation) with the file and the line number in every error. The public path of every
+public name here is :mod:`citekit.batch`.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import math
 import os
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -25,6 +28,8 @@ __all__ = [
     "read_jsonl",
     "write_jsonl",
     "numbered_jsonl",
+    "parse_json_object",
+    "strict_json",
 ]
 
 
@@ -75,16 +80,24 @@ class _OffsetMapper:
 
     def __init__(self, text: str | None, utf16: bool, what: str) -> None:
         self._prefix = _astral_prefix(text) if (utf16 and text is not None) else None
-        self._utf16 = utf16
+        self.utf16 = utf16
         self._what = what
 
     def __call__(self, position: int) -> int:
-        if not self._utf16:
+        if not self.utf16:
             return position
         if self._prefix is None:
             raise ValueError(f"offsets='utf16' needs {self._what}")
+        if not 0 <= position < len(self._prefix):
+            raise ValueError(
+                f"offset {position} lies outside the text ({len(self._prefix) - 1} "
+                "characters): pass the answer and sources the results came from"
+            )
         return position + int(self._prefix[position])
 
+
+# the mapper of Python offsets (the identity)
+_PYTHON_OFFSETS = _OffsetMapper(None, False, "")
 
 # ----------------------------------------------------------------------------- rows
 
@@ -144,7 +157,7 @@ def _source_mappers(sources: Any, utf16: bool) -> dict[int, _OffsetMapper]:
 def to_records(
     results: Any,
     *,
-    level: str = "citation",
+    level: str = "sentence",
     offsets: str = "python",
     answer: str | None = None,
     sources: Any = None,
@@ -156,17 +169,24 @@ def to_records(
     results : AlignmentResult, list of SpanCitations, or iterable of RecordResult
         One answer's results, or the output of :func:`score_records` (rows then start
         with ``record_id``; failed records give no rows).
-    level : {"citation", "sentence"}, optional
-        ``"citation"``: one row per citation (sentences without citations give no row),
-        with its rank, source, offsets, evidence, score and every score component.
-        ``"sentence"``: one row per answer span with its status, number of citations,
-        ``content_coverage`` (what the status is decided on), uncovered ranges, and the
-        best citation's source, offsets, score and components.
+    level : {"sentence", "citation"}, optional
+        ``"sentence"`` (the default): one row per answer span, every span of the answer
+        included, with its status, number of citations, ``content_coverage`` (what the
+        status is decided on), uncovered ranges, and the best citation's source,
+        offsets, score and components (``None`` for a span without citations). Rates of
+        statuses computed from these rows are rates over sentences.
+        ``"citation"``: one row per citation, with its rank, source, offsets, evidence,
+        score and every score component; a sentence with no citation (every
+        ``unsupported`` one) has no row here, and a sentence with three citations has
+        three.
     offsets : {"python", "utf16"}, optional
         Unit of every offset: Python ``str`` indices, or UTF-16 code units (what
-        JavaScript's ``String.prototype.slice`` expects). ``"utf16"`` needs the answer and
-        source texts: an ``AlignmentResult`` carries them, otherwise pass ``answer`` and
-        ``sources``.
+        JavaScript's ``String.prototype.slice`` expects). With ``"utf16"``, every offset
+        a row carries is converted: the sentence, citation, evidence-span, conflict and
+        uncovered ranges, and the score components ``passage_char_start`` /
+        ``passage_char_end``; the component ``evidence_chars_total`` then counts UTF-16
+        code units. ``"utf16"`` needs the answer and source texts: an
+        ``AlignmentResult`` carries them, otherwise pass ``answer`` and ``sources``.
     answer : str, optional
         The answer, when ``results`` is a plain list and ``offsets="utf16"``.
     sources : sequence, optional
@@ -186,8 +206,11 @@ def to_records(
     ...                 components={"answer_coverage": 1.0})
     >>> spans = [SpanCitations(AnswerSpan(answer, 0, 12), (cite,), "supported")]
     >>> row = to_records(spans)[0]
-    >>> row["char_start"], row["char_end"], row["answer_coverage"]
-    (5, 16, 1.0)
+    >>> row["status"], row["n_citations"], row["char_start"], row["answer_coverage"]
+    ('supported', 1, 5, 1.0)
+    >>> row = to_records(spans, level="citation")[0]
+    >>> row["rank"], row["char_start"], row["char_end"]
+    (0, 5, 16)
     >>> row = to_records(spans, offsets="utf16", answer=answer, sources=[source])[0]
     >>> row["char_start"], row["char_end"], row["sentence_end"]
     (5, 17, 13)
@@ -210,7 +233,7 @@ def to_records(
 
         def map_source(index: int) -> Any:
             if not utf16:
-                return lambda position: position
+                return _PYTHON_OFFSETS
             if index not in source_maps:
                 raise ValueError("offsets='utf16' needs the source texts (pass sources=...)")
             return source_maps[index]
@@ -298,8 +321,18 @@ def _citation_columns(citation: Any, map_answer: Any, map_source: Any) -> dict[s
         ],
     }
     for name, value in citation.components.items():
+        if name in _COMPONENT_OFFSETS:
+            # source offsets, as the citation's own (stored as floats like every component)
+            value = float(map_source(int(value)))
+        elif name == "evidence_chars_total" and map_source.utf16:
+            # the length of the evidence spans, in the unit of their offsets
+            value = float(sum(end - start for start, end in row["evidence_spans"]))
         row[name if name not in row and name not in _BASE_COLUMNS else f"component_{name}"] = value
     return row
+
+
+# score components that are offsets into the source (converted with the other offsets)
+_COMPONENT_OFFSETS = frozenset(("passage_char_start", "passage_char_end"))
 
 
 _BASE_COLUMNS = frozenset(
@@ -322,18 +355,23 @@ _BASE_COLUMNS = frozenset(
 def to_dataframe(
     results: Any,
     *,
-    level: str = "citation",
+    level: str = "sentence",
     offsets: str = "python",
     answer: str | None = None,
     sources: Any = None,
 ) -> Any:
     """The rows of :func:`to_records` as a pandas DataFrame (needs ``citekit[pandas]``).
 
+    By default one row per answer sentence, every sentence included (``unsupported`` ones
+    too), with its status and best citation; ``level="citation"`` gives one row per
+    citation (a sentence without citations then has no row). The arguments are those of
+    :func:`to_records`.
+
     Examples
     --------
     >>> from citekit.results import AnswerSpan, SpanCitations
     >>> spans = [SpanCitations(AnswerSpan("Hi.", 0, 3), (), "unsupported")]
-    >>> to_dataframe(spans, level="sentence")[["sentence", "status", "n_citations"]]
+    >>> to_dataframe(spans)[["sentence", "status", "n_citations"]]
       sentence       status  n_citations
     0      Hi.  unsupported            0
     """
@@ -355,7 +393,8 @@ def read_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     FileNotFoundError
         If the file does not exist.
     ValueError
-        ``"<path>, line N: ..."`` for a line that is not valid JSON or not an object.
+        ``"<path>, line N: ..."`` for a line that is not UTF-8, not valid JSON or not an
+        object (as :func:`numbered_jsonl`).
 
     Examples
     --------
@@ -375,9 +414,22 @@ def read_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 
 
 def numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` for each non-blank line (errors as in :func:`read_jsonl`).
+    """``(line number, object)`` for each non-blank line of a JSON Lines file.
 
-    The command line reads its input files through it, to name the line of a bad record.
+    The one reader of JSON Lines in citekit (:func:`read_jsonl`, the command line and
+    :func:`citekit.evaluate.load_records` read through it), so that every error is worded
+    alike: ``"<path>, line N: ..."``. Lines must be UTF-8 and standard JSON objects
+    (``NaN`` and ``Infinity`` are not standard JSON and are refused).
+
+    Raises
+    ------
+    TypeError
+        If ``path`` is not a path.
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        ``"<path>, line N: ..."`` for a line that is not UTF-8, not valid JSON, nested
+        too deeply, or not an object.
 
     Examples
     --------
@@ -386,30 +438,95 @@ def numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str
     >>> _ = path.write_text('{"id": 1}\\n\\n{"id": 2}\\n')
     >>> list(numbered_jsonl(path))
     [(1, {'id': 1}), (3, {'id': 2})]
+    >>> _ = path.write_text('{"id": NaN}\\n')
+    >>> list(numbered_jsonl(path))
+    Traceback (most recent call last):
+    ...
+    ValueError: ...a.jsonl, line 1: invalid JSON (NaN is not standard JSON)
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    name = os.fspath(path)
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            where = f"{name}, line {number}"
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]  # a byte order mark (some Windows editors write one)
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(
+                    f"{where}: not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} "
+                    "of the line)"
+                ) from None
             if not line.strip():
                 continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(
-                    f"{os.fspath(path)}, line {number}: invalid JSON ({exc.msg} at column "
-                    f"{exc.colno})"
-                ) from None
-            if not isinstance(value, dict):
-                raise ValueError(
-                    f"{os.fspath(path)}, line {number}: expected a JSON object, got "
-                    f"{type(value).__name__}"
-                )
-            yield number, value
+            yield number, parse_json_object(line, where)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not standard JSON")
+
+
+def parse_json_object(text: str, where: str) -> dict[str, Any]:
+    """Parse one JSON object; a ``ValueError`` starting with ``where`` says what is wrong.
+
+    Examples
+    --------
+    >>> parse_json_object('{"a": 1}', "x.jsonl, line 1")
+    {'a': 1}
+    >>> parse_json_object('[1]', "x.jsonl, line 1")
+    Traceback (most recent call last):
+    ...
+    ValueError: x.jsonl, line 1: expected a JSON object, got list
+    """
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:  # a refused constant
+        raise ValueError(f"{where}: invalid JSON ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def strict_json(value: Any, *, indent: int | None = None) -> str:
+    """``value`` as standard JSON (UTF-8 text, not ASCII-escaped; on one line unless
+    ``indent`` is given).
+
+    ``json.dumps`` writes a non-finite float as ``NaN`` or ``Infinity``, which is not
+    JSON and which strict readers (JavaScript's ``JSON.parse``, ``jq``) refuse: such
+    numbers are written as ``null``. Everything citekit writes as JSON goes through it.
+
+    Examples
+    --------
+    >>> strict_json({"id": float("nan"), "score": [1.5, float("inf")], "text": "café"})
+    '{"id": null, "score": [1.5, null], "text": "café"}'
+    """
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=indent)
+    except ValueError:  # a non-finite float somewhere: rare, so only then walk the value
+        return json.dumps(_finite(value), ensure_ascii=False, allow_nan=False, indent=indent)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def write_jsonl(rows: Iterable[Any], path_or_file: Any) -> int:
     """Write one JSON object per line (UTF-8, not ASCII-escaped); return the line count.
+
+    Lines are standard JSON (:func:`strict_json`: a non-finite number is written as
+    ``null``).
 
     ``rows`` may hold dicts or objects with ``to_dict()`` (e.g. :class:`RecordResult`).
 
@@ -432,6 +549,6 @@ def write_jsonl(rows: Iterable[Any], path_or_file: Any) -> int:
     count = 0
     for row in rows:
         data = row.to_dict() if hasattr(row, "to_dict") else row
-        path_or_file.write(json.dumps(data, ensure_ascii=False) + "\n")
+        path_or_file.write(strict_json(data) + "\n")
         count += 1
     return count

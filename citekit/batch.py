@@ -14,8 +14,11 @@ in a module of its own and is importable from here.
 from __future__ import annotations
 
 import itertools
+import logging
+import numbers
 import os
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -27,6 +30,7 @@ __all__ = [
     "RecordResult",
     "score_records",
     "iter_score_records",
+
     "score_dask",
     "to_records",
     "to_dataframe",
@@ -212,16 +216,26 @@ def _is_terminal(stream: Any) -> bool:
         return False
 
 
+_NO_TQDM_SAID: list[bool] = []
+
+
 def _progress_bar(total: int | None, enabled: bool) -> Any:
     """A tqdm bar when tqdm is installed and someone can see it (terminal or notebook)."""
     if not enabled:
         return None
     import importlib.util
 
-    if importlib.util.find_spec("tqdm") is None:
-        return None
     in_notebook = _in_notebook()
     if not in_notebook and not _is_terminal(sys.stderr):
+        return None
+    if importlib.util.find_spec("tqdm") is None:
+        # a bar would have been drawn: say why there is none (once, through logging: the
+        # command line says it on stderr)
+        if not _NO_TQDM_SAID:
+            _NO_TQDM_SAID.append(True)
+            logging.getLogger("citekit").info(
+                "score_records: no progress bar: tqdm is not installed (pip install tqdm)"
+            )
         return None
     # the widget bar needs ipywidgets; the text bar renders fine in a notebook too
     widgets = in_notebook and importlib.util.find_spec("ipywidgets") is not None
@@ -241,12 +255,53 @@ def _batches(records: Iterable[Any], batch_size: int) -> Iterator[list[tuple[int
         yield batch
 
 
+# n_jobs="auto": worker processes only for a run whose serial work is estimated at this
+# many seconds or more. Starting them costs about 5 s on a 2-vCPU machine (spawning and
+# importing: about 1 s; each worker loading the compiled kernels: 2-4 s; shutting the pool
+# down: about 1 s; pickling a 100-document corpus to the workers: 0.02 s), and two
+# processes on two vCPUs scored 1.0-1.5 times as fast as one (1.03x on a quiet machine), so
+# only long runs repay the start (docs/guide/data.rst gives the measurements).
+_AUTO_MIN_SECONDS = 60.0
+# n_jobs="auto" decides once the records scored in this process took this long (the time
+# per record is then measured well enough); it keeps deciding after every batch
+_AUTO_MEASURE_SECONDS = 0.5
+
+
+def _usable_cpus() -> int:
+    """The number of CPUs this process may run on (its affinity mask where the system
+    has one, else ``os.cpu_count()``).
+
+    Examples
+    --------
+    >>> _usable_cpus() >= 1
+    True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _check_n_jobs(n_jobs: Any) -> int | str:
+    if n_jobs == "auto" and isinstance(n_jobs, str):
+        return "auto"
+    if isinstance(n_jobs, str):
+        raise ValueError(f"n_jobs must be 'auto', an int >= 1 or -1, got {n_jobs!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"n_jobs must be 'auto' or an int, got {type(n_jobs).__name__}")
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(
+            f"n_jobs must be 'auto', an int >= 1, or -1 for one process per CPU, got {n_jobs}"
+        )
+    return int(n_jobs)
+
+
 def iter_score_records(
     records: Iterable[Mapping[str, Any]],
     *,
     pipeline: Any = None,
     corpus: Any = None,
-    n_jobs: int = 1,
+    n_jobs: int | str = "auto",
     show_progress: bool = True,
     batch_size: int = 16,
     mp_context: str = "spawn",
@@ -263,11 +318,9 @@ def iter_score_records(
     ...                                   pipeline=Echo(), show_progress=False)]
     ['a']
     """
-    check_int(n_jobs, "n_jobs", minimum=-1)
+    n_jobs = _check_n_jobs(n_jobs)
     check_bool(show_progress, "show_progress")
     check_int(batch_size, "batch_size", minimum=1)
-    if n_jobs == 0:
-        raise ValueError("n_jobs must be >= 1, or -1 for one process per CPU, got 0")
     if mp_context not in ("spawn", "forkserver", "fork"):
         raise ValueError(f"mp_context must be 'spawn', 'forkserver' or 'fork', got {mp_context!r}")
     if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
@@ -275,33 +328,99 @@ def iter_score_records(
     pipeline = _resolve_pipeline(pipeline)
     corpus = _resolve_corpus(pipeline, corpus)
     if n_jobs == -1:
-        n_jobs = os.cpu_count() or 1
+        n_jobs = _usable_cpus()
     total = len(records) if hasattr(records, "__len__") else None  # type: ignore[arg-type]
     bar = _progress_bar(total, show_progress)
+    batches = _batches(records, batch_size)
     try:
-        if n_jobs == 1:
-            for batch in _batches(records, batch_size):
-                yield from _score_batch(pipeline, corpus, batch, False)
-                if bar is not None:
-                    bar.update(len(batch))
+        if n_jobs == "auto":
+            yield from _score_auto(batches, total, pipeline, corpus, mp_context, bar)
+        elif n_jobs == 1:
+            yield from _score_here(batches, pipeline, corpus, bar)
         else:
-            yield from _score_in_processes(
-                records, pipeline, corpus, n_jobs, batch_size, mp_context, bar
-            )
+            yield from _score_in_processes(batches, pipeline, corpus, int(n_jobs), mp_context, bar)
     finally:
         if bar is not None:
             bar.close()
 
 
-def _score_in_processes(
-    records: Iterable[Any],
+def _score_here(
+    batches: Iterable[list[tuple[int, Any]]], pipeline: Any, corpus: Any, bar: Any
+) -> Iterator[RecordResult]:
+    for batch in batches:
+        yield from _score_batch(pipeline, corpus, batch, False)
+        if bar is not None:
+            bar.update(len(batch))
+
+
+def _worth_processes(seconds: float, scored: int, total: int | None, cpus: int) -> bool:
+    """Whether the records left are worth worker processes (``n_jobs="auto"``), from
+    ``seconds`` spent scoring the first ``scored`` records in this process: the serial
+    time left, estimated from the time per record so far, must reach
+    ``_AUTO_MIN_SECONDS``. Of an iterable of unknown length, a run is taken to last
+    at least as long again as it has.
+
+    Examples
+    --------
+    >>> _worth_processes(1.0, 100, 10_000, cpus=2)   # about 99 s left
+    True
+    >>> _worth_processes(1.0, 100, 2_000, cpus=2)    # about 19 s left
+    False
+    >>> _worth_processes(1.0, 100, 10_000, cpus=1)
+    False
+    """
+    if cpus < 2 or scored == 0 or seconds < _AUTO_MEASURE_SECONDS:
+        return False
+    left = seconds if total is None else seconds / scored * (total - scored)
+    return left >= _AUTO_MIN_SECONDS
+
+
+def _score_auto(
+    batches: Iterator[list[tuple[int, Any]]],
+    total: int | None,
     pipeline: Any,
     corpus: Any,
-    n_jobs: int,
-    batch_size: int,
     mp_context: str,
     bar: Any,
 ) -> Iterator[RecordResult]:
+    """Score in this process, timing it; switch the rest to worker processes once the
+    time left is worth their start (:func:`_worth_processes`). The results are the same
+    either way."""
+    cpus = _usable_cpus()
+    seconds, scored = 0.0, 0
+    batch = next(batches, None)
+    while batch is not None:
+        started = time.perf_counter()
+        outcomes = _score_batch(pipeline, corpus, batch, False)
+        # (only the scoring is timed, not what the caller does between batches)
+        seconds += time.perf_counter() - started
+        scored += len(batch)
+        yield from outcomes
+        if bar is not None:
+            bar.update(len(batch))
+        batch = next(batches, None)  # (known before deciding: no pool for an ended run)
+        if batch is None or not _worth_processes(seconds, scored, total, cpus):
+            continue
+        if not _main_module_is_guarded():
+            cpus = 1  # the workers would re-run the script: stay in this process
+            continue
+        try:
+            pool, shared_sources = _start_pool(pipeline, corpus, cpus, mp_context)
+        except RuntimeError:
+            cpus = 1  # the workers cannot start here: stay in this process
+            continue
+        yield from _score_with_pool(
+            itertools.chain([batch], batches), pool, shared_sources, cpus, bar
+        )
+        return
+
+
+def _start_pool(
+    pipeline: Any, corpus: Any, n_jobs: int, mp_context: str
+) -> tuple[ProcessPoolExecutor, tuple | None]:
+    """A started pool of ``n_jobs`` workers holding the pipeline and corpus, and the
+    shared sources the parent re-attaches to their results; ``RuntimeError`` when the
+    workers cannot start."""
     import multiprocessing
 
     from citekit._warm import cache_is_cold, warm
@@ -318,10 +437,35 @@ def _score_in_processes(
         initializer=_init_worker,
         initargs=(pipeline, corpus, shared_sources is not None),
     )
-    pending: list[tuple[list[tuple[int, Any]], Any]] = []
     try:
         _check_pool_starts(pool, mp_context)
-        batches = _batches(records, batch_size)
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    return pool, shared_sources
+
+
+def _score_in_processes(
+    batches: Iterator[list[tuple[int, Any]]],
+    pipeline: Any,
+    corpus: Any,
+    n_jobs: int,
+    mp_context: str,
+    bar: Any,
+) -> Iterator[RecordResult]:
+    pool, shared_sources = _start_pool(pipeline, corpus, n_jobs, mp_context)
+    yield from _score_with_pool(batches, pool, shared_sources, n_jobs, bar)
+
+
+def _score_with_pool(
+    batches: Iterator[list[tuple[int, Any]]],
+    pool: ProcessPoolExecutor,
+    shared_sources: tuple | None,
+    n_jobs: int,
+    bar: Any,
+) -> Iterator[RecordResult]:
+    pending: list[tuple[list[tuple[int, Any]], Any]] = []
+    try:
         # keep a bounded number of batches in flight so huge inputs stream
         for batch in itertools.islice(batches, 2 * n_jobs):
             pending.append((batch, pool.submit(_worker_score, batch)))
@@ -349,6 +493,33 @@ def _score_in_processes(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _main_module_is_guarded() -> bool:
+    """Whether worker processes may be started without running the user's script again:
+    not inside a worker process, and the main module is interactive (a notebook, the
+    REPL) or guards its entry point with ``if __name__ == "__main__":``. A spawned
+    worker imports the main script; without the guard it would re-run the script's
+    own scoring, a minute or more of work, before failing."""
+    import ast
+    import multiprocessing
+
+    if multiprocessing.parent_process() is not None:
+        return False
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is None:
+        return True
+    try:
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return False
+
+    def names_main(test: ast.expr) -> bool:
+        return any(isinstance(leaf, ast.Name) and leaf.id == "__name__" for leaf in ast.walk(test))
+
+    return any(isinstance(node, ast.If) and names_main(node.test) for node in tree.body)
+
+
 def _ready() -> bool:
     return True
 
@@ -362,9 +533,10 @@ def _check_pool_starts(pool: ProcessPoolExecutor, mp_context: str) -> None:
     try:
         pool.submit(_ready).result()
     except BrokenProcessPool as exc:
+        reason = str(exc).rstrip(". ")  # (the pool's message ends with a full stop)
         raise RuntimeError(
             f"score_records could not start its worker processes (mp_context="
-            f"{mp_context!r}): {exc}. A script that scores with n_jobs > 1 must guard its "
+            f"{mp_context!r}): {reason}. A script that scores in processes must guard its "
             "entry point with 'if __name__ == \"__main__\":' (the workers import it), "
             "and the pipeline and corpus must be picklable"
         ) from exc
@@ -383,7 +555,7 @@ def score_records(
     *,
     pipeline: Any = None,
     corpus: Any = None,
-    n_jobs: int = 1,
+    n_jobs: int | str = "auto",
     show_progress: bool = True,
     batch_size: int = 16,
     mp_context: str = "spawn",
@@ -398,12 +570,18 @@ def score_records(
     pipeline : Pipeline, optional
         The pipeline to use (default: ``Pipeline()``); any object with
         ``align(answer, sources)`` (and optionally ``align_many`` and ``prepare``) works.
-        It must be picklable when ``n_jobs > 1``.
+        It must be picklable when worker processes are used.
     corpus : Corpus or sequence of sources, optional
         Sources shared by every record without its own; a list of sources is prepared
         once with ``pipeline.prepare``.
-    n_jobs : int, optional
-        Worker processes (``-1``: one per CPU). Results are identical to ``n_jobs=1``.
+    n_jobs : "auto" or int, optional
+        Worker processes. ``"auto"`` (the default) scores in this process and moves the
+        rest of the records to one worker process per CPU only when they are estimated
+        to take a minute or more in this process (timed on the first records; for an
+        iterable of unknown length, once the run has lasted a minute): starting the
+        workers costs seconds, which short runs never win back (see "Scoring a dataset"
+        in the user guide). ``1``: this process only; ``-1``: one worker per CPU; ``n``:
+        ``n`` workers. Results are identical whatever the choice.
         Each worker runs the kernels on one thread (unless the pipeline's
         ``n_threads`` says otherwise): the processes already share the cores.
         When the kernels' disk cache is cold (a fresh install), the kernels are compiled once
@@ -411,12 +589,14 @@ def score_records(
         worker.
     show_progress : bool, optional
         Show a tqdm progress bar when tqdm is installed and stderr is a terminal or the
-        code runs in a notebook; silent otherwise.
+        code runs in a notebook; silent otherwise (without tqdm, the logger ``citekit``
+        says once, at level INFO, why there is no bar).
     batch_size : int, optional
         Records scored together (one ``align_many`` call for shared-corpus records).
     mp_context : {"spawn", "forkserver", "fork"}, optional
         How worker processes start. ``"spawn"`` (the default) is safe with the kernels'
-        threads; like any multiprocessing code, a script using ``n_jobs > 1`` needs an
+        threads; like any multiprocessing code, a script that may use worker processes
+        (``n_jobs="auto"`` on a long run, or ``n_jobs > 1``) needs an
         ``if __name__ == "__main__":`` guard.
 
     Returns
@@ -430,7 +610,7 @@ def score_records(
         For invalid arguments (naming the argument). Errors of single records are
         reported in their results instead.
     RuntimeError
-        When ``n_jobs > 1`` and the worker processes cannot start (say, a script without
+        When worker processes are used and cannot start (say, a script without
         the ``if __name__ == "__main__":`` guard).
 
     Examples

@@ -53,6 +53,8 @@ def _load_config(path: str | None) -> Any:
         ) from None
     except (ValueError, TypeError) as exc:  # tomllib.TOMLDecodeError is a ValueError
         raise _InputError(f"invalid config {path}: {exc}") from None
+    except RecursionError:
+        raise _InputError(f"invalid config {path}: nested too deeply") from None
     except (OSError, ImportError) as exc:
         raise _InputError(f"cannot read config {path}: {exc}") from None
 
@@ -62,12 +64,14 @@ def _numbered_lines(path: str, what: str) -> list[tuple[int, dict[str, Any]]]:
 
     if not os.path.exists(path):
         raise _InputError(f"{what} file not found: {path}")
+    if os.path.isdir(path):
+        raise _InputError(f"{what} file is a directory: {path}")
     try:
         return list(numbered_jsonl(path))
-    except ValueError as exc:
+    except ValueError as exc:  # names the file and the line
         raise _InputError(str(exc)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _InputError(f"cannot read {what} file {path}: {exc}") from None
+    except OSError as exc:
+        raise _InputError(f"cannot read {what} file {path}: {exc.strerror or exc}") from None
 
 
 def _check_source(value: Any, where: str) -> Any:
@@ -98,6 +102,9 @@ def _load_sources(path: str) -> list[Any]:
             )
         seen[source.id] = number
         sources.append(source)
+    if not sources:
+        # every sentence would come out unsupported, which looks like a result
+        raise _InputError(f"sources file {path} holds no sources (every line is blank)")
     return sources
 
 
@@ -127,8 +134,28 @@ def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
+def _plural(count: int, word: str) -> str:
+    """``"1 line"``, ``"2 lines"``."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _score_scale(config: Any, embedder: Any) -> float:
+    """The highest score a citation can get: each weighted score component is at most 1,
+    and the embedding similarity is 0 without an embedder."""
+    weights = config.weights.to_dict()
+    if embedder is None:
+        weights.pop("embedding")
+    return float(sum(weights.values()))
+
+
 def _write_report(
-    out: TextIO, question: str, answer_id: Any, result: Any, width: int, top: int
+    out: TextIO,
+    question: str,
+    answer_id: Any,
+    result: Any,
+    width: int,
+    top: int,
+    scale: float,
 ) -> None:
     heading = f"[{answer_id}]" + (f" {question}" if question else "")
     out.write(heading + "\n")
@@ -137,7 +164,8 @@ def _write_report(
         for citation in item.citations[:top]:
             out.write(
                 f"      <- {citation.source_id} [{citation.char_start}:{citation.char_end}] "
-                f'score {citation.score:.2f}: "{_shorten(citation.exact_evidence, width - 20)}"\n'
+                f"score {citation.score:.2f}/{scale:.2f}: "
+                f'"{_shorten(citation.evidence_display, width - 20)}"\n'
             )
             for conflict in citation.conflicts:
                 out.write(
@@ -170,6 +198,8 @@ def _timing_note(compiled: bool, cached: bool) -> str:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     config = _load_config(args.config)
+    if args.html is not None:
+        _check_output_path(args.html, "--html")
     from citekit.data import load_example_answers, load_example_sources
     from citekit.pipeline import Pipeline
 
@@ -203,14 +233,20 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     aligned = time.perf_counter()
 
     out = sys.stdout
+    scale = _score_scale(config, pipeline.embedder)
     out.write(
-        f"citekit demo: {len(answers)} answer{'s' if len(answers) != 1 else ''} aligned against "
+        f"citekit demo: {_plural(len(answers), 'answer')} aligned against "
         f"{len(sources)} bundled sources "
-        "(fictional documents written for citekit)\n\n"
+        "(fictional documents written for citekit)\n"
+        "A citation's score is the weighted sum of its score components (alignment, "
+        f"coverage, lexical overlap): from 0 to {scale:.2f} with this configuration, shown "
+        "as score/maximum.\n\n"
     )
     counts = {"supported": 0, "partial": 0, "unsupported": 0}
     for record, result in zip(answers, results):
-        _write_report(out, record.get("question", ""), record["id"], result, args.width, args.top)
+        _write_report(
+            out, record.get("question", ""), record["id"], result, args.width, args.top, scale
+        )
         for item in result:
             counts[item.status] += 1
     total = sum(counts.values())
@@ -223,20 +259,34 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     if args.html:
         from citekit.display import render_html
 
+        # one legend, above the first answer, for the whole page
         blocks = [
             f"<h3>{_html_escape(str(record['id']))}: {_html_escape(record.get('question', ''))}"
-            f"</h3>{render_html(result, record['answer'], result.sources)}"
-            for record, result in zip(answers, results)
+            f"</h3>{render_html(result, record['answer'], result.sources, legend=index == 0)}"
+            for index, (record, result) in enumerate(zip(answers, results))
         ]
-        with open(args.html, "w", encoding="utf-8") as handle:
-            handle.write(
-                '<!DOCTYPE html><html><head><meta charset="utf-8"><title>citekit demo</title>'
-                '</head><body style="font-family:sans-serif;margin:24px">'
-                + "".join(blocks)
-                + "</body></html>\n"
-            )
+        page = (
+            '<!DOCTYPE html><html><head><meta charset="utf-8"><title>citekit demo</title>'
+            '</head><body style="font-family:sans-serif;margin:24px">'
+            + "".join(blocks)
+            + "</body></html>\n"
+        )
+        try:
+            with open(args.html, "w", encoding="utf-8") as handle:
+                handle.write(page)
+        except OSError as exc:
+            raise _InputError(f"cannot write {args.html}: {exc.strerror or exc}") from None
         out.write(f"Wrote {args.html}\n")
     return 0
+
+
+def _check_output_path(path: str, option: str) -> None:
+    """An output file must not be a directory, and its directory must exist."""
+    if os.path.isdir(path):
+        raise _InputError(f"{option} is a directory, not a file: {path}")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise _InputError(f"output directory does not exist: {directory}")
 
 
 def _html_escape(text: str) -> str:
@@ -248,9 +298,36 @@ def _html_escape(text: str) -> str:
 # ----------------------------------------------------------------------------- align
 
 
+def _jobs(value: str) -> int | str:
+    """The ``--jobs`` value: ``auto``, ``-1`` or a positive number."""
+    if value == "auto":
+        return value
+    message = f"--jobs must be 'auto', a positive number or -1, got {value!r}"
+    try:
+        number = int(value)
+    except ValueError:
+        raise _InputError(message) from None
+    if number == 0 or number < -1:
+        raise _InputError(message)
+    return number
+
+
+def _progress_hint(show_progress: bool) -> None:
+    """Say once why there is no progress bar, when one would have been drawn."""
+    import importlib.util
+
+    from citekit.batch import _is_terminal
+
+    if show_progress and _is_terminal(sys.stderr) and importlib.util.find_spec("tqdm") is None:
+        sys.stderr.write(
+            "citekit align: no progress bar: tqdm is not installed (pip install tqdm)\n"
+        )
+
+
 def _cmd_align(args: argparse.Namespace) -> int:
-    if args.jobs == 0 or args.jobs < -1:
-        raise _InputError(f"--jobs must be a positive number or -1, got {args.jobs}")
+    jobs = _jobs(args.jobs)
+    if args.batch_size < 1:
+        raise _InputError(f"--batch-size must be >= 1, got {args.batch_size}")
     config = _load_config(args.config)
     records = _load_answers(args.answers)
     sources = _load_sources(args.sources) if args.sources else None
@@ -261,9 +338,8 @@ def _cmd_align(args: argparse.Namespace) -> int:
                 f"{len(missing)} answers carry no 'sources' (first: {missing[0]!r}); "
                 "pass --sources S.jsonl"
             )
-    out_dir = os.path.dirname(os.path.abspath(args.out))
-    if not os.path.isdir(out_dir):
-        raise _InputError(f"output directory does not exist: {out_dir}")
+    _check_output_path(args.out, "--out")
+    from citekit._rows import strict_json
     from citekit.batch import iter_score_records, to_records
     from citekit.pipeline import Pipeline
 
@@ -271,28 +347,34 @@ def _cmd_align(args: argparse.Namespace) -> int:
     corpus = pipeline.prepare(sources) if sources is not None else None
     failed = 0
     written = 0
-    with open(args.out, "w", encoding="utf-8") as handle:
-        for outcome in iter_score_records(
-            records,
-            pipeline=pipeline,
-            corpus=corpus,
-            n_jobs=args.jobs,
-            show_progress=not args.no_progress,
-            batch_size=args.batch_size,
-        ):
-            if not outcome.ok:
-                failed += 1
-                sys.stderr.write(f"citekit align: record {outcome.id!r} failed: {outcome.error}\n")
-            if args.level == "results" or not outcome.ok:
-                lines = [outcome.to_dict()]
-            else:
-                lines = to_records([outcome], level=args.level, offsets=args.offsets)
-            for line in lines:
-                handle.write(json.dumps(line, ensure_ascii=False) + "\n")
-                written += 1
+    _progress_hint(not args.no_progress)
+    try:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            for outcome in iter_score_records(
+                records,
+                pipeline=pipeline,
+                corpus=corpus,
+                n_jobs=jobs,
+                show_progress=not args.no_progress,
+                batch_size=args.batch_size,
+            ):
+                if not outcome.ok:
+                    failed += 1
+                    sys.stderr.write(
+                        f"citekit align: record {outcome.id!r} failed: {outcome.error}\n"
+                    )
+                if args.level == "results" or not outcome.ok:
+                    lines = [outcome.to_dict()]
+                else:
+                    lines = to_records([outcome], level=args.level, offsets=args.offsets)
+                for line in lines:
+                    handle.write(strict_json(line) + "\n")
+                    written += 1
+    except OSError as exc:
+        raise _InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     sys.stderr.write(
-        f"citekit align: scored {len(records) - failed} of {len(records)} answers; "
-        f"wrote {written} lines to {args.out}\n"
+        f"citekit align: scored {len(records) - failed} of {_plural(len(records), 'answer')}; "
+        f"wrote {_plural(written, 'line')} to {args.out}\n"
     )
     return 1 if failed else 0
 
@@ -304,16 +386,26 @@ def _read_text_option(text: str | None, path: str | None, what: str) -> str:
     if path is not None:
         if not os.path.exists(path):
             raise _InputError(f"{what} file not found: {path}")
+        if os.path.isdir(path):
+            raise _InputError(f"{what} file is a directory: {path}")
         try:
-            with open(path, encoding="utf-8") as handle:
-                return handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise _InputError(f"cannot read {what} file {path}: {exc}") from None
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise _InputError(f"cannot read {what} file {path}: {exc.strerror or exc}") from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise _InputError(
+                f"{path}, line {line}: not UTF-8 (byte 0x{data[exc.start]:02x})"
+            ) from None
     assert text is not None
     return text
 
 
 def _cmd_highlight(args: argparse.Namespace) -> int:
+    from citekit._rows import strict_json
     from citekit.batch import utf16_offsets
     from citekit.highlight import find_answer_highlights
 
@@ -341,7 +433,7 @@ def _cmd_highlight(args: argparse.Namespace) -> int:
                 for (start, end), (s, e) in zip(shown, spans)
             ],
         }
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        sys.stdout.write(strict_json(payload) + "\n")
         return 0
     if not spans:
         sys.stdout.write("no highlight: the source does not support the answer lexically\n")
@@ -377,38 +469,78 @@ def _error_lines(report: EvaluationReport, records: Sequence[EvalRecord], limit:
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     # evaluate reports a problem as "citekit evaluate: MESSAGE" (no "error:"), as it always
     # has, so that scripts reading its error lines keep working
-    if args.limit is not None and args.limit < 0:
-        sys.stderr.write("citekit evaluate: --limit must be >= 0\n")
-        return 2
-    if args.errors < 0:
-        sys.stderr.write("citekit evaluate: --errors must be >= 0\n")
-        return 2
-    from citekit.evaluate import evaluate, load_records
-
     try:
-        records = load_records(args.file, limit=args.limit)
-        config = None
-        if args.config:
-            from citekit.config import CitationConfig
-
-            config = CitationConfig.from_file(args.config)
-    except (OSError, ValueError, TypeError) as exc:
+        return _evaluate(args)
+    except _InputError as exc:
         sys.stderr.write(f"citekit evaluate: {exc}\n")
         return 2
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    if args.limit is not None and args.limit < 0:
+        raise _InputError("--limit must be >= 0")
+    if args.errors < 0:
+        raise _InputError("--errors must be >= 0")
+    from citekit.evaluate import evaluate, load_records
+
+    if not os.path.exists(args.file):
+        raise _InputError(f"evaluation file not found: {args.file}")
+    if os.path.isdir(args.file):
+        raise _InputError(f"evaluation file is a directory: {args.file}")
+    try:
+        records = load_records(args.file, limit=args.limit)
+    except (ValueError, TypeError) as exc:  # naming the file and the line
+        raise _InputError(str(exc)) from None
+    except OSError as exc:
+        raise _InputError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    if not records:
+        if args.limit == 0:
+            raise _InputError("--limit 0 leaves no record to evaluate")
+        raise _InputError(f"{args.file} holds no records (every line is blank)")
+    if not any(record.units for record in records):
+        # without units there is nothing to score: "units 0" would look like a result
+        raise _InputError(
+            f"{args.file}: no record has annotated 'units' (answer ranges with a gold "
+            "'label' and 'evidence'), so there is nothing to evaluate"
+        )
+    config = _load_config(args.config) if args.config else None
     from citekit.pipeline import Pipeline
 
     pipeline = Pipeline(config=config) if config is not None else Pipeline()
     report = evaluate(records, pipeline, per_unit=args.per_unit)
+    if not report.dataset:
+        # records without a "dataset" field: the file names the data
+        report.dataset = os.path.basename(args.file)
     if args.json:
-        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+        from citekit._rows import strict_json
+
+        sys.stdout.write(strict_json(report.to_dict(), indent=2) + "\n")
     else:
         sys.stdout.write(report.to_table() + "\n")
     if args.errors:
-        lines = _error_lines(report, records, args.errors)
-        sys.stderr.write(f"\nfirst {len(lines)} misclassified units (gold -> predicted):\n")
-        for line in lines:
+        for line in _errors_report(report, records, args.errors):
             sys.stderr.write(line + "\n")
     return 0
+
+
+def _errors_report(
+    report: EvaluationReport, records: Sequence[EvalRecord], limit: int
+) -> list[str]:
+    """The ``--errors`` block: a heading saying how many units are listed, then one
+    line per misclassified unit."""
+    lines = _error_lines(report, records, limit)
+    labeled = sum(outcome.gold_label is not None for outcome in report.units)
+    if not labeled:
+        return ["", "no unit has a gold label, so none can be misclassified"]
+    if not lines:
+        return ["", f"no misclassified units: all {_plural(labeled, 'labeled unit')} predicted "
+                "as labeled"]
+    wrong = sum(o.gold_label is not None and not o.correct for o in report.units)
+    if wrong > len(lines):
+        heading = f"first {len(lines)} of {wrong} misclassified units (gold -> predicted):"
+    else:
+        heading = f"{_plural(wrong, 'misclassified unit')} (gold -> predicted):"
+    return ["", heading, *lines]
 
 
 # ----------------------------------------------------------------------------- parser
@@ -460,10 +592,10 @@ def _build_parser() -> argparse.ArgumentParser:
     align.add_argument("--config", metavar="FILE", help="CitationConfig as .json or .toml")
     align.add_argument(
         "--jobs",
-        type=int,
-        default=1,
+        default="auto",
         metavar="N",
-        help="worker processes (-1: one per CPU; default 1)",
+        help="worker processes: 'auto' (the default: processes only for a run long enough to "
+        "repay their start, about a minute of work), 1 (none), N, or -1 (one per CPU)",
     )
     align.add_argument(
         "--batch-size",

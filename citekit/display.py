@@ -20,7 +20,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from citekit._validation import check_int, check_str
+from citekit._validation import check_bool, check_int, check_str
 from citekit.results import STATUSES, Citation, SourceView, SpanCitations, source_views
 
 __all__ = [
@@ -48,20 +48,31 @@ _STYLE = """
 .ck-chip.ck-supported{color:#116329}.ck-chip.ck-partial{color:#7d4e00}
 .ck-chip.ck-unsupported{color:#a40e26}
 .ck-gap{text-decoration:underline wavy #cf222e;text-underline-offset:3px}
-.ck-conflict,mark.ck-ev.ck-conflict{color:#cf222e;font-weight:600;
+.ck-conflict,.ck-ev.ck-conflict{color:#cf222e;font-weight:600;
  text-decoration:underline double #cf222e}
-mark.ck-ev.ck-secondary{background:transparent;border-bottom-style:dashed}
-.ck-cite{font-size:11px;vertical-align:super;line-height:0;margin-left:1px}
-.ck-cite a{color:#0969da;text-decoration:none;cursor:help}
+.ck-ev.ck-secondary{background:transparent;border-bottom-style:dashed}
+.ck-cite{font-size:10px;vertical-align:super;line-height:0;margin-left:2px}
+.ck-cite a,.ck-label{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-weight:600;
+ color:#0550ae;background:#ddf4ff;border:1px solid #54aeff;border-radius:4px;padding:0 3px;
+ text-decoration:none}
+.ck-cite a{cursor:help}
+.ck-label{font-size:11px;margin-right:6px}
+.ck-legend{margin:6px 0 2px 0;padding:4px 8px;background:#f6f8fa;border-radius:6px;
+ font-size:12px;line-height:1.9;color:#57606a}
+.ck-legend .ck-key{white-space:nowrap;margin-right:14px}
+.ck-legend-head{font-weight:600;color:#1f2328;margin-right:6px}
+.ck-swatch{display:inline-block;width:11px;height:11px;border-radius:2px;border:1px solid;
+ vertical-align:-1px;margin-right:4px}
 .ck-source{border-top:1px solid #eaeef2;padding:6px 0}
 .ck-source-head{font-weight:600;margin-bottom:2px}
 .ck-source-head .ck-id{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-weight:400;
  color:#57606a;font-size:12px;margin-left:6px}
 .ck-text{color:#24292f}
-mark.ck-ev{color:inherit;border-bottom:2px solid;border-radius:2px;padding:1px 0;cursor:help}
-mark.ck-ev.ck-supported{border-bottom-color:#2da44e}
-mark.ck-ev.ck-partial{border-bottom-color:#bf8700}
-.ck-elided{color:#8c959f;font-style:italic}
+.ck-ev{color:inherit;border-bottom:2px solid;border-radius:2px;padding:1px 0;cursor:help}
+.ck-legend .ck-ev{cursor:default}
+.ck-ev.ck-supported{border-bottom-color:#2da44e}
+.ck-ev.ck-partial{border-bottom-color:#bf8700}
+.ck-elided{color:#8c959f;font-style:italic;margin:0 3px}
 .ck-note{color:#57606a;font-size:12px}
 table.ck-align{border-collapse:collapse;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;
  font-size:12px;margin:4px 0}
@@ -201,6 +212,15 @@ def _render_answer(
     return "".join(pieces)
 
 
+def _source_label(number: int) -> str:
+    """The label of the ``number``-th cited source: ``S1``, ``S2``, ... Answers often carry
+    their own markers in brackets (``"... per share [2]."``); a bracketed number of
+    citekit's right after it would read as the same kind of thing. ``S`` (for source) in
+    a badge cannot be confused with text of the answer (which is always plain, escaped
+    text), and it stays short and ordered, unlike letters, which run out after 26."""
+    return f"S{number}"
+
+
 def _render_markers(item: SpanCitations, marker_of: Mapping[int, int], uid: str) -> str:
     by_source: dict[int, list[Citation]] = {}
     for citation in item.citations:
@@ -211,24 +231,57 @@ def _render_markers(item: SpanCitations, marker_of: Mapping[int, int], uid: str)
         tooltip = "\n\n".join(_citation_tooltip(c) for c in citations)
         out.append(
             f'<sup class="ck-cite"><a href="#{uid}-src{number}" title="{_esc(tooltip)}">'
-            f"[{number}]</a></sup>"
+            f"{_source_label(number)}</a></sup>"
         )
     return "".join(out)
 
 
+# how far an excerpt's edge moves to reach a word boundary (beyond: a text without spaces,
+# such as Chinese or Japanese, is cut where the context ends)
+_BOUNDARY_REACH = 40
+
+
+def _at_boundary(text: str, position: int) -> bool:
+    """Whether ``position`` lies between words (not inside a run of letters and digits)."""
+    if position <= 0 or position >= len(text):
+        return True
+    return not (text[position - 1].isalnum() and text[position].isalnum())
+
+
+def _word_boundary(text: str, position: int, lowest: int, highest: int, outward: int) -> int:
+    """The word boundary nearest ``position`` within ``[lowest, highest]``, looking first
+    outward (``-1``: to the left, ``+1``: to the right: more context) and then inward, at
+    most :data:`_BOUNDARY_REACH` characters each way; ``position`` if there is none."""
+    for direction in (outward, -outward):
+        for step in range(_BOUNDARY_REACH + 1):
+            candidate = position + direction * step
+            if not lowest <= candidate <= highest:
+                break
+            if _at_boundary(text, candidate):
+                return candidate
+    return position
+
+
 def _visible_windows(
-    length: int, marks: Sequence[tuple[int, int]], max_chars: int | None, context: int
+    text: str, marks: Sequence[tuple[int, int]], max_chars: int | None, context: int
 ) -> list[tuple[int, int]]:
+    """The parts of a source shown: all of it when short, else windows of ``context``
+    characters around the marks, their edges moved to word boundaries (an excerpt never
+    starts or ends inside a word, nor inside a mark)."""
+    length = len(text)
     if max_chars is None or length <= max_chars:
         return [(0, length)]
     windows: list[tuple[int, int]] = []
     for start, end in sorted(marks):
-        lo, hi = max(0, start - context), min(length, end + context)
+        lo = _word_boundary(text, max(0, start - context), 0, start, -1)
+        hi = _word_boundary(text, min(length, end + context), end, length, 1)
         if windows and lo <= windows[-1][1]:
             windows[-1] = (windows[-1][0], max(windows[-1][1], hi))
         else:
             windows.append((lo, hi))
-    return windows or [(0, min(length, max_chars))]
+    if not windows:
+        windows.append((0, _word_boundary(text, min(length, max_chars), 0, length, -1)))
+    return windows
 
 
 def _covering(
@@ -267,7 +320,7 @@ def _render_source(
     # evidence items: (local_start, local_end, evidence id, status, span, citation)
     text = view.text
     evidence_ranges = [(ev[0], ev[1]) for ev in evidence]
-    windows = _visible_windows(len(text), evidence_ranges, max_source_chars, context_chars)
+    windows = _visible_windows(text, evidence_ranges, max_source_chars, context_chars)
     edges = [edge for window in windows for edge in window]
     segments = _segments(
         len(text), evidence_ranges + list(conflicts) + list(zip(edges[::2], edges[1::2]))
@@ -334,8 +387,8 @@ def _render_source(
     )
     return (
         f'<div class="ck-source" id="{uid}-src{number}">'
-        f'<div class="ck-source-head">[{number}] {title}<span class="ck-id">{_esc(view.label)}'
-        f"</span>{offset_note}</div>"
+        f'<div class="ck-source-head"><span class="ck-label">{_source_label(number)}</span>'
+        f'{title}<span class="ck-id">{_esc(view.label)}</span>{offset_note}</div>'
         f'<div class="ck-text">{"".join(pieces)}</div></div>'
     )
 
@@ -348,6 +401,33 @@ def _evidence_tooltip(evidence_id: str, item: SpanCitations, citation: Citation)
     return f"sentence {sentence_number} ({item.status}): {sentence}\n" + _citation_tooltip(citation)
 
 
+def _legend() -> str:
+    """What the colours, underlines and labels mean, drawn with the same styles."""
+
+    def key(sample: str, meaning: str) -> str:
+        return f'<span class="ck-key">{sample} {meaning}</span>'
+
+    swatches = "".join(
+        key(f'<span class="ck-swatch ck-{status}"></span>', status) for status in STATUSES
+    )
+    answer_keys = (
+        swatches
+        + key('<span class="ck-gap">wavy</span>', "no source covers these words")
+        + key('<span class="ck-conflict">red</span>', "a value differs from the source")
+        + key(f'<span class="ck-label">{_source_label(1)}</span>', "cited source (hover: scores)")
+    )
+    source_keys = (
+        key('<span class="ck-ev ck-supported">solid</span>', "evidence of a best citation")
+        + key('<span class="ck-ev ck-supported ck-secondary">dashed</span>',
+              "cited only by a lower-ranked citation")
+        + key('<span class="ck-elided">[\u2026]</span>', "source text left out")
+    )
+    return (
+        f'<div class="ck-legend"><div><span class="ck-legend-head">Answer</span>{answer_keys}'
+        f'</div><div><span class="ck-legend-head">Sources</span>{source_keys}</div></div>'
+    )
+
+
 def render_html(
     results: Sequence[SpanCitations],
     answer: str,
@@ -355,15 +435,20 @@ def render_html(
     *,
     max_source_chars: int | None = 5000,
     context_chars: int = 300,
+    legend: bool = True,
 ) -> str:
     """Render citation results as one self-contained HTML fragment.
 
-    The answer is shown with each sentence coloured by status (green supported, amber
-    partial, red unsupported), parts of a sentence that no source covers underlined,
-    values that differ from the best citation's evidence in red, and a marker ``[n]`` per
-    cited source whose tooltip lists each citation's score components and conflicts.
-    Below, each cited source is shown with every evidence span highlighted at its exact
-    offsets (dashed when only a lower-ranked citation points there); each ``<mark>``
+    A legend at the top says what the colours, underlines and labels mean. The answer is
+    shown with each sentence coloured by status (green supported, amber partial, red
+    unsupported), parts of a sentence that no source covers with a wavy underline, values
+    that differ from the best citation's evidence in red, and a label ``S1``, ``S2``, ...
+    per cited source (numbered in the order first cited; not in brackets, so that it
+    cannot be taken for the answer's own markers such as ``[2]``) whose tooltip lists
+    each citation's score components and conflicts. Below, each cited source is shown
+    with every evidence span underlined at its exact offsets (solid for a sentence's best
+    citation, dashed when only a lower-ranked citation points there); a long source is
+    shown as excerpts around its evidence, cut at word boundaries; each ``<mark>``
     carries ``data-start`` / ``data-end`` (offsets in the citation's coordinates) and
     ``data-evidence`` (ids
     ``s{sentence}c{citation}e{span}`` of the evidence spans it belongs to), so separate
@@ -384,7 +469,10 @@ def render_html(
         Sources longer than this are shown as excerpts around the evidence (``None``
         shows every source in full).
     context_chars : int, optional
-        Characters of context kept around each piece of evidence in an excerpt.
+        Characters of context kept around each piece of evidence in an excerpt (moved
+        to the nearest word boundary, up to 40 characters either way).
+    legend : bool, optional
+        Draw the legend (``False`` for pages that show many results under one legend).
 
     Returns
     -------
@@ -414,6 +502,7 @@ def render_html(
     check_str(answer, "answer")
     check_int(max_source_chars, "max_source_chars", minimum=0, allow_none=True)
     check_int(context_chars, "context_chars", minimum=0)
+    check_bool(legend, "legend")
     views = source_views(sources)
 
     # number cited sources by first citation in answer order
@@ -499,7 +588,7 @@ def render_html(
     )
     return (
         f'<div class="ck-root" id="{uid}"><style>{_STYLE}</style>'
-        f"{summary}<h4>Answer</h4>"
+        f"{summary}{_legend() if legend else ''}<h4>Answer</h4>"
         f'<div class="ck-answer">{answer_html}</div>{sources_html}{uncited_html}</div>'
     )
 

@@ -76,7 +76,6 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import statistics
@@ -269,6 +268,14 @@ def load_records(path: str | os.PathLike[str], *, limit: int | None = None) -> l
     -------
     list of EvalRecord
 
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    TypeError, ValueError
+        ``"<path>, line N: ..."`` for a line that is not UTF-8, not a JSON object, or not
+        a record of the schema (naming the field).
+
     Examples
     --------
     >>> import json, os, tempfile
@@ -281,21 +288,22 @@ def load_records(path: str | os.PathLike[str], *, limit: int | None = None) -> l
     ...     [record.units[0].text for record in load_records(path)]
     ['Hi.']
     """
+    from citekit._rows import numbered_jsonl
+
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or path-like, got {type(path).__name__}")
     limit = check_int(limit, "limit", minimum=0, allow_none=True)
-    records = []
-    with open(path, encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, 1):
-            if limit is not None and len(records) >= limit:
-                break
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{line_number}: not valid JSON ({exc})") from None
+    records: list[EvalRecord] = []
+    if limit == 0:
+        return records
+    for line_number, data in numbered_jsonl(path):
+        try:
             records.append(EvalRecord.from_dict(data))
+        except (TypeError, ValueError) as exc:
+            # the same "<path>, line N: ..." as the reader's own errors
+            raise type(exc)(f"{os.fspath(path)}, line {line_number}: {exc}") from None
+        if limit is not None and len(records) >= limit:
+            break
     return records
 
 

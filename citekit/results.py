@@ -487,8 +487,8 @@ class Citation(_Record):
     --------
     >>> c = Citation(score=2.5, source_id="s", source_index=0, candidate_index=0,
     ...              char_start=0, char_end=7, evidence="Revenue")
-    >>> c.exact_evidence
-    'Revenue'
+    >>> c.evidence_texts
+    ('Revenue',)
     """
 
     score: float
@@ -527,10 +527,71 @@ class Citation(_Record):
             )
 
     @property
+    def evidence_texts(self) -> tuple[str, ...]:
+        """The exact source text of each evidence span, in source order.
+
+        Every item is a slice of the source: for the spans in source order,
+        ``evidence_texts[i] == source_text[span.char_start:span.char_end]``. One item
+        unless the citation has multi-span evidence
+        (``CitationConfig(multi_span_evidence=True)``). Nothing is added between the
+        pieces: use this, not :attr:`exact_evidence`, to compare, search or store the
+        evidence.
+
+        Examples
+        --------
+        >>> source = "Revenue grew by 9% in 2023."
+        >>> c = Citation(score=2.0, source_id="s", source_index=0, candidate_index=0,
+        ...              char_start=0, char_end=18, evidence=source[:18],
+        ...              evidence_spans=[EvidenceSpan(0, 12, source[:12]),
+        ...                              EvidenceSpan(16, 18, source[16:18])])
+        >>> c.evidence_texts
+        ('Revenue grew', '9%')
+        """
+        return tuple(span.evidence for span in self._spans_in_order())
+
+    @property
+    def evidence_display(self) -> str:
+        """The evidence spans as one string for display: the pieces of
+        :attr:`evidence_texts` joined with ``" ... "``, so that the source text left out
+        between two spans is visible. Equal to ``evidence`` for single-span evidence.
+
+        Not a slice of the source when there are several spans (the ``" ... "`` are not
+        in it); :attr:`evidence_texts` gives the exact pieces.
+
+        Examples
+        --------
+        >>> source = "Revenue grew by 9% in 2023."
+        >>> c = Citation(score=2.0, source_id="s", source_index=0, candidate_index=0,
+        ...              char_start=0, char_end=18, evidence=source[:18],
+        ...              evidence_spans=[EvidenceSpan(0, 12, source[:12]),
+        ...                              EvidenceSpan(16, 18, source[16:18])])
+        >>> c.evidence_display
+        'Revenue grew ... 9%'
+        """
+        return " ... ".join(self.evidence_texts)
+
+    @property
     def exact_evidence(self) -> str:
-        """Evidence spans joined with ``" ... "`` so that omitted text is visible."""
-        spans = sorted(self.evidence_spans, key=lambda s: (s.char_start, s.char_end))
-        return " ... ".join(span.evidence for span in spans)
+        """cite-right's name for :attr:`evidence_display`, kept with cite-right's meaning.
+
+        cite-right documents ``exact_evidence`` as the matched regions (the spans of
+        ``evidence_spans``, without the source text between them) joined with
+        ``" ... "``: "exact" there means *only the matched regions*, not *a slice of the
+        source*. With multi-span evidence it is therefore not a substring of the source;
+        the exact strings are :attr:`evidence_texts`. For single-span evidence (the
+        default) it equals ``evidence``.
+
+        Examples
+        --------
+        >>> c = Citation(score=2.5, source_id="s", source_index=0, candidate_index=0,
+        ...              char_start=0, char_end=7, evidence="Revenue")
+        >>> c.exact_evidence
+        'Revenue'
+        """
+        return self.evidence_display
+
+    def _spans_in_order(self) -> list[EvidenceSpan]:
+        return sorted(self.evidence_spans, key=lambda s: (s.char_start, s.char_end))
 
 
 @dataclass(frozen=True)
@@ -550,6 +611,13 @@ class SpanCitations(_Record):
     >>> span = AnswerSpan(text="Hi.", char_start=0, char_end=3)
     >>> SpanCitations(answer_span=span, citations=(), status="unsupported").status
     'unsupported'
+
+    The ``repr`` is one line: status, the sentence (abbreviated) and the best citation.
+
+    >>> cite = Citation(score=2.2, source_id="s", source_index=0, candidate_index=0,
+    ...                 char_start=0, char_end=2, evidence="Hi")
+    >>> SpanCitations(span, (cite,), "supported")
+    SpanCitations(supported, answer[0:3] 'Hi.', 1 citation; best 's'[0:2] score 2.20)
     """
 
     answer_span: AnswerSpan
@@ -583,6 +651,35 @@ class SpanCitations(_Record):
                 raise ValueError(f"SpanCitations.content_coverage must be in [0, 1], got {value!r}")
             object.__setattr__(self, "content_coverage", value)
 
+    def __repr__(self) -> str:
+        # one line: the dataclass repr lists every component of every citation (a wall
+        # of over a thousand characters); the fields stay in to_dict() and the attributes
+        span = self.answer_span
+        text = f"SpanCitations({self.status}, answer[{span.char_start}:{span.char_end}] "
+        text += _abbreviated(span.text, 60)
+        if not self.citations:
+            return text + ", no citations)"
+        best = self.citations[0]
+        count = len(self.citations)
+        return (
+            f"{text}, {count} citation{'s' if count != 1 else ''}; best {best.source_id!r}"
+            f"[{best.char_start}:{best.char_end}] score {best.score:.2f})"
+        )
+
+
+def _abbreviated(text: str, limit: int) -> str:
+    """``repr`` of ``text`` with its runs of white space as one space, cut to about
+    ``limit`` characters at a word boundary (with an ellipsis when cut)."""
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        cut = flat.rfind(" ", 0, limit)
+        flat = flat[: cut if cut > limit // 2 else limit].rstrip() + "\u2026"
+    return repr(flat)
+
+
+# spans listed in an AlignmentResult's repr before "... N more"
+_REPR_SPANS = 3
+
 
 class AlignmentResult(list):
     """The citations of one answer: a ``list`` of :class:`SpanCitations`, one per span.
@@ -597,6 +694,9 @@ class AlignmentResult(list):
     >>> result = AlignmentResult([SpanCitations(span, (), "unsupported")], answer="Hi.")
     >>> len(result), result.answer, result[0].status
     (1, 'Hi.', 'unsupported')
+    >>> result
+    AlignmentResult(1 spans: 0 supported, 0 partial, 1 unsupported)
+      [0] unsupported 'Hi.'
     """
 
     def __init__(
@@ -621,7 +721,15 @@ class AlignmentResult(list):
         for item in self:
             counts[item.status] = counts.get(item.status, 0) + 1
         summary = ", ".join(f"{counts[s]} {s}" for s in STATUSES)
-        return f"AlignmentResult({len(self)} spans: {summary})"
+        lines = [f"AlignmentResult({len(self)} spans: {summary})"]
+        for index, item in enumerate(self[:_REPR_SPANS]):
+            count = len(item.citations)
+            cited = f" ({count} citation{'s' if count != 1 else ''})" if count else ""
+            lines.append(f"  [{index}] {item.status:<11} {_abbreviated(item.answer_span.text, 60)}"
+                         f"{cited}")
+        if len(self) > _REPR_SPANS:
+            lines.append(f"  ... {len(self) - _REPR_SPANS} more")
+        return "\n".join(lines)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -98,7 +99,7 @@ def result():
 
 
 def test_citation_rows(result):
-    rows = to_records(result)
+    rows = to_records(result, level="citation")
     assert len(rows) == 1
     row = rows[0]
     assert row["span_index"] == 0 and row["rank"] == 0 and row["status"] == "partial"
@@ -158,6 +159,58 @@ def test_utf16_offsets_slice_like_javascript(result):
     python_rows = to_records(result, offsets="python")
     utf16_rows = to_records(result, offsets="utf16")
     assert utf16_rows[0]["char_start"] == python_rows[0]["char_start"] + 1  # one astral before
+
+
+def test_utf16_rows_convert_the_passage_offsets_of_the_components():
+    # every offset a row carries is in the unit asked for, score components included
+    source = "𝔘𝔘 intro. Revenue grew 15% 📈 in 2024. Costs fell."
+    answer = "Revenue grew 15% 📈 in 2024."
+    evidence = "Revenue grew 15% 📈 in 2024"
+    start = source.index(evidence)
+    passage_start, passage_end = source.index("intro"), len(source)
+    cite = Citation(
+        score=2.0, source_id="s", source_index=0, candidate_index=0,
+        char_start=start, char_end=start + len(evidence), evidence=evidence,
+        components={"passage_char_start": float(passage_start),
+                    "passage_char_end": float(passage_end),
+                    "evidence_chars_total": float(len(evidence)), "matches": 5.0},
+    )
+    spans = [SpanCitations(AnswerSpan(answer, 0, len(answer)), (cite,), "supported")]
+    result = AlignmentResult(spans, answer=answer, sources=[source])
+    for level in ("sentence", "citation"):
+        (python_row,) = to_records(result, level=level)
+        (row,) = to_records(result, level=level, offsets="utf16")
+        assert (python_row["passage_char_start"], python_row["passage_char_end"]) == (
+            passage_start, passage_end)
+        assert row["passage_char_start"] == passage_start + 2  # two astral letters before
+        assert row["passage_char_end"] == passage_end + 3
+        assert _js_slice(source, int(row["passage_char_start"]), int(row["passage_char_end"])) \
+            == source[passage_start:passage_end]
+        assert isinstance(row["passage_char_start"], float)  # like every component
+        assert python_row["evidence_chars_total"] == len(evidence)
+        assert row["evidence_chars_total"] == len(evidence) + 1  # in UTF-16 code units
+        assert row["matches"] == 5.0  # not an offset: unchanged
+    # an offset outside the text (results of other sources) is an error, not a wrap-around
+    bad = Citation(score=2.0, source_id="s", source_index=0, candidate_index=0, char_start=0,
+                   char_end=2, evidence=source[:2], components={"passage_char_end": 500.0})
+    spans = [SpanCitations(AnswerSpan(answer, 0, len(answer)), (bad,), "supported")]
+    with pytest.raises(ValueError, match="offset 500 lies outside the text"):
+        to_records(AlignmentResult(spans, answer=answer, sources=[source]), offsets="utf16")
+
+
+def test_utf16_rows_of_the_pipeline_slice_passages_like_javascript():
+    from citekit import align_citations
+
+    source = "😀 " * 40 + "Intro. Revenue grew 15% in 2024. 𝔘 Costs fell 3% in 2024."
+    result = align_citations("Revenue grew 15% in 2024. Costs fell 3%.", [source])
+    rows = to_records(result, level="citation", offsets="utf16")
+    python_rows = to_records(result, level="citation")
+    assert rows
+    for row, python_row in zip(rows, python_rows):
+        start, end = int(python_row["passage_char_start"]), int(python_row["passage_char_end"])
+        assert _js_slice(source, int(row["passage_char_start"]), int(row["passage_char_end"])) \
+            == source[start:end]
+        assert row["evidence_chars_total"] == sum(e - s for s, e in row["evidence_spans"])
 
 
 def test_utf16_needs_texts_for_plain_lists(result):
@@ -222,6 +275,7 @@ def test_rows_from_record_results_carry_record_ids(result):
     rows = to_records(outcomes, level="sentence")
     assert [r["record_id"] for r in rows] == ["a", "a"]
     assert to_records(outcomes[0])[0]["record_id"] == "a"
+    assert to_records(outcomes) == rows  # one row per sentence is the default
 
 
 def test_to_records_bad_arguments(result):
@@ -244,10 +298,39 @@ def test_to_dataframe(result):
     assert isinstance(frame, pandas.DataFrame)
     assert list(frame["status"]) == ["partial", "unsupported"]
     assert frame["score"].isna().tolist() == [False, True]
-    citations = to_dataframe(result)
+    citations = to_dataframe(result, level="citation")
     assert {"char_start", "char_end", "evidence", "alignment_score"} <= set(citations.columns)
+    assert list(citations["span_index"]) == [0]  # the unsupported sentence has no citation
     empty = to_dataframe([])
     assert len(empty) == 0
+
+
+def test_to_dataframe_keeps_every_sentence_by_default():
+    # the issue's case: five sentences, the first with two citations, the last with none;
+    # the default frame has one row per sentence, so status rates are rates over sentences
+    pytest.importorskip("pandas")
+    source = "Alpha rose. Beta fell. Gamma held. Delta grew."
+    sentences = ["Alpha rose.", "Beta fell.", "Gamma held.", "Delta grew.", "Omega vanished."]
+    answer = " ".join(sentences)
+    spans, start = [], 0
+    for index, sentence in enumerate(sentences):
+        citations = ()
+        found = source.find(sentence)
+        if found >= 0:
+            cite = Citation(score=2.0, source_id="s", source_index=0, candidate_index=0,
+                            char_start=found, char_end=found + len(sentence), evidence=sentence)
+            citations = (cite, cite) if index == 0 else (cite,)
+        status = "supported" if citations else "unsupported"
+        spans.append(SpanCitations(AnswerSpan(sentence, start, start + len(sentence)),
+                                   citations, status))
+        start += len(sentence) + 1
+    result = AlignmentResult(spans, answer=answer, sources=[source])
+    frame = to_dataframe(result)
+    assert list(frame["span_index"]) == [0, 1, 2, 3, 4]
+    assert (frame["status"] == "unsupported").mean() == 0.2
+    assert list(frame["n_citations"]) == [2, 1, 1, 1, 0]
+    by_citation = to_dataframe(result, level="citation")
+    assert list(by_citation["span_index"]) == [0, 0, 1, 2, 3]
 
 
 def test_to_dataframe_without_pandas_names_the_extra(result, monkeypatch):
@@ -297,6 +380,16 @@ def test_jsonl_round_trip_and_errors(tmp_path, result):
     bad.write_text('{"id": 1}\n\n{"id": 2,,}\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad.jsonl, line 3: invalid JSON"):
         list(read_jsonl(bad))
+    for content, message in (
+        (b'{"id": 1}\n{"id": "\xff"}\n', "line 2: not UTF-8 (byte 0xff at byte 9 of the line)"),
+        (b'{"id": Infinity}\n', "line 1: invalid JSON (Infinity is not standard JSON)"),
+        (b"[" * 50_000 + b"]" * 50_000, "line 1: JSON nested too deeply"),
+    ):
+        bad.write_bytes(content)
+        with pytest.raises(ValueError, match=re.escape(f"bad.jsonl, {message}")):
+            list(read_jsonl(bad))
+    bad.write_bytes(b'\xef\xbb\xbf{"id": 1}\n')  # a byte order mark is skipped
+    assert list(read_jsonl(bad)) == [{"id": 1}]
     with pytest.raises(FileNotFoundError):
         list(read_jsonl(tmp_path / "missing.jsonl"))
     with pytest.raises(TypeError, match="path"):
@@ -306,6 +399,12 @@ def test_jsonl_round_trip_and_errors(tmp_path, result):
     buffer = io.StringIO()
     write_jsonl([{"t": "😀"}], buffer)
     assert buffer.getvalue() == '{"t": "😀"}\n'
+    # standard JSON only: a non-finite number is written as null
+    buffer = io.StringIO()
+    assert write_jsonl([{"id": float("nan"), "x": [float("-inf"), 1.0]}], buffer) == 1
+    assert buffer.getvalue() == '{"id": null, "x": [null, 1.0]}\n'
+    strict = json.loads(buffer.getvalue(), parse_constant=pytest.fail)
+    assert strict == {"id": None, "x": [None, 1.0]}
 
 
 # ----------------------------------------------------------------------------- score_records
@@ -442,12 +541,155 @@ def test_progress_bar_only_when_visible(monkeypatch):
     assert quiet.getvalue() == ""
 
 
+def test_a_missing_tqdm_is_explained_once_through_logging(monkeypatch, caplog):
+    import logging
+
+    import citekit.batch as batch_module
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(batch_module, "_NO_TQDM_SAID", [])
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    with caplog.at_level(logging.INFO, logger="citekit"):
+        for _ in range(2):
+            score_records(_records(2), pipeline=EchoPipeline(), show_progress=True)
+    said = [r.getMessage() for r in caplog.records if "tqdm" in r.getMessage()]
+    assert said == ["score_records: no progress bar: tqdm is not installed (pip install tqdm)"]
+    assert sys.stderr.getvalue() == ""  # the library does not write to stderr itself
+
+
+class PidPipeline(EchoPipeline):
+    """Records which process scored each answer (in the result's sources)."""
+
+    def align(self, answer, sources):
+        return AlignmentResult([], answer=answer, sources=[str(os.getpid())])
+
+
+def _scoring_pids(outcomes):
+    return [outcome.result.sources[0] for outcome in outcomes]
+
+
+@pytest.fixture
+def auto_at_once(monkeypatch):
+    """n_jobs="auto" judging every run long enough for processes, on two CPUs."""
+    import citekit.batch as batch_module
+
+    monkeypatch.setattr(batch_module, "_AUTO_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(batch_module, "_AUTO_MEASURE_SECONDS", 0.0)
+    monkeypatch.setattr(batch_module, "_usable_cpus", lambda: 2)
+    monkeypatch.setattr(batch_module, "_main_module_is_guarded", lambda: True)
+    return batch_module
+
+
+def test_auto_scores_short_runs_in_this_process():
+    # the default: a run estimated well under a minute never starts worker processes
+    outcomes = score_records(_records(40), pipeline=PidPipeline(), show_progress=False)
+    assert set(_scoring_pids(outcomes)) == {str(os.getpid())}
+    assert [o.id for o in outcomes] == [f"r{i}" for i in range(40)]
+
+
+@pytest.mark.parametrize("as_generator", [False, True])
+def test_auto_moves_a_long_run_to_processes_after_timing_the_first_batch(
+    auto_at_once, as_generator
+):
+    records = _records(12)
+    given = (record for record in records) if as_generator else records
+    outcomes = score_records(given, pipeline=PidPipeline(), show_progress=False, batch_size=4)
+    pids = _scoring_pids(outcomes)
+    assert [o.id for o in outcomes] == [r["id"] for r in records]
+    assert pids[:4] == [str(os.getpid())] * 4  # the timed first batch
+    assert str(os.getpid()) not in pids[4:]  # the rest in the workers
+    serial = score_records(records, pipeline=EchoPipeline(), n_jobs=1, show_progress=False)
+    assert score_records(records, pipeline=EchoPipeline(), show_progress=False) == serial
+
+
+def test_auto_stays_in_this_process_when_workers_would_rerun_the_script(
+    auto_at_once, monkeypatch
+):
+    monkeypatch.setattr(auto_at_once, "_main_module_is_guarded", lambda: False)
+    outcomes = score_records(_records(12), pipeline=PidPipeline(), show_progress=False,
+                             batch_size=4)
+    assert set(_scoring_pids(outcomes)) == {str(os.getpid())}
+
+
+def test_auto_stays_in_this_process_when_workers_cannot_start(auto_at_once, monkeypatch):
+    def cannot_start(*args):
+        raise RuntimeError("no processes here")
+
+    monkeypatch.setattr(auto_at_once, "_start_pool", cannot_start)
+    outcomes = score_records(_records(12), pipeline=PidPipeline(), show_progress=False,
+                             batch_size=4)
+    assert set(_scoring_pids(outcomes)) == {str(os.getpid())} and len(outcomes) == 12
+
+
+def test_auto_starts_no_pool_for_a_run_that_has_ended(auto_at_once, monkeypatch):
+    def must_not_start(*args):
+        raise AssertionError("a pool was started with no records left")
+
+    monkeypatch.setattr(auto_at_once, "_start_pool", must_not_start)
+    for records in (_records(4), (record for record in _records(4))):
+        outcomes = score_records(records, pipeline=PidPipeline(), show_progress=False,
+                                 batch_size=4)
+        assert set(_scoring_pids(outcomes)) == {str(os.getpid())} and len(outcomes) == 4
+
+
+def test_auto_never_uses_processes_on_one_cpu(auto_at_once, monkeypatch):
+    monkeypatch.setattr(auto_at_once, "_usable_cpus", lambda: 1)
+    outcomes = score_records(_records(12), pipeline=PidPipeline(), show_progress=False,
+                             batch_size=4)
+    assert set(_scoring_pids(outcomes)) == {str(os.getpid())}
+
+
+def test_auto_estimate_of_the_time_left():
+    from citekit.batch import _worth_processes
+
+    # 2,000 records at 1.3 ms each (the benchmark's shared corpus): about 3 s, in this process
+    assert not _worth_processes(0.65, 500, 2_000, cpus=2)
+    # 100,000 such records: about two minutes left, worth two workers
+    assert _worth_processes(0.65, 500, 100_000, cpus=2)
+    # not measured long enough yet, or a single CPU: no decision for processes
+    assert not _worth_processes(0.1, 10, 10**9, cpus=2)
+    assert not _worth_processes(100.0, 10, 10**9, cpus=1)
+    # unknown length: a run that has lasted a minute is taken to last as long again
+    assert not _worth_processes(30.0, 1000, None, cpus=4)
+    assert _worth_processes(61.0, 1000, None, cpus=4)
+
+
+def test_main_module_guard_detection(tmp_path, monkeypatch):
+    import types
+
+    from citekit.batch import _main_module_is_guarded
+
+    for code, guarded in (
+        ('import citekit\nif __name__ == "__main__":\n    main()\n', True),
+        ("if '__main__' == __name__:\n    main()\n", True),
+        ("from citekit import score_records\nscore_records([])\n", False),
+        ("def f(:\n", False),  # unreadable: assume the worst
+    ):
+        script = tmp_path / "script.py"
+        script.write_text(code)
+        monkeypatch.setitem(sys.modules, "__main__", types.SimpleNamespace(__file__=str(script)))
+        assert _main_module_is_guarded() is guarded, code
+    # a notebook or the REPL: nothing to re-run
+    monkeypatch.setitem(sys.modules, "__main__", types.SimpleNamespace())
+    assert _main_module_is_guarded() is True
+
+
 def test_score_records_bad_arguments():
     pipe = EchoPipeline()
     with pytest.raises(ValueError, match="n_jobs"):
         score_records([], pipeline=pipe, n_jobs=0)
-    with pytest.raises(TypeError, match="n_jobs"):
+    with pytest.raises(ValueError, match="n_jobs must be 'auto', an int >= 1 or -1, got '2'"):
         score_records([], pipeline=pipe, n_jobs="2")
+    with pytest.raises(ValueError, match=r"n_jobs must be 'auto', an int >= 1, or -1 .*got -3$"):
+        score_records([], pipeline=pipe, n_jobs=-3)
+    with pytest.raises(TypeError, match="n_jobs must be 'auto' or an int, got float"):
+        score_records([], pipeline=pipe, n_jobs=2.0)
+    with pytest.raises(TypeError, match="n_jobs"):
+        score_records([], pipeline=pipe, n_jobs=True)
     with pytest.raises(ValueError, match="batch_size"):
         score_records([], pipeline=pipe, batch_size=0)
     with pytest.raises(TypeError, match="show_progress"):
@@ -655,6 +897,7 @@ def test_a_pool_that_cannot_start_raises_instead_of_failing_every_record(tmp_pat
     assert "scored" not in done.stdout
     assert "RuntimeError: score_records could not start its worker processes" in done.stderr
     assert "if __name__ == " in done.stderr.splitlines()[-1]
+    assert ".." not in done.stderr.splitlines()[-1]  # one full stop after the pool's reason
 
 
 class CrashingPipeline(EchoPipeline):

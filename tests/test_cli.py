@@ -71,6 +71,7 @@ def test_demo_prints_a_readable_report(tmp_path):
     assert "sentences:" in out and "supported," in out
     page = html_path.read_text(encoding="utf-8")
     assert page.count('class="ck-root"') == len(load_example_answers())
+    assert page.count('class="ck-legend"') == 1  # one legend for the page
 
 
 def test_demo_quotes_are_exact_source_slices(capsys):
@@ -84,6 +85,20 @@ def test_demo_quotes_are_exact_source_slices(capsys):
         start, end = map(int, bracket.split(":"))
         quote = line[line.index(': "') + 3 : -1]
         assert " ".join(text[start:end].split()) == quote
+    # the score says its scale: the default weights of alignment, answer coverage and
+    # lexical overlap add up to 2.5 (the embedding's weight counts only with an embedder)
+    assert "from 0 to 2.50 with this configuration" in out
+    assert all(" score " in line and "/2.50: " in line for line in quoted)
+    scores = [float(line.split(" score ")[1].split("/")[0]) for line in quoted]
+    assert all(0 < score <= 2.5 for score in scores)
+
+
+def test_demo_html_into_a_missing_directory_is_an_input_error(tmp_path, capsys):
+    assert main(["demo", "--html", str(tmp_path / "no" / "report.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("citekit demo: error: output directory does not exist: ")
+    assert main(["demo", "--html", str(tmp_path)]) == 2
+    assert "--html is a directory" in capsys.readouterr().err
 
 
 def test_demo_unknown_answer_and_bad_config(tmp_path, capsys):
@@ -245,6 +260,10 @@ def test_align_reports_failing_records_and_keeps_the_others(files, monkeypatch, 
             "duplicate source id 'a' (first on line 1)",
         ),
         ('{"id": 1, "answer": "x"}\n', None, "carry no 'sources'"),
+        ('{"id": 1, "answer": "x"}\n', "", "holds no sources (every line is blank)"),
+        ('{"id": 1, "answer": "x"}\n', "\n  \n", "holds no sources"),
+        ('{"id": NaN, "answer": "x"}\n', None, "line 1: invalid JSON (NaN is not standard JSON)"),
+        ("[" * 100_000 + "]" * 100_000 + "\n", None, "line 1: JSON nested too deeply"),
     ],
 )
 def test_align_input_errors_name_file_and_line(
@@ -261,6 +280,76 @@ def test_align_input_errors_name_file_and_line(
     err = capsys.readouterr().err
     assert err.startswith("citekit align: error: ") and message in err
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_align_reads_non_utf8_input_naming_file_and_line(tmp_path, capsys):
+    answers = tmp_path / "answers.jsonl"
+    answers.write_bytes(b'{"id": 1, "answer": "x"}\n{"id": 2, "answer": "caf\xe9"}\n')
+    argv = ["align", "--answers", str(answers), "--out", str(tmp_path / "out.jsonl")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == f"citekit align: error: {answers}, line 2: not UTF-8 (byte 0xe9 at byte 25 of " \
+        "the line)\n"
+    # a byte order mark is not an error
+    answers.write_bytes(b'\xef\xbb\xbf{"id": 1, "answer": "x"}\n')
+    assert main(argv) == 2  # (then: no sources)
+    assert "carry no 'sources'" in capsys.readouterr().err
+
+
+def test_highlight_names_the_line_of_non_utf8_text(tmp_path, capsys):
+    chunk = tmp_path / "chunk.txt"
+    chunk.write_bytes(b"Revenue grew.\nCosts \xff fell.\n")
+    assert main(["highlight", "--answer", "Costs fell.", "--source-file", str(chunk)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"citekit highlight: error: {chunk}, line 2: not UTF-8 (byte 0xff)\n"
+    assert main(["highlight", "--answer", "x", "--source-file", str(tmp_path)]) == 2
+    assert "source file is a directory" in capsys.readouterr().err
+
+
+def test_align_bad_values_are_one_line_errors(files, capsys):
+    tmp_path, sources, answers = files
+    common = ["align", "--answers", str(answers), "--sources", str(sources)]
+    for extra, message in (
+        (["--out", str(tmp_path / "o.jsonl"), "--batch-size", "0"], "--batch-size must be >= 1"),
+        (["--out", str(tmp_path / "o.jsonl"), "--jobs", "many"], "--jobs must be 'auto'"),
+        (["--out", str(tmp_path / "o.jsonl"), "--jobs", "-2"], "--jobs must be 'auto'"),
+        (["--out", str(tmp_path)], "--out is a directory, not a file"),
+    ):
+        assert main(common + extra) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("citekit align: error: ") and message in err
+        assert err.count("\n") == 1, err
+    argv = ["align", "--answers", str(tmp_path), "--out", str(tmp_path / "o.jsonl")]
+    assert main(argv) == 2
+    assert "answers file is a directory" in capsys.readouterr().err
+
+
+def test_align_says_once_why_there_is_no_progress_bar(monkeypatch, capsys):
+    import importlib.util
+
+    from citekit import batch, cli
+
+    monkeypatch.setattr(batch, "_is_terminal", lambda stream: True)
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "tqdm" else real_find_spec(name)
+    )
+    cli._progress_hint(True)
+    assert "tqdm is not installed (pip install tqdm)" in capsys.readouterr().err
+    cli._progress_hint(False)  # --no-progress: nothing to explain
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(batch, "_is_terminal", lambda stream: False)
+    cli._progress_hint(True)  # no terminal: no bar would be drawn anyway
+    assert capsys.readouterr().err == ""
+
+
+def test_align_says_line_in_the_singular(tmp_path, capsys):
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text('{"id": "q", "answer": "Revenue grew.", "sources": ["Revenue grew."]}\n')
+    out = tmp_path / "out.jsonl"
+    assert main(["align", "--answers", str(answers), "--out", str(out), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "scored 1 of 1 answer; wrote 1 line to" in err
 
 
 def test_align_missing_files_and_bad_options(files, capsys):
@@ -470,7 +559,8 @@ def test_evaluate_error_lines_are_unchanged(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{not json\n", encoding="utf-8")
     assert main(["evaluate", str(bad)]) == 2
-    assert capsys.readouterr().err.startswith(f"citekit evaluate: {bad}:1: not valid JSON (")
+    # (the one JSON Lines reader's wording, as for align's files)
+    assert capsys.readouterr().err.startswith(f"citekit evaluate: {bad}, line 1: invalid JSON (")
     with pytest.raises(SystemExit) as exit_info:
         main(["evaluate", str(path), "--no-such-option"])
     assert exit_info.value.code == 2
@@ -498,6 +588,44 @@ def test_evaluate_runs_the_default_pipeline(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "r1[1] unsupported -> " in err and "Profits fell." in err
     assert main(["evaluate", str(path), "--errors", "-1"]) == 2
+
+
+def test_evaluate_needs_units_records_and_an_existing_file(tmp_path, capsys):
+    missing = tmp_path / "missing.jsonl"
+    assert main(["evaluate", str(missing)]) == 2
+    assert capsys.readouterr().err == f"citekit evaluate: evaluation file not found: {missing}\n"
+    path = tmp_path / "plain.jsonl"
+    path.write_text(json.dumps({"id": "r", "answer": "Hi.", "sources": []}) + "\n")
+    assert main(["evaluate", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"citekit evaluate: {path}: no record has annotated 'units' (answer ranges with a gold "
+        "'label' and 'evidence'), so there is nothing to evaluate\n"
+    )
+    path.write_text("\n\n")
+    assert main(["evaluate", str(path)]) == 2
+    assert "holds no records" in capsys.readouterr().err
+    path.write_text(json.dumps(EVAL_RECORD) + "\n", encoding="utf-8")
+    assert main(["evaluate", str(path), "--limit", "0"]) == 2
+    assert capsys.readouterr().err == "citekit evaluate: --limit 0 leaves no record to evaluate\n"
+    path.write_text(json.dumps({"id": "r", "answer": "Hi.", "units": [{"start": 0, "end": 9}]}))
+    assert main(["evaluate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"citekit evaluate: {path}, line 1: record 'r'.units[0]: need 0 <= ")
+
+
+def test_evaluate_names_the_dataset_and_says_when_nothing_is_misclassified(tmp_path, capsys):
+    path = tmp_path / "toy.jsonl"
+    # only the supported first unit: predicted supported
+    record = dict(EVAL_RECORD, units=EVAL_RECORD["units"][:1], unsupported_spans=[])
+    record.pop("dataset", None)
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["evaluate", str(path), "--errors", "3"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("dataset: toy.jsonl\n")  # no dataset field: the file's name
+    assert captured.err == "\nno misclassified units: all 1 labeled unit predicted as labeled\n"
+    path.write_text(json.dumps(dict(record, dataset="wiki-qa")) + "\n", encoding="utf-8")
+    assert main(["evaluate", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dataset"] == "wiki-qa"
 
 
 def test_no_command_prints_help_and_fails(capsys):

@@ -247,7 +247,8 @@ def test_sentences_are_coloured_by_status_with_their_offsets(example):
         assert node.text() == item.answer_span.text
     answer_div = next(n for n in root.iter() if "ck-answer" in n.classes())
     markers = [n for n in answer_div.iter() if "ck-cite" in n.classes()]
-    assert [m.text() for m in markers] == ["[1]", "[1]", "[2]"]
+    # "S1", not "[1]": an answer's own markers are bracketed numbers
+    assert [m.text() for m in markers] == ["S1", "S1", "S2"]
     visible = "".join(
         c if isinstance(c, str) else ("" if "ck-cite" in c.classes() else c.text())
         for c in answer_div.children
@@ -256,8 +257,9 @@ def test_sentences_are_coloured_by_status_with_their_offsets(example):
 
 
 def test_score_components_and_conflicts_on_hover(example):
-    root = parse(render_html(example, example.answer, example.sources))
-    first_marker = next(n for n in root.iter() if n.tag == "a" and n.text() == "[1]")
+    # (without the legend, whose samples carry the same classes)
+    root = parse(render_html(example, example.answer, example.sources, legend=False))
+    first_marker = next(n for n in root.iter() if n.tag == "a" and n.text() == "S1")
     tooltip = first_marker.attrs["title"]
     assert "alignment_score: 14" in tooltip and "answer_coverage: 0.71" in tooltip
     assert "'9%'" in tooltip and "'15%'" in tooltip
@@ -380,6 +382,101 @@ def test_dict_and_string_sources():
         assert "cats" in parse(page).text()
 
 
+def test_a_visible_legend_explains_colours_underlines_and_labels(example):
+    root = parse(render_html(example, example.answer, example.sources))
+    legend = next(n for n in root.iter() if "ck-legend" in n.classes())
+    text = legend.text()
+    for meaning in ("supported", "partial", "unsupported", "no source covers these words",
+                    "a value differs from the source", "cited source", "best citation",
+                    "lower-ranked citation", "source text left out"):
+        assert meaning in text, meaning
+    # drawn with the styles it explains
+    samples = {n.text(): n.classes() for n in legend.iter() if isinstance(n, Node)}
+    assert "ck-gap" in samples["wavy"] and "ck-conflict" in samples["red"]
+    assert "ck-secondary" in samples["dashed"] and "ck-secondary" not in samples["solid"]
+    assert "ck-label" in samples["S1"]
+    # the legend comes before the answer, and can be left out
+    order = [n for n in root.iter() if {"ck-legend", "ck-answer"} & set(n.classes())]
+    assert "ck-legend" in order[0].classes()
+    bare = render_html(example, example.answer, example.sources, legend=False)
+    assert 'class="ck-legend"' not in bare
+    with pytest.raises(TypeError, match="legend"):
+        render_html(example, example.answer, example.sources, legend="yes")
+
+
+def test_source_labels_cannot_be_taken_for_the_answers_own_markers():
+    source = "Net income per share rose to 2.41 dollars. The dividend doubled."
+    answer = "Net income per share rose to 2.41 dollars [2]. The dividend doubled [3]."
+    first, second = answer.index("[2].") + 4, len(answer)
+    results = [
+        _sentence(answer, answer[:first], "supported",
+                  [_citation(source, "Net income per share rose to 2.41 dollars")]),
+        _sentence(answer, answer[first + 1 : second], "supported",
+                  [_citation(source, "The dividend doubled")]),
+    ]
+    root = parse(render_html(results, answer, [source]))
+    answer_div = next(n for n in root.iter() if "ck-answer" in n.classes())
+    labels = [n.text() for n in answer_div.iter() if "ck-cite" in n.classes()]
+    assert labels == ["S1", "S1"]
+    assert "[2]" in answer_div.text() and "[1]" not in root.text()
+    heads = [n for n in root.iter() if "ck-source-head" in n.classes()]
+    assert [next(c for c in h.iter() if "ck-label" in c.classes()).text() for h in heads] == ["S1"]
+
+
+def _excerpt_edges(page: str) -> list[tuple[int, int]]:
+    """(start, end) of each excerpt shown of the first cited source (from the marks and
+    the elision notes)."""
+    root = parse(page)
+    block = next(n for n in root.iter() if "ck-text" in n.classes())
+    edges, position, start = [], 0, 0
+    for node in block.children:
+        if isinstance(node, str):
+            position += len(node)
+        elif "ck-elided" in node.classes():
+            if position > start:
+                edges.append((start, position))
+            position += int(node.text().split()[1])
+            start = position
+        else:
+            position += len(node.text())
+    if position > start:
+        edges.append((start, position))
+    return edges
+
+
+def test_excerpts_are_cut_at_word_boundaries():
+    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima ".split()
+    filler = " ".join(words * 30) + ". "
+    source = filler + "Operating statistics matter for the dividend policy. " + filler
+    evidence = "statistics matter for the dividend"
+    answer = "Statistics matter for the dividend."
+    results = [_sentence(answer, answer, "supported", [_citation(source, evidence)])]
+    for context in range(0, 60, 7):
+        page = render_html(results, answer, [source], max_source_chars=300, context_chars=context)
+        assert_marks_equal_citations(page, results)
+        edges = _excerpt_edges(page)
+        assert len(edges) == 1
+        start, end = edges[0]
+        assert start == 0 or not (source[start - 1].isalnum() and source[start].isalnum())
+        assert end == len(source) or not (source[end - 1].isalnum() and source[end].isalnum())
+        # the context asked for, give or take one word
+        assert abs(source.index(evidence) - context - start) <= 12, (context, start)
+
+
+def test_excerpts_of_text_without_spaces_keep_the_context_asked_for():
+    source = "東京は日本の首都です。" * 60 + "売上は十五パーセント増加した。" + "大阪は大きな都市です。" * 60
+    evidence = "売上は十五パーセント増加した"
+    answer = evidence + "。"
+    results = [_sentence(answer, answer, "supported", [_citation(source, evidence)])]
+    page = render_html(results, answer, [source], max_source_chars=100, context_chars=5)
+    assert_marks_equal_citations(page, results)
+    ((start, end),) = _excerpt_edges(page)
+    evidence_start = source.index(evidence)
+    # "。" ends a word, so the cut may move to it, but never more than the reach
+    assert evidence_start - 5 - 40 <= start <= evidence_start
+    assert evidence_start + len(evidence) <= end <= evidence_start + len(evidence) + 5 + 40
+
+
 def test_long_sources_are_excerpted_around_the_evidence():
     filler = "Nothing to see here. " * 2000
     source = filler + "The key fact is 42. " + filler
@@ -387,7 +484,9 @@ def test_long_sources_are_excerpted_around_the_evidence():
     cite = _citation(source, evidence)
     answer = "The key fact is 42."
     results = [_sentence(answer, answer, "supported", [cite])]
-    page = render_html(results, answer, [source], max_source_chars=1000, context_chars=50)
+    page = render_html(
+        results, answer, [source], max_source_chars=1000, context_chars=50, legend=False
+    )
     assert len(page) < 10_000
     root = parse(page)
     elided = [n.text() for n in root.iter() if "ck-elided" in n.classes()]
@@ -604,7 +703,7 @@ def test_only_the_best_citations_conflicts_are_drawn():
         conflicts=(Conflict("percent", "47.2%", 11, 16, "23%", 10, 13),),
     )
     results = [_sentence(answer, answer, "supported", [best, other])]
-    root = parse(render_html(results, answer, [good_source, other_source]))
+    root = parse(render_html(results, answer, [good_source, other_source], legend=False))
     assert not [n for n in root.iter() if "ck-conflict" in n.classes()]
     # still listed on hover
     assert any("'23%'" in n.attrs.get("title", "") for n in root.iter() if n.tag == "a")

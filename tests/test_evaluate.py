@@ -166,8 +166,27 @@ def test_load_records_limit_blank_lines_and_errors(tmp_path):
         load_records(3)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(lines[0] + "\n{oops\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=":2:"):
+    # the one JSON Lines reader's wording: file, line, what is wrong
+    with pytest.raises(ValueError, match=r"bad.jsonl, line 2: invalid JSON \(Expecting"):
         load_records(bad)
+    bad.write_text(lines[0] + "\n\n[1]\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="bad.jsonl, line 3: expected a JSON object, got list"):
+        load_records(bad)
+    bad.write_bytes(lines[0].encode() + b"\n\xff\n")
+    with pytest.raises(ValueError, match="bad.jsonl, line 2: not UTF-8"):
+        load_records(bad)
+    # a record that breaks the schema: the line, then the field
+    bad.write_text(lines[0] + "\n" + json.dumps(record_dict(id="x", answer=5)) + "\n")
+    with pytest.raises(TypeError, match=r"bad.jsonl, line 2: record 'x'.answer must be a str"):
+        load_records(bad)
+    bad.write_text(json.dumps(record_dict(units=[{"start": 0, "end": 99}])) + "\n")
+    with pytest.raises(ValueError, match=r"bad.jsonl, line 1: record 'r1'.units\[0\]: need"):
+        load_records(bad)
+    with pytest.raises(FileNotFoundError):
+        load_records(tmp_path / "missing.jsonl")
+    # the limit stops reading: a bad line after it is never read
+    bad.write_text(lines[0] + "\n{oops\n", encoding="utf-8")
+    assert [r.id for r in load_records(bad, limit=1)] == ["0"]
 
 
 # ------------------------------------------------------------------------------ AUROC

@@ -79,7 +79,48 @@ def test_citation_defaults_and_exact_evidence():
     )
     assert c.evidence_spans == (EvidenceSpan(0, 2, "ab"),)
     assert isinstance(c.score, float)
+    # cite-right's meaning of exact_evidence: the matched regions joined with " ... "
     assert make_citation().exact_evidence == "grew ... 9%"
+    assert c.exact_evidence == c.evidence == c.evidence_display == "ab"
+
+
+def test_evidence_texts_are_exact_source_slices():
+    source = "We grew 9% in 2024."
+    citation = make_citation(
+        char_start=3, char_end=10, evidence=source[3:10],
+        # given out of order: the properties list the spans in source order
+        evidence_spans=(EvidenceSpan(8, 10, source[8:10]), EvidenceSpan(3, 7, source[3:7])),
+    )
+    assert citation.evidence_texts == ("grew", "9%")
+    spans = sorted(citation.evidence_spans, key=lambda span: span.char_start)
+    assert [source[s.char_start : s.char_end] for s in spans] == list(citation.evidence_texts)
+    assert all(text in source for text in citation.evidence_texts)
+    # the display form is not a slice of the source; the exact pieces are
+    assert citation.evidence_display == "grew ... 9%" and citation.evidence_display not in source
+    # properties, not fields: the records' data (and their JSON) are unchanged
+    assert "evidence_texts" not in citation.to_dict()
+    assert "evidence_display" not in citation.to_dict()
+
+
+def test_reprs_are_short():
+    long_sentence = "Revenue grew by fifteen percent in the year under review, " * 4
+    span = AnswerSpan(long_sentence, 0, len(long_sentence))
+    citation = make_citation(components={f"component_{i}": 0.5 for i in range(12)})
+    item = SpanCitations(span, (citation,) * 3, "partial", unsupported_spans=((5, 7),))
+    text = repr(item)
+    assert len(text) < 160 and "\n" not in text, text
+    assert text.startswith(f"SpanCitations(partial, answer[0:{len(long_sentence)}] 'Revenue grew")
+    assert "\u2026" in text and "3 citations; best 's'[3:10] score 2.50" in text
+    assert "component_" not in text
+    empty = SpanCitations(AnswerSpan("Hi.", 0, 3), (), "unsupported")
+    assert repr(empty) == "SpanCitations(unsupported, answer[0:3] 'Hi.', no citations)"
+    result = AlignmentResult([item, empty] * 3, answer=long_sentence)
+    lines = repr(result).splitlines()
+    assert lines[0] == "AlignmentResult(6 spans: 0 supported, 3 partial, 3 unsupported)"
+    assert lines[1].startswith("  [0] partial     'Revenue grew") and "(3 citations)" in lines[1]
+    assert lines[2] == "  [1] unsupported 'Hi.'"
+    assert lines[-1] == "  ... 3 more" and len(lines) == 5
+    assert all(len(line) < 100 for line in lines)
 
 
 def test_documents_and_chunks():
