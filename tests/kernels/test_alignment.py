@@ -85,11 +85,65 @@ def test_long_inputs_use_score_pass_and_rectangle_traceback():
         assert as_tuple(sw(query, target)) == expected
 
 
-def test_inputs_too_long_for_the_keys_are_refused_with_advice_that_holds():
+def wide(query, target, scoring=(2, -1, -1), band_width=None, serial=True):
+    """Alignment forced onto the two-word keys (the 64-bit limit lowered to 0)."""
+    query = np.asarray(query, dtype=np.int64)
+    target = np.asarray(target, dtype=np.int64)
+    result = kernels._align_pairs_checked(
+        query, np.array([0, len(query)]), target, np.array([0, len(target)]),
+        np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), *scoring, band_width,
+        True, serial=serial, key_bits_limit=0,
+    )
+    return pair_row(result, 0)
+
+
+def test_two_word_keys_equal_the_reference_on_random_inputs():
+    rng = random.Random(21)
+    for _ in range(600):
+        alphabet = rng.choice([1, 2, 3, 5, 20])
+        query = random_tokens(rng, 12, alphabet)
+        target = random_tokens(rng, 16, alphabet)
+        scoring = rng.choice(SCORINGS)
+        width = len(query) + len(target)  # a band holding every cell: the full DP
+        expected = naive_smith_waterman(query, target, *scoring)[:7]
+        assert wide(query, target, scoring, band_width=width) == expected, (query, target)
+        assert wide(query, target, scoring, band_width=width, serial=False) == expected
+
+
+def test_two_word_keys_equal_the_banded_reference():
+    rng = random.Random(22)
+    for _ in range(400):
+        alphabet = rng.choice([2, 4, 30])
+        query = random_tokens(rng, 12, alphabet)
+        target = random_tokens(rng, 30, alphabet)
+        width = rng.randrange(0, 5)
+        band = naive_band(query, target, width)
+        expected = EMPTY if band is None else naive_smith_waterman(
+            query, target, 2, -1, -1, *band)[:7]
+        assert wide(query, target, band_width=width) == expected
+        assert wide(query, target, band_width=width) == as_tuple(sw(query, target,
+                                                                    band_width=width))
+
+
+def test_two_word_keys_equal_the_one_word_rectangle_traceback():
+    # beyond STORE_CELLS the 64-bit kernel traces back on the optimal rectangle only
+    rng = random.Random(23)
+    for trial in range(4):
+        alphabet = [2, 50][trial % 2]
+        query = random_tokens(rng, 190, alphabet, min_length=150)
+        target = random_tokens(rng, 220, alphabet, min_length=150)
+        copy = [t if rng.random() > 0.1 else alphabet + 1 for t in query[20:140]]
+        target[30:30 + len(copy)] = copy
+        assert wide(query, target, band_width=500) == as_tuple(sw(query, target))
+
+
+def test_inputs_too_long_for_one_word_keys_are_aligned_with_two():
+    # 40,000 equal tokens need 65 bits in one word: once a ValueError
     long = np.zeros(40_000, dtype=np.int64)
-    for band_width in (None, 50):  # a band cannot help: the query itself is long
-        with pytest.raises(ValueError, match=r"65 bits needed, 61 available\); split the inputs"):
-            smith_waterman(long, long, band_width=band_width)
+    for band_width in (None, 50):
+        got = smith_waterman(long, long, band_width=band_width, return_blocks=True)
+        assert got == LocalAlignment(80_000, 0, 40_000, 0, 40_000, 40_000,
+                                     ((0, 0, 40_000),))
 
 
 def test_explicit_band_equals_banded_reference():
@@ -211,10 +265,13 @@ def test_smith_waterman_rejects_bad_arguments(kwargs, error, name):
         smith_waterman(**arguments)
 
 
-def test_too_long_for_exact_keys_raises_before_computing():
-    huge = np.zeros(1 << 21, dtype=np.int64)
-    with pytest.raises(ValueError, match="too long"):
-        smith_waterman(huge, huge)
+def test_only_regions_beyond_two_words_are_refused():
+    from citekit.kernels._sw_wide import wide_key_bits
+
+    assert wide_key_bits(1 << 21, 1 << 21, 2, 1) <= kernels._sw.MAX_KEY_BITS
+    assert wide_key_bits(1 << 31, 1 << 31, 1000, 1) > kernels._sw.MAX_KEY_BITS
+    with pytest.raises(ValueError, match="even in two 64-bit words"):
+        kernels._check_key_bits(wide_key_bits(1 << 31, 1 << 31, 1000, 1), "the inputs")
 
 
 # --- batch drivers ------------------------------------------------------------------------
