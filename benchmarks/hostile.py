@@ -25,11 +25,11 @@ Cases (``n`` is the size column):
   each ``\\ufdfa`` expanding to 18 characters under NFKC (once: about 1.7 KB per
   character).
 
-Each (case, size) runs in a fresh child process, after a small warm-up call of the same
-function (numba's cache must be warm; the first run of a fresh install compiles the
-kernels). Time is wall time of the one call; memory is the child's peak resident set
-(``ru_maxrss``) minus its resident set just before the call, so the interpreter, numpy and
-the compiled kernels are not counted. The exponent is the least-squares slope of
+Each (case, size) runs in a fresh child process, after a warm-up call of the same case
+at its smallest ``--quick`` size (which loads the kernels the case takes from numba's
+cache; the first run of a fresh install compiles them). Time is wall time of the one
+call; memory is the child's peak resident set (``ru_maxrss``) minus its resident set just
+before the call, so the interpreter, numpy and the compiled kernels are not counted. The exponent is the least-squares slope of
 log(time) (or log(memory)) against log(n) over the sizes; 1 is linear. A child that fails
 or exceeds ``--timeout`` seconds is reported as such.
 """
@@ -60,7 +60,7 @@ SIZES = {
 CHILD = r"""
 import json, os, random, resource, sys, time
 
-case, n = sys.argv[1], int(sys.argv[2])
+case, n, warm_n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 
 import citekit
 from citekit import CitationConfig, SimpleTokenizer, align_citations, chunk_text
@@ -103,7 +103,7 @@ def resident_mb():
         return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-build(50)()  # compile or load the kernels, fill caches
+build(warm_n)()  # compile or load the kernels the case takes, fill caches
 call = build(n)
 before = resident_mb()
 start = time.perf_counter()
@@ -123,8 +123,8 @@ def run_one(case: str, size: int, timeout: float) -> dict:
     environment = dict(os.environ, HF_HUB_OFFLINE="1")
     try:
         completed = subprocess.run(
-            [sys.executable, "-c", CHILD, case, str(size)], capture_output=True, text=True,
-            timeout=timeout, env=environment,
+            [sys.executable, "-c", CHILD, case, str(size), str(min(SIZES[case][1]))],
+            capture_output=True, text=True, timeout=timeout, env=environment,
         )
     except subprocess.TimeoutExpired:
         return {"seconds": None, "memory_mb": None, "error": f"timeout ({timeout:g} s)"}

@@ -354,8 +354,8 @@ def align_ranges_unchecked(
     the pipeline passes its corpus's token array and passage windows, so no target is
     copied). All arrays must already be contiguous int64, offsets and indices valid and
     the scores checked (:class:`~citekit.config.CitationConfig` does): only the bound of
-    the two-word keys is checked. Skipping :func:`align_pairs`'s conversions and checks and returning
-    the blocks uncompacted saves the per-call overhead that dominated small batches.
+    the two-word keys is checked. Skipping :func:`align_pairs`'s conversions and checks
+    and returning the blocks uncompacted saves the per-call overhead that dominated small batches.
 
     ``n_threads=None`` runs on one thread when the pairs have fewer than
     ``parallel_min_cells`` DP cells in all (waking worker threads costs more than such a
