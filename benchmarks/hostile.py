@@ -29,9 +29,10 @@ Each (case, size) runs in a fresh child process, after a warm-up call of the sam
 at its smallest ``--quick`` size (which loads the kernels the case takes from numba's
 cache; the first run of a fresh install compiles them). Time is wall time of the one
 call; memory is the child's peak resident set (``ru_maxrss``) minus its resident set just
-before the call, so the interpreter, numpy and the compiled kernels are not counted. The exponent is the least-squares slope of
-log(time) (or log(memory)) against log(n) over the sizes; 1 is linear. A child that fails
-or exceeds ``--timeout`` seconds is reported as such.
+before the call, so the interpreter, numpy and the compiled kernels are not counted. The
+exponent is the least-squares slope of log(time) (or log(memory)) against log(n) over the
+sizes; 1 is linear. A child that fails or exceeds ``--timeout`` seconds is reported as
+such.
 """
 
 from __future__ import annotations
