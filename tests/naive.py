@@ -16,7 +16,7 @@ from typing import Sequence
 
 
 # =======================================================================================
-# Alignment (citekit.kernels: _sw, _band, _lcs)
+# Alignment (citekit.kernels: _sw, _sw_wide, _band, _lcs)
 # =======================================================================================
 
 

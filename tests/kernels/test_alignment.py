@@ -1,5 +1,6 @@
 """citekit.kernels against the plain-Python references in tests/naive.py."""
 
+import difflib
 import random
 
 import numpy as np
@@ -466,6 +467,39 @@ def test_matching_blocks_equal_difflib_on_long_edited_copies():
         b[edits] = rng.integers(0, alphabet, 60)
         b = np.concatenate([b[:1000], rng.integers(0, alphabet, 50), b[1200:]])
         assert matching_blocks(a, b) == naive_matching_blocks(a.tolist(), b.tolist())
+
+
+def test_longest_match_automaton_equals_difflib_on_random_ranges():
+    from citekit.kernels._lcs import longest_match_automaton
+
+    rng = random.Random(31)
+    for _ in range(1500):
+        alphabet = rng.choice([1, 2, 3, 5, 30])
+        a = random_tokens(rng, 25, alphabet)
+        b = random_tokens(rng, 25, alphabet)
+        a_lo = rng.randint(0, len(a))
+        a_hi = rng.randint(a_lo, len(a))
+        b_lo = rng.randint(0, len(b))
+        b_hi = rng.randint(b_lo, len(b))
+        expected = difflib.SequenceMatcher(None, a, b, autojunk=False).find_longest_match(
+            a_lo, a_hi, b_lo, b_hi)
+        got = longest_match_automaton(np.array(a, dtype=np.int64), a_lo, a_hi,
+                                      np.array(b, dtype=np.int64), b_lo, b_hi)
+        assert tuple(map(int, got)) == tuple(expected), (a, b, a_lo, a_hi, b_lo, b_hi)
+
+
+def test_matching_blocks_take_the_automaton_on_repetitive_inputs_and_equal_difflib():
+    # a range whose pairs of equal tokens far outnumber its length takes the automaton
+    rng = random.Random(32)
+    for _ in range(6):
+        period = rng.randint(1, 3)
+        a = [k % period for k in range(rng.randint(200, 400))]
+        b = [k % period for k in range(rng.randint(3000, 5000))]
+        for _ in range(rng.randint(0, 8)):
+            a[rng.randrange(len(a))] = 7
+            b[rng.randrange(len(b))] = 7
+        assert len(a) * len(b) // period > 8 * (len(a) + len(b)) + 4096
+        assert matching_blocks(a, b) == naive_matching_blocks(a, b)
 
 
 def test_lcs_and_matching_blocks_of_empty_inputs():
