@@ -161,8 +161,8 @@ def main() -> None:
     report = {
         "command": "python benchmarks/hostile.py" + (" --quick" if arguments.quick else ""),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "machine": f"{platform.machine()} {platform.processor() or ''} "
-                   f"{os.cpu_count()} CPUs, Python {platform.python_version()}".strip(),
+        "machine": f"{_cpu_name()}, {os.cpu_count()} CPUs, "
+                   f"Python {platform.python_version()}",
         "cases": {},
     }
     print(f"{'case':<26}{'n':>10}{'seconds':>10}{'memory MB':>11}  error")
@@ -187,6 +187,18 @@ def main() -> None:
         with open(arguments.json, "w", encoding="utf-8") as handle:
             json.dump(report, handle, indent=1)
             handle.write("\n")
+
+
+def _cpu_name() -> str:
+    """The processor's model name (Linux), else the machine type."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
 
 
 def _format(value: float | None) -> str:
