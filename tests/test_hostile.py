@@ -48,6 +48,14 @@ def test_text_without_a_full_stop_aligns_against_itself():
     assert _evidence(result)[0] == (0, len(text))
 
 
+def test_a_short_period_repeated_aligns_against_itself():
+    # 'a b a b ...': the band's seeding counts trapezoids of pairs, not every pair
+    text = "a b " * 20_000
+    result = align_citations(text, [text])
+    assert result[0].status == "supported"
+    assert _evidence(result)[0] == (0, len(text.rstrip()))
+
+
 # -- window sizes bounded by the documents ----------------------------------------------------
 
 

@@ -162,6 +162,27 @@ def test_explicit_band_equals_banded_reference():
         assert as_tuple(got) == naive_smith_waterman(query, target, 2, -1, -1, *band)[:7]
 
 
+def test_seeded_band_on_periodic_and_run_inputs_equals_the_reference():
+    # positions taken as arithmetic progressions and runs: trapezoids of pairs
+    from citekit.kernels._band import seeded_band
+
+    rng = random.Random(24)
+    for trial in range(600):
+        period = rng.randint(1, 11)
+        base = [rng.randrange(4) for _ in range(period)]
+        query = (base * 12)[rng.randint(0, 3):rng.randint(4, 40)]
+        target = (base * 12)[rng.randint(0, 5):rng.randint(6, 70)]
+        for _ in range(rng.randint(0, 3)):
+            query[rng.randrange(len(query))] = 9
+            target[rng.randrange(len(target))] = rng.choice([9, 8])
+        width = rng.randrange(0, 4)
+        has_shared, diag_lo, diag_hi = seeded_band(np.array(query, dtype=np.int64),
+                                                   np.array(target, dtype=np.int64), width)
+        expected = naive_band(query, target, width)
+        assert (bool(has_shared), (int(diag_lo), int(diag_hi))) == (
+            expected is not None, expected or (0, 0)), (query, target, width)
+
+
 def test_band_equals_full_dp_when_the_optimal_path_lies_inside():
     rng = random.Random(3)
     checked = 0
