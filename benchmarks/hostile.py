@@ -12,6 +12,8 @@ Cases (``n`` is the size column):
 - ``align_repeated_word``: ``align_citations('a ' * n, ['a ' * n])``, one sentence of
   ``n`` equal tokens aligned against itself (once: ValueError, "too long for exact
   tie-breaking in 64-bit keys");
+- ``align_short_period``: ``align_citations('a b ' * n, ['a b ' * n])`` (once: n^2 in the
+  band's seeding);
 - ``align_no_full_stop``: a text of ``n`` characters of words and no sentence end aligned
   against itself (extracted PDFs, logs);
 - ``window_beyond_document``: ``align_citations('w1. w2.', [doc, doc],
@@ -49,6 +51,7 @@ import time
 # case -> (full sizes, quick sizes)
 SIZES = {
     "align_repeated_word": ((10_000, 25_000, 50_000, 100_000), (2_000, 4_000, 8_000)),
+    "align_short_period": ((10_000, 25_000, 50_000), (2_000, 4_000, 8_000)),
     "align_no_full_stop": ((30_000, 100_000, 300_000), (10_000, 20_000, 40_000)),
     "window_beyond_document": ((10_000, 30_000, 70_000), (2_000, 4_000, 8_000)),
     "chunk_cjk": ((2_000, 8_000, 32_000, 128_000), (1_000, 2_000, 4_000)),
@@ -82,6 +85,8 @@ def words_without_full_stop(n_chars):
 def build(size):
     if case == "align_repeated_word":
         return lambda: align_citations("a " * size, ["a " * size])
+    if case == "align_short_period":
+        return lambda: align_citations("a b " * size, ["a b " * size])
     if case == "align_no_full_stop":
         text = words_without_full_stop(size)
         return lambda: align_citations(text, [text])
