@@ -13,10 +13,11 @@ reproduced, with arrays and generation stamps instead of per-row dictionaries.
 difflib's loop visits every pair of equal tokens of the two ranges, so a range where one
 token repeats (``'a ' * 10_000`` against ``'a ' * 1_000_000``) costs their product. When
 the pairs outnumber the ranges' lengths several times over, the longest common substring
-is found instead with a suffix automaton of the ``b`` range (linear in the ranges):
-walking ``a`` through it gives, at every ``i``, the longest run ending there, and the
-automaton's first end position gives the earliest ``j`` of that run, which is difflib's
-tie-breaking (the first ``i`` reaching the longest size, then the smallest ``j``).
+is found instead with a suffix automaton of the shorter range (linear time, memory
+linear in the shorter range): walking the other range through it gives, at every
+position, the longest run ending there, and the automaton the first occurrence of that
+run in its own range, from which difflib's tie-breaking follows (the longest size, then
+the smallest ``i``, then the smallest ``j``).
 """
 
 from __future__ import annotations
@@ -169,13 +170,13 @@ def _add_edge(table, table_mask, edge_source, edge_token, edge_target, edge_next
 
 
 @jit
-def longest_match_automaton(a, a_lo, a_hi, b, b_lo, b_hi):
-    """difflib's longest match of ``a[a_lo:a_hi]`` and ``b[b_lo:b_hi]`` as ``(i, j,
-    size)`` (``(a_lo, b_lo, 0)`` when none), through a suffix automaton of the ``b``
-    range: O(len) time and memory instead of O(pairs of equal tokens)."""
-    length_b = b_hi - b_lo
-    max_states = 2 * length_b + 2
-    max_edges = 3 * length_b + 4
+def _suffix_automaton(sequence, lo, hi):
+    """Suffix automaton of ``sequence[lo:hi]``: ``(state_length, link, first_end, table,
+    table_mask, edge_source, edge_token, edge_target)``; ``first_end[v]`` is where the
+    first occurrence of state ``v``'s strings ends (relative to ``lo``)."""
+    length = hi - lo
+    max_states = 2 * length + 2
+    max_edges = 3 * length + 4
     state_length = np.zeros(max_states, dtype=np.int64)
     link = np.full(max_states, -1, dtype=np.int64)
     first_end = np.zeros(max_states, dtype=np.int64)  # end of the first occurrence
@@ -192,8 +193,8 @@ def longest_match_automaton(a, a_lo, a_hi, b, b_lo, b_hi):
     n_states = 1
     n_edges = 0
     last = 0
-    for position in range(length_b):
-        token = b[b_lo + position]
+    for position in range(length):
+        token = sequence[lo + position]
         current = n_states
         n_states += 1
         state_length[current] = state_length[last] + 1
@@ -232,14 +233,35 @@ def longest_match_automaton(a, a_lo, a_hi, b, b_lo, b_hi):
                 link[following] = clone
                 link[current] = clone
         last = current
-    # matching statistics: the longest suffix of a[a_lo:i + 1] found in the b range
+    return (state_length, link, first_end, table, table_mask, edge_source, edge_token,
+            edge_target)
+
+
+@jit
+def longest_match_automaton(a, a_lo, a_hi, b, b_lo, b_hi):
+    """difflib's longest match of ``a[a_lo:a_hi]`` and ``b[b_lo:b_hi]`` as ``(i, j,
+    size)`` (``(a_lo, b_lo, 0)`` when none), through a suffix automaton of the shorter
+    range, the other one walked through it: O(len) time, O(shorter) memory, instead of
+    O(pairs of equal tokens).
+
+    Walking gives, at every position of the walked range, the longest common run ending
+    there, and the automaton the first occurrence of that run in its own range. The
+    longest size wins, then the smallest ``i``, then the smallest ``j`` (difflib's order).
+    """
+    walk_a = (b_hi - b_lo) <= (a_hi - a_lo)
+    if walk_a:
+        built, built_lo, built_hi, walked, walked_lo, walked_hi = b, b_lo, b_hi, a, a_lo, a_hi
+    else:
+        built, built_lo, built_hi, walked, walked_lo, walked_hi = a, a_lo, a_hi, b, b_lo, b_hi
+    (state_length, link, first_end, table, table_mask, edge_source, edge_token,
+     edge_target) = _suffix_automaton(built, built_lo, built_hi)
     best_i = a_lo
     best_j = b_lo
     best_size = 0
     state = 0
     size = 0
-    for i in range(a_lo, a_hi):
-        token = a[i]
+    for position in range(walked_lo, walked_hi):
+        token = walked[position]
         edge = _find_edge(table, table_mask, edge_source, edge_token, state, token)
         while edge == -1 and state != 0:
             state = link[state]
@@ -251,10 +273,16 @@ def longest_match_automaton(a, a_lo, a_hi, b, b_lo, b_hi):
             continue
         state = edge_target[edge]
         size += 1
-        if size > best_size:
+        walked_start = position - size + 1
+        built_start = built_lo + first_end[state] - size + 1
+        i = walked_start if walk_a else built_start
+        j = built_start if walk_a else walked_start
+        if size > best_size or (
+            size == best_size and (i < best_i or (i == best_i and j < best_j))
+        ):
             best_size = size
-            best_i = i - size + 1
-            best_j = b_lo + first_end[state] - size + 1
+            best_i = i
+            best_j = j
     return best_i, best_j, best_size
 
 
