@@ -28,12 +28,26 @@ search below is exact:
 Whatever the tokenizer does, the index returned always fits the budget; only its
 maximality rests on the property, which the tests check by brute force for WordPiece,
 tiktoken and ``SimpleTokenizer`` on random and non-ASCII text.
+
+Long words
+----------
+Step 2 costs one tokenization per position of the last word, so a "word" of thousands of
+characters (prose in Chinese, Japanese or Thai, a base64 blob) would cost time quadratic
+in its length, per chunk. Inside a run of more than ``LONG_WORD`` (256) non-space
+characters every position is therefore an anchor of step 1, and step 2 tries only the
+``LONG_WORD_SLACK`` (64) positions above the last fitting one: the result is the same
+whenever the cost of a prefix never falls back within budget more than 64 characters
+beyond a position where it exceeded it (true of the tokenizers above, whose dips are a
+few characters: a BPE merge, a whole word turning into one unknown token only within
+WordPiece's 100-character word limit). Words of up to 256 characters are searched as
+before. Each search then costs O(log n) tokenizations of about one chunk.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from array import array
 from bisect import bisect_left, bisect_right
 from typing import Any, Callable
 
@@ -45,6 +59,12 @@ from citekit.tokenizers.base import tokenize_checked
 __all__ = ["ChunkTokenizer", "chunk_text"]
 
 _WORD_START_RE = re.compile(r"(?<=\s)(?=\S)")
+#: Runs of more non-space characters than this are searched position by position
+#: (see "Long words" in the module notes).
+LONG_WORD = 256
+#: Positions above the last fitting one that step 2 tries inside a long word.
+LONG_WORD_SLACK = 64
+_LONG_WORD_RE = re.compile(r"\S{%d,}" % (LONG_WORD + 1))
 
 
 def _word_starts(text: str) -> list[int]:
@@ -52,11 +72,55 @@ def _word_starts(text: str) -> list[int]:
     return [match.start() for match in _WORD_START_RE.finditer(text)]
 
 
+class _Anchors:
+    """The points of the search: word starts, and every position inside a long word.
+
+    ``positions`` is ascending (an ``array('q')``: 8 bytes a position); ``long_starts`` /
+    ``long_ends`` are the long words, ascending.
+    """
+
+    def __init__(self, text: str, word_starts: list[int]) -> None:
+        self.word_starts = word_starts
+        self.long_starts: list[int] = []
+        self.long_ends: list[int] = []
+        for match in _LONG_WORD_RE.finditer(text):
+            self.long_starts.append(match.start())
+            self.long_ends.append(match.end())
+        if not self.long_starts:
+            self.positions: Any = word_starts
+            return
+        positions = array("q")
+        previous = 0
+        for run_start, run_end in zip(self.long_starts, self.long_ends):
+            lo = bisect_right(word_starts, previous - 1)
+            hi = bisect_right(word_starts, run_start)
+            positions.extend(word_starts[lo:hi])
+            positions.extend(range(run_start + 1, run_end))
+            previous = run_end
+        positions.extend(word_starts[bisect_right(word_starts, previous - 1):])
+        self.positions = positions
+
+    def in_long_word(self, position: int) -> bool:
+        """Is ``position`` a position of a long word (its start included)?"""
+        k = bisect_right(self.long_starts, position) - 1
+        return k >= 0 and position < self.long_ends[k]
+
+    def slack_end(self, anchor: int, next_point: int, stop: int) -> int:
+        """Where step 2 starts (exclusive) above the last fitting ``anchor``: the next
+        point of the search, or, from an anchor inside a long word, ``LONG_WORD_SLACK``
+        positions above it (not beyond the next word start or ``stop``)."""
+        if not self.in_long_word(anchor):
+            return next_point
+        following = bisect_right(self.word_starts, anchor)
+        word_end = self.word_starts[following] if following < len(self.word_starts) else stop
+        return max(next_point, min(word_end, stop, anchor + LONG_WORD_SLACK + 1))
+
+
 def _largest_prefix_within(
     cost: Callable[[int], int],
     start: int,
     stop: int,
-    word_starts: list[int],
+    word_starts: list[int] | _Anchors,
     max_tokens: int,
     hint: int | None = None,
     within_last_word: bool = True,
@@ -64,7 +128,8 @@ def _largest_prefix_within(
     """The largest ``end`` in ``[start, stop]`` with ``cost(end) <= max_tokens``.
 
     ``cost(end)`` is the token count of ``text[start:end]``; ``word_starts`` are the
-    anchors of the module notes (sorted; only those inside ``(start, stop)`` are used).
+    anchors of the module notes (sorted; only those inside ``(start, stop)`` are used),
+    or an :class:`_Anchors` that adds the positions inside long words.
     ``hint`` is a guess of the answer that only changes how many costs are computed,
     never the result. ``start`` itself is always accepted. With ``within_last_word``
     false, step 2 of the module notes is skipped: the last fitting word start (or
@@ -72,6 +137,9 @@ def _largest_prefix_within(
     """
     # The points searched are start, the word starts strictly inside, and stop; point k
     # is read from word_starts by index (no copy: chunking calls this once per chunk).
+    anchors = word_starts if isinstance(word_starts, _Anchors) else None
+    if anchors is not None:
+        word_starts = anchors.positions
     first_inside = bisect_right(word_starts, start)
     n_inside = bisect_left(word_starts, stop) - first_inside
     last = n_inside + 1
@@ -121,7 +189,10 @@ def _largest_prefix_within(
     anchor = point(good)
     if good == last or not within_last_word:
         return anchor, cost_at(anchor)
-    for end in range(point(good + 1) - 1, anchor, -1):
+    top = point(good + 1)
+    if anchors is not None:
+        top = anchors.slack_end(anchor, top, stop)
+    for end in range(top - 1, anchor, -1):
         if cost_at(end) <= max_tokens:
             return end, memo[end]
     return anchor, cost_at(anchor)
@@ -286,7 +357,8 @@ class ChunkTokenizer:
         check_str(text, "text")
         check_int(max_tokens, "max_tokens", minimum=0)
         return _largest_prefix_within(
-            lambda end: self._count(text[:end]), 0, len(text), _word_starts(text), max_tokens
+            lambda end: self._count(text[:end]), 0, len(text),
+            _Anchors(text, _word_starts(text)), max_tokens,
         )
 
     def __repr__(self) -> str:
@@ -376,6 +448,7 @@ def chunk_text(
         return []
     count = chunker._count
     word_starts = _word_starts(text)
+    anchors = _Anchors(text, word_starts)
     sentence_starts = _sentence_starts(text)
     # One tokenization of the whole text gives each search a close first guess.
     token_starts = tokenize_checked(chunker.tokenizer, text).starts
@@ -400,7 +473,7 @@ def chunk_text(
         # inside the next word: no boundary to cut at before it, or a sentence start
         # (CJK, no space) between it and the next word start.
         limit, _ = _largest_prefix_within(
-            cost, start, n_chars, word_starts, budget, hint=hint, within_last_word=False
+            cost, start, n_chars, anchors, budget, hint=hint, within_last_word=False
         )
         if limit == n_chars:
             chunks.append((start, n_chars))
@@ -408,10 +481,11 @@ def chunk_text(
         next_word = bisect_right(word_starts, limit)
         next_anchor = word_starts[next_word] if next_word < len(word_starts) else n_chars
         floor = max(start, previous_end)
+        # (a limit inside a long word is no word start: search within it as well)
         if not (
             has_boundary(sentence_starts, floor, limit) or has_boundary(word_starts, floor, limit)
-        ) or has_boundary(sentence_starts, limit, next_anchor - 1):
-            limit, _ = _largest_prefix_within(cost, start, n_chars, word_starts, budget, hint=hint)
+        ) or has_boundary(sentence_starts, limit, next_anchor - 1) or anchors.in_long_word(limit):
+            limit, _ = _largest_prefix_within(cost, start, n_chars, anchors, budget, hint=hint)
         if start < previous_end and limit <= previous_end:
             # the overlap left no room to advance: start this chunk at the previous end
             start = previous_end

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from array import array
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any
@@ -324,12 +325,22 @@ def _fold_one_to_one(text: str, config: NormalizerConfig) -> str | None:
 
 
 def _fold_units(text: str, config: NormalizerConfig) -> tuple[str, np.ndarray, np.ndarray]:
-    """Fold non-ASCII runs unit by unit (see the module docstring), the rest one to one."""
+    """Fold non-ASCII runs unit by unit (see the module docstring), the rest one to one.
+
+    A unit's map is recorded once per unit (its original start, where its output starts,
+    and which of the distinct unit maps it has), not once per output character, and the
+    maps are written into the two output arrays block by block: memory is the two maps
+    (16 bytes per output character) plus 24 bytes per unit, however much NFKC expands.
+    """
     pieces: list[str] = []
-    # Output segments: (output position, original position, length) for one-to-one
-    # stretches (merged while contiguous), and explicit maps for unit-by-unit runs.
+    # One-to-one stretches: (output position, original position, length), merged while
+    # contiguous; unit-by-unit runs: one row per unit in the three arrays below.
     identity: list[list[int]] = []
-    explicit: list[tuple[int, list[int], list[int]]] = []
+    unit_origins = array("q")
+    unit_outputs = array("q")
+    unit_maps = array("q")
+    map_numbers: dict[int, int] = {}  # id of a (cached, shared) unit map -> its number
+    distinct_maps: list[tuple[tuple[int, int], ...]] = []
     output_length = 0
 
     def emit_one_to_one(original_start: int, folded: str) -> None:
@@ -357,9 +368,6 @@ def _fold_units(text: str, config: NormalizerConfig) -> tuple[str, np.ndarray, n
         if folded is not None:
             emit_one_to_one(run_start, folded)
             continue
-        unit_starts: list[int] = []
-        unit_ends: list[int] = []
-        run_pieces: list[str] = []
         unit_start = run_start
         for index in range(run_start + 1, run_end + 1):
             if index < run_end and _attaches(text[index]) and index - unit_start < MAX_UNIT_LENGTH:
@@ -367,29 +375,66 @@ def _fold_units(text: str, config: NormalizerConfig) -> tuple[str, np.ndarray, n
             unit_text, unit_map = _normalize_unit(
                 text[unit_start:index], config.nfkc, config.casefold, config.normalize_numbers
             )
-            run_pieces.append(unit_text)
-            for offset_start, offset_end in unit_map:
-                unit_starts.append(unit_start + offset_start)
-                unit_ends.append(unit_start + offset_end)
+            if unit_text:
+                number = map_numbers.get(id(unit_map))
+                if number is None:
+                    number = map_numbers[id(unit_map)] = len(distinct_maps)
+                    distinct_maps.append(unit_map)  # (kept alive: its id stays unique)
+                pieces.append(unit_text)
+                unit_origins.append(unit_start)
+                unit_outputs.append(output_length)
+                unit_maps.append(number)
+                output_length += len(unit_text)
             unit_start = index
-        run_text = "".join(run_pieces)
-        pieces.append(run_text)
-        explicit.append((output_length, unit_starts, unit_ends))
-        output_length += len(run_text)
     ascii_part = text[position:]
     emit_one_to_one(position, ascii_part.lower() if config.casefold else ascii_part)
 
-    starts = np.zeros(output_length, dtype=np.int64)
-    ends = np.zeros(output_length, dtype=np.int64)
+    starts = np.empty(output_length, dtype=np.int64)
+    ends = np.empty(output_length, dtype=np.int64)
     for output_start, original_start, length in identity:
         starts[output_start : output_start + length] = np.arange(
             original_start, original_start + length, dtype=np.int64
         )
-    ends[:] = starts + 1
-    for output_start, unit_starts, unit_ends in explicit:
-        starts[output_start : output_start + len(unit_starts)] = unit_starts
-        ends[output_start : output_start + len(unit_ends)] = unit_ends
+        np.add(starts[output_start : output_start + length], 1,
+               out=ends[output_start : output_start + length])
+    if unit_maps:
+        _write_unit_maps(starts, ends, unit_origins, unit_outputs, unit_maps, distinct_maps)
     return "".join(pieces), starts, ends
+
+
+#: Units whose maps are written into the output arrays at once (bounds the scratch).
+_UNIT_BLOCK = 1 << 12
+
+
+def _write_unit_maps(
+    starts: np.ndarray,
+    ends: np.ndarray,
+    unit_origins: Any,
+    unit_outputs: Any,
+    unit_maps: Any,
+    distinct_maps: list[tuple[tuple[int, int], ...]],
+) -> None:
+    """``starts[o + k], ends[o + k] = origin + map[k]`` for every unit (origin ``origin``,
+    output start ``o``, map ``map``), ``_UNIT_BLOCK`` units at a time."""
+    map_lengths = np.array([len(unit_map) for unit_map in distinct_maps], dtype=np.int64)
+    map_offsets = np.zeros(len(distinct_maps), dtype=np.int64)
+    np.cumsum(map_lengths[:-1], out=map_offsets[1:])
+    flat = np.array([span for unit_map in distinct_maps for span in unit_map],
+                    dtype=np.int64).reshape(-1, 2)
+    origins = np.frombuffer(unit_origins, dtype=np.int64)
+    outputs = np.frombuffer(unit_outputs, dtype=np.int64)
+    maps = np.frombuffer(unit_maps, dtype=np.int64)
+    for lo in range(0, maps.shape[0], _UNIT_BLOCK):
+        block_maps = maps[lo : lo + _UNIT_BLOCK]
+        lengths = map_lengths[block_maps]
+        firsts = np.cumsum(lengths) - lengths  # each unit's first output within the block
+        within = np.arange(int(firsts[-1] + lengths[-1]), dtype=np.int64)
+        within -= np.repeat(firsts, lengths)  # k: the output's index within its unit
+        positions = np.repeat(outputs[lo : lo + _UNIT_BLOCK], lengths) + within
+        entries = np.repeat(map_offsets[block_maps], lengths) + within
+        unit_origin = np.repeat(origins[lo : lo + _UNIT_BLOCK], lengths)
+        starts[positions] = unit_origin + flat[entries, 0]
+        ends[positions] = unit_origin + flat[entries, 1]
 
 
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")

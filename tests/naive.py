@@ -16,7 +16,7 @@ from typing import Sequence
 
 
 # =======================================================================================
-# Alignment (citekit.kernels: _sw, _band, _lcs)
+# Alignment (citekit.kernels: _sw, _sw_wide, _band, _lcs)
 # =======================================================================================
 
 
@@ -1739,3 +1739,220 @@ def naive_find_conflicts(answer_text, answer_ids, answer_starts, answer_ends, so
             a_end, s_end = max(a_end, said_a_end), max(s_end, said_s_end)
             conflicts.append(conflict(kind, a_start, a_end, s_start, s_end))
     return conflicts
+
+
+# =======================================================================================
+# Chunking (reference of citekit.chunk.chunk_text)
+#
+# The chunker as it was before words longer than citekit.chunk.LONG_WORD were searched
+# position by position: the same result on the tokenizers under test, in time cubic in
+# the length of an unbroken text.
+# =======================================================================================
+
+from bisect import bisect_left, bisect_right  # noqa: E402
+from typing import Any, Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+
+def _naive_largest_prefix_within(
+    cost: Callable[[int], int],
+    start: int,
+    stop: int,
+    word_starts: list[int],
+    max_tokens: int,
+    hint: int | None = None,
+    within_last_word: bool = True,
+) -> tuple[int, int]:
+    """The prefix search of citekit.chunk before long words (every position of the
+    last word tried from the top)."""
+    # The points searched are start, the word starts strictly inside, and stop; point k
+    # is read from word_starts by index (no copy: chunking calls this once per chunk).
+    first_inside = bisect_right(word_starts, start)
+    n_inside = bisect_left(word_starts, stop) - first_inside
+    last = n_inside + 1
+
+    def point(k: int) -> int:
+        if k == 0:
+            return start
+        return stop if k == last else word_starts[first_inside + k - 1]
+
+    memo: dict[int, int] = {}
+
+    def cost_at(end: int) -> int:
+        value = memo.get(end)
+        if value is None:
+            value = memo[end] = cost(end)
+        return value
+
+    def fits(k: int) -> bool:
+        return cost_at(point(k)) <= max_tokens
+
+    # Gallop from the hinted point to bracket the last fitting point: good fits, bad
+    # does not (bad == last + 1 means "nothing known to fail").
+    if hint is None or hint <= start:
+        guess = 1
+    elif hint >= stop:
+        guess = last
+    else:
+        guess = bisect_left(word_starts, hint, first_inside, first_inside + n_inside)
+        guess = min(max(guess - first_inside + 1, 1), last)
+    good, bad = 0, last + 1
+    if guess <= last and fits(guess):
+        good, step = guess, 1
+        while good + step <= last and fits(good + step):
+            good, step = good + step, step * 2
+        bad = min(good + step, last + 1)
+    elif guess <= last:
+        bad, step = guess, 1
+        while bad - step > 0 and not fits(bad - step):
+            bad, step = bad - step, step * 2
+        good = max(bad - step, 0)
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        if fits(middle):
+            good = middle
+        else:
+            bad = middle
+    anchor = point(good)
+    if good == last or not within_last_word:
+        return anchor, cost_at(anchor)
+    for end in range(point(good + 1) - 1, anchor, -1):
+        if cost_at(end) <= max_tokens:
+            return end, memo[end]
+    return anchor, cost_at(anchor)
+
+
+def naive_chunk_text(
+    text: str,
+    tokenizer: Any,
+    max_tokens: int,
+    *,
+    overlap_tokens: int = 0,
+) -> list[tuple[int, int]]:
+    """citekit.chunk.chunk_text before long words were searched position by position:
+    step 2 tries every position of the last word (quadratic in a long word's length)."""
+    from citekit.chunk import ChunkTokenizer, _sentence_starts, _word_starts
+    from citekit.tokenizers.base import tokenize_checked
+
+    chunker = tokenizer if isinstance(tokenizer, ChunkTokenizer) else ChunkTokenizer(tokenizer)
+    budget = max_tokens - chunker.special_token_overhead
+    if budget < 1:
+        raise ValueError(
+            f"max_tokens ({max_tokens}) leaves no room for text after "
+            f"{chunker.special_token_overhead} special tokens"
+        )
+    if overlap_tokens >= budget:
+        raise ValueError(
+            f"overlap_tokens ({overlap_tokens}) must be below the text budget ({budget})"
+        )
+    n_chars = len(text)
+    if n_chars == 0:
+        return []
+    count = chunker._count
+    word_starts = _word_starts(text)
+    sentence_starts = _sentence_starts(text)
+    # One tokenization of the whole text gives each search a close first guess.
+    token_starts = tokenize_checked(chunker.tokenizer, text).starts
+
+    def guess_end(start: int) -> int:
+        target = int(np.searchsorted(token_starts, start)) + budget
+        return int(token_starts[target]) if target < token_starts.shape[0] else n_chars
+
+    def has_boundary(boundaries: list[int], low: int, high: int) -> bool:
+        """Is there a boundary in ``(low, high]``?"""
+        k = bisect_right(boundaries, low)
+        return k < len(boundaries) and boundaries[k] <= high
+
+    chunks: list[tuple[int, int]] = []
+    start, previous_end = 0, 0
+    while True:
+        def cost(end: int) -> int:
+            return count(text[start:end])
+
+        hint = guess_end(start)
+        # The last fitting word start is enough unless the cut may need a position
+        # inside the next word: no boundary to cut at before it, or a sentence start
+        # (CJK, no space) between it and the next word start.
+        limit, _ = _naive_largest_prefix_within(
+            cost, start, n_chars, word_starts, budget, hint=hint, within_last_word=False
+        )
+        if limit == n_chars:
+            chunks.append((start, n_chars))
+            return chunks
+        next_word = bisect_right(word_starts, limit)
+        next_anchor = word_starts[next_word] if next_word < len(word_starts) else n_chars
+        floor = max(start, previous_end)
+        if not (
+            has_boundary(sentence_starts, floor, limit) or has_boundary(word_starts, floor, limit)
+        ) or has_boundary(sentence_starts, limit, next_anchor - 1):
+            limit, _ = _naive_largest_prefix_within(
+                cost, start, n_chars, word_starts, budget, hint=hint
+            )
+        if start < previous_end and limit <= previous_end:
+            # the overlap left no room to advance: start this chunk at the previous end
+            start = previous_end
+            continue
+        if limit == start:
+            raise ValueError(
+                f"max_tokens ({max_tokens}) is too small: the character at {start} "
+                f"({text[start]!r}) alone costs more than {budget} text tokens"
+            )
+        end = _naive_preferred_cut(
+            text, start, previous_end, limit, sentence_starts, word_starts, count, budget
+        )
+        chunks.append((start, end))
+        next_start = end
+        if overlap_tokens:
+            next_start = _naive_overlap_start(text, start, end, word_starts, count, overlap_tokens)
+        start, previous_end = next_start, end
+
+
+def _naive_preferred_cut(
+    text: str,
+    start: int,
+    previous_end: int,
+    limit: int,
+    sentence_starts: list[int],
+    word_starts: list[int],
+    count: Callable[[str], int],
+    budget: int,
+) -> int:
+    """Last sentence start in ``(previous_end, limit]``, else last word start, else ``limit``.
+
+    Cutting after ``previous_end`` (the end of the previous chunk, or ``start``) keeps
+    every chunk reaching further than the one before. A candidate is re-checked against
+    the budget (costs are not monotone everywhere).
+    """
+    for boundaries in (sentence_starts, word_starts):
+        lo = bisect_right(boundaries, max(start, previous_end))
+        for k in range(bisect_right(boundaries, limit) - 1, lo - 1, -1):
+            if count(text[start : boundaries[k]]) <= budget:
+                return boundaries[k]
+    return limit
+
+
+def _naive_overlap_start(
+    text: str,
+    start: int,
+    end: int,
+    word_starts: list[int],
+    count: Callable[[str], int],
+    overlap_tokens: int,
+) -> int:
+    """Earliest word start in ``(start, end)`` whose suffix up to ``end`` fits the overlap.
+
+    Falls back to ``end`` (no overlap) when no word start qualifies.
+    """
+    candidates = word_starts[bisect_right(word_starts, start) : bisect_left(word_starts, end)]
+    lo, hi = 0, len(candidates)  # suffix cost shrinks as the start moves right
+    while lo < hi:
+        middle = (lo + hi) // 2
+        if count(text[candidates[middle] : end]) <= overlap_tokens:
+            hi = middle
+        else:
+            lo = middle + 1
+    for candidate in candidates[lo:]:
+        if count(text[candidate:end]) <= overlap_tokens:
+            return candidate
+    return end

@@ -40,9 +40,15 @@ alignment is kept for the traceback, in an anti-diagonal layout of at most
 that bound is within ``FULL_DP_CELL_BUDGET`` (4,194,304 keys, 32 MiB; e.g. 200 x 20,000
 tokens) and a band of half-width ``AUTO_BAND_WIDTH`` is used beyond, so memory stays
 O(budget) or O(n x band). Each DP cell is one int64 packing score, matches and start
-(that is how ties are broken exactly at no cost); inputs whose fields would not fit 62
-bits (with the default scores: beyond about 32,000 x 32,000 tokens in the aligned region)
-raise ``ValueError`` instead of overflowing.
+(that is how ties are broken exactly at no cost) while those fields fit 61 bits (with the
+default scores: up to about 32,000 x 32,000 tokens in the aligned region, i.e. the query
+and the band's slice of the target). A larger region is aligned with the same four
+fields in two int64 words (``score, matches`` and ``target_start, query_start``)
+compared lexicographically: the same DP, the same choice of the best cell and the same
+traceback preference, hence the same alignment and tie-breaking, at a few times the cost
+per cell and one byte per band cell for the traceback (``(n + 1) x (2 x band + 1)`` bytes).
+Only a region beyond about a billion tokens a side, which not even two words hold, raises
+``ValueError``.
 
 Blocks
 ------
@@ -242,8 +248,8 @@ def align_pairs(
         Non-integer ids, offsets or indices; non-int scores, band width or thread count.
     ValueError
         Non-1-D inputs, malformed offsets, indices out of range, unequal pair arrays,
-        scores or band width out of range, too many threads, or a pair too long for
-        exact 64-bit keys (see the module documentation).
+        scores or band width out of range, too many threads, or a pair too long even for
+        two-word keys (see the module documentation).
 
     Examples
     --------
@@ -279,9 +285,11 @@ def _align_pairs_checked(
     return_blocks: bool,
     n_threads: int | None = None,
     serial: bool = False,
+    key_bits_limit: int = MAX_KEY_BITS,
 ) -> PairAlignments:
     """align_pairs on int64 arrays: validates the rest, then runs the (parallel or serial)
-    driver."""
+    driver. Regions whose 64-bit keys would need more than ``key_bits_limit`` bits are
+    aligned with two-word keys (the tests lower it to force that path)."""
     if len(pair_query) != len(pair_target):
         raise ValueError(
             f"pair_query and pair_target must have equal lengths, got {len(pair_query)} "
@@ -311,7 +319,7 @@ def _align_pairs_checked(
         order, item_offsets, item_kind, query_ids, query_offsets, target_ids,
         target_offsets[:-1], target_offsets[1:], pair_query, pair_target, band,
         FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match, mismatch, gap, scratch_offsets, rows,
-        block_counts, block_scratch, return_blocks,
+        block_counts, block_scratch, return_blocks, key_bits_limit,
     )
     if serial:
         align_worker(0, 1, *arguments)
@@ -345,9 +353,9 @@ def align_ranges_unchecked(
     Target ``t`` is ``target_ids[target_starts[t]:target_ends[t]]`` (ranges may overlap:
     the pipeline passes its corpus's token array and passage windows, so no target is
     copied). All arrays must already be contiguous int64, offsets and indices valid and
-    the scores checked (:class:`~citekit.config.CitationConfig` does): only the 64-bit key
-    bound is checked. Skipping :func:`align_pairs`'s conversions and checks and returning
-    the blocks uncompacted saves the per-call overhead that dominated small batches.
+    the scores checked (:class:`~citekit.config.CitationConfig` does): only the bound of
+    the two-word keys is checked. Skipping :func:`align_pairs`'s conversions and checks
+    and returning the blocks uncompacted saves the per-call overhead that dominated small batches.
 
     ``n_threads=None`` runs on one thread when the pairs have fewer than
     ``parallel_min_cells`` DP cells in all (waking worker threads costs more than such a
@@ -372,7 +380,7 @@ def align_ranges_unchecked(
         order, item_offsets, item_kind, query_ids, query_offsets, target_ids, target_starts,
         target_ends, pair_query, pair_target, band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH,
         match_score, mismatch_score, gap_score, scratch_offsets, rows, block_counts, blocks,
-        True,
+        True, MAX_KEY_BITS,
     )
     if n_threads is None and cells < parallel_min_cells:
         align_worker(0, 1, *arguments)
@@ -490,8 +498,8 @@ def smith_waterman(
     TypeError
         Non-integer ids (floats, objects, strings, bools) or non-int parameters.
     ValueError
-        Non-1-D ids, scores or band width out of range, or inputs too long for exact
-        64-bit keys (see the module documentation).
+        Non-1-D ids, scores or band width out of range, or inputs too long even for
+        two-word keys (see the module documentation).
 
     Examples
     --------
@@ -520,12 +528,11 @@ matches=0, blocks=None)
 
 
 def _check_key_bits(bits: int, what: str) -> None:
+    """Refuse a region even two-word keys cannot hold (about a billion tokens a side)."""
     if bits > MAX_KEY_BITS:
         raise ValueError(
-            f"{what} are too long for exact tie-breaking in 64-bit keys ({bits} bits "
-            f"needed, {MAX_KEY_BITS} available); split the inputs (a band_width narrows "
-            "the target to the query's length plus the band, so it helps only a target "
-            "much longer than its query)"
+            f"{what} are too long for exact tie-breaking even in two 64-bit words ({bits} "
+            f"bits needed, {MAX_KEY_BITS} available); split the inputs"
         )
 
 

@@ -26,6 +26,7 @@ from citekit.kernels._lanes import (
     lane_keys_size,
 )
 from citekit.kernels._sw import STORE_CELLS, align_one, key_bits, problem_region
+from citekit.kernels._sw_wide import wide_key_bits
 
 # Pairs whose full DP has at most this many cells are aligned in lanes (see _lanes.py).
 LANE_CELLS = 1 << 13
@@ -115,12 +116,15 @@ def align_worker(worker, n_workers, order, item_offsets, item_kind, query_ids,
                  query_offsets, target_ids, target_starts, target_ends, pair_query,
                  pair_target,
                  band_width, full_cell_budget, auto_band_width, match_score, mismatch_score,
-                 gap_score, scratch_offsets, rows, block_counts, block_scratch, want_blocks):
+                 gap_score, scratch_offsets, rows, block_counts, block_scratch, want_blocks,
+                 key_bits_limit):
     """Align the pairs of work items worker, worker + n_workers, ... (serial).
 
     Items are dealt round-robin (they are sorted by size, so every worker gets a similar
     mix) and scratch is allocated once per worker, sized for its largest item. With
     ``worker=0, n_workers=1`` this is the serial driver (``smith_waterman`` uses it).
+    Pairs whose 64-bit keys would need more than ``key_bits_limit`` bits are aligned with
+    two-word keys (``_sw_wide.py``).
     """
     n_items = item_kind.shape[0]
     longest = 0
@@ -185,6 +189,7 @@ def align_worker(worker, n_workers, order, item_offsets, item_kind, query_ids,
             band_width, full_cell_budget, auto_band_width,
             match_score, mismatch_score, gap_score, buffers, key_scratch,
             block_scratch[scratch_offsets[p]:scratch_offsets[p + 1]], want_blocks,
+            key_bits_limit,
         )
         rows[0, p] = score
         rows[1, p] = qs
@@ -201,7 +206,7 @@ def align_pairs_kernel(n_workers, order, item_offsets, item_kind, query_ids, que
                        band_width,
                        full_cell_budget, auto_band_width, match_score, mismatch_score,
                        gap_score, scratch_offsets, rows, block_counts, block_scratch,
-                       want_blocks):
+                       want_blocks, key_bits_limit):
     """Fill column ``rows[:, p] = (score, qs, qe, ts, te, matches)`` and the blocks of every
     pair.
 
@@ -215,7 +220,7 @@ def align_pairs_kernel(n_workers, order, item_offsets, item_kind, query_ids, que
                      pair_target,
                      band_width, full_cell_budget, auto_band_width, match_score,
                      mismatch_score, gap_score, scratch_offsets, rows, block_counts,
-                     block_scratch, want_blocks)
+                     block_scratch, want_blocks, key_bits_limit)
 
 
 @jit
@@ -291,7 +296,9 @@ def plan_pairs(query_offsets, target_starts, target_ends, pair_query, pair_targe
     """Plan the work of valid inputs (targets as ranges, see the module docstring).
 
     Returns ``(widest_bits, widest_pair, scratch_offsets, order, item_offsets,
-    item_kind, cells)``: ``widest_bits`` the widest key any pair needs; ``scratch_offsets``
+    item_kind, cells)``: ``widest_bits`` the widest word of a two-word key any pair's
+    region would need (``_sw_wide.wide_key_bits``; a region aligned with one 64-bit key
+    needs less); ``scratch_offsets``
     the prefix sums of min(n, m), an upper bound on each pair's number of blocks;
     ``cells`` the sum of n * m (the full DP's size, for the thread decision); the rest as
     in :func:`plan_ranges`.
@@ -308,7 +315,7 @@ def plan_pairs(query_offsets, target_starts, target_ends, pair_query, pair_targe
         scratch_offsets[p + 1] = scratch_offsets[p] + min(n, m)
         region_n, region_m = effective_shape(n, m, band_width, full_cell_budget,
                                              auto_band_width)
-        bits = key_bits(region_n, region_m, match_score, max_penalty)
+        bits = wide_key_bits(region_n, region_m, match_score, max_penalty)
         if bits > widest:
             widest = bits
             widest_pair = p

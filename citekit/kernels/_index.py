@@ -669,6 +669,7 @@ def corpus_arrays(
     """
     # (a source has at most one window per sentence)
     passage_type = _passage_type(sentences.shape[0])
+    size = _window_size_within(size, sentence_offsets)
     n_groups = 1
     if token_ids.shape[0] >= _PARALLEL_MIN_TOKENS and n_threads != 1:
         if n_threads is None:
@@ -685,6 +686,14 @@ def corpus_arrays(
     else:
         passages, index = _corpus_in_groups(*arguments, n_groups)
     return passages, _grouped_index(index)
+
+
+def _window_size_within(size: int, sentence_offsets: np.ndarray) -> int:
+    """``size`` bounded by the most sentences a source holds: the windows are the same
+    (a window never holds more sentences than its source), and the work and scratch
+    sized by the window size stay bounded by what the documents hold."""
+    most = int(np.diff(sentence_offsets).max()) if sentence_offsets.shape[0] > 1 else 0
+    return max(1, min(int(size), most))
 
 
 def _corpus_in_groups(

@@ -34,6 +34,7 @@ import numpy as np
 
 from citekit._jit import jit
 from citekit.kernels._band import seeded_band
+from citekit.kernels._sw_wide import align_region_wide
 
 # Out-of-band sentinel: far below any reachable key; adding a score step cannot overflow.
 NEG_KEY = -(1 << 62)
@@ -351,13 +352,30 @@ def problem_region(n, m, band_width, full_cell_budget, auto_band_width):
 
 
 @jit
+def _align_region_keyed(query, target, diag_lo, diag_hi, match_score, mismatch_score,
+                        gap_score, buffers, key_scratch, blocks_out, want_blocks,
+                        key_bits_limit):
+    """The region with 64-bit keys when they fit ``key_bits_limit``, else two-word keys
+    (``_sw_wide.py``; same alignment, more time)."""
+    n = query.shape[0]
+    m = target.shape[0]
+    if key_bits(n, m, match_score, max(-mismatch_score, -gap_score)) <= key_bits_limit:
+        return _align_region(query, target, diag_lo, diag_hi, match_score, mismatch_score,
+                             gap_score, buffers, key_scratch, blocks_out, want_blocks)
+    return align_region_wide(query, target, diag_lo, diag_hi, match_score, mismatch_score,
+                             gap_score, blocks_out, want_blocks)
+
+
+@jit
 def align_one(query, target, band_width, full_cell_budget, auto_band_width,
               match_score, mismatch_score, gap_score, buffers, key_scratch, blocks_out,
-              want_blocks):
+              want_blocks, key_bits_limit=MAX_KEY_BITS):
     """Align one query with one target; see :func:`citekit.kernels.smith_waterman`.
 
     ``band_width < 0`` selects the automatic mode. Scratch: ``buffers`` of shape
     ``(5, >= max(n, m) + 3)`` and ``key_scratch`` of at least ``STORE_CELLS`` keys.
+    A region whose 64-bit keys would need more than ``key_bits_limit`` bits is aligned
+    with two-word keys (the tests lower the limit to force that path).
     Returns ``(score, query_start, query_end, target_start, target_end, matches,
     n_blocks)``, all zeros for the empty alignment.
     """
@@ -367,18 +385,19 @@ def align_one(query, target, band_width, full_cell_budget, auto_band_width,
         return 0, 0, 0, 0, 0, 0, 0
     banded, half_width = problem_region(n, m, band_width, full_cell_budget, auto_band_width)
     if not banded:
-        return _align_region(query, target, -n, m, match_score, mismatch_score, gap_score,
-                             buffers, key_scratch, blocks_out, want_blocks)
+        return _align_region_keyed(query, target, -n, m, match_score, mismatch_score,
+                                   gap_score, buffers, key_scratch, blocks_out, want_blocks,
+                                   key_bits_limit)
     has_shared, diag_lo, diag_hi = seeded_band(query, target, half_width)
     if not has_shared:
         return 0, 0, 0, 0, 0, 0, 0
     # only target columns the band touches take part: translate the problem to them
     first_column = max(0, diag_lo)
     last_column = min(m, n + diag_hi)
-    score, qs, qe, ts, te, matches, n_blocks = _align_region(
+    score, qs, qe, ts, te, matches, n_blocks = _align_region_keyed(
         query, target[first_column:last_column], diag_lo - first_column,
         diag_hi - first_column, match_score, mismatch_score, gap_score,
-        buffers, key_scratch, blocks_out, want_blocks,
+        buffers, key_scratch, blocks_out, want_blocks, key_bits_limit,
     )
     if score == 0:
         return 0, 0, 0, 0, 0, 0, 0

@@ -1,5 +1,6 @@
 """citekit.kernels against the plain-Python references in tests/naive.py."""
 
+import difflib
 import random
 
 import numpy as np
@@ -85,11 +86,65 @@ def test_long_inputs_use_score_pass_and_rectangle_traceback():
         assert as_tuple(sw(query, target)) == expected
 
 
-def test_inputs_too_long_for_the_keys_are_refused_with_advice_that_holds():
+def wide(query, target, scoring=(2, -1, -1), band_width=None, serial=True):
+    """Alignment forced onto the two-word keys (the 64-bit limit lowered to 0)."""
+    query = np.asarray(query, dtype=np.int64)
+    target = np.asarray(target, dtype=np.int64)
+    result = kernels._align_pairs_checked(
+        query, np.array([0, len(query)]), target, np.array([0, len(target)]),
+        np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), *scoring, band_width,
+        True, serial=serial, key_bits_limit=0,
+    )
+    return pair_row(result, 0)
+
+
+def test_two_word_keys_equal_the_reference_on_random_inputs():
+    rng = random.Random(21)
+    for _ in range(600):
+        alphabet = rng.choice([1, 2, 3, 5, 20])
+        query = random_tokens(rng, 12, alphabet)
+        target = random_tokens(rng, 16, alphabet)
+        scoring = rng.choice(SCORINGS)
+        width = len(query) + len(target)  # a band holding every cell: the full DP
+        expected = naive_smith_waterman(query, target, *scoring)[:7]
+        assert wide(query, target, scoring, band_width=width) == expected, (query, target)
+        assert wide(query, target, scoring, band_width=width, serial=False) == expected
+
+
+def test_two_word_keys_equal_the_banded_reference():
+    rng = random.Random(22)
+    for _ in range(400):
+        alphabet = rng.choice([2, 4, 30])
+        query = random_tokens(rng, 12, alphabet)
+        target = random_tokens(rng, 30, alphabet)
+        width = rng.randrange(0, 5)
+        band = naive_band(query, target, width)
+        expected = EMPTY if band is None else naive_smith_waterman(
+            query, target, 2, -1, -1, *band)[:7]
+        assert wide(query, target, band_width=width) == expected
+        assert wide(query, target, band_width=width) == as_tuple(sw(query, target,
+                                                                    band_width=width))
+
+
+def test_two_word_keys_equal_the_one_word_rectangle_traceback():
+    # beyond STORE_CELLS the 64-bit kernel traces back on the optimal rectangle only
+    rng = random.Random(23)
+    for trial in range(4):
+        alphabet = [2, 50][trial % 2]
+        query = random_tokens(rng, 190, alphabet, min_length=150)
+        target = random_tokens(rng, 220, alphabet, min_length=150)
+        copy = [t if rng.random() > 0.1 else alphabet + 1 for t in query[20:140]]
+        target[30:30 + len(copy)] = copy
+        assert wide(query, target, band_width=500) == as_tuple(sw(query, target))
+
+
+def test_inputs_too_long_for_one_word_keys_are_aligned_with_two():
+    # 40,000 equal tokens need 65 bits in one word: once a ValueError
     long = np.zeros(40_000, dtype=np.int64)
-    for band_width in (None, 50):  # a band cannot help: the query itself is long
-        with pytest.raises(ValueError, match=r"65 bits needed, 61 available\); split the inputs"):
-            smith_waterman(long, long, band_width=band_width)
+    for band_width in (None, 50):
+        got = smith_waterman(long, long, band_width=band_width, return_blocks=True)
+        assert got == LocalAlignment(80_000, 0, 40_000, 0, 40_000, 40_000,
+                                     ((0, 0, 40_000),))
 
 
 def test_explicit_band_equals_banded_reference():
@@ -105,6 +160,27 @@ def test_explicit_band_equals_banded_reference():
             assert as_tuple(got) == EMPTY
             continue
         assert as_tuple(got) == naive_smith_waterman(query, target, 2, -1, -1, *band)[:7]
+
+
+def test_seeded_band_on_periodic_and_run_inputs_equals_the_reference():
+    # positions taken as arithmetic progressions and runs: trapezoids of pairs
+    from citekit.kernels._band import seeded_band
+
+    rng = random.Random(24)
+    for trial in range(600):
+        period = rng.randint(1, 11)
+        base = [rng.randrange(4) for _ in range(period)]
+        query = (base * 12)[rng.randint(0, 3):rng.randint(4, 40)]
+        target = (base * 12)[rng.randint(0, 5):rng.randint(6, 70)]
+        for _ in range(rng.randint(0, 3)):
+            query[rng.randrange(len(query))] = 9
+            target[rng.randrange(len(target))] = rng.choice([9, 8])
+        width = rng.randrange(0, 4)
+        has_shared, diag_lo, diag_hi = seeded_band(np.array(query, dtype=np.int64),
+                                                   np.array(target, dtype=np.int64), width)
+        expected = naive_band(query, target, width)
+        assert (bool(has_shared), (int(diag_lo), int(diag_hi))) == (
+            expected is not None, expected or (0, 0)), (query, target, width)
 
 
 def test_band_equals_full_dp_when_the_optimal_path_lies_inside():
@@ -211,10 +287,13 @@ def test_smith_waterman_rejects_bad_arguments(kwargs, error, name):
         smith_waterman(**arguments)
 
 
-def test_too_long_for_exact_keys_raises_before_computing():
-    huge = np.zeros(1 << 21, dtype=np.int64)
-    with pytest.raises(ValueError, match="too long"):
-        smith_waterman(huge, huge)
+def test_only_regions_beyond_two_words_are_refused():
+    from citekit.kernels._sw_wide import wide_key_bits
+
+    assert wide_key_bits(1 << 21, 1 << 21, 2, 1) <= kernels._sw.MAX_KEY_BITS
+    assert wide_key_bits(1 << 31, 1 << 31, 1000, 1) > kernels._sw.MAX_KEY_BITS
+    with pytest.raises(ValueError, match="even in two 64-bit words"):
+        kernels._check_key_bits(wide_key_bits(1 << 31, 1 << 31, 1000, 1), "the inputs")
 
 
 # --- batch drivers ------------------------------------------------------------------------
@@ -409,6 +488,39 @@ def test_matching_blocks_equal_difflib_on_long_edited_copies():
         b[edits] = rng.integers(0, alphabet, 60)
         b = np.concatenate([b[:1000], rng.integers(0, alphabet, 50), b[1200:]])
         assert matching_blocks(a, b) == naive_matching_blocks(a.tolist(), b.tolist())
+
+
+def test_longest_match_automaton_equals_difflib_on_random_ranges():
+    from citekit.kernels._lcs import longest_match_automaton
+
+    rng = random.Random(31)
+    for _ in range(1500):
+        alphabet = rng.choice([1, 2, 3, 5, 30])
+        a = random_tokens(rng, 25, alphabet)
+        b = random_tokens(rng, 25, alphabet)
+        a_lo = rng.randint(0, len(a))
+        a_hi = rng.randint(a_lo, len(a))
+        b_lo = rng.randint(0, len(b))
+        b_hi = rng.randint(b_lo, len(b))
+        expected = difflib.SequenceMatcher(None, a, b, autojunk=False).find_longest_match(
+            a_lo, a_hi, b_lo, b_hi)
+        got = longest_match_automaton(np.array(a, dtype=np.int64), a_lo, a_hi,
+                                      np.array(b, dtype=np.int64), b_lo, b_hi)
+        assert tuple(map(int, got)) == tuple(expected), (a, b, a_lo, a_hi, b_lo, b_hi)
+
+
+def test_matching_blocks_take_the_automaton_on_repetitive_inputs_and_equal_difflib():
+    # a range whose pairs of equal tokens far outnumber its length takes the automaton
+    rng = random.Random(32)
+    for _ in range(6):
+        period = rng.randint(1, 3)
+        a = [k % period for k in range(rng.randint(200, 400))]
+        b = [k % period for k in range(rng.randint(3000, 5000))]
+        for _ in range(rng.randint(0, 8)):
+            a[rng.randrange(len(a))] = 7
+            b[rng.randrange(len(b))] = 7
+        assert len(a) * len(b) // period > 8 * (len(a) + len(b)) + 4096
+        assert matching_blocks(a, b) == naive_matching_blocks(a, b)
 
 
 def test_lcs_and_matching_blocks_of_empty_inputs():

@@ -131,11 +131,14 @@ def test_align_ranges_unchecked_equals_align_pairs_on_csr_targets():
             )
 
 
-def test_align_ranges_unchecked_refuses_pairs_too_long_for_exact_keys():
+def test_align_ranges_unchecked_aligns_pairs_too_long_for_one_word_keys():
+    # (40,000 x 40,000 tokens need more than 61 bits in one key: two-word keys)
     long = _array(np.zeros(40_000))
-    with pytest.raises(ValueError, match="pair 0"):
-        align_ranges_unchecked(long, _array([0, 40_000]), long, _array([0]), _array([40_000]),
-                               _array([0]), _array([0]), 1000, -1, -1, None, None, 1 << 40)
+    rows, counts, starts, blocks = align_ranges_unchecked(
+        long, _array([0, 40_000]), long, _array([0]), _array([40_000]), _array([0]),
+        _array([0]), 1000, -1, -1, None, None, 1 << 40)
+    assert rows[:, 0].tolist() == [40_000_000, 0, 40_000, 0, 40_000, 40_000]
+    assert blocks[starts[0]:starts[0] + counts[0]].tolist() == [[0, 0, 40_000]]
 
 
 # -- recording calls and assembling blocks -------------------------------------------------

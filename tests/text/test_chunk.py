@@ -417,3 +417,29 @@ def test_huge_document_chunks_quickly():
     assert all(
         chunker.count_tokens(text[s:e]) + 2 <= 256 for s, e in chunks
     )
+
+
+LONG_WORDS = {
+    "han": ("東京は日本の首都です。大阪は商業の中心地です" * 20)[:320],
+    "unbroken han": ("東京は日本の首都です" * 40)[:320],
+    "thai": ("ประเทศไทยมีประชากรมาก" * 20)[:320],
+    "blob": "".join(chr(65 + (k * 7919) % 58) for k in range(320)),
+    "mixed": "Intro. " + "猫" * 300 + " then " + "a" * 280 + " end.",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FACTORIES))
+@pytest.mark.parametrize("sample", sorted(LONG_WORDS))
+def test_long_words_chunk_as_the_previous_chunker(kind, sample):
+    # words over LONG_WORD characters are searched position by position (module notes)
+    from naive import naive_chunk_text
+
+    from citekit.chunk import LONG_WORD
+
+    chunker = chunker_for(kind)
+    text = LONG_WORDS[sample]
+    assert max(len(word) for word in text.split()) > LONG_WORD
+    for max_tokens, overlap in ((24, 0), (48, 8)):
+        budget = max_tokens + chunker.special_token_overhead
+        expected = naive_chunk_text(text, chunker, budget, overlap_tokens=overlap)
+        assert chunk_text(text, chunker, budget, overlap_tokens=overlap) == expected
