@@ -900,14 +900,16 @@ def naive_judged_int_facts(pairs, pair_passage, passage_source, base_offsets,
 
 
 def naive_evidence_set(covers, n_pool, weights, content, row_source, by_score_rows, top_k,
-                       max_per_source, uncovered_ok=None):
+                       max_per_source, uncovered_ok=None, matched=None):
     """Reference of citekit.kernels._evidence.evidence_set: only rows covering a content
     token (or flagged in uncovered_ok) take part; greedy cover of the content weight by
     the pool rows (the first such row first; then the largest gain, ties to the lower
-    row, while a row adds anything, at most top_k); shown: the set's rows, then
-    by_score_rows that take part, no repeats, each covering a content token that the
-    rows shown before it do not (rows of uncovered_ok excepted), at most max_per_source
-    per source and top_k in all."""
+    row, while a row adds anything, at most top_k); shown: the set's rows, then the
+    other pool rows and the by_score_rows that take part, no repeats, each having
+    matched (matched, default covers) a content token that the rows shown before it did
+    not (rows of uncovered_ok excepted), at most max_per_source per source and top_k in
+    all."""
+    matched = covers if matched is None else matched
     n_tokens = len(weights)
     uncovered_ok = uncovered_ok if uncovered_ok is not None else [False] * len(covers)
     showable = [
@@ -931,11 +933,12 @@ def naive_evidence_set(covers, n_pool, weights, content, row_source, by_score_ro
         selected.append(row)
         union |= {t for t in range(n_tokens) if covers[row][t]}
     shown = []
-    for row in sorted(selected) + [r for r in by_score_rows if showable[r]]:
+    rest = [r for r in range(n_pool) if showable[r] and r not in selected]
+    for row in sorted(selected) + rest + [r for r in by_score_rows if showable[r]]:
         if len(shown) >= top_k:
             break
         adds = bool(uncovered_ok[row]) or any(
-            content[t] and covers[row][t] and not any(covers[r][t] for r in shown)
+            content[t] and matched[row][t] and not any(matched[r][t] for r in shown)
             for t in range(n_tokens)
         )
         same_source = sum(row_source[r] == row_source[row] for r in shown)
@@ -1050,9 +1053,14 @@ def naive_records(sentences, top_k, max_per_source, multi_span, merge_gap, max_s
     each shown row) where rows are the evidence set and shown rows, ascending."""
     out = []
     for s in sentences:
+        n_tokens = len(s["weights"])
+        matched = [
+            [any(q <= t < q + length for q, _, length in blocks) for t in range(n_tokens)]
+            for blocks in s["blocks"]
+        ]
         selected, shown = naive_evidence_set(
             s["covers"], s["n_pool"], s["weights"], s["content"], s["source"], s["chosen"],
-            top_k, max_per_source, s["uncovered_ok"],
+            top_k, max_per_source, s["uncovered_ok"], matched,
         )
         rows = sorted(set(r for r, flag in enumerate(selected) if flag) | set(shown))
         n_tokens = len(s["weights"])
@@ -1762,6 +1770,8 @@ from citekit._citations.polarity import (  # noqa: E402
     NOT_NEGATING_PHRASES,
 )
 
+NEGATOR_REACH = 12  # (the implementation's, written down again)
+
 _NAIVE_MARKS = set(";:!?()[]{}\"\u201c\u201d\u00ab\u00bb\u2014\u2013\n\r"
                    "\uff0c\uff1b\uff1a\u3002\uff01\uff1f\u3001\uff08\uff09\u0964\u0965")
 
@@ -1884,8 +1894,17 @@ def naive_negated(text: str, lo: int, hi: int, ranges):
         before = [b for b in bounds if b < start]
         after = [b for b in bounds if b >= end]
         clause_lo = lo + (before[-1] + 1 if before else 0)
-        clause_hi = lo + after[0] if after else None
-        if any(r_end > clause_lo and (clause_hi is None or r_start < clause_hi)
-               for r_start, r_end in ranges):
-            return lo + start, lo + end
+        clause_hi = lo + after[0] if after else hi
+        for r_start, r_end in ranges:
+            # the characters of the range in the clause, and their distance to the negator
+            inside = [c for c in range(r_start, r_end) if clause_lo <= c < clause_hi]
+            if inside:
+                distance = min(
+                    0 if lo + start <= c < lo + end
+                    else (lo + start) - (c + 1) if c < lo + start
+                    else c - (lo + end)
+                    for c in inside
+                )
+                if distance <= NEGATOR_REACH:
+                    return lo + start, lo + end
     return None

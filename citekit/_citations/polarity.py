@@ -21,7 +21,8 @@ The scope rule (the user guide's status rules, docs/guide/status.rst, state it f
   and their German, French, Spanish, Russian, Chinese and Hindi counterparts); "no
   evidence that" is one negator (its "that" ends no clause); a side reads only the
   sentence (the passage) its alignment lies in, so no sentence boundary is crossed.
-- A negator is *in scope* when its clause holds a matched token of the alignment.
+- A negator is *in scope* when its clause holds a matched token of the alignment at most
+  ``NEGATOR_REACH`` (12) characters away from it.
 - A side is *negated* when a negator is in scope; two negators on one side still make
   it negated (they are not read as cancelling: "not without risk" is not "with risk"
   for a lexical reader).
@@ -32,7 +33,9 @@ The scope rule (the user guide's status rules, docs/guide/status.rst, state it f
   только``, ``не менее``, ``не более``, ``न केवल``; Chinese words holding a negator
   character that negate nothing (``不仅``, ``不过``, ``不同``, ``未来``, ``无论``, ``非常``,
   ``非洲``, ...).
-- Exactly one side negated is a conflict; both or neither agree.
+- Exactly one side negated is a conflict; both or neither agree. Only an alignment
+  whose passage covers at least ``NEGATED_CLAIM_SHARE`` (half) of the sentence's content
+  tokens is read: a negator beside a few shared words negates another claim.
 
 All, every and always against none, no and never, and with against without, are
 conflicts by the same rule: none, no, never and without are negators.
@@ -48,7 +51,9 @@ from citekit.results import Conflict, _unchecked_builder
 
 __all__ = [
     "CLAUSE_WORDS",
+    "NEGATED_CLAIM_SHARE",
     "NEGATION",
+    "NEGATOR_REACH",
     "NEGATOR_IDEOGRAPHS",
     "NEGATOR_PHRASES",
     "NEGATOR_WORDS",
@@ -59,6 +64,15 @@ __all__ = [
 ]
 
 NEGATION = "negation"
+# how near (in characters) to a matched token of its clause a negator must stand: a
+# negator further away in a long clause mostly negates something else ("Stewart would not
+# start the race" for a sentence on who replaced him in it)
+NEGATOR_REACH = 12
+# the share of the sentence's content tokens that an alignment must cover to state its
+# claim (negated or not): a negator beside a few shared words ("paper wasps are usually
+# not aggressive" for "Examples include paper wasps, hornets and yellow jackets") negates
+# another claim
+NEGATED_CLAIM_SHARE = 0.5
 
 # single words that negate what their clause says (case-insensitive, whole words)
 NEGATOR_WORDS = frozenset("""
@@ -199,11 +213,13 @@ def polarity_marks(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], .
 def _negator_in_scope(
     marks: tuple[tuple[int, ...], tuple[tuple[int, int], ...]],
     lo: int,
+    len_text: int,
     ranges: Sequence[tuple[int, int]],
 ) -> tuple[int, int] | None:
-    """The first negator of ``marks`` (of a text starting at ``lo`` of the whole text)
-    whose clause holds a character of one of ``ranges`` (the matched tokens, offsets in
-    the whole text), in whole-text offsets; None when none does."""
+    """The first negator of ``marks`` (of a text of ``len_text`` characters starting at
+    ``lo`` of the whole text) whose clause holds a character of one of ``ranges`` (the
+    matched tokens, offsets in the whole text) at most ``NEGATOR_REACH`` characters away
+    from it, in whole-text offsets; None when none does."""
     bounds, negators = marks
     if not negators:
         return None
@@ -217,9 +233,13 @@ def _negator_in_scope(
                 clause_end = bound
                 break
         clause_lo = lo + clause_start
-        clause_hi = lo + clause_end if clause_end is not None else None
+        clause_hi = lo + clause_end if clause_end is not None else lo + len_text
         for range_start, range_end in ranges:
-            if range_end > clause_lo and (clause_hi is None or range_start < clause_hi):
+            # the matched characters inside the clause, near the negator
+            inside_start, inside_end = max(range_start, clause_lo), min(range_end, clause_hi)
+            if inside_start < inside_end and max(
+                inside_start - (lo + end), (lo + start) - inside_end
+            ) <= NEGATOR_REACH:
                 return lo + start, lo + end
     return None
 
@@ -285,8 +305,12 @@ def negation_conflict(
     source_marks = polarity_marks(source_text[source_lo:source_hi])
     if not answer_marks[1] and not source_marks[1]:
         return None
-    answer_negator = _negator_in_scope(answer_marks, answer_lo, answer_ranges)
-    source_negator = _negator_in_scope(source_marks, source_lo, source_ranges)
+    answer_negator = _negator_in_scope(
+        answer_marks, answer_lo, answer_hi - answer_lo, answer_ranges
+    )
+    source_negator = _negator_in_scope(
+        source_marks, source_lo, source_hi - source_lo, source_ranges
+    )
     if (answer_negator is None) == (source_negator is None):
         return None
     a_start, a_end = answer_range

@@ -20,7 +20,7 @@ import numpy as np
 from citekit._citations.conflicts import find_conflicts
 from citekit._citations.coverage import cover_equal_values, coverage_with_conflicts
 from citekit._citations.directions import directions_in, opposed, passage_directions
-from citekit._citations.polarity import negation_conflict, polarity_marks
+from citekit._citations.polarity import NEGATED_CLAIM_SHARE, negation_conflict, polarity_marks
 from citekit._citations.queries import Queries, QueryBatch
 from citekit._citations.ranking import Choice, batch_top_k
 from citekit._citations.values import may_be_prefixed, may_be_scaled
@@ -131,10 +131,13 @@ def judged_facts(
         corpus.passage_char_start,
         corpus.passage_char_end,
     )
-    # the evidence takes in the content its passage states beside the aligned tokens
+    # the evidence takes in the content words its passage states beside the aligned
+    # tokens (not single letters of Thai, kana, nor Han ideographs: any passage in the
+    # script holds them, see the coverage stage)
     batch = context.batch
     widen_evidence(
-        facts, context.pair_query[pairs], batch.offsets, batch.ids, batch.content,
+        facts, context.pair_query[pairs], batch.offsets, batch.ids,
+        batch.words & ~batch.ideographs,
         rows.blocks, corpus.token_ids, corpus.token_starts, corpus.token_ends,
         context.embedding_only[pairs], EVIDENCE_REACH,
     )
@@ -436,6 +439,8 @@ def _span_citations(
             polarity = _polarity_conflict(
                 answer, answer_span, answer_starts, answer_ends, table.rec_answer[i],
                 corpus, context, judged, entry, source_text,
+                table.covers[table.cover_offsets[q] + row * n_tokens :][:n_tokens],
+                batch.content[lo:hi],
             )
             if polarity is not None:
                 conflicts = [*conflicts, polarity]
@@ -504,10 +509,15 @@ def _polarity_conflict(
     judged: _JudgedFacts,
     entry: int,
     source_text: str,
+    covered: np.ndarray,
+    content: np.ndarray,
 ) -> Any:
     """The negation conflict of judged entry ``entry`` (an aligned pair) with the
     sentence, or None (:func:`~citekit._citations.polarity.negation_conflict`: its
-    matched blocks give the scopes' anchors on both sides)."""
+    matched blocks give the scopes' anchors on both sides). Only a pair covering at
+    least ``NEGATED_CLAIM_SHARE`` of the sentence's content tokens (``covered``, its row
+    of the covers) states the sentence's claim, negated or not: a negator beside a few
+    shared words negates another claim."""
     base = judged.base[entry]
     passage_lo = judged.passage_char_start[entry] - base
     passage_hi = judged.passage_char_end[entry] - base
@@ -515,6 +525,9 @@ def _polarity_conflict(
         polarity_marks(answer[answer_span.char_start : answer_span.char_end])[1]
         or polarity_marks(source_text[passage_lo:passage_hi])[1]
     ):
+        return None
+    n_content = int(np.count_nonzero(content))
+    if n_content and np.count_nonzero(covered & content) < NEGATED_CLAIM_SHARE * n_content:
         return None
     token_lo = judged.token_lo[entry]
     answer_ranges = []

@@ -259,6 +259,7 @@ def widen_evidence(facts, pair_query, query_offsets, query_ids, content, blocks,
 @jit
 def _evidence_set_kernel(
     covers,
+    matched,
     n_pool,
     weights,
     content,
@@ -314,25 +315,32 @@ def _evidence_set_kernel(
         n_selected += 1
         for token in range(n_tokens):
             union[token] = union[token] or covers[best, token]
-    # shown: the evidence set in pool order, then the best by score, each only when it
-    # covers a content token that the rows shown before it do not (a citation adding
-    # nothing is filler), at most max_per_source per source and top_k in all
+    # shown: the evidence set in pool order, then the rest of the pool and the best by
+    # score, each only when its
+    # alignment matched a content token that the rows shown before it did not (a citation
+    # adding nothing to the evidence shown is filler; covers alone would count the words
+    # of the passages next to it, which its evidence does not show), at most
+    # max_per_source per source and top_k in all
     n_shown = 0
     shown_union = np.zeros(n_tokens, dtype=np.bool_)
-    for step in range(n_pool + by_score_rows.shape[0]):
+    for step in range(2 * n_pool + by_score_rows.shape[0]):
         if n_shown >= top_k:
             break
-        if step < n_pool:
+        if step < n_pool:  # the evidence set
             row = step
             if not selected[row]:
                 continue
+        elif step < 2 * n_pool:  # the rest of the pool, then the best by score
+            row = step - n_pool
+            if selected[row] or not showable[row]:
+                continue
         else:
-            row = by_score_rows[step - n_pool]
+            row = by_score_rows[step - 2 * n_pool]
             if not showable[row]:
                 continue
         adds = uncovered_ok[row]
         for token in range(n_tokens):
-            if content[token] and covers[row, token] and not shown_union[token]:
+            if content[token] and matched[row, token] and not shown_union[token]:
                 adds = True
                 break
         if not adds:
@@ -347,7 +355,7 @@ def _evidence_set_kernel(
             shown[n_shown] = row
             n_shown += 1
             for token in range(n_tokens):
-                shown_union[token] = shown_union[token] or covers[row, token]
+                shown_union[token] = shown_union[token] or matched[row, token]
     return n_shown
 
 
@@ -361,6 +369,7 @@ def evidence_set(
     top_k: int,
     max_per_source: int,
     uncovered_ok: np.ndarray | None = None,
+    matched: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The evidence set of a sentence and the citations shown for it.
 
@@ -371,10 +380,11 @@ def evidence_set(
     with the first such pool row and greedily adds the pool row covering the largest
     ``weights`` of still uncovered content tokens (ties: the lower row), at most
     ``top_k`` rows, stopping when no row adds anything. Shown are the evidence set's
-    rows in order, then the rows of ``by_score_rows``, skipping repeats, rows that
-    cannot be shown, rows covering no content token that the rows shown before them
-    leave uncovered (filler; rows of ``uncovered_ok`` excepted) and rows whose source
-    already has ``max_per_source`` shown, at most ``top_k``.
+    rows in order, then the other pool rows and the rows of ``by_score_rows``, skipping
+    repeats, rows that
+    cannot be shown, rows that matched no content token (``matched``) that the rows
+    shown before them did not (filler; rows of ``uncovered_ok`` excepted) and rows
+    whose source already has ``max_per_source`` shown, at most ``top_k``.
 
     Parameters
     ----------
@@ -395,6 +405,9 @@ def evidence_set(
     uncovered_ok : ndarray of bool, optional
         Rows that may be chosen and shown although they cover no content token (the
         pipeline's embedding-only candidates). Default: none.
+    matched : ndarray of bool, shape (n_rows, n_tokens), optional
+        Which sentence tokens each row's alignment matched (what its evidence shows).
+        Default: ``covers``.
 
     Returns
     -------
@@ -430,10 +443,16 @@ def evidence_set(
             f"uncovered_ok must hold one flag per row ({n_rows}), got shape "
             f"{uncovered_ok.shape}"
         )
+    matched = covers if matched is None else np.ascontiguousarray(matched, dtype=np.bool_)
+    if matched.shape != covers.shape:
+        raise ValueError(
+            f"matched must have the shape of covers {covers.shape}, got {matched.shape}"
+        )
     selected = np.zeros(n_rows, dtype=np.bool_)
     shown = np.zeros(max(int(top_k), 0), dtype=np.int64)
     n_shown = _evidence_set_kernel(
         covers,
+        matched,
         int(n_pool),
         np.ascontiguousarray(weights, dtype=np.float64).reshape(n_tokens),
         np.ascontiguousarray(content, dtype=np.bool_).reshape(n_tokens),
@@ -581,10 +600,17 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
         row_covers = covers[cover_offsets[q]:cover_offsets[q] + n_rows * n_tokens].reshape(
             (n_rows, n_tokens)
         )
+        # the tokens each row's alignment matched: what its evidence shows
+        row_matched = np.zeros((n_rows, n_tokens), dtype=np.bool_)
+        for row in range(n_rows):
+            for b in range(facts[FACT_BLOCK_LO, first + row], facts[FACT_BLOCK_HI, first + row]):
+                for k in range(max(blocks[b, 2], 0)):
+                    if blocks[b, 0] + k < n_tokens:
+                        row_matched[row, blocks[b, 0] + k] = True
         selected = np.zeros(n_rows, dtype=np.bool_)
         shown = np.zeros(max(top_k, 0), dtype=np.int64)
         n_shown = _evidence_set_kernel(
-            row_covers, n_pool[q], weights[lo:hi], content[lo:hi],
+            row_covers, row_matched, n_pool[q], weights[lo:hi], content[lo:hi],
             facts[FACT_SOURCE, first:first + n_rows],
             chosen_rows[chosen_offsets[q]:chosen_offsets[q + 1]],
             top_k, max_per_source, uncovered_ok[first:first + n_rows], selected, shown,

@@ -124,9 +124,17 @@ def test_the_demo_velutrapine_is_not_supported_by_its_negation():
               "is not approved in any country.")
     (span,) = align_citations(answer, [source])
     assert span.status != "supported"
-    for citation in span.citations:
-        if "velutrapine is" in citation.evidence.lower():
-            assert [c.kind for c in citation.conflicts] == [NEGATION]
+    # the same claim, negated in the source: a negation conflict
+    (span,) = align_citations("Velutrapine is approved in Europe.",
+                              ["Velutrapine is not approved in Europe."])
+    assert span.status != "supported" and len(_negations(span)) == 1
+
+
+def test_a_negator_beside_a_few_shared_words_negates_another_claim():
+    # the passage covers less than half of the sentence's content: no conflict
+    answer = "Examples include paper wasps, hornets and yellow jackets in gardens."
+    (span,) = align_citations(answer, ["Paper wasps are not aggressive."])
+    assert not _negations(span)
 
 
 def test_a_conflict_resolved_by_an_agreeing_source():

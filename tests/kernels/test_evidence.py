@@ -35,25 +35,28 @@ def evidence_cases(draw):
     top_k = draw(st.integers(0, 5))
     max_per_source = draw(st.integers(1, 3))
     uncovered_ok = draw(st.lists(st.booleans(), min_size=n_rows, max_size=n_rows))
+    # what each row's alignment matched: some of what it covers
+    matched = [[cover and draw(st.booleans()) for cover in row] for row in covers]
     return (covers, n_pool, weights, content, row_source, by_score, top_k, max_per_source,
-            uncovered_ok)
+            uncovered_ok, matched)
 
 
 @settings(max_examples=400, deadline=None)
 @given(evidence_cases())
 def test_evidence_set_matches_reference(case):
     (covers, n_pool, weights, content, row_source, by_score, top_k, max_per_source,
-     uncovered_ok) = case
+     uncovered_ok, matched) = case
     n_tokens = len(weights)
     selected, shown = evidence_set(
         np.array(covers, dtype=bool).reshape(len(covers), n_tokens), n_pool,
         np.array(weights), np.array(content, dtype=bool), np.array(row_source, dtype=np.int64),
         np.array(by_score, dtype=np.int64), top_k, max_per_source,
         np.array(uncovered_ok, dtype=bool),
+        np.array(matched, dtype=bool).reshape(len(covers), n_tokens),
     )
     expected_selected, expected_shown = naive_evidence_set(
         covers, n_pool, weights, content, row_source, by_score, top_k,
-        max_per_source, uncovered_ok,
+        max_per_source, uncovered_ok, matched,
     )
     assert selected.tolist() == expected_selected
     assert shown.tolist() == expected_shown
@@ -121,6 +124,10 @@ def test_evidence_set_bad_input():
     with pytest.raises(ValueError, match="n_pool"):
         evidence_set(np.zeros((2, 1), dtype=bool), 3, np.zeros(1), np.zeros(1, bool),
                      np.zeros(2, np.int64), np.zeros(0, np.int64), 1, 1)
+    with pytest.raises(ValueError, match="matched"):
+        evidence_set(np.zeros((2, 1), dtype=bool), 2, np.zeros(1), np.zeros(1, bool),
+                     np.zeros(2, np.int64), np.zeros(0, np.int64), 1, 1, None,
+                     np.zeros((2, 2), bool))
     with pytest.raises(ValueError, match="uncovered_ok"):
         evidence_set(np.zeros((2, 1), dtype=bool), 2, np.zeros(1), np.zeros(1, bool),
                      np.zeros(2, np.int64), np.zeros(0, np.int64), 1, 1, np.zeros(3, bool))
@@ -210,3 +217,19 @@ def test_widen_evidence_takes_each_sentence_token_once():
     ends = [3, 7, 11, 15, 19, 23, 27]
     _, got = _widened(sentence, content, passage, starts, ends, [(0, 4, 1)], 5)
     assert got == (8, 19)
+
+
+def test_evidence_set_shows_what_the_evidence_matched():
+    # row 0 covers all tokens (its neighbouring passage holds tokens 2 and 3) but its
+    # alignment matched tokens 0 and 1: row 1, which matched 2 and 3, is shown too
+    covers = np.array([[1, 1, 1, 1], [0, 0, 1, 1], [1, 1, 0, 0]], dtype=bool)
+    matched = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 1, 0, 0]], dtype=bool)
+    weights, content = np.ones(4), np.ones(4, dtype=bool)
+    selected, shown = evidence_set(covers, 3, weights, content, np.array([0, 1, 2]),
+                                   np.array([1, 2]), 3, 3, None, matched)
+    assert selected.tolist() == [True, False, False]
+    assert shown.tolist() == [0, 1]
+    # by covers alone, row 0 leaves nothing to add
+    _, shown = evidence_set(covers, 3, weights, content, np.array([0, 1, 2]),
+                            np.array([1, 2]), 3, 3)
+    assert shown.tolist() == [0]
