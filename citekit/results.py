@@ -421,7 +421,9 @@ class EvidenceSpan(_Record):
 class Conflict(_Record):
     """A value in the answer that differs from the value at the aligned evidence position.
 
-    ``kind`` is one of ``"number"``, ``"percent"``, ``"currency"``, ``"date"``. Answer
+    ``kind`` is one of ``"number"``, ``"percent"``, ``"currency"``, ``"date"``, or
+    ``"negation"``: a negator in the scope of the aligned content on one side only, whose
+    texts are each side's aligned range widened to its negator. Answer
     offsets index the answer string; evidence offsets index the source text. The texts
     hold the values with their signs, currency and percent signs, their scale words when
     both state a scale, and the words before or after them when one says a rise and the

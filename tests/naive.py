@@ -953,13 +953,16 @@ def naive_judged_int_facts(pairs, pair_passage, passage_source, base_offsets,
 
 
 def naive_evidence_set(covers, n_pool, weights, content, row_source, by_score_rows, top_k,
-                       max_per_source, uncovered_ok=None):
+                       max_per_source, uncovered_ok=None, matched=None):
     """Reference of citekit.kernels._evidence.evidence_set: only rows covering a content
     token (or flagged in uncovered_ok) take part; greedy cover of the content weight by
     the pool rows (the first such row first; then the largest gain, ties to the lower
-    row, while a row adds anything, at most top_k); shown: the set's rows, then
-    by_score_rows that take part, no repeats, at most max_per_source per source and
-    top_k in all."""
+    row, while a row adds anything, at most top_k); shown: the set's rows, then the
+    other pool rows and the by_score_rows that take part, no repeats, each having
+    matched (matched, default covers) a content token that the rows shown before it did
+    not (rows of uncovered_ok excepted), at most max_per_source per source and top_k in
+    all."""
+    matched = covers if matched is None else matched
     n_tokens = len(weights)
     uncovered_ok = uncovered_ok if uncovered_ok is not None else [False] * len(covers)
     showable = [
@@ -983,13 +986,69 @@ def naive_evidence_set(covers, n_pool, weights, content, row_source, by_score_ro
         selected.append(row)
         union |= {t for t in range(n_tokens) if covers[row][t]}
     shown = []
-    for row in sorted(selected) + [r for r in by_score_rows if showable[r]]:
+    rest = [r for r in range(n_pool) if showable[r] and r not in selected]
+    for row in sorted(selected) + rest + [r for r in by_score_rows if showable[r]]:
         if len(shown) >= top_k:
             break
+        adds = bool(uncovered_ok[row]) or any(
+            content[t] and matched[row][t] and not any(matched[r][t] for r in shown)
+            for t in range(n_tokens)
+        )
         same_source = sum(row_source[r] == row_source[row] for r in shown)
-        if row not in shown and same_source < max_per_source:
+        if adds and row not in shown and same_source < max_per_source:
             shown.append(row)
     return [row in selected for row in range(len(covers))], shown
+
+
+def naive_widen_evidence(sentence_ids, content, blocks, passage_ids, passage_starts,
+                         passage_ends, evidence, reach):
+    """Reference of citekit.kernels._evidence.widen_evidence for one pair: the evidence
+    (start, end) characters after taking in, outward from the first and the last aligned
+    passage token, passage tokens equal to content tokens of the sentence the alignment
+    did not match (each such sentence token once; left side first), until ``reach``
+    tokens in a row take none; then the sentence's tokens glued to either edge."""
+    blocks = [block for block in blocks if block[2] > 0]
+    if not blocks:
+        return tuple(evidence)
+    taken = [False] * len(sentence_ids)
+    for q, _, length in blocks:
+        for k in range(q, min(q + length, len(sentence_ids))):
+            taken[k] = True
+    first = min(t for _, t, _ in blocks)
+    last = max(t + length - 1 for _, t, length in blocks)
+    if last >= len(passage_ids):
+        return tuple(evidence)
+
+    def take(token_id):
+        for k, sentence_id in enumerate(sentence_ids):
+            if content[k] and not taken[k] and sentence_id == token_id:
+                taken[k] = True
+                return True
+        return False
+
+    start, misses = first, 0
+    for t in range(first - 1, -1, -1):
+        if misses >= reach:
+            break
+        if take(passage_ids[t]):
+            start, misses = t, 0
+        else:
+            misses += 1
+    end, misses = last, 0
+    for t in range(last + 1, len(passage_ids)):
+        if misses >= reach:
+            break
+        if take(passage_ids[t]):
+            end, misses = t, 0
+        else:
+            misses += 1
+    while (start > 0 and passage_ends[start - 1] == passage_starts[start]
+           and passage_ids[start - 1] in sentence_ids):
+        start -= 1
+    while (end + 1 < len(passage_ids) and passage_starts[end + 1] == passage_ends[end]
+           and passage_ids[end + 1] in sentence_ids):
+        end += 1
+    return min(evidence[0], passage_starts[start]), max(evidence[1], passage_ends[end])
 
 
 def naive_value_regions(blocks, answer_values, n_answer, n_source):
@@ -1047,9 +1106,14 @@ def naive_records(sentences, top_k, max_per_source, multi_span, merge_gap, max_s
     each shown row) where rows are the evidence set and shown rows, ascending."""
     out = []
     for s in sentences:
+        n_tokens = len(s["weights"])
+        matched = [
+            [any(q <= t < q + length for q, _, length in blocks) for t in range(n_tokens)]
+            for blocks in s["blocks"]
+        ]
         selected, shown = naive_evidence_set(
             s["covers"], s["n_pool"], s["weights"], s["content"], s["source"], s["chosen"],
-            top_k, max_per_source, s["uncovered_ok"],
+            top_k, max_per_source, s["uncovered_ok"], matched,
         )
         rows = sorted(set(r for r, flag in enumerate(selected) if flag) | set(shown))
         n_tokens = len(s["weights"])
@@ -1956,3 +2020,161 @@ def _naive_overlap_start(
         if count(text[candidate:end]) <= overlap_tokens:
             return candidate
     return end
+
+
+# =======================================================================================
+# Polarity (reference of citekit._citations.polarity)
+#
+# Written apart from the implementation's single regular expression: the text is read
+# position by position, phrases compared word by word; only the word lists (data) are
+# citekit's own.
+# =======================================================================================
+
+from citekit._citations.polarity import (  # noqa: E402
+    CLAUSE_IDEOGRAPHS,
+    CLAUSE_WORDS,
+    NEGATOR_IDEOGRAPHS,
+    NEGATOR_PHRASES,
+    NEGATOR_WORDS,
+    NOT_NEGATING_IDEOGRAPHS,
+    NOT_NEGATING_PHRASES,
+)
+
+NEGATOR_REACH = 12  # (the implementation's, written down again)
+
+_NAIVE_MARKS = set(";:!?()[]{}\"\u201c\u201d\u00ab\u00bb\u2014\u2013\n\r"
+                   "\uff0c\uff1b\uff1a\u3002\uff01\uff1f\u3001\uff08\uff09\u0964\u0965")
+
+
+def _naive_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_" or "\u0900" <= char <= "\u097f"
+
+
+def _naive_words_at(text: str, i: int, words) -> int:
+    """End of the word sequence ``words`` read at ``text[i]`` (case-insensitive, white
+    space between the words, whole words), or -1."""
+    if i > 0 and _naive_word_char(text[i - 1]):
+        return -1
+    j = i
+    for n, word in enumerate(words):
+        if n:
+            k = j
+            while k < len(text) and text[k].isspace():
+                k += 1
+            if k == j:
+                return -1
+            j = k
+        piece = text[j : j + len(word)]
+        if len(piece) != len(word) or piece.lower() != word.lower():
+            return -1
+        j += len(word)
+    if j < len(text) and _naive_word_char(text[j]):
+        return -1
+    return j
+
+
+def _naive_longest(text: str, i: int, candidates, as_words: bool) -> int:
+    """End of the longest candidate read at ``text[i]`` (word sequences when
+    ``as_words``, else plain strings), or -1."""
+    best = -1
+    for candidate in candidates:
+        if as_words:
+            end = _naive_words_at(text, i, candidate)
+        else:
+            end = i + len(candidate) if text.startswith(candidate, i) else -1
+        best = max(best, end)
+    return best
+
+
+def naive_polarity_marks(text: str):
+    """(bounds, negators) of ``text`` by the rules of citekit._citations.polarity: read
+    left to right; at each position a phrase that does not negate (or "No." before a
+    number, or a Chinese word holding a negator character) is skipped whole, else a
+    clause mark or clause word is a bound, else a negator (a word, "failed to", "n't"
+    after a letter, French "n'" before one, a Chinese negator) is recorded."""
+    bounds, negators = [], []
+    i = 0
+    while i < len(text):
+        skip = max(
+            _naive_longest(text, i, NOT_NEGATING_PHRASES, True),
+            _naive_longest(text, i, NOT_NEGATING_IDEOGRAPHS, False),
+        )
+        if (
+            skip < 0
+            and text[i:i + 3].lower() == "no."
+            and not (i > 0 and _naive_word_char(text[i - 1]))
+        ):
+            k = i + 3
+            while k < len(text) and text[k].isspace():
+                k += 1
+            if k < len(text) and text[k].isdecimal():
+                skip = i + 3
+        if skip > i:
+            i = skip
+            continue
+        char = text[i]
+        if char in _NAIVE_MARKS or (
+            char in ".," and not (i + 1 < len(text) and text[i + 1].isdecimal())
+        ) or (
+            char == "-" and 0 < i < len(text) - 1 and text[i - 1].isspace()
+            and text[i + 1].isspace()
+        ):
+            bounds.append(i)
+            i += 1
+            continue
+        end = max(
+            _naive_longest(text, i, [[word] for word in CLAUSE_WORDS], True),
+            _naive_longest(text, i, CLAUSE_IDEOGRAPHS, False),
+        )
+        if end > i:
+            bounds.append(i)
+            i = end
+            continue
+        end = max(
+            _naive_longest(text, i, NEGATOR_PHRASES, True),
+            _naive_longest(text, i, [[word] for word in NEGATOR_WORDS], True),
+            _naive_longest(text, i, NEGATOR_IDEOGRAPHS, False),
+        )
+        apostrophe = text[i + 1:i + 2] in ("'", "\u2019")
+        if end < 0 and text[i] in "nN" and apostrophe:
+            after = text[i + 2:i + 3]
+            letter_after = after.isalpha()
+            if (
+                i > 0 and text[i - 1].isalpha() and after in ("t", "T")
+                and not (i + 3 < len(text) and _naive_word_char(text[i + 3]))
+            ):
+                end = i + 3  # "isn't"
+            elif letter_after and not (i > 0 and _naive_word_char(text[i - 1])):
+                end = i + 2  # French "n'a"
+        if end > i:
+            negators.append((i, end))
+            i = end
+            continue
+        i += 1
+    if not negators:
+        return (), ()
+    return tuple(bounds), tuple(negators)
+
+
+def naive_negated(text: str, lo: int, hi: int, ranges):
+    """The first negator of ``text[lo:hi]`` whose clause (between the bounds around it)
+    overlaps one of ``ranges`` (whole-text offsets), in whole-text offsets, or None."""
+    bounds, negators = naive_polarity_marks(text[lo:hi])
+    for start, end in negators:
+        before = [b for b in bounds if b < start]
+        after = [b for b in bounds if b >= end]
+        clause_lo = lo + (before[-1] + 1 if before else 0)
+        clause_hi = lo + after[0] if after else hi
+        for r_start, r_end in ranges:
+            # the characters of the range in the clause, and their distance to the negator
+            inside = [c for c in range(r_start, r_end) if clause_lo <= c < clause_hi]
+            if inside:
+                distance = min(
+                    0 if lo + start <= c < lo + end
+                    else (lo + start) - (c + 1) if c < lo + start
+                    else c - (lo + end)
+                    for c in inside
+                )
+                if distance <= NEGATOR_REACH:
+                    return lo + start, lo + end
+    return None

@@ -16,7 +16,9 @@
 
 What the stages read of the text: which answer tokens carry content (``content``), what a
 value reads as (``values``: kinds, keys, signs, scales), which words describe it as a rise
-or a fall (``directions``), and which values conflict with the evidence (``conflicts``).
+or a fall (``directions``), which values conflict with the evidence (``conflicts``), and
+whether the evidence negates what the sentence states or the other way round
+(``polarity``).
 
 :mod:`citekit.pipeline` (``Pipeline``) reads the answers and runs their sentences through
 ``align`` in batches.

@@ -18,8 +18,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from citekit._citations.conflicts import find_conflicts
-from citekit._citations.coverage import coverage_with_conflicts
+from citekit._citations.coverage import cover_equal_values, coverage_with_conflicts
 from citekit._citations.directions import directions_in, opposed, passage_directions
+from citekit._citations.polarity import NEGATED_CLAIM_SHARE, negation_conflict, polarity_marks
 from citekit._citations.queries import Queries, QueryBatch
 from citekit._citations.ranking import Choice, batch_top_k
 from citekit._citations.values import may_be_prefixed, may_be_scaled
@@ -27,6 +28,7 @@ from citekit.config import CitationConfig
 from citekit.corpus import Corpus
 from citekit.kernels import PairAlignments
 from citekit.kernels._evidence import (
+    EVIDENCE_REACH,
     FACT_BASE,
     FACT_BLOCK_HI,
     FACT_BLOCK_LO,
@@ -43,6 +45,7 @@ from citekit.kernels._evidence import (
     RECORD_SHOWN,
     judged_int_facts,
     records_batch,
+    widen_evidence,
 )
 from citekit.kernels._scoring import COMPONENT_NAMES
 from citekit.results import AnswerSpan, Citation, EvidenceSpan, SpanCitations, _unchecked_builder
@@ -127,6 +130,16 @@ def judged_facts(
         rows.query_end,
         corpus.passage_char_start,
         corpus.passage_char_end,
+    )
+    # the evidence takes in the content words its passage states beside the aligned
+    # tokens (not single letters of Thai, kana, nor Han ideographs: any passage in the
+    # script holds them, see the coverage stage)
+    batch = context.batch
+    widen_evidence(
+        facts, context.pair_query[pairs], batch.offsets, batch.ids,
+        batch.words & ~batch.ideographs,
+        rows.blocks, corpus.token_ids, corpus.token_starts, corpus.token_ends,
+        context.embedding_only[pairs], EVIDENCE_REACH,
     )
     # (the answer token range, FACT_ANSWER_FIRST and FACT_ANSWER_LAST: records_batch
     # reads it)
@@ -239,6 +252,14 @@ def batch_records(
         facts = facts.copy()
         facts[FACT_SOURCE] = context.corpus.source_documents[facts[FACT_SOURCE]]
     batch = context.batch
+    # values the passages hold in an equal form ("$1.5bn", "$1.5 billion") are covered
+    cover_equal_values(
+        covers, cover_offsets, judged_offsets, context.corpus, judged, batch, values,
+        [
+            (answers[queries.answer_of[first + q]], *queries.spans[first + q])
+            for q in range(len(judged_offsets) - 1)
+        ],
+    )
     found = _BatchRecords(
         *records_batch(
             covers,
@@ -414,8 +435,17 @@ def _span_citations(
                 answer_values=answer_values,
                 answer_cache=answer_cache,
             )
-            if conflicts:
-                contradicted.append((row, conflicts))
+        if not judged.embedding_only[entry]:
+            polarity = _polarity_conflict(
+                answer, answer_span, answer_starts, answer_ends, table.rec_answer[i],
+                corpus, context, judged, entry, source_text,
+                table.covers[table.cover_offsets[q] + row * n_tokens :][:n_tokens],
+                batch.content[lo:hi],
+            )
+            if polarity is not None:
+                conflicts = [*conflicts, polarity]
+        if conflicts:
+            contradicted.append((row, conflicts))
         if flags & RECORD_SHOWN:
             citations.append(
                 _citation(
@@ -465,6 +495,64 @@ def _span_citations(
         status=status,
         unsupported_spans=tuple(unsupported),
         content_coverage=coverage if n_tokens else None,
+    )
+
+
+def _polarity_conflict(
+    answer: str,
+    answer_span: AnswerSpan,
+    answer_starts: np.ndarray,
+    answer_ends: np.ndarray,
+    answer_range: list[int],
+    corpus: Corpus,
+    context: AlignedBatch,
+    judged: _JudgedFacts,
+    entry: int,
+    source_text: str,
+    covered: np.ndarray,
+    content: np.ndarray,
+) -> Any:
+    """The negation conflict of judged entry ``entry`` (an aligned pair) with the
+    sentence, or None (:func:`~citekit._citations.polarity.negation_conflict`: its
+    matched blocks give the scopes' anchors on both sides). Only a pair covering at
+    least ``NEGATED_CLAIM_SHARE`` of the sentence's content tokens (``covered``, its row
+    of the covers) states the sentence's claim, negated or not: a negator beside a few
+    shared words negates another claim."""
+    base = judged.base[entry]
+    passage_lo = judged.passage_char_start[entry] - base
+    passage_hi = judged.passage_char_end[entry] - base
+    if not (
+        polarity_marks(answer[answer_span.char_start : answer_span.char_end])[1]
+        or polarity_marks(source_text[passage_lo:passage_hi])[1]
+    ):
+        return None
+    n_content = int(np.count_nonzero(content))
+    if n_content and np.count_nonzero(covered & content) < NEGATED_CLAIM_SHARE * n_content:
+        return None
+    token_lo = judged.token_lo[entry]
+    answer_ranges = []
+    source_ranges = []
+    for q_pos, t_pos, length in context.rows.blocks[
+        judged.block_lo[entry] : judged.block_hi[entry]
+    ].tolist():
+        if length <= 0:
+            continue
+        answer_ranges.append(
+            (int(answer_starts[q_pos]), int(answer_ends[q_pos + length - 1]))
+        )
+        source_ranges.append(
+            (
+                int(corpus.token_starts[token_lo + t_pos]),
+                int(corpus.token_ends[token_lo + t_pos + length - 1]),
+            )
+        )
+    if not answer_ranges:
+        return None
+    return negation_conflict(
+        answer, answer_span.char_start, answer_span.char_end, answer_ranges,
+        (answer_range[0], answer_range[1]), source_text, passage_lo, passage_hi,
+        source_ranges, (judged.char_start[entry], judged.char_end[entry]),
+        source_offset=base,
     )
 
 

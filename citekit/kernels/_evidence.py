@@ -21,6 +21,7 @@ from citekit._jit import jit
 from citekit.kernels._coverage import _covered_share, _uncovered_runs
 
 __all__ = [
+    "EVIDENCE_REACH",
     "FACT_ANSWER_FIRST",
     "FACT_ANSWER_LAST",
     "FACT_BASE",
@@ -42,6 +43,7 @@ __all__ = [
     "evidence_set",
     "judged_int_facts",
     "records_batch",
+    "widen_evidence",
 ]
 
 # The rows of judged_int_facts' table (one column per judged pair); the kernels below read
@@ -134,9 +136,130 @@ def judged_int_facts(pairs, pair_passage, passage_source, base_offsets, source_i
     return out
 
 
+# how far the evidence reaches past its aligned tokens for content of the sentence that the
+# passage states beside them: this many passage tokens in a row without such content end
+# the reach ("revenue of $2.4 billion, up 15%" for "Revenue rose 15% to $2.4 billion", whose
+# alignment matched "$2.4 billion")
+EVIDENCE_REACH = 5
+
+
+@jit
+def _takes(token_id, query_ids, content, taken, lo, hi):
+    """Whether a passage token of id ``token_id`` states a content token of the sentence
+    (tokens ``lo:hi`` of ``query_ids``) not yet in the evidence (``taken``, per sentence
+    token); marks that token taken."""
+    for k in range(lo, hi):
+        if content[k] and not taken[k - lo] and query_ids[k] == token_id:
+            taken[k - lo] = True
+            return True
+    return False
+
+
+@jit
+def _in_sentence(token_id, query_ids, lo, hi):
+    """Whether some token of the sentence (tokens ``lo:hi`` of ``query_ids``) has this id."""
+    for k in range(lo, hi):
+        if query_ids[k] == token_id:
+            return True
+    return False
+
+
+@jit
+def widen_evidence(facts, pair_query, query_offsets, query_ids, content, blocks, token_ids,
+                   token_starts, token_ends, embedding_only, reach):
+    """Widen each judged pair's evidence characters (rows ``FACT_CHAR_START`` and
+    ``FACT_CHAR_END`` of :func:`judged_int_facts`' table ``facts``, in place) to the
+    content its passage states beside the aligned tokens, so that the evidence holds what
+    the sentence's status rests on.
+
+    Column ``i`` is a pair of sentence ``pair_query[i]`` (tokens ``query_offsets[q]:
+    query_offsets[q + 1]`` of ``query_ids``, ``content`` flags). From the first and the
+    last aligned passage token outward, a passage token with the id of a content token
+    of the sentence that the alignment did not match (each such token once) moves the
+    evidence's edge to it; ``reach`` tokens in a row without one stop the search (it
+    never leaves the passage). Then tokens of the sentence glued to an edge (no character
+    between: ``%`` after ``15``, ``$`` before ``2.4``) join it. Embedding-only pairs keep
+    their whole passage.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> # sentence "revenue rose 15 % to 2.4" (ids 1 2 3 4 5 6); passage "revenue of
+    >>> # 2.4 up 15 %" (ids 1 7 6 8 3 4), its alignment matched "2.4" only
+    >>> facts = np.zeros((N_FACTS, 1), dtype=np.int64)
+    >>> facts[FACT_BLOCK_HI, 0], facts[FACT_TOKEN_HI, 0] = 1, 6
+    >>> facts[FACT_CHAR_START, 0], facts[FACT_CHAR_END, 0] = 11, 14
+    >>> widen_evidence(
+    ...     facts, i64(0), i64(0, 6), i64(1, 2, 3, 4, 5, 6),
+    ...     np.array([1, 1, 1, 0, 0, 1], dtype=bool), i64(5, 2, 1).reshape(1, 3),
+    ...     i64(1, 7, 6, 8, 3, 4), i64(0, 8, 11, 15, 18, 20), i64(7, 10, 14, 17, 20, 21),
+    ...     np.zeros(1, dtype=bool), 5)
+    >>> int(facts[FACT_CHAR_START, 0]), int(facts[FACT_CHAR_END, 0])
+    (0, 21)
+    """
+    for i in range(facts.shape[1]):
+        if embedding_only[i]:
+            continue
+        q = pair_query[i]
+        lo, hi = query_offsets[q], query_offsets[q + 1]
+        taken = np.zeros(hi - lo, dtype=np.bool_)
+        first = -1
+        last = -1
+        for b in range(facts[FACT_BLOCK_LO, i], facts[FACT_BLOCK_HI, i]):
+            length = blocks[b, 2]
+            if length <= 0:
+                continue
+            if first < 0 or blocks[b, 1] < first:
+                first = blocks[b, 1]
+            last = max(last, blocks[b, 1] + length - 1)
+            for k in range(length):
+                if blocks[b, 0] + k < hi - lo:
+                    taken[blocks[b, 0] + k] = True
+        token_lo = facts[FACT_TOKEN_LO, i]
+        n_passage = facts[FACT_TOKEN_HI, i] - token_lo
+        if first < 0 or last >= n_passage:
+            continue
+        start = first
+        gap = 0
+        t = first - 1
+        while t >= 0 and gap < reach:
+            if _takes(token_ids[token_lo + t], query_ids, content, taken, lo, hi):
+                start = t
+                gap = 0
+            else:
+                gap += 1
+            t -= 1
+        end = last
+        gap = 0
+        t = last + 1
+        while t < n_passage and gap < reach:
+            if _takes(token_ids[token_lo + t], query_ids, content, taken, lo, hi):
+                end = t
+                gap = 0
+            else:
+                gap += 1
+            t += 1
+        while (
+            start > 0
+            and token_ends[token_lo + start - 1] == token_starts[token_lo + start]
+            and _in_sentence(token_ids[token_lo + start - 1], query_ids, lo, hi)
+        ):
+            start -= 1
+        while (
+            end + 1 < n_passage
+            and token_starts[token_lo + end + 1] == token_ends[token_lo + end]
+            and _in_sentence(token_ids[token_lo + end + 1], query_ids, lo, hi)
+        ):
+            end += 1
+        facts[FACT_CHAR_START, i] = min(facts[FACT_CHAR_START, i], token_starts[token_lo + start])
+        facts[FACT_CHAR_END, i] = max(facts[FACT_CHAR_END, i], token_ends[token_lo + end])
+
+
 @jit
 def _evidence_set_kernel(
     covers,
+    matched,
     n_pool,
     weights,
     content,
@@ -192,20 +315,36 @@ def _evidence_set_kernel(
         n_selected += 1
         for token in range(n_tokens):
             union[token] = union[token] or covers[best, token]
-    # shown: the evidence set in pool order, then the best by score, at most
+    # shown: the evidence set in pool order, then the rest of the pool and the best by
+    # score, each only when its
+    # alignment matched a content token that the rows shown before it did not (a citation
+    # adding nothing to the evidence shown is filler; covers alone would count the words
+    # of the passages next to it, which its evidence does not show), at most
     # max_per_source per source and top_k in all
     n_shown = 0
-    for step in range(n_pool + by_score_rows.shape[0]):
+    shown_union = np.zeros(n_tokens, dtype=np.bool_)
+    for step in range(2 * n_pool + by_score_rows.shape[0]):
         if n_shown >= top_k:
             break
-        if step < n_pool:
+        if step < n_pool:  # the evidence set
             row = step
             if not selected[row]:
                 continue
+        elif step < 2 * n_pool:  # the rest of the pool, then the best by score
+            row = step - n_pool
+            if selected[row] or not showable[row]:
+                continue
         else:
-            row = by_score_rows[step - n_pool]
+            row = by_score_rows[step - 2 * n_pool]
             if not showable[row]:
                 continue
+        adds = uncovered_ok[row]
+        for token in range(n_tokens):
+            if content[token] and matched[row, token] and not shown_union[token]:
+                adds = True
+                break
+        if not adds:
+            continue
         source_count = 0
         duplicate = False
         for i in range(n_shown):
@@ -215,6 +354,8 @@ def _evidence_set_kernel(
         if not duplicate and source_count < max_per_source:
             shown[n_shown] = row
             n_shown += 1
+            for token in range(n_tokens):
+                shown_union[token] = shown_union[token] or matched[row, token]
     return n_shown
 
 
@@ -228,6 +369,7 @@ def evidence_set(
     top_k: int,
     max_per_source: int,
     uncovered_ok: np.ndarray | None = None,
+    matched: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The evidence set of a sentence and the citations shown for it.
 
@@ -238,9 +380,11 @@ def evidence_set(
     with the first such pool row and greedily adds the pool row covering the largest
     ``weights`` of still uncovered content tokens (ties: the lower row), at most
     ``top_k`` rows, stopping when no row adds anything. Shown are the evidence set's
-    rows in order, then the rows of ``by_score_rows``, skipping repeats, rows that
-    cannot be shown and rows whose source already has ``max_per_source`` shown, at most
-    ``top_k``.
+    rows in order, then the other pool rows and the rows of ``by_score_rows``, skipping
+    repeats, rows that
+    cannot be shown, rows that matched no content token (``matched``) that the rows
+    shown before them did not (filler; rows of ``uncovered_ok`` excepted) and rows
+    whose source already has ``max_per_source`` shown, at most ``top_k``.
 
     Parameters
     ----------
@@ -261,6 +405,9 @@ def evidence_set(
     uncovered_ok : ndarray of bool, optional
         Rows that may be chosen and shown although they cover no content token (the
         pipeline's embedding-only candidates). Default: none.
+    matched : ndarray of bool, shape (n_rows, n_tokens), optional
+        Which sentence tokens each row's alignment matched (what its evidence shows).
+        Default: ``covers``.
 
     Returns
     -------
@@ -277,7 +424,9 @@ def evidence_set(
     ...     covers, 3, np.ones(4), np.ones(4, dtype=bool), np.array([0, 0, 1]),
     ...     np.array([0, 1]), 3, 2)
     >>> selected.tolist(), shown.tolist()
-    ([True, False, True], [0, 2, 1])
+    ([True, False, True], [0, 2])
+
+    Row 1 covers nothing that row 0 does not: it is not shown.
     """
     covers = np.ascontiguousarray(covers, dtype=np.bool_)
     if covers.ndim != 2:
@@ -294,10 +443,16 @@ def evidence_set(
             f"uncovered_ok must hold one flag per row ({n_rows}), got shape "
             f"{uncovered_ok.shape}"
         )
+    matched = covers if matched is None else np.ascontiguousarray(matched, dtype=np.bool_)
+    if matched.shape != covers.shape:
+        raise ValueError(
+            f"matched must have the shape of covers {covers.shape}, got {matched.shape}"
+        )
     selected = np.zeros(n_rows, dtype=np.bool_)
     shown = np.zeros(max(int(top_k), 0), dtype=np.int64)
     n_shown = _evidence_set_kernel(
         covers,
+        matched,
         int(n_pool),
         np.ascontiguousarray(weights, dtype=np.float64).reshape(n_tokens),
         np.ascontiguousarray(content, dtype=np.bool_).reshape(n_tokens),
@@ -445,10 +600,17 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
         row_covers = covers[cover_offsets[q]:cover_offsets[q] + n_rows * n_tokens].reshape(
             (n_rows, n_tokens)
         )
+        # the tokens each row's alignment matched: what its evidence shows
+        row_matched = np.zeros((n_rows, n_tokens), dtype=np.bool_)
+        for row in range(n_rows):
+            for b in range(facts[FACT_BLOCK_LO, first + row], facts[FACT_BLOCK_HI, first + row]):
+                for k in range(max(blocks[b, 2], 0)):
+                    if blocks[b, 0] + k < n_tokens:
+                        row_matched[row, blocks[b, 0] + k] = True
         selected = np.zeros(n_rows, dtype=np.bool_)
         shown = np.zeros(max(top_k, 0), dtype=np.int64)
         n_shown = _evidence_set_kernel(
-            row_covers, n_pool[q], weights[lo:hi], content[lo:hi],
+            row_covers, row_matched, n_pool[q], weights[lo:hi], content[lo:hi],
             facts[FACT_SOURCE, first:first + n_rows],
             chosen_rows[chosen_offsets[q]:chosen_offsets[q + 1]],
             top_k, max_per_source, uncovered_ok[first:first + n_rows], selected, shown,
