@@ -1,23 +1,51 @@
-"""Compiling citekit's kernels ahead of use, in one process or several at once.
+"""Compiling citekit's kernels: saying so when it happens, and doing it ahead of use, in one
+process or several at once.
 
 The JIT compiler compiles a kernel in the process that first calls it and, with the on-disk cache
-(on unless ``CITEKIT_NUMBA_CACHE=0``), stores the machine code for later processes. Cold,
-compiling everything takes about two minutes of one core (133 s on a 2-vCPU Xeon VM:
-the kernel modules 122 s, then the pipeline's own stages 11 s); compilation holds the
-GIL, so threads cannot share it, but processes can: each compiles a share of the modules
-into the cache and the caller then loads what the others compiled.
+(on unless ``CITEKIT_NUMBA_CACHE=0``), stores the machine code for later processes.
+
+Whatever starts a compilation (a library call, a command, a notebook cell), the first one in a
+process says so once, with an estimate, through :mod:`logging` (logger ``citekit.compile``,
+level WARNING, so that it shows without any logging set up), and, while kernels compile, a
+tqdm bar counts them where one can be seen (:func:`compile_started`, called by
+:mod:`citekit._jit` on numba's compile events). A logging record rather than a warning: a
+test suite that turns warnings into errors must not fail because the cache happened to be
+cold, and nothing is wrong -- it is news, once.
+
+Ahead of use, :func:`warm` compiles every kernel; compilation holds the GIL, so threads cannot
+share it, but processes can: each compiles a share of the modules into the cache and the caller
+then loads what the others compiled.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import subprocess
 import sys
-from typing import Sequence
+import threading
+import time
+from typing import Any, Sequence
 
 
-__all__ = ["SHARES", "cache_is_cold", "start_share", "warm", "warm_modules"]
+__all__ = [
+    "FIRST_CALL_SECONDS", "LOGGER", "SHARES", "WARM_SECONDS", "add_command", "cache_is_cold",
+    "compile_finished", "compile_notice", "compile_started", "run_command", "start_share",
+    "warm", "warm_modules",
+]
+
+#: Where the compile notice goes (level WARNING; silence it with
+#: ``logging.getLogger("citekit.compile").setLevel(logging.ERROR)``).
+LOGGER = logging.getLogger("citekit.compile")
+
+# Measured with benchmarks/compile_cost.py on a 2-vCPU VM, empty cache, nothing else running:
+#: seconds the first ``align_citations`` of a fresh install spends compiling
+FIRST_CALL_SECONDS = 60
+#: seconds ``warmup()`` takes on a fresh install with two processes
+WARM_SECONDS = 90
+# kernel signatures (citekit's own) the first align_citations compiles: the bar's length
+_FIRST_CALL_KERNELS = 150
 
 # The kernel modules in two shares, measured cold on a 2-core machine one module after
 # another (2026-12-01, an Intel Xeon VM): retrieval 32 s, tokenizer 10 s, corpus 4 s (46 s)
@@ -140,3 +168,175 @@ def cache_is_cold() -> bool:
     from citekit.kernels._batch import align_worker
 
     return not is_cached(align_worker)
+
+
+def compile_notice() -> str:
+    """The line the first compilation of a process logs: what happens, for how long, what
+    to do about it.
+
+    Examples
+    --------
+    >>> compile_notice().startswith("citekit: compiling")
+    True
+    """
+    from citekit._jit import CACHE
+
+    if CACHE:
+        when = (
+            "first use with an empty cache; later processes load the compiled code from the "
+            "disk cache in about a second"
+        )
+    else:
+        when = "the disk cache is off (CITEKIT_NUMBA_CACHE=0), so every process compiles"
+    return (
+        f"citekit: compiling the numba kernels this call needs ({when}); about "
+        f"{FIRST_CALL_SECONDS} s on a 2-core machine. Run `citekit warmup` (or "
+        "citekit.warmup()) once after installing to do it ahead of time."
+    )
+
+
+class _Compiling:
+    """This process's compile notice: said once; a bar while kernels compile, closed when
+    no kernel has compiled for a moment."""
+
+    IDLE_SECONDS = 1.0
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.announced = False
+        self.depth = 0
+        self.count = 0
+        self.bar: Any = None
+        self.closer: threading.Timer | None = None
+
+    def started(self) -> None:
+        with self.lock:
+            if self.closer is not None:
+                self.closer.cancel()
+                self.closer = None
+            if not self.announced:
+                self.announced = True
+                LOGGER.warning(compile_notice())
+            if self.bar is None and self.depth == 0:
+                self.bar = _kernel_bar(max(_FIRST_CALL_KERNELS, self.count + 1))
+            self.depth += 1
+
+    def finished(self) -> None:
+        with self.lock:
+            self.depth = max(0, self.depth - 1)
+            self.count += 1
+            if self.bar is not None:
+                if self.bar.n + 1 >= self.bar.total:  # (an entry point that needs more)
+                    self.bar.total = self.bar.n + max(10, self.bar.total // 10)
+                self.bar.update(1)
+                if self.depth == 0:
+                    self.closer = threading.Timer(self.IDLE_SECONDS, self.close)
+                    self.closer.daemon = True
+                    self.closer.start()
+
+    def close(self) -> None:
+        with self.lock:
+            if self.bar is not None and self.depth == 0:
+                self.bar.close()
+                self.bar = None
+
+
+_COMPILING = _Compiling()
+
+
+def _kernel_bar(total: int) -> Any:
+    """A tqdm bar counting compiled kernels, where one can be seen (else None)."""
+    from citekit.batch import _progress_bar
+
+    try:
+        bar = _progress_bar(total, True)
+    except Exception:  # noqa: BLE001 (a bar is a nicety: never fail a compilation for it)
+        return None
+    if bar is not None:
+        bar.unit = "kernel"
+        bar.set_description("citekit: compiling", refresh=False)
+    return bar
+
+
+def compile_started() -> None:
+    """Called when the compiler starts on one of citekit's kernels: the first time in the
+    process, log :func:`compile_notice`; show a bar of compiled kernels.
+
+    Examples
+    --------
+    >>> compile_started(); compile_finished()  # (logs the notice if not yet said)
+    """
+    _COMPILING.started()
+
+
+def compile_finished() -> None:
+    """Called when the compiler has finished one of citekit's kernels (see
+    :func:`compile_started`).
+
+    Examples
+    --------
+    >>> compile_started(); compile_finished()
+    """
+    _COMPILING.finished()
+
+
+def add_command(commands: Any) -> Any:
+    """Add the ``warmup`` subcommand to the command line's subparsers ``commands``; return
+    its parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> commands = argparse.ArgumentParser(prog="citekit").add_subparsers()
+    >>> add_command(commands).prog
+    'citekit warmup'
+    """
+    parser = commands.add_parser(
+        "warmup",
+        help="compile every kernel now (once after installing; later runs load them)",
+        description="Compile every kernel into the disk cache now, so that later commands "
+        f"and programs start at once (a fresh install: about {WARM_SECONDS} s on two cores; "
+        "with a warm cache, a few seconds of loading).",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        metavar="N",
+        help="compile in up to N processes at once (at most 2 are used; default: "
+        "2, or 1 on a one-core machine)",
+    )
+    parser.set_defaults(run=run_command)
+    return parser
+
+
+def run_command(args: Any) -> int:
+    """Run ``citekit warmup``: compile every kernel (in ``args.processes`` processes), then
+    say how long it took on stdout. Returns the exit status (2 for a bad ``--processes``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> run_command(argparse.Namespace(processes=0))
+    2
+    """
+    if not isinstance(args.processes, int) or args.processes < 1:
+        sys.stderr.write(
+            f"citekit warmup: error: --processes must be at least 1, got {args.processes}\n"
+        )
+        return 2
+    from citekit._jit import CACHE
+
+    started = time.perf_counter()
+    warm(args.processes)
+    seconds = time.perf_counter() - started
+    if CACHE:
+        sys.stdout.write(
+            f"citekit warmup: every kernel is compiled and in the disk cache ({seconds:.1f} s)\n"
+        )
+    else:
+        sys.stdout.write(
+            f"citekit warmup: every kernel is compiled in this process ({seconds:.1f} s); the "
+            "disk cache is off (CITEKIT_NUMBA_CACHE=0), so other processes compile again\n"
+        )
+    return 0

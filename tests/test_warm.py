@@ -1,6 +1,7 @@
 """Compiling ahead of use: citekit.warmup(processes=...) and citekit._warm."""
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -218,3 +219,123 @@ def test_batch_workers_find_a_cold_cache_compiled_once(monkeypatch):
     results = batch.score_records(records, n_jobs=2, show_progress=False)
     assert warmed == [2]
     assert results[0].ok and results[0].result[0].status == "supported"
+
+
+# ------------------------------------------------------------------ the compile notice
+
+
+class FakeBar:
+    def __init__(self, total):
+        self.total = total
+        self.n = 0
+        self.closed = False
+
+    def update(self, n):
+        self.n += n
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.fixture
+def compiling(monkeypatch):
+    """A fresh notice state whose bar is a FakeBar (closed at once when idle)."""
+    state = _warm._Compiling()
+    state.IDLE_SECONDS = 0.0
+    bars = []
+
+    def kernel_bar(total):
+        bars.append(FakeBar(total))
+        return bars[-1]
+
+    monkeypatch.setattr(_warm, "_COMPILING", state)
+    monkeypatch.setattr(_warm, "_kernel_bar", kernel_bar)
+    return state, bars
+
+
+def _wait_closed(state):
+    if state.closer is not None:
+        state.closer.join(timeout=10)
+
+
+def test_the_first_compilation_logs_the_notice_once(compiling, caplog):
+    state, bars = compiling
+    with caplog.at_level(logging.WARNING, logger="citekit.compile"):
+        _warm.compile_started()  # a kernel
+        _warm.compile_started()  # its callee
+        _warm.compile_finished()
+        _warm.compile_finished()
+        _wait_closed(state)
+        _warm.compile_started()  # a later call's kernel
+        _warm.compile_finished()
+    notices = [r for r in caplog.records if r.name == "citekit.compile"]
+    assert len(notices) == 1 and notices[0].levelno == logging.WARNING
+    assert notices[0].getMessage() == _warm.compile_notice()
+    # a bar per burst of compiling, counting kernels, closed when it ends
+    assert [bar.n for bar in bars] == [2, 1]
+    _wait_closed(state)
+    assert all(bar.closed for bar in bars)
+
+
+def test_the_bar_grows_when_a_call_compiles_more_than_expected(compiling, monkeypatch):
+    state, bars = compiling
+    monkeypatch.setattr(_warm, "_FIRST_CALL_KERNELS", 3)
+    _warm.compile_started()
+    for _ in range(5):
+        _warm.compile_started()
+        _warm.compile_finished()
+        assert bars[0].n < bars[0].total
+    _warm.compile_finished()
+    _wait_closed(state)
+    assert bars[0].n == 6 and bars[0].closed
+
+
+def test_no_bar_where_none_can_be_seen(monkeypatch):
+    state = _warm._Compiling()
+    monkeypatch.setattr(_warm, "_COMPILING", state)
+    monkeypatch.setattr(_warm.LOGGER, "disabled", True)
+    _warm.compile_started()  # (tests run without a terminal: _kernel_bar gives None)
+    _warm.compile_finished()
+    assert state.announced and state.bar is None and state.count == 1
+
+
+def test_the_notice_says_what_happens_for_how_long_and_what_to_do(monkeypatch):
+    monkeypatch.setattr(_jit, "CACHE", True)
+    notice = _warm.compile_notice()
+    assert f"about {_warm.FIRST_CALL_SECONDS} s" in notice
+    assert "empty cache" in notice and "citekit warmup" in notice
+    monkeypatch.setattr(_jit, "CACHE", False)
+    assert "CITEKIT_NUMBA_CACHE=0" in _warm.compile_notice()
+
+
+# ------------------------------------------------------------------ citekit warmup
+
+
+def test_the_warmup_command_compiles_in_the_processes_asked(monkeypatch, capsys):
+    from citekit import cli
+
+    asked = []
+    monkeypatch.setattr(_warm, "warm", asked.append)
+    assert cli.main(["warmup", "--processes", "1"]) == 0
+    assert cli.main(["warmup"]) == 0
+    assert asked == [1, min(2, os.cpu_count() or 1)]
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and all(line.startswith("citekit warmup: every kernel") for line in out)
+
+
+@pytest.mark.parametrize("processes", ["0", "-2"])
+def test_the_warmup_command_rejects_fewer_than_one_process(monkeypatch, capsys, processes):
+    from citekit import cli
+
+    monkeypatch.setattr(_warm, "warm", lambda processes: pytest.fail("warmed"))
+    assert cli.main(["warmup", "--processes", processes]) == 2
+    assert "--processes must be at least 1" in capsys.readouterr().err
+
+
+def test_the_warmup_command_rejects_a_non_integer(capsys):
+    from citekit import cli
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["warmup", "--processes", "two"])
+    assert stop.value.code == 2
+    assert "--processes" in capsys.readouterr().err
