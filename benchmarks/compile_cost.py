@@ -63,6 +63,7 @@ with ev.install_recorder("numba:compile") as recorder:
     else:
         citekit.warmup(processes=processes)
 wall, cpu_time = time.perf_counter() - started, cpu() - started_cpu
+from citekit._jit import kernel_name, type_spec
 
 # pair the START and END events (they nest like parentheses)
 stack, compiles = [], []
@@ -81,17 +82,25 @@ for stamp, event in recorder.buffer:
         "signature": "(" + ", ".join(str(a) for a in opened["data"]["args"]) + ")",
         "own": inclusive - opened["children"],
         "inclusive": inclusive,
+        # (what a manifest of the kernels Python calls needs)
+        "top": None if stack else [kernel_name(dispatcher), opened["start"]]
+        + [[type_spec(a) for a in opened["data"]["args"]]],
     })
 print(json.dumps({"wall": wall, "cpu": cpu_time, "compiles": compiles}))
 """
 
 
 def run_scenario(scenario: str, processes: int = 1) -> dict:
-    """Run one scenario in a fresh process with an empty numba cache; its figures."""
+    """Run one scenario in a fresh process with an empty numba cache; its figures.
+
+    ``processes``: for ``align``, the processes the first call may compile in
+    (``CITEKIT_COMPILE_PROCESSES``); for ``warmup``, ``warmup(processes=...)``.
+    """
     with tempfile.TemporaryDirectory(prefix="citekit_compile_cost_") as cache:
         env = dict(os.environ)
         env["NUMBA_CACHE_DIR"] = cache
         env.pop("CITEKIT_NUMBA_CACHE", None)
+        env["CITEKIT_COMPILE_PROCESSES"] = str(processes if scenario == "align" else 1)
         env["PYTHONPATH"] = os.pathsep.join(
             [_ROOT, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
         )
@@ -144,16 +153,64 @@ def print_summary(name: str, result: dict) -> None:
         print(f"  {row['own_s']:7.2f} {row['inclusive_s']:7.2f}  {row['kernel']} {signature}")
 
 
+_MANIFEST_HEAD = '''"""The kernels the first ``align_citations`` of a process compiles.
+
+In the order it compiles them, with the argument types it calls them with:
+``(share, kernel, types)``, where ``kernel`` is ``module:name`` and ``types`` are
+:func:`citekit._jit.type_spec` texts. Share 0 is compiled by the calling process as it goes;
+share 1, the later stages' kernels, by a helper process started at its first compilation
+(:func:`citekit._warm.start_helper`), which takes about as long. Written by
+``python benchmarks/compile_cost.py --manifest citekit/_first_call.py``; a stale entry costs
+time, never a result (the caller compiles what the helper did not), and
+``tests/test_warm.py`` checks that the list matches the pipeline.
+"""
+
+KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
+'''
+
+
+def write_manifest(figures: dict, path: str) -> None:
+    """Write ``citekit/_first_call.py`` from a one-process ``align`` scenario: the kernels
+    Python called, in order; the later ones, about half of the compile time, to share 1."""
+    tops = sorted((c for c in figures["compiles"] if c["top"]), key=lambda c: c["top"][1])
+    costs = [c["inclusive"] for c in tops]
+    # the split that makes the two shares' compile times closest
+    split = min(range(len(costs) + 1), key=lambda k: abs(sum(costs[:k]) - sum(costs[k:])))
+    lines = [_MANIFEST_HEAD]
+    for index, compiled in enumerate(tops):
+        name, _, specs = compiled["top"]
+        share = 0 if index < split else 1
+        lines.append(f"    ({share}, {name!r}, (\n")
+        lines.extend(f"        {spec!r},\n" for spec in specs)
+        lines.append("    )),\n")
+    lines.append(")\n")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("".join(lines))
+    print(f"wrote {path}: {len(tops)} kernels, {split} compiled by the caller")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenario", choices=["align", "warmup", "both"], default="both")
     parser.add_argument("--top", type=int, default=10, help="signatures listed (default 10)")
     parser.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
+    parser.add_argument(
+        "--manifest", metavar="OUT",
+        help="write the kernels the first align_citations compiles (citekit/_first_call.py) "
+        "to OUT instead",
+    )
     args = parser.parse_args(argv)
     results = {}
+    if args.manifest:
+        write_manifest(run_scenario("align", 1), args.manifest)
+        return 0
     if args.scenario in ("align", "both"):
-        results["first_align_citations"] = summary(run_scenario("align"), args.top)
-        print_summary("first align_citations", results["first_align_citations"])
+        results["first_align_citations_1_process"] = summary(run_scenario("align", 1), args.top)
+        print_summary("first align_citations, 1 process", results[
+            "first_align_citations_1_process"])
+        results["first_align_citations"] = summary(run_scenario("align", 2), args.top)
+        print_summary("first align_citations (with its helper process)",
+                      results["first_align_citations"])
     if args.scenario in ("warmup", "both"):
         results["warmup_1_process"] = summary(run_scenario("warmup", 1), args.top)
         print_summary("warmup(processes=1)", results["warmup_1_process"])

@@ -35,7 +35,8 @@ from numba.core import caching
 
 __all__ = [
     "CACHE", "check_threads", "current_threads", "is_cached", "jit", "jit_parallel",
-    "kernel_sources", "package_stamp", "prange", "run_on_threads", "set_threads", "share_work",
+    "kernel_name", "kernel_sources", "package_stamp", "parse_type_spec", "prange",
+    "run_on_threads", "set_threads", "share_work", "type_spec",
 ]
 
 CACHE: bool = os.environ.get("CITEKIT_NUMBA_CACHE", "1").strip().lower() not in {
@@ -189,9 +190,79 @@ class _KernelCacheImpl(caching.CompileResultCacheImpl):
 
 
 class _KernelCache(caching.FunctionCache):
-    """numba's on-disk cache of a kernel, stamped by :func:`package_stamp`."""
+    """numba's on-disk cache of a kernel, stamped by :func:`package_stamp`.
+
+    Before looking a kernel up, it lets :mod:`citekit._warm` wait for a helper process that
+    is compiling that kernel into the cache (:func:`citekit._warm.await_helper`), so that
+    this process loads it instead of compiling it too.
+    """
 
     _impl_class = _KernelCacheImpl
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        from citekit._warm import await_helper
+
+        await_helper(kernel_name(self._py_func))
+        return super().load_overload(sig, target_context)
+
+
+def kernel_name(function: Callable) -> str:
+    """``module:qualified name`` of a kernel (or its Python function).
+
+    Examples
+    --------
+    >>> from citekit.kernels._copy import copy_range
+    >>> kernel_name(copy_range)
+    'citekit.kernels._copy:copy_range'
+    """
+    function = getattr(function, "py_func", function)
+    return f"{function.__module__}:{function.__qualname__}"
+
+
+def type_spec(numba_type: Any) -> str:
+    """A short text for an argument type of a kernel called from Python: the scalar's
+    name (``int64``, ``bool``, ``float64``) or an array's ``dtype[ndim layout]``, after
+    ``ro`` when read-only (``ro uint8[1C]``); :func:`parse_type_spec` reads it back.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> type_spec(numba.typeof(np.zeros((2, 3), dtype=np.int64)))
+    'int64[2C]'
+    """
+    from numba.core import types
+
+    if isinstance(numba_type, types.Array):
+        prefix = "" if numba_type.mutable else "ro "
+        return f"{prefix}{numba_type.dtype}[{numba_type.ndim}{numba_type.layout}]"
+    return str(types.unliteral(numba_type))
+
+
+def parse_type_spec(spec: str) -> Any:
+    """The numba type :func:`type_spec` wrote as ``spec``.
+
+    Raises ``ValueError`` naming ``spec`` if it is not one.
+
+    Examples
+    --------
+    >>> parse_type_spec("ro uint8[1C]")
+    readonly array(uint8, 1d, C)
+    """
+    import numpy as np
+    from numba.core import types
+
+    match = re.fullmatch(r"(ro )?(\w+)(?:\[(\d)([CFA])\])?", spec)
+    try:
+        dtype = numba.from_dtype(np.dtype(match.group(2)))
+    except (AttributeError, TypeError, NotImplementedError):  # (no match, or not a dtype)
+        raise ValueError(f"not a kernel argument type: {spec!r}") from None
+    if match.group(3) is None:
+        if match.group(1):
+            raise ValueError(f"not a kernel argument type: {spec!r} (a read-only scalar)")
+        return dtype
+    return types.Array(
+        dtype, int(match.group(3)), match.group(4), readonly=bool(match.group(1))
+    )
 
 
 def _typed_without_literals(dispatcher: Any) -> None:
@@ -229,7 +300,7 @@ class _CompileWatch(numba.core.event.Listener):
         if _is_citekit_kernel(event.data["dispatcher"]):
             from citekit._warm import compile_started
 
-            compile_started()
+            compile_started(kernel_name(event.data["dispatcher"]))
 
     def on_end(self, event: Any) -> None:
         if _is_citekit_kernel(event.data["dispatcher"]):

@@ -100,9 +100,11 @@ def start_share(names: Sequence[str], env: dict[str, str] | None = None) -> subp
     0
     """
     code = f"from citekit._warm import warm_modules; warm_modules({list(names)!r})"
+    env = dict(_child_environment() if env is None else env)
+    env[_HELPER_VARIABLE] = "1"  # (a child starts no helper of its own)
     return subprocess.Popen(
         [sys.executable, "-c", code],
-        env=_child_environment() if env is None else env,
+        env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -123,6 +125,7 @@ def warm(processes: int = 1) -> None:
     from citekit._jit import CACHE
     from citekit.pipeline import align_citations
 
+    _HELPER.allowed = False  # (this warm-up shares its work out itself)
     delegated = list(SHARES[1:processes]) if CACHE else []
     children = []
     for share in list(delegated):
@@ -209,7 +212,7 @@ class _Compiling:
         self.bar: Any = None
         self.closer: threading.Timer | None = None
 
-    def started(self) -> None:
+    def started(self, kernel: str | None) -> None:
         with self.lock:
             if self.closer is not None:
                 self.closer.cancel()
@@ -217,6 +220,8 @@ class _Compiling:
             if not self.announced:
                 self.announced = True
                 LOGGER.warning(compile_notice())
+                if kernel is not None:
+                    start_helper(kernel)
             if self.bar is None and self.depth == 0:
                 self.bar = _kernel_bar(max(_FIRST_CALL_KERNELS, self.count + 1))
             self.depth += 1
@@ -258,15 +263,18 @@ def _kernel_bar(total: int) -> Any:
     return bar
 
 
-def compile_started() -> None:
-    """Called when the compiler starts on one of citekit's kernels: the first time in the
-    process, log :func:`compile_notice`; show a bar of compiled kernels.
+def compile_started(kernel: str | None = None) -> None:
+    """Called when the compiler starts on one of citekit's kernels (named as
+    :func:`citekit._jit.kernel_name` does): the first time in the process, log
+    :func:`compile_notice` and, when the kernel is one the first ``align_citations``
+    compiles first, start a helper process (:func:`start_helper`); show a bar of compiled
+    kernels.
 
     Examples
     --------
     >>> compile_started(); compile_finished()  # (logs the notice if not yet said)
     """
-    _COMPILING.started()
+    _COMPILING.started(kernel)
 
 
 def compile_finished() -> None:
@@ -340,3 +348,136 @@ def run_command(args: Any) -> int:
             "disk cache is off (CITEKIT_NUMBA_CACHE=0), so other processes compile again\n"
         )
     return 0
+
+
+# ------------------------------------------------------------------ a helper process
+#
+# The first align_citations of a fresh install compiles its kernels one after another, in
+# the order the stages run. With the disk cache, a second process can compile the later
+# stages' kernels (listed in citekit._first_call with their argument types) while this one
+# compiles the first stages'; when this process reaches a kernel the helper was given, it
+# waits for the helper to report it done, then loads it from the cache.
+
+_HELPER_VARIABLE = "CITEKIT_COMPILE_HELPER"
+#: environment variable: how many processes a first call compiles in (``1``: no helper)
+PROCESSES_VARIABLE = "CITEKIT_COMPILE_PROCESSES"
+
+
+class _Helper:
+    """This process's helper: the process, and how many of each kernel's listed
+    signatures it has yet to report compiled."""
+
+    def __init__(self) -> None:
+        self.allowed = os.environ.get(_HELPER_VARIABLE, "") != "1"
+        self.process: subprocess.Popen | None = None
+        self.pending: dict[str, int] = {}
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()  # (the cache's files are written whole or not at all)
+            self.process.wait()
+        self.pending.clear()
+
+
+_HELPER = _Helper()
+
+
+def helper_processes() -> int:
+    """How many processes a first call compiles in: ``CITEKIT_COMPILE_PROCESSES`` (default
+    2; anything but an integer of at least 1 counts as 1), at most the CPU count.
+
+    Examples
+    --------
+    >>> 1 <= helper_processes() <= max(2, os.cpu_count() or 1)
+    True
+    """
+    try:
+        wanted = int(os.environ.get(PROCESSES_VARIABLE, "2"))
+    except ValueError:
+        wanted = 1
+    return max(1, min(wanted, os.cpu_count() or 1))
+
+
+def start_helper(kernel: str) -> bool:
+    """Start the helper process when the first kernel this process compiles is ``kernel``,
+    one of those the first ``align_citations`` compiles itself (share 0 of
+    :data:`citekit._first_call.KERNELS`); return whether it started.
+
+    Not with the disk cache off, in a helper or warm-up process, during :func:`warm`, with
+    ``CITEKIT_COMPILE_PROCESSES=1`` or on one CPU, nor a second time.
+
+    Examples
+    --------
+    >>> start_helper("citekit.kernels._copy:copy_range")  # (not a first-call kernel)
+    False
+    """
+    from citekit._first_call import KERNELS
+    from citekit._jit import CACHE
+
+    if not (CACHE and _HELPER.allowed and helper_processes() >= 2):
+        return False
+    if not any(share == 0 and name == kernel for share, name, _ in KERNELS):
+        return False
+    _HELPER.allowed = False
+    env = _child_environment()
+    env[_HELPER_VARIABLE] = "1"
+    try:
+        _HELPER.process = subprocess.Popen(
+            [sys.executable, "-c", "from citekit._warm import compile_listed; compile_listed(1)"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        )
+    except OSError:  # no interpreter to start (an embedded Python): compile here
+        return False
+    for share, name, _ in KERNELS:
+        if share == 1:
+            _HELPER.pending[name] = _HELPER.pending.get(name, 0) + 1
+    import atexit
+
+    atexit.register(_HELPER.stop)  # (a process that ends early leaves no compiler behind)
+    return True
+
+
+def await_helper(kernel: str) -> None:
+    """If the helper has ``kernel`` (a :func:`citekit._jit.kernel_name`) still to compile,
+    wait until it reports it done or ends.
+
+    Examples
+    --------
+    >>> await_helper("citekit.kernels._copy:copy_range")  # (no helper: returns at once)
+    """
+    if not _HELPER.pending.get(kernel):
+        return
+    process = _HELPER.process
+    while _HELPER.pending.get(kernel):
+        line = process.stdout.readline() if process is not None else ""
+        if not line:  # the helper ended (or failed): compile the rest here
+            _HELPER.pending.clear()
+            return
+        done = line.strip()
+        if _HELPER.pending.get(done):
+            _HELPER.pending[done] -= 1
+
+
+def compile_listed(share: int) -> None:
+    """Compile the kernels of ``share`` in :data:`citekit._first_call.KERNELS` (into the
+    disk cache), printing each one's name when done (what the helper process runs). A
+    kernel that fails to compile for its listed types is skipped: the process that needs
+    it compiles it for the types it has.
+
+    Examples
+    --------
+    >>> compile_listed(2)  # (no kernel is listed in share 2)
+    """
+    from citekit._first_call import KERNELS
+    from citekit._jit import parse_type_spec
+
+    for listed_share, name, specs in KERNELS:
+        if listed_share != share:
+            continue
+        module_name, kernel_name = name.split(":")
+        try:
+            kernel = getattr(importlib.import_module(module_name), kernel_name)
+            kernel.compile(tuple(parse_type_spec(spec) for spec in specs))
+        except Exception:  # noqa: BLE001 (the caller compiles it, for the types it has)
+            pass
+        print(name, flush=True)

@@ -270,3 +270,22 @@ def test_a_compilation_says_so_once_and_a_cached_kernel_says_nothing(tmp_path):
     assert cold.count("citekit: compiling the numba kernels") == 1, cold
     assert "citekit warmup" in cold
     assert "compiling" not in run()  # loaded from the disk cache: silent
+
+
+@pytest.mark.parametrize("spec", ["int64", "bool", "float64", "int64[1C]", "ro uint8[1C]",
+                                  "float32[2C]", "bool[1A]"])
+def test_type_specs_read_back_to_the_type(spec):
+    assert _jit.type_spec(_jit.parse_type_spec(spec)) == spec
+
+
+@pytest.mark.parametrize("spec", ["", "int64[", "nosuchtype", "int64[1X]", "ro int64", "int64[]"])
+def test_a_bad_type_spec_is_a_value_error_naming_it(spec):
+    with pytest.raises(ValueError, match="not a kernel argument type"):
+        _jit.parse_type_spec(spec)
+
+
+def test_kernel_names_are_module_and_qualified_name():
+    from citekit.kernels._batch import align_worker
+
+    assert _jit.kernel_name(align_worker) == "citekit.kernels._batch:align_worker"
+    assert _jit.kernel_name(align_worker.py_func) == "citekit.kernels._batch:align_worker"

@@ -339,3 +339,150 @@ def test_the_warmup_command_rejects_a_non_integer(capsys):
         cli.main(["warmup", "--processes", "two"])
     assert stop.value.code == 2
     assert "--processes" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the helper process
+
+
+def test_the_first_call_manifest_matches_the_pipeline():
+    """Every kernel the manifest lists is one the first align_citations calls from Python,
+    with the listed argument types (a stale list would only cost time)."""
+    from citekit._first_call import KERNELS
+    from citekit._jit import parse_type_spec
+    from citekit.pipeline import align_citations
+
+    align_citations("Revenue grew 15% in 2024.", ["Revenue grew 15% in 2024."])
+    assert {share for share, _, _ in KERNELS} == {0, 1}
+    for _, name, specs in KERNELS:
+        module_name, kernel_name = name.split(":")
+        kernel = getattr(__import__(module_name, fromlist=[kernel_name]), kernel_name)
+        assert tuple(parse_type_spec(spec) for spec in specs) in kernel.signatures, name
+
+
+class FakeHelper:
+    def __init__(self, lines):
+        import io
+
+        self.stdout = io.StringIO("".join(line + "\n" for line in lines))
+        self.killed = False
+
+    def poll(self):
+        return None
+
+    def kill(self):
+        self.killed = True
+
+    def wait(self, timeout=None):
+        return 0
+
+
+@pytest.fixture
+def helper(monkeypatch):
+    """A fresh helper state; Popen records its command and returns a FakeHelper."""
+    from citekit import _first_call
+
+    state = _warm._Helper()
+    state.allowed = True
+    started = []
+    kernels = (
+        (0, "m:first", ("int64",)),
+        (1, "m:late", ("int64",)),
+        (1, "m:late", ("float64",)),
+        (1, "m:last", ("int64",)),
+    )
+
+    def popen(command, **options):
+        started.append((command, options["env"]))
+        return FakeHelper(["m:late", "m:late", "m:last"])
+
+    monkeypatch.setattr(_warm, "_HELPER", state)
+    monkeypatch.setattr(_first_call, "KERNELS", kernels)
+    monkeypatch.setattr(_warm.subprocess, "Popen", popen)
+    monkeypatch.setattr(_jit, "CACHE", True)
+    monkeypatch.setattr(_warm, "helper_processes", lambda: 2)
+    monkeypatch.setattr("atexit.register", lambda function: None)
+    return state, started
+
+
+def test_a_first_call_kernel_starts_the_helper_with_the_later_ones(helper):
+    state, started = helper
+    assert _warm.start_helper("m:first")
+    assert len(started) == 1 and started[0][1][_warm._HELPER_VARIABLE] == "1"
+    assert "compile_listed(1)" in started[0][0][-1]
+    assert state.pending == {"m:late": 2, "m:last": 1}
+    assert not _warm.start_helper("m:first")  # (once per process)
+
+
+@pytest.mark.parametrize("case", ["later kernel", "not allowed", "no cache", "one process"])
+def test_no_helper_when_it_cannot_help(helper, monkeypatch, case):
+    state, started = helper
+    kernel = "m:first"
+    if case == "later kernel":
+        kernel = "m:late"  # (a call that starts with the later stages: not a first call)
+    elif case == "not allowed":
+        state.allowed = False
+    elif case == "no cache":
+        monkeypatch.setattr(_jit, "CACHE", False)
+    else:
+        monkeypatch.setattr(_warm, "helper_processes", lambda: 1)
+    assert not _warm.start_helper(kernel)
+    assert started == [] and state.pending == {}
+
+
+def test_a_kernel_the_helper_has_waits_for_its_report(helper):
+    state, _ = helper
+    _warm.start_helper("m:first")
+    _warm.await_helper("m:first")  # (not the helper's: no reading)
+    assert state.process.stdout.tell() == 0
+    _warm.await_helper("m:late")  # both of its signatures reported
+    assert state.pending == {"m:late": 0, "m:last": 1}
+    _warm.await_helper("m:last")
+    assert state.pending["m:last"] == 0
+
+
+def test_a_helper_that_ends_early_leaves_the_rest_to_the_caller(helper, monkeypatch):
+    state, _ = helper
+    monkeypatch.setattr(_warm.subprocess, "Popen", lambda command, **options: FakeHelper([]))
+    _warm.start_helper("m:first")
+    _warm.await_helper("m:last")  # (EOF: returns, nothing pending any more)
+    assert state.pending == {}
+
+
+def test_stopping_the_helper_kills_a_running_one(helper):
+    state, _ = helper
+    _warm.start_helper("m:first")
+    state.stop()
+    assert state.process.killed and state.pending == {}
+
+
+def test_compile_listed_compiles_its_share_and_reports_each(monkeypatch, capsys):
+    from citekit import _first_call
+    from citekit.kernels._copy import copy_range
+
+    monkeypatch.setattr(_first_call, "KERNELS", (
+        (0, "citekit.kernels._copy:copy_range", ("float64[1C]",) * 5),  # another share
+        (1, "citekit.kernels._copy:copy_range",
+         ("float64[1C]", "int64", "float64[1C]", "int64", "int64")),
+        (1, "citekit.kernels._copy:no_such_kernel", ("int64",)),  # skipped, still reported
+    ))
+    _warm.compile_listed(1)
+    assert capsys.readouterr().out.splitlines() == [
+        "citekit.kernels._copy:copy_range", "citekit.kernels._copy:no_such_kernel",
+    ]
+    assert any(str(signature[1]) == "int64" and str(signature[0].dtype) == "float64"
+               for signature in copy_range.signatures)
+
+
+@pytest.mark.parametrize("value, expected", [("1", 1), ("2", 2), ("0", 1), ("many", 1)])
+def test_helper_processes_reads_the_environment(monkeypatch, value, expected):
+    monkeypatch.setenv(_warm.PROCESSES_VARIABLE, value)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert _warm.helper_processes() == expected
+
+
+def test_warm_starts_no_helper(recorded, monkeypatch):
+    state = _warm._Helper()
+    state.allowed = True
+    monkeypatch.setattr(_warm, "_HELPER", state)
+    _warm.warm(1)
+    assert not state.allowed
