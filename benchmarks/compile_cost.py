@@ -63,7 +63,10 @@ with ev.install_recorder("numba:compile") as recorder:
     else:
         citekit.warmup(processes=processes)
 wall, cpu_time = time.perf_counter() - started, cpu() - started_cpu
-from citekit._jit import kernel_name, type_spec
+try:
+    from citekit._jit import kernel_name, type_spec
+except ImportError:  # (a citekit from before the manifest: no "top" entries)
+    kernel_name = type_spec = None
 
 # pair the START and END events (they nest like parentheses)
 stack, compiles = [], []
@@ -83,8 +86,8 @@ for stamp, event in recorder.buffer:
         "own": inclusive - opened["children"],
         "inclusive": inclusive,
         # (what a manifest of the kernels Python calls needs)
-        "top": None if stack else [kernel_name(dispatcher), opened["start"]]
-        + [[type_spec(a) for a in opened["data"]["args"]]],
+        "top": None if stack or kernel_name is None else [kernel_name(dispatcher),
+        opened["start"], [type_spec(a) for a in opened["data"]["args"]]],
     })
 print(json.dumps({"wall": wall, "cpu": cpu_time, "compiles": compiles}))
 """

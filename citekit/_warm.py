@@ -30,9 +30,10 @@ from typing import Any, Sequence
 
 
 __all__ = [
-    "FIRST_CALL_SECONDS", "LOGGER", "SHARES", "WARM_SECONDS", "add_command", "cache_is_cold",
-    "compile_finished", "compile_notice", "compile_started", "run_command", "start_share",
-    "warm", "warm_modules",
+    "FIRST_CALL_SECONDS", "LOGGER", "PROCESSES_VARIABLE", "SHARES", "WARM_SECONDS",
+    "add_command", "await_helper", "cache_is_cold", "compile_finished", "compile_listed",
+    "compile_notice", "compile_started", "helper_processes", "run_command", "start_helper",
+    "start_share", "warm", "warm_modules",
 ]
 
 #: Where the compile notice goes (level WARNING; silence it with
