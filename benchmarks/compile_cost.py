@@ -160,11 +160,11 @@ _MANIFEST_HEAD = '''"""The kernels the first ``align_citations`` of a process co
 
 In the order it compiles them, with the argument types it calls them with:
 ``(share, kernel, types)``, where ``kernel`` is ``module:name`` and ``types`` are
-:func:`citekit._jit.type_spec` texts. Share 0 is compiled by the calling process as it goes;
-share 1, the later stages' kernels, by a helper process started at its first compilation
-(:func:`citekit._warm.start_helper`), which takes about as long. Written by
-``python benchmarks/compile_cost.py --manifest citekit/_first_call.py``; a stale entry costs
-time, never a result (the caller compiles what the helper did not), and
+:func:`citekit._jit.type_spec` texts. The calling process compiles them as it goes; a helper
+process started at its first compilation (:func:`citekit._warm.start_helper`) compiles those
+of share 1 from the last backwards, each kernel by whichever of the two claims it first.
+Written by ``python benchmarks/compile_cost.py --manifest citekit/_first_call.py``; a
+stale entry costs time, never a result (the caller compiles what the helper did not), and
 ``tests/test_warm.py`` checks that the list matches the pipeline.
 """
 
@@ -174,11 +174,9 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
 
 def write_manifest(figures: dict, path: str) -> None:
     """Write ``citekit/_first_call.py`` from a one-process ``align`` scenario: the kernels
-    Python called, in order; the later ones, about half of the compile time, to share 1."""
+    Python called, in order; the first in share 0, the rest in share 1."""
     tops = sorted((c for c in figures["compiles"] if c["top"]), key=lambda c: c["top"][1])
-    costs = [c["inclusive"] for c in tops]
-    # the split that makes the two shares' compile times closest
-    split = min(range(len(costs) + 1), key=lambda k: abs(sum(costs[:k]) - sum(costs[k:])))
+    split = 1  # (the caller starts; the helper works backwards from the last stage)
     lines = [_MANIFEST_HEAD]
     for index, compiled in enumerate(tops):
         name, _, specs = compiled["top"]

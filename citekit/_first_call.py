@@ -2,11 +2,11 @@
 
 In the order it compiles them, with the argument types it calls them with:
 ``(share, kernel, types)``, where ``kernel`` is ``module:name`` and ``types`` are
-:func:`citekit._jit.type_spec` texts. Share 0 is compiled by the calling process as it goes;
-share 1, the later stages' kernels, by a helper process started at its first compilation
-(:func:`citekit._warm.start_helper`), which takes about as long. Written by
-``python benchmarks/compile_cost.py --manifest citekit/_first_call.py``; a stale entry costs
-time, never a result (the caller compiles what the helper did not), and
+:func:`citekit._jit.type_spec` texts. The calling process compiles them as it goes; a helper
+process started at its first compilation (:func:`citekit._warm.start_helper`) compiles those
+of share 1 from the last backwards, each kernel by whichever of the two claims it first.
+Written by ``python benchmarks/compile_cost.py --manifest citekit/_first_call.py``; a
+stale entry costs time, never a result (the caller compiles what the helper did not), and
 ``tests/test_warm.py`` checks that the list matches the pipeline.
 """
 
@@ -20,7 +20,7 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         'int64[1C]',
         'bool',
     )),
-    (0, 'citekit.kernels._segment:_segment_many', (
+    (1, 'citekit.kernels._segment:_segment_many', (
         'ro uint8[1C]',
         'int64[1C]',
         'int64[1C]',
@@ -31,7 +31,7 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         'int64[1C]',
         'bool',
     )),
-    (0, 'citekit.kernels._index:_corpus_kernel', (
+    (1, 'citekit.kernels._index:_corpus_kernel', (
         'int64[1C]',
         'int64[1C]',
         'int64[1C]',
@@ -42,18 +42,18 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         'int64',
         'uint32[1C]',
     )),
-    (0, 'citekit.kernels._tokenize:kernel_tokens', (
+    (1, 'citekit.kernels._tokenize:kernel_tokens', (
         'ro uint8[1C]',
         'ro uint32[1C]',
         'ro int64[1C]',
         'ro int64[1C]',
         'int64[1C]',
     )),
-    (0, 'citekit.kernels._copy:gather_ranges_kernel', (
+    (1, 'citekit.kernels._copy:gather_ranges_kernel', (
         'int64[1C]',
         'int64[1C]',
     )),
-    (0, 'citekit.kernels._retrieval:_idf_query_terms_kernel', (
+    (1, 'citekit.kernels._retrieval:_idf_query_terms_kernel', (
         'int64[1C]',
         'int64[1C]',
         'bool[1C]',
@@ -68,14 +68,14 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         'float64[1C]',
         'int64[1C]',
     )),
-    (0, 'citekit.kernels._retrieval:_deal_queries', (
+    (1, 'citekit.kernels._retrieval:_deal_queries', (
         'int64[1C]',
         'int64[1C]',
         'bool[1C]',
         'int64[1C]',
         'int64',
     )),
-    (0, 'citekit.kernels._retrieval:_top_candidates_kernel', (
+    (1, 'citekit.kernels._retrieval:_top_candidates_kernel', (
         'int64[1C]',
         'uint32[1C]',
         'int64[1C]',

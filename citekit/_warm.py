@@ -354,10 +354,12 @@ def run_command(args: Any) -> int:
 # ------------------------------------------------------------------ a helper process
 #
 # The first align_citations of a fresh install compiles its kernels one after another, in
-# the order the stages run. With the disk cache, a second process can compile the later
-# stages' kernels (listed in citekit._first_call with their argument types) while this one
-# compiles the first stages'; when this process reaches a kernel the helper was given, it
-# waits for the helper to report it done, then loads it from the cache.
+# the order the stages run. With the disk cache, a second process can share that work: the
+# helper compiles the listed kernels (citekit._first_call, with their argument types) from
+# the last stage backwards while this process compiles them forwards as the call reaches
+# them. Each kernel has a lock file: whoever takes it compiles the kernel; this process,
+# finding it taken, waits for the helper to release it and then loads the kernel from the
+# cache; the helper, finding it taken, skips it. They meet in the middle.
 
 _HELPER_VARIABLE = "CITEKIT_COMPILE_HELPER"
 #: environment variable: how many processes a first call compiles in (``1``: no helper)
@@ -365,19 +367,29 @@ PROCESSES_VARIABLE = "CITEKIT_COMPILE_PROCESSES"
 
 
 class _Helper:
-    """This process's helper: the process, and how many of each kernel's listed
-    signatures it has yet to report compiled."""
+    """This process's helper: the process, the directory of the kernels' lock files, the
+    listed kernels not yet claimed here, and the locks this process holds."""
 
     def __init__(self) -> None:
-        self.allowed = os.environ.get(_HELPER_VARIABLE, "") != "1"
+        self.allowed = os.environ.get(_HELPER_VARIABLE, "") == ""
         self.process: subprocess.Popen | None = None
-        self.pending: dict[str, int] = {}
+        self.lock_directory = ""
+        self.pending: set[str] = set()
+        self.held: list[Any] = []
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()  # (the cache's files are written whole or not at all)
             self.process.wait()
         self.pending.clear()
+        for handle in self.held:
+            handle.close()
+        self.held.clear()
+        if self.lock_directory:
+            import shutil
+
+            shutil.rmtree(self.lock_directory, ignore_errors=True)
+            self.lock_directory = ""
 
 
 _HELPER = _Helper()
@@ -399,13 +411,29 @@ def helper_processes() -> int:
     return max(1, min(wanted, os.cpu_count() or 1))
 
 
+def _lock(directory: str, kernel: str, wait: bool) -> Any:
+    """The open lock file of ``kernel`` in ``directory``, locked (waiting for it when
+    ``wait``), or None when another process holds it."""
+    import fcntl
+
+    handle = open(os.path.join(directory, kernel.replace(":", "-") + ".lock"), "a")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle
+
+
 def start_helper(kernel: str) -> bool:
     """Start the helper process when the first kernel this process compiles is ``kernel``,
-    one of those the first ``align_citations`` compiles itself (share 0 of
-    :data:`citekit._first_call.KERNELS`); return whether it started.
+    one of those the first ``align_citations`` compiles
+    (:data:`citekit._first_call.KERNELS`); return whether it started. The helper compiles
+    those of share 1, from the last backwards, but not ``kernel`` (this process claims it).
 
     Not with the disk cache off, in a helper or warm-up process, during :func:`warm`, with
-    ``CITEKIT_COMPILE_PROCESSES=1`` or on one CPU, nor a second time.
+    ``CITEKIT_COMPILE_PROCESSES=1``, on one CPU, without POSIX file locks, nor a second
+    time.
 
     Examples
     --------
@@ -417,21 +445,28 @@ def start_helper(kernel: str) -> bool:
 
     if not (CACHE and _HELPER.allowed and helper_processes() >= 2):
         return False
-    if not any(share == 0 and name == kernel for share, name, _ in KERNELS):
+    if not any(name == kernel for _, name, _ in KERNELS):
         return False
+    try:
+        import fcntl  # noqa: F401 (POSIX only)
+    except ImportError:
+        return False
+    import tempfile
+
     _HELPER.allowed = False
+    _HELPER.lock_directory = tempfile.mkdtemp(prefix="citekit-compile-")
     env = _child_environment()
-    env[_HELPER_VARIABLE] = "1"
+    env[_HELPER_VARIABLE] = _HELPER.lock_directory
     try:
         _HELPER.process = subprocess.Popen(
             [sys.executable, "-c", "from citekit._warm import compile_listed; compile_listed(1)"],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
     except OSError:  # no interpreter to start (an embedded Python): compile here
+        _HELPER.stop()
         return False
-    for share, name, _ in KERNELS:
-        if share == 1:
-            _HELPER.pending[name] = _HELPER.pending.get(name, 0) + 1
+    _HELPER.pending = {name for share, name, _ in KERNELS if share == 1}
+    await_helper(kernel)  # (claimed: the helper must not compile it as well)
     import atexit
 
     atexit.register(_HELPER.stop)  # (a process that ends early leaves no compiler behind)
@@ -439,31 +474,30 @@ def start_helper(kernel: str) -> bool:
 
 
 def await_helper(kernel: str) -> None:
-    """If the helper has ``kernel`` (a :func:`citekit._jit.kernel_name`) still to compile,
-    wait until it reports it done or ends.
+    """Before this process looks ``kernel`` (a :func:`citekit._jit.kernel_name`) up in the
+    cache: if the helper may compile it, claim it (the helper then skips it), or, when the
+    helper is compiling it, wait until it is done.
 
     Examples
     --------
     >>> await_helper("citekit.kernels._copy:copy_range")  # (no helper: returns at once)
     """
-    if not _HELPER.pending.get(kernel):
+    if kernel not in _HELPER.pending:
         return
-    process = _HELPER.process
-    while _HELPER.pending.get(kernel):
-        line = process.stdout.readline() if process is not None else ""
-        if not line:  # the helper ended (or failed): compile the rest here
-            _HELPER.pending.clear()
-            return
-        done = line.strip()
-        if _HELPER.pending.get(done):
-            _HELPER.pending[done] -= 1
+    _HELPER.pending.discard(kernel)
+    handle = _lock(_HELPER.lock_directory, kernel, wait=False)
+    if handle is None:  # the helper is at it: wait for it, then load what it compiled
+        handle = _lock(_HELPER.lock_directory, kernel, wait=True)
+    if handle is not None:
+        _HELPER.held.append(handle)  # (kept: the helper need not compile it again)
 
 
 def compile_listed(share: int) -> None:
-    """Compile the kernels of ``share`` in :data:`citekit._first_call.KERNELS` (into the
-    disk cache), printing each one's name when done (what the helper process runs). A
-    kernel that fails to compile for its listed types is skipped: the process that needs
-    it compiles it for the types it has.
+    """Compile the kernels of ``share`` in :data:`citekit._first_call.KERNELS` into the
+    disk cache, the last first (what the helper process runs). With a lock directory in
+    ``CITEKIT_COMPILE_HELPER``, a kernel whose lock another process holds is skipped. A
+    kernel that fails to compile for its listed types is skipped too: the process that
+    needs it compiles it for the types it has.
 
     Examples
     --------
@@ -472,13 +506,19 @@ def compile_listed(share: int) -> None:
     from citekit._first_call import KERNELS
     from citekit._jit import parse_type_spec
 
-    for listed_share, name, specs in KERNELS:
+    directory = os.environ.get(_HELPER_VARIABLE, "")
+    for listed_share, name, specs in reversed(KERNELS):
         if listed_share != share:
             continue
+        handle = _lock(directory, name, wait=False) if os.path.isdir(directory) else None
+        if handle is None and os.path.isdir(directory):
+            continue  # (the caller has it)
         module_name, kernel_name = name.split(":")
         try:
             kernel = getattr(importlib.import_module(module_name), kernel_name)
             kernel.compile(tuple(parse_type_spec(spec) for spec in specs))
         except Exception:  # noqa: BLE001 (the caller compiles it, for the types it has)
             pass
-        print(name, flush=True)
+        finally:
+            if handle is not None:
+                handle.close()

@@ -5,6 +5,8 @@ import logging
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -360,10 +362,7 @@ def test_the_first_call_manifest_matches_the_pipeline():
 
 
 class FakeHelper:
-    def __init__(self, lines):
-        import io
-
-        self.stdout = io.StringIO("".join(line + "\n" for line in lines))
+    def __init__(self):
         self.killed = False
 
     def poll(self):
@@ -386,14 +385,14 @@ def helper(monkeypatch):
     started = []
     kernels = (
         (0, "m:first", ("int64",)),
+        (1, "m:second", ("int64",)),
         (1, "m:late", ("int64",)),
         (1, "m:late", ("float64",)),
-        (1, "m:last", ("int64",)),
     )
 
     def popen(command, **options):
         started.append((command, options["env"]))
-        return FakeHelper(["m:late", "m:late", "m:last"])
+        return FakeHelper()
 
     monkeypatch.setattr(_warm, "_HELPER", state)
     monkeypatch.setattr(_first_call, "KERNELS", kernels)
@@ -401,24 +400,38 @@ def helper(monkeypatch):
     monkeypatch.setattr(_jit, "CACHE", True)
     monkeypatch.setattr(_warm, "helper_processes", lambda: 2)
     monkeypatch.setattr("atexit.register", lambda function: None)
-    return state, started
+    yield state, started
+    state.stop()
 
 
-def test_a_first_call_kernel_starts_the_helper_with_the_later_ones(helper):
+def _held_elsewhere(directory, kernel):
+    """Whether another open file description holds ``kernel``'s lock (as the helper's
+    would)."""
+    handle = _warm._lock(directory, kernel, wait=False)
+    if handle is None:
+        return True
+    handle.close()
+    return False
+
+
+@pytest.mark.parametrize("first", ["m:first", "m:second"])
+def test_a_first_call_kernel_starts_the_helper_and_claims_itself(helper, first):
     state, started = helper
-    assert _warm.start_helper("m:first")
-    assert len(started) == 1 and started[0][1][_warm._HELPER_VARIABLE] == "1"
+    assert _warm.start_helper(first)
+    assert len(started) == 1 and started[0][1][_warm._HELPER_VARIABLE] == state.lock_directory
     assert "compile_listed(1)" in started[0][0][-1]
-    assert state.pending == {"m:late": 2, "m:last": 1}
-    assert not _warm.start_helper("m:first")  # (once per process)
+    assert state.pending == {"m:second", "m:late"} - {first}
+    if first == "m:second":  # (claimed: the helper will skip it)
+        assert _held_elsewhere(state.lock_directory, "m:second")
+    assert not _warm.start_helper(first)  # (once per process)
 
 
-@pytest.mark.parametrize("case", ["later kernel", "not allowed", "no cache", "one process"])
+@pytest.mark.parametrize("case", ["other kernel", "not allowed", "no cache", "one process"])
 def test_no_helper_when_it_cannot_help(helper, monkeypatch, case):
     state, started = helper
     kernel = "m:first"
-    if case == "later kernel":
-        kernel = "m:late"  # (a call that starts with the later stages: not a first call)
+    if case == "other kernel":
+        kernel = "m:unlisted"  # (a call that is not an align_citations)
     elif case == "not allowed":
         state.allowed = False
     elif case == "no cache":
@@ -426,51 +439,75 @@ def test_no_helper_when_it_cannot_help(helper, monkeypatch, case):
     else:
         monkeypatch.setattr(_warm, "helper_processes", lambda: 1)
     assert not _warm.start_helper(kernel)
-    assert started == [] and state.pending == {}
+    assert started == [] and state.pending == set()
 
 
-def test_a_kernel_the_helper_has_waits_for_its_report(helper):
+def test_a_kernel_the_helper_has_not_reached_is_claimed_here(helper):
     state, _ = helper
     _warm.start_helper("m:first")
-    _warm.await_helper("m:first")  # (not the helper's: no reading)
-    assert state.process.stdout.tell() == 0
-    _warm.await_helper("m:late")  # both of its signatures reported
-    assert state.pending == {"m:late": 0, "m:last": 1}
-    _warm.await_helper("m:last")
-    assert state.pending["m:last"] == 0
+    _warm.await_helper("m:late")
+    assert "m:late" not in state.pending
+    assert _held_elsewhere(state.lock_directory, "m:late")  # (the helper skips it)
+    _warm.await_helper("m:first")  # (not the helper's: nothing to claim)
+    assert not _held_elsewhere(state.lock_directory, "m:first")
 
 
-def test_a_helper_that_ends_early_leaves_the_rest_to_the_caller(helper, monkeypatch):
-    state, _ = helper
-    monkeypatch.setattr(_warm.subprocess, "Popen", lambda command, **options: FakeHelper([]))
-    _warm.start_helper("m:first")
-    _warm.await_helper("m:last")  # (EOF: returns, nothing pending any more)
-    assert state.pending == {}
-
-
-def test_stopping_the_helper_kills_a_running_one(helper):
+def test_a_kernel_the_helper_is_compiling_is_waited_for(helper):
     state, _ = helper
     _warm.start_helper("m:first")
+    compiling = _warm._lock(state.lock_directory, "m:late", wait=False)  # (the helper's)
+    released = threading.Timer(0.3, compiling.close)
+    released.start()
+    started = time.perf_counter()
+    _warm.await_helper("m:late")
+    assert time.perf_counter() - started >= 0.25  # (returned once the helper let go)
+    released.join()
+
+
+def test_stopping_the_helper_kills_it_and_cleans_up(helper):
+    state, _ = helper
+    _warm.start_helper("m:first")
+    directory = state.lock_directory
+    _warm.await_helper("m:late")
     state.stop()
-    assert state.process.killed and state.pending == {}
+    assert state.process.killed and state.pending == set() and state.held == []
+    assert not os.path.exists(directory)
 
 
-def test_compile_listed_compiles_its_share_and_reports_each(monkeypatch, capsys):
+def test_compile_listed_compiles_its_share_last_first_and_skips_claimed(
+    monkeypatch, tmp_path
+):
     from citekit import _first_call
-    from citekit.kernels._copy import copy_range
+    from citekit.kernels import _copy
 
+    compiled = []
+
+    class Recording:
+        def __init__(self, name):
+            self.name = name
+
+        def compile(self, signature):
+            compiled.append((self.name, tuple(str(t) for t in signature)))
+
+    for name in ("copy_range", "copy_rows", "gather_ranges_kernel"):
+        monkeypatch.setattr(_copy, name, Recording(name))
     monkeypatch.setattr(_first_call, "KERNELS", (
-        (0, "citekit.kernels._copy:copy_range", ("float64[1C]",) * 5),  # another share
-        (1, "citekit.kernels._copy:copy_range",
-         ("float64[1C]", "int64", "float64[1C]", "int64", "int64")),
-        (1, "citekit.kernels._copy:no_such_kernel", ("int64",)),  # skipped, still reported
+        (0, "citekit.kernels._copy:gather_ranges_kernel", ("int64[1C]",)),  # another share
+        (1, "citekit.kernels._copy:copy_range", ("float64[1C]", "int64")),
+        (1, "citekit.kernels._copy:copy_rows", ("int64[2C]",)),
+        (1, "citekit.kernels._copy:no_such_kernel", ("int64",)),  # skipped
     ))
+    monkeypatch.setenv(_warm._HELPER_VARIABLE, str(tmp_path))
     _warm.compile_listed(1)
-    assert capsys.readouterr().out.splitlines() == [
-        "citekit.kernels._copy:copy_range", "citekit.kernels._copy:no_such_kernel",
+    assert compiled == [
+        ("copy_rows", ("array(int64, 2d, C)",)),
+        ("copy_range", ("array(float64, 1d, C)", "int64")),
     ]
-    assert any(str(signature[1]) == "int64" and str(signature[0].dtype) == "float64"
-               for signature in copy_range.signatures)
+    compiled.clear()
+    claimed = _warm._lock(str(tmp_path), "citekit.kernels._copy:copy_rows", wait=False)
+    _warm.compile_listed(1)
+    claimed.close()
+    assert compiled == [("copy_range", ("array(float64, 1d, C)", "int64"))]
 
 
 @pytest.mark.parametrize("value, expected", [("1", 1), ("2", 2), ("0", 1), ("many", 1)])
