@@ -30,21 +30,24 @@ from typing import Any, Sequence
 
 
 __all__ = [
-    "FIRST_CALL_SECONDS", "LOGGER", "PROCESSES_VARIABLE", "SHARES", "WARM_SECONDS",
-    "add_command", "await_helper", "cache_is_cold", "compile_finished", "compile_listed",
-    "compile_notice", "compile_started", "helper_processes", "run_command", "start_helper",
-    "start_share", "warm", "warm_modules",
+    "FIRST_CALL_SECONDS", "FIRST_CALL_SECONDS_ONE_PROCESS", "LOGGER", "PROCESSES_VARIABLE",
+    "SHARES", "WARM_SECONDS", "add_command", "await_helper", "cache_is_cold",
+    "compile_finished", "compile_listed", "compile_notice", "compile_started",
+    "helper_processes", "run_command", "start_helper", "start_share", "warm", "warm_modules",
 ]
 
 #: Where the compile notice goes (level WARNING; silence it with
 #: ``logging.getLogger("citekit.compile").setLevel(logging.ERROR)``).
 LOGGER = logging.getLogger("citekit.compile")
 
-# Measured with benchmarks/compile_cost.py on a 2-vCPU VM, empty cache, nothing else running:
-#: seconds the first ``align_citations`` of a fresh install spends compiling
-FIRST_CALL_SECONDS = 60
+# Estimated from benchmarks/compile_cost.py's CPU times on a 2-vCPU VM (empty cache; the
+# machine was shared, so its wall times were not those of an idle one):
+#: seconds the first ``align_citations`` of a fresh install spends compiling, with its helper
+FIRST_CALL_SECONDS = 40
+#: the same in one process (``CITEKIT_COMPILE_PROCESSES=1``, or the disk cache off)
+FIRST_CALL_SECONDS_ONE_PROCESS = 65
 #: seconds ``warmup()`` takes on a fresh install with two processes
-WARM_SECONDS = 90
+WARM_SECONDS = 80
 # kernel signatures (citekit's own) the first align_citations compiles: the bar's length
 _FIRST_CALL_KERNELS = 150
 
@@ -185,6 +188,9 @@ def compile_notice() -> str:
     """
     from citekit._jit import CACHE
 
+    seconds = FIRST_CALL_SECONDS
+    if not (CACHE and helper_processes() >= 2):
+        seconds = FIRST_CALL_SECONDS_ONE_PROCESS
     if CACHE:
         when = (
             "first use with an empty cache; later processes load the compiled code from the "
@@ -194,7 +200,7 @@ def compile_notice() -> str:
         when = "the disk cache is off (CITEKIT_NUMBA_CACHE=0), so every process compiles"
     return (
         f"citekit: compiling the numba kernels this call needs ({when}); about "
-        f"{FIRST_CALL_SECONDS} s on a 2-core machine. Run `citekit warmup` (or "
+        f"{seconds} s on a 2-core machine. Run `citekit warmup` (or "
         "citekit.warmup()) once after installing to do it ahead of time."
     )
 

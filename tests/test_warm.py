@@ -303,11 +303,17 @@ def test_no_bar_where_none_can_be_seen(monkeypatch):
 
 def test_the_notice_says_what_happens_for_how_long_and_what_to_do(monkeypatch):
     monkeypatch.setattr(_jit, "CACHE", True)
+    monkeypatch.setattr(_warm, "helper_processes", lambda: 2)
     notice = _warm.compile_notice()
     assert f"about {_warm.FIRST_CALL_SECONDS} s" in notice
     assert "empty cache" in notice and "citekit warmup" in notice
+    monkeypatch.setattr(_warm, "helper_processes", lambda: 1)  # (no helper: longer)
+    assert f"about {_warm.FIRST_CALL_SECONDS_ONE_PROCESS} s" in _warm.compile_notice()
+    monkeypatch.setattr(_warm, "helper_processes", lambda: 2)
     monkeypatch.setattr(_jit, "CACHE", False)
-    assert "CITEKIT_NUMBA_CACHE=0" in _warm.compile_notice()
+    notice = _warm.compile_notice()
+    assert "CITEKIT_NUMBA_CACHE=0" in notice
+    assert f"about {_warm.FIRST_CALL_SECONDS_ONE_PROCESS} s" in notice
 
 
 # ------------------------------------------------------------------ citekit warmup
