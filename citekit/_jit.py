@@ -245,7 +245,7 @@ def parse_type_spec(spec: str) -> Any:
 
     Examples
     --------
-    >>> parse_type_spec("ro uint8[1C]")
+    >>> print(parse_type_spec("ro uint8[1C]"))
     readonly array(uint8, 1d, C)
     """
     import numpy as np
