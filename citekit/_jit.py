@@ -29,12 +29,14 @@ from itertools import count
 from typing import Any, Callable
 
 import numba
+import numba.core.event
 from numba import prange
 from numba.core import caching
 
 __all__ = [
     "CACHE", "check_threads", "current_threads", "is_cached", "jit", "jit_parallel",
-    "kernel_sources", "package_stamp", "prange", "run_on_threads", "set_threads", "share_work",
+    "kernel_name", "kernel_sources", "package_stamp", "parse_type_spec", "prange",
+    "run_on_threads", "set_threads", "share_work", "type_spec",
 ]
 
 CACHE: bool = os.environ.get("CITEKIT_NUMBA_CACHE", "1").strip().lower() not in {
@@ -188,20 +190,143 @@ class _KernelCacheImpl(caching.CompileResultCacheImpl):
 
 
 class _KernelCache(caching.FunctionCache):
-    """numba's on-disk cache of a kernel, stamped by :func:`package_stamp`."""
+    """numba's on-disk cache of a kernel, stamped by :func:`package_stamp`.
+
+    Before looking a kernel up, it lets :mod:`citekit._warm` wait for a helper process that
+    is compiling that kernel into the cache (:func:`citekit._warm.await_helper`), so that
+    this process loads it instead of compiling it too.
+    """
 
     _impl_class = _KernelCacheImpl
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        from citekit._warm import await_helper
+
+        await_helper(kernel_name(self._py_func))
+        return super().load_overload(sig, target_context)
+
+
+def kernel_name(function: Callable) -> str:
+    """``module:qualified name`` of a kernel (or its Python function).
+
+    Examples
+    --------
+    >>> from citekit.kernels._copy import copy_range
+    >>> kernel_name(copy_range)
+    'citekit.kernels._copy:copy_range'
+    """
+    function = getattr(function, "py_func", function)
+    return f"{function.__module__}:{function.__qualname__}"
+
+
+def type_spec(numba_type: Any) -> str:
+    """A short text for an argument type of a kernel called from Python: the scalar's
+    name (``int64``, ``bool``, ``float64``) or an array's ``dtype[ndim layout]``, after
+    ``ro`` when read-only (``ro uint8[1C]``); :func:`parse_type_spec` reads it back.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> type_spec(numba.typeof(np.zeros((2, 3), dtype=np.int64)))
+    'int64[2C]'
+    """
+    from numba.core import types
+
+    if isinstance(numba_type, types.Array):
+        prefix = "" if numba_type.mutable else "ro "
+        return f"{prefix}{numba_type.dtype}[{numba_type.ndim}{numba_type.layout}]"
+    return str(types.unliteral(numba_type))
+
+
+def parse_type_spec(spec: str) -> Any:
+    """The numba type :func:`type_spec` wrote as ``spec``.
+
+    Raises ``ValueError`` naming ``spec`` if it is not one.
+
+    Examples
+    --------
+    >>> print(parse_type_spec("ro uint8[1C]"))
+    readonly array(uint8, 1d, C)
+    """
+    import numpy as np
+    from numba.core import types
+
+    match = re.fullmatch(r"(ro )?(\w+)(?:\[(\d)([CFA])\])?", spec)
+    try:
+        dtype = numba.from_dtype(np.dtype(match.group(2)))
+    except (AttributeError, TypeError, NotImplementedError):  # (no match, or not a dtype)
+        raise ValueError(f"not a kernel argument type: {spec!r}") from None
+    if match.group(3) is None:
+        if match.group(1):
+            raise ValueError(f"not a kernel argument type: {spec!r} (a read-only scalar)")
+        return dtype
+    return types.Array(
+        dtype, int(match.group(3)), match.group(4), readonly=bool(match.group(1))
+    )
+
+
+def _typed_without_literals(dispatcher: Any) -> None:
+    """Make calls from other kernels compile ``dispatcher`` for the plain types of their
+    arguments, not for the constants they pass.
+
+    numba types a constant argument of a kernel-to-kernel call (``f(x, 0)``) as a literal
+    (``Literal[int](0)``) and compiles a specialization for it, besides the plain
+    ``int64`` one other call sites need: about one kernel signature in seven of the first
+    ``align_citations`` was such a duplicate. Compiling the plain types instead serves
+    every call site with one specialization (the constant converts to it); the machine
+    code computes the same values, since no citekit kernel asks for literals
+    (``numba.literally``).
+    """
+    from numba.core import types
+
+    typed_with_literals = dispatcher.get_call_template
+
+    def get_call_template(args: Any, kws: Any) -> Any:
+        return typed_with_literals(
+            tuple(types.unliteral(arg) for arg in args),
+            {name: types.unliteral(arg) for name, arg in kws.items()},
+        )
+
+    dispatcher.get_call_template = get_call_template
+
+
+class _CompileWatch(numba.core.event.Listener):
+    """Tells :mod:`citekit._warm` when the compiler starts and ends compiling one of
+    citekit's kernels (numba's ``numba:compile`` events fire only for real compilations,
+    not for machine code loaded from the disk cache), so that whatever entry point
+    triggered it -- a library call, a command, a notebook cell -- says so once."""
+
+    def on_start(self, event: Any) -> None:
+        if _is_citekit_kernel(event.data["dispatcher"]):
+            from citekit._warm import compile_started
+
+            compile_started(kernel_name(event.data["dispatcher"]))
+
+    def on_end(self, event: Any) -> None:
+        if _is_citekit_kernel(event.data["dispatcher"]):
+            from citekit._warm import compile_finished
+
+            compile_finished()
+
+
+def _is_citekit_kernel(dispatcher: Any) -> bool:
+    module = getattr(getattr(dispatcher, "py_func", None), "__module__", None) or ""
+    return module.split(".")[0] == __name__.split(".")[0]
+
+
+numba.core.event.register("numba:compile", _CompileWatch())
 
 
 def jit(func: Callable | None = None, **options: Any) -> Callable:
     """``numba.njit`` with citekit's options (lazy, cached under :func:`package_stamp`,
-    ``nogil``, no fastmath)."""
+    ``nogil``, no fastmath, one specialization for constant and variable arguments)."""
     cache = options.pop("cache", CACHE)
     options.setdefault("nogil", True)
     decorator = numba.njit(**options)
 
     def decorate(function: Callable) -> Any:
         dispatcher = decorator(function)
+        _typed_without_literals(dispatcher)
         if cache:
             # what ``cache=True`` does (Dispatcher.enable_caching), with citekit's stamp
             dispatcher._cache = _KernelCache(dispatcher.py_func)

@@ -6,6 +6,7 @@
     citekit align --answers A.jsonl --sources S.jsonl --out R.jsonl [--config C] [--jobs N]
     citekit highlight --answer TEXT --source-file CHUNK.txt
     citekit evaluate FILE.jsonl [--config C] [--per-unit] [--limit N] [--json] [--errors N]
+    citekit warmup [--processes N]    compile every kernel now (once, after installing)
 
 Every subcommand has ``--help``. Problems with the input (a missing file, a bad JSON line,
 an invalid configuration) are reported in one line naming the file and line, with exit
@@ -217,12 +218,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from citekit._warm import cache_is_cold, warm
 
     compiled = cache_is_cold()  # (then compiled here, before the timed part)
-    if compiled:
-        sys.stderr.write(
-            "citekit demo: compiling the kernels (first run only, one to two minutes; "
-            "later runs load them from the cache)...\n"
-        )
-        sys.stderr.flush()
+    if compiled:  # (the compiler's first kernel logs the notice on stderr)
         warm(min(2, os.cpu_count() or 1))
     sys.stderr.write("citekit demo: aligning...\n")
     sys.stderr.flush()
@@ -675,6 +671,10 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     # (evaluate names unknown options under its own usage line, as it always has)
     evaluate.set_defaults(run=_cmd_evaluate, usage_parser=evaluate)
+
+    from citekit._warm import add_command
+
+    add_command(commands)
     return parser
 
 

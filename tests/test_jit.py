@@ -205,3 +205,87 @@ def test_share_work_raises_an_error_of_any_thread_once_all_returned(failing):
     with pytest.raises(ValueError, match=failing):
         share_work(2, 2, task)
     assert finished == [failing == "other"]
+
+
+def test_a_constant_argument_compiles_no_literal_specialization():
+    import numpy as np
+
+    @_jit.jit(cache=False)
+    def scaled(values, factor):
+        return values[0] * factor
+
+    @_jit.jit(cache=False)
+    def both(values, factor):
+        return scaled(values, 3) + scaled(values, factor)  # a constant and a variable
+
+    assert both(np.array([2, 5]), 4) == 14
+    # one specialization serves both call sites (numba alone compiles Literal[int](3) too)
+    assert [str(signature) for signature in scaled.signatures] == [
+        "(Array(int64, 1, 'C', False, aligned=True), int64)"
+    ]
+
+
+def test_a_constant_flag_still_computes_what_its_branch_says():
+    import numpy as np
+
+    @_jit.jit(cache=False)
+    def pick(values, first):
+        if first:
+            return values[0]
+        return values[-1]
+
+    @_jit.jit(cache=False)
+    def picks(values):
+        return pick(values, True) * 10 + pick(values, False)
+
+    assert picks(np.array([1, 2, 3])) == 13
+    assert len(pick.signatures) == 1
+
+
+_NOTICE_SCRIPT = r"""
+import numpy as np
+from citekit.kernels._copy import copy_range
+out = np.zeros(3)
+copy_range(out, 0, np.arange(3.0), 0, 3)
+copy_range(out, 0, np.arange(3), 0, 3)  # (a second signature: no second notice)
+print(out.tolist())
+"""
+
+
+@pytest.mark.skipif(not _jit.CACHE, reason="numba's on-disk cache is off")
+def test_a_compilation_says_so_once_and_a_cached_kernel_says_nothing(tmp_path):
+    env = _warm._child_environment()
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+
+    def run():
+        done = subprocess.run(
+            [sys.executable, "-c", _NOTICE_SCRIPT], env=env, capture_output=True, text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.stdout.strip() == "[0.0, 1.0, 2.0]"
+        return done.stderr
+
+    cold = run()
+    assert cold.count("citekit: compiling the numba kernels") == 1, cold
+    assert "citekit warmup" in cold
+    assert "compiling" not in run()  # loaded from the disk cache: silent
+
+
+@pytest.mark.parametrize("spec", ["int64", "bool", "float64", "int64[1C]", "ro uint8[1C]",
+                                  "float32[2C]", "bool[1A]"])
+def test_type_specs_read_back_to_the_type(spec):
+    assert _jit.type_spec(_jit.parse_type_spec(spec)) == spec
+
+
+@pytest.mark.parametrize("spec", ["", "int64[", "nosuchtype", "int64[1X]", "ro int64", "int64[]"])
+def test_a_bad_type_spec_is_a_value_error_naming_it(spec):
+    with pytest.raises(ValueError, match="not a kernel argument type"):
+        _jit.parse_type_spec(spec)
+
+
+def test_kernel_names_are_module_and_qualified_name():
+    from citekit.kernels._batch import align_worker
+
+    assert _jit.kernel_name(align_worker) == "citekit.kernels._batch:align_worker"
+    assert _jit.kernel_name(align_worker.py_func) == "citekit.kernels._batch:align_worker"

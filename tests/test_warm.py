@@ -1,9 +1,12 @@
 """Compiling ahead of use: citekit.warmup(processes=...) and citekit._warm."""
 
 import json
+import logging
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -218,3 +221,311 @@ def test_batch_workers_find_a_cold_cache_compiled_once(monkeypatch):
     results = batch.score_records(records, n_jobs=2, show_progress=False)
     assert warmed == [2]
     assert results[0].ok and results[0].result[0].status == "supported"
+
+
+# ------------------------------------------------------------------ the compile notice
+
+
+class FakeBar:
+    def __init__(self, total):
+        self.total = total
+        self.n = 0
+        self.closed = False
+
+    def update(self, n):
+        self.n += n
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.fixture
+def compiling(monkeypatch):
+    """A fresh notice state whose bar is a FakeBar (closed at once when idle)."""
+    state = _warm._Compiling()
+    state.IDLE_SECONDS = 0.0
+    bars = []
+
+    def kernel_bar(total):
+        bars.append(FakeBar(total))
+        return bars[-1]
+
+    monkeypatch.setattr(_warm, "_COMPILING", state)
+    monkeypatch.setattr(_warm, "_kernel_bar", kernel_bar)
+    return state, bars
+
+
+def _wait_closed(state):
+    if state.closer is not None:
+        state.closer.join(timeout=10)
+
+
+def test_the_first_compilation_logs_the_notice_once(compiling, caplog):
+    state, bars = compiling
+    with caplog.at_level(logging.WARNING, logger="citekit.compile"):
+        _warm.compile_started()  # a kernel
+        _warm.compile_started()  # its callee
+        _warm.compile_finished()
+        _warm.compile_finished()
+        _wait_closed(state)
+        _warm.compile_started()  # a later call's kernel
+        _warm.compile_finished()
+    notices = [r for r in caplog.records if r.name == "citekit.compile"]
+    assert len(notices) == 1 and notices[0].levelno == logging.WARNING
+    assert notices[0].getMessage() == _warm.compile_notice()
+    # a bar per burst of compiling, counting kernels, closed when it ends
+    assert [bar.n for bar in bars] == [2, 1]
+    _wait_closed(state)
+    assert all(bar.closed for bar in bars)
+
+
+def test_the_bar_grows_when_a_call_compiles_more_than_expected(compiling, monkeypatch):
+    state, bars = compiling
+    monkeypatch.setattr(_warm, "_FIRST_CALL_KERNELS", 3)
+    _warm.compile_started()
+    for _ in range(5):
+        _warm.compile_started()
+        _warm.compile_finished()
+        assert bars[0].n < bars[0].total
+    _warm.compile_finished()
+    _wait_closed(state)
+    assert bars[0].n == 6 and bars[0].closed
+
+
+def test_no_bar_where_none_can_be_seen(monkeypatch):
+    state = _warm._Compiling()
+    monkeypatch.setattr(_warm, "_COMPILING", state)
+    monkeypatch.setattr(_warm.LOGGER, "disabled", True)
+    _warm.compile_started()  # (tests run without a terminal: _kernel_bar gives None)
+    _warm.compile_finished()
+    assert state.announced and state.bar is None and state.count == 1
+
+
+def test_the_notice_says_what_happens_for_how_long_and_what_to_do(monkeypatch):
+    monkeypatch.setattr(_jit, "CACHE", True)
+    monkeypatch.setattr(_warm, "helper_processes", lambda: 2)
+    notice = _warm.compile_notice()
+    assert f"about {_warm.FIRST_CALL_SECONDS} s" in notice
+    assert "empty cache" in notice and "citekit warmup" in notice
+    monkeypatch.setattr(_warm, "helper_processes", lambda: 1)  # (no helper: longer)
+    assert f"about {_warm.FIRST_CALL_SECONDS_ONE_PROCESS} s" in _warm.compile_notice()
+    monkeypatch.setattr(_warm, "helper_processes", lambda: 2)
+    monkeypatch.setattr(_jit, "CACHE", False)
+    notice = _warm.compile_notice()
+    assert "CITEKIT_NUMBA_CACHE=0" in notice
+    assert f"about {_warm.FIRST_CALL_SECONDS_ONE_PROCESS} s" in notice
+
+
+# ------------------------------------------------------------------ citekit warmup
+
+
+def test_the_warmup_command_compiles_in_the_processes_asked(monkeypatch, capsys):
+    from citekit import cli
+
+    asked = []
+    monkeypatch.setattr(_warm, "warm", asked.append)
+    assert cli.main(["warmup", "--processes", "1"]) == 0
+    assert cli.main(["warmup"]) == 0
+    assert asked == [1, min(2, os.cpu_count() or 1)]
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and all(line.startswith("citekit warmup: every kernel") for line in out)
+
+
+@pytest.mark.parametrize("processes", ["0", "-2"])
+def test_the_warmup_command_rejects_fewer_than_one_process(monkeypatch, capsys, processes):
+    from citekit import cli
+
+    monkeypatch.setattr(_warm, "warm", lambda processes: pytest.fail("warmed"))
+    assert cli.main(["warmup", "--processes", processes]) == 2
+    assert "--processes must be at least 1" in capsys.readouterr().err
+
+
+def test_the_warmup_command_rejects_a_non_integer(capsys):
+    from citekit import cli
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["warmup", "--processes", "two"])
+    assert stop.value.code == 2
+    assert "--processes" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the helper process
+
+
+def test_the_first_call_manifest_matches_the_pipeline():
+    """Every kernel the manifest lists is one the first align_citations calls from Python,
+    with the listed argument types (a stale list would only cost time)."""
+    from citekit._first_call import KERNELS
+    from citekit._jit import parse_type_spec
+    from citekit.pipeline import align_citations
+
+    align_citations("Revenue grew 15% in 2024.", ["Revenue grew 15% in 2024."])
+    assert {share for share, _, _ in KERNELS} == {0, 1}
+    for _, name, specs in KERNELS:
+        module_name, kernel_name = name.split(":")
+        kernel = getattr(__import__(module_name, fromlist=[kernel_name]), kernel_name)
+        assert tuple(parse_type_spec(spec) for spec in specs) in kernel.signatures, name
+
+
+class FakeHelper:
+    def __init__(self):
+        self.killed = False
+
+    def poll(self):
+        return None
+
+    def kill(self):
+        self.killed = True
+
+    def wait(self, timeout=None):
+        return 0
+
+
+@pytest.fixture
+def helper(monkeypatch):
+    """A fresh helper state; Popen records its command and returns a FakeHelper."""
+    from citekit import _first_call
+
+    state = _warm._Helper()
+    state.allowed = True
+    started = []
+    kernels = (
+        (0, "m:first", ("int64",)),
+        (1, "m:second", ("int64",)),
+        (1, "m:late", ("int64",)),
+        (1, "m:late", ("float64",)),
+    )
+
+    def popen(command, **options):
+        started.append((command, options["env"]))
+        return FakeHelper()
+
+    monkeypatch.setattr(_warm, "_HELPER", state)
+    monkeypatch.setattr(_first_call, "KERNELS", kernels)
+    monkeypatch.setattr(_warm.subprocess, "Popen", popen)
+    monkeypatch.setattr(_jit, "CACHE", True)
+    monkeypatch.setattr(_warm, "helper_processes", lambda: 2)
+    monkeypatch.setattr("atexit.register", lambda function: None)
+    yield state, started
+    state.stop()
+
+
+def _held_elsewhere(directory, kernel):
+    """Whether another open file description holds ``kernel``'s lock (as the helper's
+    would)."""
+    handle = _warm._lock(directory, kernel, wait=False)
+    if handle is None:
+        return True
+    handle.close()
+    return False
+
+
+@pytest.mark.parametrize("first", ["m:first", "m:second"])
+def test_a_first_call_kernel_starts_the_helper_and_claims_itself(helper, first):
+    state, started = helper
+    assert _warm.start_helper(first)
+    assert len(started) == 1 and started[0][1][_warm._HELPER_VARIABLE] == state.lock_directory
+    assert "compile_listed(1)" in started[0][0][-1]
+    assert state.pending == {"m:second", "m:late"} - {first}
+    if first == "m:second":  # (claimed: the helper will skip it)
+        assert _held_elsewhere(state.lock_directory, "m:second")
+    assert not _warm.start_helper(first)  # (once per process)
+
+
+@pytest.mark.parametrize("case", ["other kernel", "not allowed", "no cache", "one process"])
+def test_no_helper_when_it_cannot_help(helper, monkeypatch, case):
+    state, started = helper
+    kernel = "m:first"
+    if case == "other kernel":
+        kernel = "m:unlisted"  # (a call that is not an align_citations)
+    elif case == "not allowed":
+        state.allowed = False
+    elif case == "no cache":
+        monkeypatch.setattr(_jit, "CACHE", False)
+    else:
+        monkeypatch.setattr(_warm, "helper_processes", lambda: 1)
+    assert not _warm.start_helper(kernel)
+    assert started == [] and state.pending == set()
+
+
+def test_a_kernel_the_helper_has_not_reached_is_claimed_here(helper):
+    state, _ = helper
+    _warm.start_helper("m:first")
+    _warm.await_helper("m:late")
+    assert "m:late" not in state.pending
+    assert _held_elsewhere(state.lock_directory, "m:late")  # (the helper skips it)
+    _warm.await_helper("m:first")  # (not the helper's: nothing to claim)
+    assert not _held_elsewhere(state.lock_directory, "m:first")
+
+
+def test_a_kernel_the_helper_is_compiling_is_waited_for(helper):
+    state, _ = helper
+    _warm.start_helper("m:first")
+    compiling = _warm._lock(state.lock_directory, "m:late", wait=False)  # (the helper's)
+    released = threading.Timer(0.3, compiling.close)
+    released.start()
+    started = time.perf_counter()
+    _warm.await_helper("m:late")
+    assert time.perf_counter() - started >= 0.25  # (returned once the helper let go)
+    released.join()
+
+
+def test_stopping_the_helper_kills_it_and_cleans_up(helper):
+    state, _ = helper
+    _warm.start_helper("m:first")
+    directory = state.lock_directory
+    _warm.await_helper("m:late")
+    state.stop()
+    assert state.process.killed and state.pending == set() and state.held == []
+    assert not os.path.exists(directory)
+
+
+def test_compile_listed_compiles_its_share_last_first_and_skips_claimed(
+    monkeypatch, tmp_path
+):
+    from citekit import _first_call
+    from citekit.kernels import _copy
+
+    compiled = []
+
+    class Recording:
+        def __init__(self, name):
+            self.name = name
+
+        def compile(self, signature):
+            compiled.append((self.name, tuple(str(t) for t in signature)))
+
+    for name in ("copy_range", "copy_rows", "gather_ranges_kernel"):
+        monkeypatch.setattr(_copy, name, Recording(name))
+    monkeypatch.setattr(_first_call, "KERNELS", (
+        (0, "citekit.kernels._copy:gather_ranges_kernel", ("int64[1C]",)),  # another share
+        (1, "citekit.kernels._copy:copy_range", ("float64[1C]", "int64")),
+        (1, "citekit.kernels._copy:copy_rows", ("int64[2C]",)),
+        (1, "citekit.kernels._copy:no_such_kernel", ("int64",)),  # skipped
+    ))
+    monkeypatch.setenv(_warm._HELPER_VARIABLE, str(tmp_path))
+    _warm.compile_listed(1)
+    assert compiled == [
+        ("copy_rows", ("array(int64, 2d, C)",)),
+        ("copy_range", ("array(float64, 1d, C)", "int64")),
+    ]
+    compiled.clear()
+    claimed = _warm._lock(str(tmp_path), "citekit.kernels._copy:copy_rows", wait=False)
+    _warm.compile_listed(1)
+    claimed.close()
+    assert compiled == [("copy_range", ("array(float64, 1d, C)", "int64"))]
+
+
+@pytest.mark.parametrize("value, expected", [("1", 1), ("2", 2), ("0", 1), ("many", 1)])
+def test_helper_processes_reads_the_environment(monkeypatch, value, expected):
+    monkeypatch.setenv(_warm.PROCESSES_VARIABLE, value)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert _warm.helper_processes() == expected
+
+
+def test_warm_starts_no_helper(recorded, monkeypatch):
+    state = _warm._Helper()
+    state.allowed = True
+    monkeypatch.setattr(_warm, "_HELPER", state)
+    _warm.warm(1)
+    assert not state.allowed
