@@ -139,7 +139,8 @@ def warmup(*, processes: int = 1) -> None:
         Compile in up to this many processes at once (at most 2 are used): another
         process compiles a share of the kernels into the on-disk cache while this one
         compiles the rest, then this one loads them. Only a cold cache gains (a fresh
-        install on a 2-vCPU VM: about 133 s of compiling in one process, 92-96 s in two);
+        install on a 2-vCPU VM: about 129 s of compiler CPU time in one process; with
+        two, this one's share is about 68 s; ``benchmarks/compile_cost.py``);
         with a warm cache the extra process only loads machine code, and without the
         on-disk cache (``CITEKIT_NUMBA_CACHE=0``) everything is compiled here. Results
         never depend on it.
