@@ -221,6 +221,9 @@ def to_records(
         raise ValueError(f"offsets must be 'python' or 'utf16', got {offsets!r}")
     if answer is not None and not isinstance(answer, str):
         raise TypeError(f"answer must be a str, got {type(answer).__name__}")
+    if sources is not None:
+        # (checked when given, not only when offsets='utf16' reads them)
+        source_views(getattr(sources, "sources", sources))
     utf16 = offsets == "utf16"
     groups, with_record_id = _collect(results)
     rows: list[dict[str, Any]] = []

@@ -84,6 +84,12 @@ def _resolve_corpus(pipeline: Any, corpus: Any) -> Any:
     """Prepare ``corpus`` once (a list of sources becomes a prepared corpus)."""
     if corpus is None:
         return None
+    if isinstance(corpus, (str, bytes, int, float, Mapping)):
+        # (refused at once: aligning each record against it would fail record by record)
+        raise TypeError(
+            "corpus must be a list of sources or a prepared corpus (Pipeline.prepare), "
+            f"got {type(corpus).__name__}"
+        )
     prepare = getattr(pipeline, "prepare", None)
     if isinstance(corpus, (list, tuple)) and callable(prepare):
         return prepare(corpus)

@@ -9,9 +9,10 @@
     citekit warmup [--processes N]    compile every kernel now (once, after installing)
 
 Every subcommand has ``--help``. Problems with the input (a missing file, a bad JSON line,
-an invalid configuration) are reported in one line naming the file and line, with exit
-status 2; ``align`` exits with 1 when some records could not be scored (their errors are
-in the output file).
+an invalid configuration) are reported in one line naming the file and line, and problems
+with the command line (an unknown or missing option, a bad value) in one line naming the
+option, with exit status 2; ``align`` exits with 1 when some records could not be scored
+(their errors are in the output file).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import json
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, Sequence, TextIO
 
 if TYPE_CHECKING:
     from citekit.evaluate import EvalRecord, EvaluationReport
@@ -37,6 +38,23 @@ _STATUS_MARK = {
 
 class _InputError(Exception):
     """A problem with the user's files or options: reported in one line, exit status 2."""
+
+
+class _UsageError(Exception):
+    """A command line argparse refused (an unknown or missing option, a bad value): ``prog``
+    is the (sub)command it belongs to."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, exit status 2 (:func:`main` prints
+    them), not the usage block argparse prints before them."""
+
+    def error(self, message: str) -> NoReturn:  # (argparse's hook for every parse error)
+        raise _UsageError(self.prog, message)
 
 
 def _load_config(path: str | None) -> Any:
@@ -545,7 +563,7 @@ def _errors_report(
 def _build_parser() -> argparse.ArgumentParser:
     from citekit._version import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="citekit",
         description="Exact, fast character-level citations for generated answers.",
     )
@@ -669,8 +687,7 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="also list the first N units whose predicted status differs from the gold label",
     )
-    # (evaluate names unknown options under its own usage line, as it always has)
-    evaluate.set_defaults(run=_cmd_evaluate, usage_parser=evaluate)
+    evaluate.set_defaults(run=_cmd_evaluate)
 
     from citekit._warm import add_command
 
@@ -692,14 +709,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     2
     >>> main(["evaluate", "no-such-file.jsonl"])
     2
+    >>> main(["align", "--no-such-option"])  # one line on stderr, no usage block
+    2
     """
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = _build_parser()
-    args, unknown = parser.parse_known_args(args_list)
-    if unknown:
-        getattr(args, "usage_parser", parser).error(
-            f"unrecognized arguments: {' '.join(unknown)}"
-        )
+    try:
+        args, unknown = parser.parse_known_args(args_list)
+        if unknown:
+            prog = f"citekit {args.command}" if args.command else "citekit"
+            raise _UsageError(prog, f"unrecognized arguments: {' '.join(unknown)}")
+    except _UsageError as exc:
+        sys.stderr.write(f"{exc.prog}: error: {exc} (see '{exc.prog} --help')\n")
+        return 2
     if args.command is None:
         parser.print_help()
         return 2

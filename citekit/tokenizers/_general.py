@@ -10,6 +10,7 @@ sends here the pieces of a text the kernel cannot read (``_hybrid``).
 from __future__ import annotations
 
 import itertools
+import operator
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -181,37 +182,105 @@ def snap_to_clusters(
 TOKEN_JOINERS = ".,'’ʼ‐‑-"
 
 
+#: Tokens whose surfaces (Python strings) are alive at once: keys are built and hashed
+#: block by block, so a text's tokens cost their spans in arrays, not a string each.
+_KEY_BLOCK = 1 << 15
+
+
 def tokenize_general(
     text: str, normalizer_config: NormalizerConfig, ids: Callable[[list[str]], np.ndarray]
 ) -> TokenizedText:
     """The general path on the whole of ``text``: tokens found on its normalized form.
 
     ``ids`` gives the ids of token surfaces found in the normalized text (the
-    tokenizer's, which keeps them).
+    tokenizer's, which keeps them). Token spans are kept in arrays and surfaces made and
+    hashed ``_KEY_BLOCK`` tokens at a time: memory is a small constant per token, however
+    many tokens NFKC expansion makes of one character (``\ufdfa``: four).
     """
     normalized = normalize_text(text, normalizer_config)
     folded = normalized.text
-    spans = [match.span() for match in regexes()[0].finditer(folded)]
-    if not spans:
+    bounds = np.fromiter(
+        itertools.chain.from_iterable(map(_SPAN, regexes()[0].finditer(folded))),
+        dtype=np.int64,
+    )
+    if bounds.size == 0:
         return TokenizedText(text, [], [], [])
-    norm_spans = np.array(spans, dtype=np.int64)
-    norm_starts, norm_ends = norm_spans[:, 0], norm_spans[:, 1]
+    norm_starts, norm_ends = bounds[0::2], bounds[1::2]
     orig_starts = normalized.orig_starts[norm_starts]
     orig_ends = normalized.orig_ends[norm_ends - 1]
+    del normalized, bounds  # (the maps: 16 bytes per normalized character)
     orig_starts, orig_ends = snap_to_clusters(text, orig_starts, orig_ends)
-    surfaces = [folded[start:end] for start, end in spans]
     # One original character can expand into several tokens (½ -> 1⁄2, ㏂ -> a.m.),
     # and snapping can widen a token over its neighbour: merge overlapping tokens (the
     # spans are monotone, so comparing neighbours finds every overlap). A merged token's
     # key joins its parts with a space, which no single token contains.
     overlaps = orig_starts[1:] < orig_ends[:-1]
-    if overlaps.any():
-        first = np.flatnonzero(np.concatenate([[True], ~overlaps]))
-        orig_starts = orig_starts[first]
-        orig_ends = np.maximum.reduceat(orig_ends, first)
-        group_ends = np.append(first[1:], len(surfaces))
-        surfaces = [
-            " ".join(surfaces[group_start:group_end])
-            for group_start, group_end in zip(first.tolist(), group_ends.tolist())
+    if not overlaps.any():
+        return TokenizedText(
+            text, _block_ids(folded, norm_starts, norm_ends, None, ids), orig_starts, orig_ends
+        )
+    first = np.flatnonzero(np.concatenate([[True], ~overlaps]))
+    orig_starts = orig_starts[first]
+    orig_ends = np.maximum.reduceat(orig_ends, first)
+    return TokenizedText(
+        text, _block_ids(folded, norm_starts, norm_ends, first, ids), orig_starts, orig_ends
+    )
+
+
+_SPAN = operator.methodcaller("span")
+
+
+def _block_ids(
+    folded: str,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    first: np.ndarray | None,
+    ids: Callable[[list[str]], np.ndarray],
+) -> np.ndarray:
+    """Ids of the tokens ``folded[starts[k]:ends[k]]``, or, with ``first`` (the first
+    token of each group), of the groups' keys (their tokens joined by a space), made and
+    hashed about ``_KEY_BLOCK`` tokens at a time."""
+    if first is None:
+        out = np.empty(starts.size, dtype=np.int64)
+        for block in range(0, starts.size, _KEY_BLOCK):
+            block_end = block + _KEY_BLOCK
+            out[block:block_end] = ids([
+                folded[start:end]
+                for start, end in zip(
+                    starts[block:block_end].tolist(), ends[block:block_end].tolist()
+                )
+            ])
+        return out
+    group_ends = np.append(first[1:], starts.size)
+    out = np.empty(first.size, dtype=np.int64)
+    group = 0
+    while group < first.size:
+        # groups up to about _KEY_BLOCK tokens (at least one group, however large)
+        limit = first[group] + _KEY_BLOCK
+        block_end = max(int(np.searchsorted(group_ends, limit, side="right")), group + 1)
+        keys = [
+            _group_key(folded, starts, ends, group_start, group_end)
+            for group_start, group_end in zip(
+                first[group:block_end].tolist(), group_ends[group:block_end].tolist()
+            )
         ]
-    return TokenizedText(text, ids(surfaces), orig_starts, orig_ends)
+        out[group:block_end] = ids(keys)
+        group = block_end
+    return out
+
+
+def _group_key(folded: str, starts: np.ndarray, ends: np.ndarray, first: int, end: int) -> str:
+    """Tokens ``first`` to ``end - 1`` joined by a space (in blocks: a group can hold all
+    the tokens of a text, and its parts are not all kept as strings at once)."""
+    if end - first == 1:
+        return folded[int(starts[first]) : int(ends[first])]
+    return " ".join([
+        " ".join([
+            folded[start:stop]
+            for start, stop in zip(
+                starts[block : min(block + _KEY_BLOCK, end)].tolist(),
+                ends[block : min(block + _KEY_BLOCK, end)].tolist(),
+            )
+        ])
+        for block in range(first, end, _KEY_BLOCK)
+    ])
