@@ -174,6 +174,10 @@ _SPACE_CHAR, _TAB, _LINE_FEED, _CARRIAGE_RETURN, _PARAGRAPH_SEPARATOR = 32, 9, 1
 _OPEN_SQUARE, _CLOSE_SQUARE, _CARET, _ZERO, _NINE = 91, 93, 94, 48, 57
 _COMMA, _SEMICOLON, _HYPHEN, _EN_DASH = 44, 59, 45, 0x2013
 
+#: ``rules`` of the kernel: citekit's rules, or cite-right's (``;`` ends a sentence, and
+#: a lower-case word after a terminator does not continue it)
+CITEKIT_RULES, CITE_RIGHT_RULES = 0, 1
+
 
 def _rule_bits(code: int) -> int:
     char = chr(code)
@@ -337,11 +341,13 @@ def segment_code_points(
     key_bounds: np.ndarray,
     key_codes: np.ndarray,
     split_on_newlines: bool,
+    rules: int = CITEKIT_RULES,
 ) -> np.ndarray:
     """Sentence spans (``(n, 2)`` int64) of a text given as its code points.
 
     ``codes`` comes from :func:`code_points`, the key arrays from
-    :func:`abbreviation_tables`.
+    :func:`abbreviation_tables`; ``rules`` is :data:`CITEKIT_RULES` or
+    :data:`CITE_RIGHT_RULES`.
     """
     table = _table()
     while True:
@@ -355,6 +361,7 @@ def segment_code_points(
             key_bounds,
             key_codes,
             split_on_newlines,
+            rules,
         )
         if n_missing == 0:
             return spans
@@ -369,6 +376,7 @@ def segment_code_points_many(
     key_bounds: np.ndarray,
     key_codes: np.ndarray,
     split_on_newlines: bool,
+    rules: int = CITEKIT_RULES,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`segment_code_points` of several texts in one kernel call.
 
@@ -389,6 +397,7 @@ def segment_code_points_many(
             key_bounds,
             key_codes,
             split_on_newlines,
+            rules,
         )
         if n_missing == 0:
             return spans, offsets
@@ -418,6 +427,7 @@ def warmup() -> None:
                 key_codes,
                 split_on_newlines,
             )
+    # (rules is an int64 whatever its value: no signature of its own to compile)
 
 
 # ---------------------------------------------------------------------------------------
@@ -827,13 +837,15 @@ def _grown(spans):
 
 @jit
 def _segment(
-    codes, bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes, split_on_newlines
+    codes, bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes, split_on_newlines,
+    rules,
 ):
     """Sentence spans, and how many characters the table did not know yet.
 
     When that count is not 0 the spans are not valid: learn the text's characters and call
-    again.
+    again. ``rules``: CITEKIT_RULES or CITE_RIGHT_RULES.
     """
+    cite_right = rules == CITE_RIGHT_RULES
     n_codes = codes.shape[0]
     missing = np.zeros(1, dtype=np.int64)  # characters met that the table does not know
     lowered = np.empty(2 * _LOOKBACK, dtype=np.int64)
@@ -871,6 +883,9 @@ def _segment(
                     rule = _astral_rules(code, astral_codes, astral_info)
                 if not rule & stops:
                     position += 1
+                    if cite_right and code == _SEMICOLON:
+                        cut = position  # (cite-right: "a; b" is two sentences)
+                        break
                     continue
                 if rule & line_break:
                     break
@@ -913,7 +928,7 @@ def _segment(
                     ends = True
                 elif position == run_end and has_next:
                     ends = False  # spaced terminators inside a word: 5.2, U.S.-based
-                elif has_next and next_info & _LOWER:
+                elif has_next and next_info & _LOWER and not cite_right:
                     ends = False  # "approx. five", "wait… what", '"Really?" she asked'
                 elif codes[run_start] != _PERIOD or (
                     run_end - run_start >= 2 and codes[run_start + 1] == _PERIOD
@@ -974,7 +989,7 @@ def _segment(
 @jit
 def _segment_many(
     codes, text_starts, bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes,
-    split_on_newlines,
+    split_on_newlines, rules,
 ):
     """:func:`_segment` of each text ``codes[text_starts[t]:text_starts[t + 1]]``: the
     spans of all, their offsets per text, and how many characters the table did not know
@@ -991,7 +1006,7 @@ def _segment_many(
             continue  # (segment_array's answer for an empty text)
         text_spans, text_missing = _segment(
             codes[lo:hi], bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes,
-            split_on_newlines,
+            split_on_newlines, rules,
         )
         n_missing += text_missing
         n_spans = text_spans.shape[0]
