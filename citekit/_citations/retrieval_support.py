@@ -33,8 +33,7 @@ def add_retrieval_support(
     reported entry (and per cited passage skipped).
     """
     limit = config.max_retrieval_support
-    n_pairs = found.pair_query.shape[0]
-    if limit == 0 or not records or n_pairs == 0:
+    if limit == 0 or not records or found.pair_query.shape[0] == 0:
         return records
     lexical = found.lexical.astype(np.float64)
     embedding = found.embedding.astype(np.float64)

@@ -163,3 +163,17 @@ def result_span():
     from citekit.results import AnswerSpan
 
     return AnswerSpan(text="Hi.", char_start=0, char_end=3)
+
+
+def test_nothing_is_computed_at_zero():
+    from citekit._citations.retrieval_support import add_retrieval_support
+
+    records = [SpanCitations(result_span(), (), "unsupported")]
+
+    class Untouchable:
+        def __getattr__(self, name):
+            raise AssertionError(f"read {name} at max_retrieval_support=0")
+
+    found = Untouchable()
+    assert add_retrieval_support(records, found, Untouchable(), CitationConfig()) is records
+    assert records[0].retrieval_support == []
