@@ -128,7 +128,7 @@ _OPENERS = "\"'“‘«([{"
 # ---------------------------------------------------------------------------------------
 # character table: one int64 per code point
 #
-# bits 0-7: Unicode properties (valid unless _UNKNOWN), bits 8-13: the rules' own
+# bits 0-7: Unicode properties (valid unless _UNKNOWN), bits 8-14: the rules' own
 # characters (valid for every code point of the table), bit 16: _UNKNOWN (the properties
 # are not computed yet, or the code point is above the BMP), bits 17-18: how
 # many code points str.lower gives (1 or 2; 3 marks the capital sigma, whose lower case
@@ -147,9 +147,11 @@ _CLOSER = 1 << 10
 _OPENER = 1 << 11
 _BULLET = 1 << 12
 _LINE_BREAK = 1 << 13
+_CLAUSE_END = 1 << 14  # ";": a sentence end under cite-right's rules only
 _TERMINATOR = _SPACED_TERMINATOR | _UNSPACED_TERMINATOR
 _RULES = (
     _SPACED_TERMINATOR | _UNSPACED_TERMINATOR | _CLOSER | _OPENER | _BULLET | _LINE_BREAK
+    | _CLAUSE_END
 )
 _UNKNOWN = 1 << 16
 _LOWER_COUNT_SHIFT = 17
@@ -189,6 +191,7 @@ def _rule_bits(code: int) -> int:
         (_OPENERS, _OPENER),
         (_BULLETS, _BULLET),
         (_LINE_BREAKS, _LINE_BREAK),
+        (";", _CLAUSE_END),
     ):
         if char in members:
             bits |= flag
@@ -283,6 +286,7 @@ class _CharTable:
 def _rule_characters() -> str:
     return (
         _SPACED_TERMINATORS + _UNSPACED_TERMINATORS + _CLOSERS + _OPENERS + _BULLETS + _LINE_BREAKS
+        + ";"
     )
 
 
@@ -845,7 +849,8 @@ def _segment(
     When that count is not 0 the spans are not valid: learn the text's characters and call
     again. ``rules``: CITEKIT_RULES or CITE_RIGHT_RULES.
     """
-    cite_right = rules == CITE_RIGHT_RULES
+    # (cite-right's ";" is one more stop: no test of its own per character)
+    clause_end = _CLAUSE_END if rules == CITE_RIGHT_RULES else 0
     n_codes = codes.shape[0]
     missing = np.zeros(1, dtype=np.int64)  # characters met that the table does not know
     lowered = np.empty(2 * _LOOKBACK, dtype=np.int64)
@@ -858,7 +863,7 @@ def _segment(
     # is never part of a list marker, a run or its closers, so nothing reads past it);
     # otherwise the next blank lines are found first and bound the block.
     line_break = _LINE_BREAK if split_on_newlines else 0
-    stops = _TERMINATOR | line_break
+    stops = _TERMINATOR | line_break | clause_end
     next_block = -1
     block_start = 0
     while True:
@@ -883,11 +888,12 @@ def _segment(
                     rule = _astral_rules(code, astral_codes, astral_info)
                 if not rule & stops:
                     position += 1
-                    if cite_right and code == _SEMICOLON:
-                        cut = position  # (cite-right: "a; b" is two sentences)
-                        break
                     continue
                 if rule & line_break:
+                    break
+                if rule & clause_end:
+                    position += 1
+                    cut = position  # (cite-right: "a; b" is two sentences)
                     break
                 # a run of terminators, the closers after it, then whitespace
                 run_start = position
@@ -928,7 +934,7 @@ def _segment(
                     ends = True
                 elif position == run_end and has_next:
                     ends = False  # spaced terminators inside a word: 5.2, U.S.-based
-                elif has_next and next_info & _LOWER and not cite_right:
+                elif has_next and next_info & _LOWER and not clause_end:
                     ends = False  # "approx. five", "wait… what", '"Really?" she asked'
                 elif codes[run_start] != _PERIOD or (
                     run_end - run_start >= 2 and codes[run_start + 1] == _PERIOD

@@ -263,6 +263,7 @@ def test_rule_characters_are_marked_in_and_above_the_bmp():
         ("“‘«([{\"'", kernel._OPENER),
         ("-*+•‣◦▪▫–—·", kernel._BULLET),
         ("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", kernel._LINE_BREAK),
+        (";", kernel._CLAUSE_END),
     ]:
         marked = {code for code in range(kernel._BMP) if table.bmp[code] & flag}
         assert marked == {ord(char) for char in chars if ord(char) < kernel._BMP}
