@@ -39,6 +39,8 @@ _EXPORTS: dict[str, str] = {
     "passage_window_array": "citekit.segment",
     "passage_windows": "citekit.segment",
     "SentenceSegmenter": "citekit.segment",
+    "SimpleSegmenter": "citekit.segment",
+    "Segment": "citekit.segment",
     "ChunkTokenizer": "citekit.chunk",
     "chunk_text": "citekit.chunk",
     # alignment core
@@ -61,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "Conflict": "citekit.results",
     "Citation": "citekit.results",
     "SpanCitations": "citekit.results",
+    "RetrievalSupport": "citekit.results",
     "AlignmentResult": "citekit.results",
     "Pipeline": "citekit.pipeline",
     "Embedder": "citekit.pipeline",

@@ -126,6 +126,7 @@ _INT_RANGES: dict[str, tuple[int | None, int | None]] = {
     "top_k": (0, MAX_INT_FIELD),
     "min_alignment_score": (0, MAX_INT_FIELD),
     "max_citations_per_source": (1, MAX_INT_FIELD),
+    "max_retrieval_support": (0, MAX_INT_FIELD),
     "window_size_sentences": (1, MAX_INT_FIELD),
     "window_stride_sentences": (1, MAX_INT_FIELD),
     "max_candidates_lexical": (0, MAX_INT_FIELD),
@@ -181,6 +182,10 @@ class CitationConfig:
         Cosine similarity at which an embedding-only citation makes the span ``supported``.
     max_citations_per_source : int, default 2
         Maximum citations from one source per answer span.
+    max_retrieval_support : int, default 0
+        How many candidate passages that gave no citation each answer span reports in
+        ``SpanCitations.retrieval_support`` (:class:`~citekit.results.RetrievalSupport`,
+        cite-right's retrieval-only signal); 0 computes none. cite-right's default is 3.
     prefer_source_order : bool, default True
         Tie-break equal scores by earlier source, then earlier position, then longer
         evidence; when False by earlier position first.
@@ -234,6 +239,7 @@ class CitationConfig:
     min_embedding_similarity: float = 0.3
     supported_embedding_similarity: float = 0.6
     max_citations_per_source: int = 2
+    max_retrieval_support: int = 0
     prefer_source_order: bool = True
     window_size_sentences: int = 1
     window_stride_sentences: int = 1

@@ -46,8 +46,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from citekit._frozen import refuse_assignment
 from citekit._validation import check_bool, check_float, check_str
-from citekit.results import STATUSES, AnswerSpan, Citation, SpanCitations
+from citekit.results import STATUSES, AnswerSpan, Citation, FrozenList, SpanCitations
 
 __all__ = [
     "HallucinationConfig",
@@ -66,6 +67,7 @@ __all__ = [
 _MARKER_FORMATS = ("markdown", "superscript", "footnote")
 
 
+@refuse_assignment
 @dataclass(frozen=True)
 class HallucinationConfig:
     """Options of :func:`compute_hallucination_metrics`.
@@ -86,6 +88,8 @@ class HallucinationConfig:
     Traceback (most recent call last):
     ...
     ValueError: weak_citation_threshold must be <= 1.0, got 2.0
+
+    It is read-only: assigning a field raises ``FrozenFieldError``, a ``ValueError``.
     """
 
     weak_citation_threshold: float = 0.4
@@ -100,6 +104,19 @@ class HallucinationConfig:
             ),
         )
         check_bool(self.include_partial_in_grounded, "include_partial_in_grounded")
+
+    def model_dump(self) -> dict[str, Any]:
+        """The options as a dict (cite-right's name for a configuration's export).
+
+        Examples
+        --------
+        >>> HallucinationConfig().model_dump()
+        {'weak_citation_threshold': 0.4, 'include_partial_in_grounded': True}
+        """
+        return {
+            "weak_citation_threshold": self.weak_citation_threshold,
+            "include_partial_in_grounded": self.include_partial_in_grounded,
+        }
 
 
 @dataclass(frozen=True)
@@ -136,6 +153,9 @@ class SpanConfidence:
     best_citation_score: float | None = None
     source_ids: tuple[str, ...] = ()
     unsupported_spans: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        _freeze_sequences(self, ("source_ids", "unsupported_spans"))
 
 
 @dataclass(frozen=True)
@@ -191,6 +211,27 @@ class HallucinationMetrics:
     unsupported_spans: tuple[AnswerSpan, ...] = ()
     weakly_supported_spans: tuple[AnswerSpan, ...] = ()
     unsupported_char_spans: tuple[tuple[int, int], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        _freeze_sequences(
+            self,
+            ("span_confidences", "unsupported_spans", "weakly_supported_spans",
+             "unsupported_char_spans"),
+        )
+
+
+def _freeze_sequences(record: Any, names: tuple[str, ...]) -> None:
+    """Keep each of ``names`` as a :class:`~citekit.results.FrozenList` (a tuple that
+    equals a list: cite-right documents these collections as lists)."""
+    for name in names:
+        value = getattr(record, name)
+        if type(value) is not FrozenList:
+            if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+                raise TypeError(
+                    f"{type(record).__name__}.{name} must be a sequence, "
+                    f"got {type(value).__name__}"
+                )
+            object.__setattr__(record, name, FrozenList(value))
 
 
 def _citation_confidence(citation: Citation) -> float:

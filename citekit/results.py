@@ -26,13 +26,48 @@ __all__ = [
     "EvidenceSpan",
     "Conflict",
     "Citation",
+    "RetrievalSupport",
     "SpanCitations",
     "AlignmentResult",
+    "FrozenList",
     "results_to_json",
     "results_from_json",
 ]
 
 STATUSES = ("supported", "partial", "unsupported")
+
+
+class FrozenList(tuple):
+    """An immutable sequence of a record's items that compares equal to a list.
+
+    cite-right documents its sequence fields (``SpanCitations.citations``,
+    ``Citation.evidence_spans``, the metric collections) as lists, so cite-right code
+    writes ``result[0].citations == []``. citekit's records are frozen and keep their
+    items in a tuple, which would compare unequal to any list: this tuple subclass also
+    equals a list holding equal items, in the same order. Everything else is a tuple's
+    (hashing, pickling, ``repr``, concatenation with tuples).
+
+    Examples
+    --------
+    >>> FrozenList() == [], FrozenList((1, 2)) == [1, 2], [1, 2] == FrozenList((1, 2))
+    (True, True, True)
+    >>> FrozenList((1, 2)) == (1, 2), FrozenList((1, 2)) != [2, 1]
+    (True, True)
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, list):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    # (equal to a list, which is unhashable, so the tuple's hash stays consistent)
+    __hash__ = tuple.__hash__
 
 
 def _check_type(obj: Any, name: str, kinds: Any, *, allow_none: bool = False) -> None:
@@ -110,7 +145,7 @@ def _freeze_tuple(obj: Any, name: str, item_type: type | None = None) -> None:
                 )
             converted.append(item)
         items = tuple(converted)
-    object.__setattr__(obj, name, items)
+    object.__setattr__(obj, name, FrozenList(items))
 
 
 # per record class: the function building its records without their checks
@@ -152,9 +187,17 @@ def _unchecked_builder(cls: type) -> Callable[..., Any]:
         else:
             parameters.append(name)
     names = [record_field.name for record_field in fields(cls)]
+    # the sequence fields as FrozenList (the pipeline hands tuples; one check per record)
+    sequences = "".join(
+        f"    if type({f.name}) is not FrozenList:\n        {f.name} = FrozenList({f.name})\n"
+        for f in fields(cls)
+        if str(f.type).startswith("tuple[")
+    )
+    namespace["FrozenList"] = FrozenList
     source = (
         f"def {cls.__name__}(*, {', '.join(parameters)}):\n"
         + "".join(factories)
+        + sequences
         + "    record = new(cls)\n"
         + f"    record.__dict__.update({', '.join(f'{n}={n}' for n in names)})\n"
         + "    return record\n"
@@ -597,6 +640,65 @@ class Citation(_Record):
 
 
 @dataclass(frozen=True)
+class RetrievalSupport(_Record):
+    """A candidate passage of an answer span that gave no citation (cite-right's
+    retrieval-only support signal: no localized evidence).
+
+    The candidate search found the passage (lexically, or by embedding similarity at
+    least ``min_embedding_similarity``), but no citation of the span rests on it.
+    ``passage_char_start`` / ``passage_char_end`` index the source document as citation
+    offsets do: ``passage_text`` is the document's characters between them.
+
+    Attributes
+    ----------
+    retrieval_score : float
+        The retrieval part of the citation score: ``weights.lexical * lexical_score +
+        weights.embedding * max(0, embedding_score)`` (the alignment components are not
+        computed for a passage that gives no citation).
+    source_id : str
+    source_index : int
+    candidate_index : int
+        The passage window's number in the prepared corpus.
+    passage_char_start, passage_char_end : int
+    passage_text : str
+    embedding_score : float
+        Cosine similarity of span and passage (0.0 without an embedder).
+    lexical_score : float
+        The IDF index's score of the passage for the span's content tokens.
+
+    Examples
+    --------
+    >>> RetrievalSupport(0.4, "s", 0, 2, 10, 14, "Rome", 0.0, 0.4).passage_text
+    'Rome'
+    """
+
+    retrieval_score: float
+    source_id: str
+    source_index: int
+    candidate_index: int
+    passage_char_start: int
+    passage_char_end: int
+    passage_text: str
+    embedding_score: float
+    lexical_score: float
+
+    def __post_init__(self) -> None:
+        for name in ("retrieval_score", "embedding_score", "lexical_score"):
+            _check_type(self, name, float)
+            value = getattr(self, name)
+            if not math.isfinite(value):
+                raise ValueError(f"RetrievalSupport.{name} must be finite, got {value!r}")
+        _check_type(self, "source_id", str)
+        _check_type(self, "passage_text", str)
+        for name in ("source_index", "candidate_index"):
+            _check_type(self, name, int)
+            if getattr(self, name) < 0:
+                raise ValueError(f"RetrievalSupport.{name} must be >= 0, got {getattr(self, name)}")
+        _check_range(self, "passage_char_start", "passage_char_end")
+        _check_length(self, "passage_char_start", "passage_char_end", "passage_text")
+
+
+@dataclass(frozen=True)
 class SpanCitations(_Record):
     """Citations and status of one answer span.
 
@@ -607,6 +709,9 @@ class SpanCitations(_Record):
     ``content_coverage`` is the weighted share of the span that its evidence covers, the
     quantity the status is decided on (``None`` when unknown, e.g. for records built by
     hand); see the status rules in the user guide (docs/guide/status.rst).
+    ``retrieval_support`` lists candidate passages no citation rests on
+    (:class:`RetrievalSupport`; empty unless ``CitationConfig.max_retrieval_support`` > 0).
+    The sequence fields are :class:`FrozenList` s: tuples that also equal lists.
 
     Examples
     --------
@@ -627,12 +732,14 @@ class SpanCitations(_Record):
     status: str
     unsupported_spans: tuple[tuple[int, int], ...] = ()
     content_coverage: float | None = None
+    retrieval_support: tuple[RetrievalSupport, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.answer_span, Mapping):
             object.__setattr__(self, "answer_span", AnswerSpan.from_dict(self.answer_span))
         _check_type(self, "answer_span", AnswerSpan)
         _freeze_tuple(self, "citations", Citation)
+        _freeze_tuple(self, "retrieval_support", RetrievalSupport)
         if self.status not in STATUSES:
             raise ValueError(f"SpanCitations.status must be one of {STATUSES}, got {self.status!r}")
         if self.status == "unsupported" and self.citations:
@@ -645,13 +752,28 @@ class SpanCitations(_Record):
             if start < 0 or end < start:
                 raise ValueError(f"SpanCitations.unsupported_spans has an invalid range {item!r}")
             ranges.append((start, end))
-        object.__setattr__(self, "unsupported_spans", tuple(ranges))
+        object.__setattr__(self, "unsupported_spans", FrozenList(ranges))
         if self.content_coverage is not None:
             _check_type(self, "content_coverage", (int, float))
             value = float(self.content_coverage)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"SpanCitations.content_coverage must be in [0, 1], got {value!r}")
             object.__setattr__(self, "content_coverage", value)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-compatible data; ``retrieval_support`` only when it holds entries
+        (it is off by default: ``CitationConfig.max_retrieval_support``).
+
+        Examples
+        --------
+        >>> span = AnswerSpan(text="Hi.", char_start=0, char_end=3)
+        >>> sorted(SpanCitations(span, (), "unsupported").to_dict())
+        ['answer_span', 'citations', 'content_coverage', 'status', 'unsupported_spans']
+        """
+        data = super().to_dict()
+        if not self.retrieval_support:
+            del data["retrieval_support"]
+        return data
 
     def __repr__(self) -> str:
         # one line: the dataclass repr lists every component of every citation (a wall

@@ -27,6 +27,11 @@ one):
 Spans are half-open offsets into the text as passed, trimmed of surrounding whitespace,
 non-empty and in order.
 
+``SentenceSegmenter(rules="cite-right")`` (and :class:`SimpleSegmenter`, cite-right's
+class, which returns :class:`Segment` records) changes two rules to cite-right's: ``;``
+ends a sentence (it stays with the sentence before it), and a terminator followed by a
+lower-case word ends one (``approx.`` and the other abbreviations still do not).
+
 The rules run in a compiled kernel (``citekit.kernels._segment``, compiled or loaded from the
 cache on first use), one pass over the text's code points; character classes (``\\s``,
 upper and lower case, letters, digits, ``str.lower``) are Python's own for every
@@ -36,6 +41,7 @@ a Python tuple per sentence.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
@@ -45,8 +51,11 @@ from citekit._validation import check_int, check_spans, check_str
 
 __all__ = [
     "DEFAULT_ABBREVIATIONS",
+    "RULES",
     "PassageWindow",
+    "Segment",
     "SentenceSegmenter",
+    "SimpleSegmenter",
     "passage_window_array",
     "passage_windows",
     "segment_sentences",
@@ -62,6 +71,9 @@ DEFAULT_ABBREVIATIONS: frozenset[str] = frozenset("""
 
 # Abbreviations that often end a sentence: a boundary only if the next word is capitalized.
 _SENTENCE_FINAL_ABBREVIATIONS = frozenset("etc inc ltd co corp llc plc".split())
+
+#: The rule sets of :class:`SentenceSegmenter`: citekit's (the default) and cite-right's.
+RULES = ("citekit", "cite-right")
 
 
 class PassageWindow(NamedTuple):
@@ -97,6 +109,9 @@ class SentenceSegmenter:
     split_on_newlines : bool, default True
         End a sentence at every line break; if False only blank lines (two or more
         line breaks) do, and list markers are recognized only after them.
+    rules : {"citekit", "cite-right"}, default "citekit"
+        ``"cite-right"``: ``;`` also ends a sentence, and so does a terminator before a
+        lower-case word (cite-right's ``SimpleSegmenter``); every other rule stays.
 
     Examples
     --------
@@ -104,6 +119,11 @@ class SentenceSegmenter:
     >>> text = "Dr. Smith paid $5.2 million, i.e. a lot. Was it? Yes!"
     >>> [text[a:b] for a, b in segmenter.segment(text)]
     ['Dr. Smith paid $5.2 million, i.e. a lot.', 'Was it?', 'Yes!']
+    >>> text = "Sales rose; costs fell. then profits grew."
+    >>> [text[a:b] for a, b in SentenceSegmenter().segment(text)]
+    ['Sales rose; costs fell. then profits grew.']
+    >>> [text[a:b] for a, b in SentenceSegmenter(rules="cite-right").segment(text)]
+    ['Sales rose;', 'costs fell.', 'then profits grew.']
     """
 
     def __init__(
@@ -112,7 +132,13 @@ class SentenceSegmenter:
         *,
         extra_abbreviations: Iterable[str] = (),
         split_on_newlines: bool = True,
+        rules: str = "citekit",
     ) -> None:
+        if rules not in RULES:
+            if not isinstance(rules, str):
+                raise TypeError(f"rules must be a str, got {type(rules).__name__}")
+            raise ValueError(f"rules must be one of {RULES}, got {rules!r}")
+        self.rules = rules
         base = DEFAULT_ABBREVIATIONS if abbreviations is None else abbreviations
         self.abbreviations = frozenset(
             _abbreviation_key(word, "abbreviations") for word in base
@@ -127,10 +153,19 @@ class SentenceSegmenter:
         self._key_table_cache: tuple[frozenset[str], Any] | None = None
 
     def __repr__(self) -> str:
+        rules = "" if self._rules() == "citekit" else f", rules={self.rules!r}"
         return (
-            f"SentenceSegmenter({len(self.abbreviations)} abbreviations, "
-            f"split_on_newlines={self.split_on_newlines})"
+            f"{type(self).__name__}({len(self.abbreviations)} abbreviations, "
+            f"split_on_newlines={self.split_on_newlines}{rules})"
         )
+
+    def _rules(self) -> str:
+        return getattr(self, "rules", "citekit")  # (absent if pickled before it)
+
+    def _kernel_rules(self) -> int:
+        from citekit.kernels._segment import CITE_RIGHT_RULES, CITEKIT_RULES
+
+        return CITE_RIGHT_RULES if self._rules() == "cite-right" else CITEKIT_RULES
 
     def segment(self, text: str) -> list[tuple[int, int]]:
         """Sentence spans of ``text``.
@@ -195,7 +230,7 @@ class SentenceSegmenter:
         from citekit.kernels._segment import code_points, segment_code_points
 
         return segment_code_points(
-            code_points(text), *self._key_tables(), self.split_on_newlines
+            code_points(text), *self._key_tables(), self.split_on_newlines, self._kernel_rules()
         )
 
     def segment_many(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -239,7 +274,8 @@ class SentenceSegmenter:
 
         batch = JoinedTexts.of(texts)
         return segment_code_points_many(
-            code_points(batch.joined), batch.starts, *self._key_tables(), self.split_on_newlines
+            code_points(batch.joined), batch.starts, *self._key_tables(), self.split_on_newlines,
+            self._kernel_rules(),
         )
 
     def __call__(self, text: str) -> list[tuple[int, int]]:
@@ -254,6 +290,104 @@ class SentenceSegmenter:
             tables = abbreviation_tables(self.abbreviations, _SENTENCE_FINAL_ABBREVIATIONS)
             cached = self._key_table_cache = (self.abbreviations, tables)
         return cached[1]
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A segment of a text (typically a sentence), cite-right's record:
+    ``text == document[doc_char_start:doc_char_end]``; ``start`` and ``end`` name the same
+    offsets.
+
+    Examples
+    --------
+    >>> segment = Segment(text="Hi.", doc_char_start=4, doc_char_end=7)
+    >>> segment.start, segment.end
+    (4, 7)
+    """
+
+    text: str
+    doc_char_start: int
+    doc_char_end: int
+
+    def __post_init__(self) -> None:
+        check_str(self.text, "Segment.text")
+        start = check_int(self.doc_char_start, "Segment.doc_char_start", minimum=0)
+        end = check_int(self.doc_char_end, "Segment.doc_char_end", minimum=start)
+        if end - start != len(self.text):
+            raise ValueError(
+                f"Segment: text must hold doc_char_end - doc_char_start = {end - start} "
+                f"characters, got {len(self.text)}"
+            )
+        object.__setattr__(self, "doc_char_start", start)
+        object.__setattr__(self, "doc_char_end", end)
+
+    @property
+    def start(self) -> int:
+        """``doc_char_start``."""
+        return self.doc_char_start
+
+    @property
+    def end(self) -> int:
+        """``doc_char_end``."""
+        return self.doc_char_end
+
+
+class SimpleSegmenter(SentenceSegmenter):
+    """cite-right's ``SimpleSegmenter``: a :class:`SentenceSegmenter` with cite-right's
+    rules (``rules="cite-right"``) whose :meth:`segment` returns :class:`Segment` records.
+
+    Parameters
+    ----------
+    split_on_newlines : bool, default True
+        As for :class:`SentenceSegmenter`.
+    abbreviations, extra_abbreviations : iterable of str, optional
+        As for :class:`SentenceSegmenter` (citekit's abbreviations by default).
+
+    Examples
+    --------
+    >>> text = "Revenue grew 9%; costs fell. margins rose."
+    >>> [(s.text, s.start, s.end) for s in SimpleSegmenter().segment(text)]
+    [('Revenue grew 9%;', 0, 16), ('costs fell.', 17, 28), ('margins rose.', 29, 42)]
+    """
+
+    def __init__(
+        self,
+        split_on_newlines: bool = True,
+        *,
+        abbreviations: Iterable[str] | None = None,
+        extra_abbreviations: Iterable[str] = (),
+    ) -> None:
+        super().__init__(
+            abbreviations, extra_abbreviations=extra_abbreviations,
+            split_on_newlines=split_on_newlines, rules="cite-right",
+        )
+
+    def segment(self, text: str) -> list[Segment]:  # type: ignore[override]
+        """The sentences of ``text`` as :class:`Segment` records, in order.
+
+        Raises
+        ------
+        TypeError
+            If ``text`` is not a ``str``.
+
+        Examples
+        --------
+        >>> SimpleSegmenter().segment("Yes; no.")[1]
+        Segment(text='no.', doc_char_start=5, doc_char_end=8)
+        """
+        spans = self.segment_array(text).tolist()
+        return [Segment(text[start:end], start, end) for start, end in spans]
+
+    def segment_many(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`SentenceSegmenter.segment_many` with cite-right's rules.
+
+        Examples
+        --------
+        >>> spans, offsets = SimpleSegmenter().segment_many(["a; b", "c"])
+        >>> spans.tolist(), offsets.tolist()
+        ([[0, 2], [3, 4], [0, 1]], [0, 2, 3])
+        """
+        return super().segment_many(texts)
 
 
 def _abbreviation_key(word: object, name: str) -> str:

@@ -303,10 +303,16 @@ def naive_segment(
     abbreviations=None,
     extra_abbreviations=(),
     split_on_newlines: bool = True,
+    rules: str = "citekit",
 ) -> list[tuple[int, int]]:
     """Sentence spans by the rules of ``citekit.segment`` with regular expressions and a
     Python decision per terminator run (abbreviation keys as ``SentenceSegmenter`` makes
-    them: stripped, without the final period, lower case)."""
+    them: stripped, without the final period, lower case).
+
+    ``rules="cite-right"``: a lower-case word after a terminator run does not keep the
+    sentence going, and every ``;`` ends a sentence, but for one inside the closers and
+    reference markers right after a terminator run (``.[1; 2]``: they go with the run)."""
+    cite_right = rules == "cite-right"
     base = _NAIVE_DEFAULT_ABBREVIATIONS if abbreviations is None else abbreviations
     keys = {word.strip().rstrip(".").lower() for word in base}
     keys |= {word.strip().rstrip(".").lower() for word in extra_abbreviations}
@@ -324,22 +330,54 @@ def naive_segment(
         if marker is not None:
             block_start = marker.end()
         sentence_start = block_start
-        for match in terminator_run.finditer(text, block_start, block_end):
-            if _naive_is_boundary(text, match, block_end, keys, unspaced_terminator):
-                boundary = match.end(1)
-                _naive_append_trimmed(text, sentence_start, boundary, spans)
-                sentence_start = boundary
+        boundaries = [
+            match.end(1)
+            for match in terminator_run.finditer(text, block_start, block_end)
+            if _naive_is_boundary(text, match, block_end, keys, unspaced_terminator, cite_right)
+        ]
+        if cite_right:
+            boundaries = sorted(
+                set(boundaries)
+                | _naive_semicolon_ends(text, block_start, block_end, unspaced_terminator)
+            )
+        for boundary in boundaries:
+            _naive_append_trimmed(text, sentence_start, boundary, spans)
+            sentence_start = boundary
         _naive_append_trimmed(text, sentence_start, block_end, spans)
     return spans
 
 
-def _naive_is_boundary(text: str, match, block_end: int, keys, unspaced_terminator) -> bool:
+def _naive_semicolon_ends(text: str, start: int, end: int, unspaced_terminator) -> set[int]:
+    """Positions just after each ``;`` of ``text[start:end]`` that is not inside the run
+    of terminators, closers and reference markers that starts at a terminator."""
+    runs = [
+        match.span()
+        for match in _naive_bare_runs(unspaced_terminator.pattern).finditer(text, start, end)
+    ]
+    return {
+        position + 1
+        for position in range(start, end)
+        if text[position] == ";" and not any(a <= position < b for a, b in runs)
+    }
+
+
+@functools.lru_cache(maxsize=64)
+def _naive_bare_runs(unspaced_class: str) -> re.Pattern:
+    # terminators as the scan text has them (``unspaced_class``: the unspaced ones, with
+    # the stand-in of those above the BMP), then closers and markers
+    every = "[" + re.escape(_NAIVE_SPACED_TERMINATORS) + unspaced_class[1:-1] + "]"
+    return re.compile(f"{every}+{_NAIVE_CLOSER_RUN}")
+
+
+def _naive_is_boundary(
+    text: str, match, block_end: int, keys, unspaced_terminator, cite_right: bool = False
+) -> bool:
     run = match.group(1)
     if not run.isascii() and unspaced_terminator.search(run):
         return True
     after = match.end()
     next_char = text[after] if after < block_end else ""
-    if next_char.islower() and not "\u10d0" <= next_char <= "\u10ff":
+    if next_char.islower() and not "\u10d0" <= next_char <= "\u10ff" and not cite_right:
         # (Georgian's Mkhedruli letters are lower case, but start sentences too)
         return False  # "approx. five", "wait… what", '"Really?" she asked'
     if run[0] != "." or run.startswith(".."):

@@ -18,6 +18,7 @@ from citekit._citations.feasibility import (
 from citekit._citations.queries import Queries
 from citekit._citations.ranking import choose_citations, evidence_char_ranges
 from citekit._citations.records import AlignedBatch, batch_records, judged_facts
+from citekit._citations.retrieval_support import add_retrieval_support
 from citekit._citations.rounds import align_best_first
 from citekit._citations.scoring import PairScoring
 from citekit.config import CitationConfig
@@ -101,7 +102,9 @@ def align_batch(
         found.pair_passage, embedding_only, batch, found.columns, folded,
     )
     judged = judged_facts(corpus, context, choice.judged, batch.content_total)
-    return batch_records(
+    records = batch_records(
         config, answers, queries, first, context, judged, covers, cover_offsets, choice,
         weights, values,
     )
+    # the candidates no citation rests on (cite-right's retrieval_support; off by default)
+    return add_retrieval_support(records, found, corpus, config)

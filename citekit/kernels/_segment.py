@@ -128,7 +128,7 @@ _OPENERS = "\"'“‘«([{"
 # ---------------------------------------------------------------------------------------
 # character table: one int64 per code point
 #
-# bits 0-7: Unicode properties (valid unless _UNKNOWN), bits 8-13: the rules' own
+# bits 0-7: Unicode properties (valid unless _UNKNOWN), bits 8-14: the rules' own
 # characters (valid for every code point of the table), bit 16: _UNKNOWN (the properties
 # are not computed yet, or the code point is above the BMP), bits 17-18: how
 # many code points str.lower gives (1 or 2; 3 marks the capital sigma, whose lower case
@@ -147,9 +147,11 @@ _CLOSER = 1 << 10
 _OPENER = 1 << 11
 _BULLET = 1 << 12
 _LINE_BREAK = 1 << 13
+_CLAUSE_END = 1 << 14  # ";": a sentence end under cite-right's rules only
 _TERMINATOR = _SPACED_TERMINATOR | _UNSPACED_TERMINATOR
 _RULES = (
     _SPACED_TERMINATOR | _UNSPACED_TERMINATOR | _CLOSER | _OPENER | _BULLET | _LINE_BREAK
+    | _CLAUSE_END
 )
 _UNKNOWN = 1 << 16
 _LOWER_COUNT_SHIFT = 17
@@ -174,6 +176,10 @@ _SPACE_CHAR, _TAB, _LINE_FEED, _CARRIAGE_RETURN, _PARAGRAPH_SEPARATOR = 32, 9, 1
 _OPEN_SQUARE, _CLOSE_SQUARE, _CARET, _ZERO, _NINE = 91, 93, 94, 48, 57
 _COMMA, _SEMICOLON, _HYPHEN, _EN_DASH = 44, 59, 45, 0x2013
 
+#: ``rules`` of the kernel: citekit's rules, or cite-right's (``;`` ends a sentence, and
+#: a lower-case word after a terminator does not continue it)
+CITEKIT_RULES, CITE_RIGHT_RULES = 0, 1
+
 
 def _rule_bits(code: int) -> int:
     char = chr(code)
@@ -185,6 +191,7 @@ def _rule_bits(code: int) -> int:
         (_OPENERS, _OPENER),
         (_BULLETS, _BULLET),
         (_LINE_BREAKS, _LINE_BREAK),
+        (";", _CLAUSE_END),
     ):
         if char in members:
             bits |= flag
@@ -279,6 +286,7 @@ class _CharTable:
 def _rule_characters() -> str:
     return (
         _SPACED_TERMINATORS + _UNSPACED_TERMINATORS + _CLOSERS + _OPENERS + _BULLETS + _LINE_BREAKS
+        + ";"
     )
 
 
@@ -337,11 +345,13 @@ def segment_code_points(
     key_bounds: np.ndarray,
     key_codes: np.ndarray,
     split_on_newlines: bool,
+    rules: int = CITEKIT_RULES,
 ) -> np.ndarray:
     """Sentence spans (``(n, 2)`` int64) of a text given as its code points.
 
     ``codes`` comes from :func:`code_points`, the key arrays from
-    :func:`abbreviation_tables`.
+    :func:`abbreviation_tables`; ``rules`` is :data:`CITEKIT_RULES` or
+    :data:`CITE_RIGHT_RULES`.
     """
     table = _table()
     while True:
@@ -355,6 +365,7 @@ def segment_code_points(
             key_bounds,
             key_codes,
             split_on_newlines,
+            rules,
         )
         if n_missing == 0:
             return spans
@@ -369,6 +380,7 @@ def segment_code_points_many(
     key_bounds: np.ndarray,
     key_codes: np.ndarray,
     split_on_newlines: bool,
+    rules: int = CITEKIT_RULES,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`segment_code_points` of several texts in one kernel call.
 
@@ -389,6 +401,7 @@ def segment_code_points_many(
             key_bounds,
             key_codes,
             split_on_newlines,
+            rules,
         )
         if n_missing == 0:
             return spans, offsets
@@ -418,6 +431,7 @@ def warmup() -> None:
                 key_codes,
                 split_on_newlines,
             )
+    # (rules is an int64 whatever its value: no signature of its own to compile)
 
 
 # ---------------------------------------------------------------------------------------
@@ -827,13 +841,16 @@ def _grown(spans):
 
 @jit
 def _segment(
-    codes, bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes, split_on_newlines
+    codes, bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes, split_on_newlines,
+    rules,
 ):
     """Sentence spans, and how many characters the table did not know yet.
 
     When that count is not 0 the spans are not valid: learn the text's characters and call
-    again.
+    again. ``rules``: CITEKIT_RULES or CITE_RIGHT_RULES.
     """
+    # (cite-right's ";" is one more stop: no test of its own per character)
+    clause_end = _CLAUSE_END if rules == CITE_RIGHT_RULES else 0
     n_codes = codes.shape[0]
     missing = np.zeros(1, dtype=np.int64)  # characters met that the table does not know
     lowered = np.empty(2 * _LOOKBACK, dtype=np.int64)
@@ -846,7 +863,7 @@ def _segment(
     # is never part of a list marker, a run or its closers, so nothing reads past it);
     # otherwise the next blank lines are found first and bound the block.
     line_break = _LINE_BREAK if split_on_newlines else 0
-    stops = _TERMINATOR | line_break
+    stops = _TERMINATOR | line_break | clause_end
     next_block = -1
     block_start = 0
     while True:
@@ -873,6 +890,10 @@ def _segment(
                     position += 1
                     continue
                 if rule & line_break:
+                    break
+                if rule & clause_end:
+                    position += 1
+                    cut = position  # (cite-right: "a; b" is two sentences)
                     break
                 # a run of terminators, the closers after it, then whitespace
                 run_start = position
@@ -913,7 +934,7 @@ def _segment(
                     ends = True
                 elif position == run_end and has_next:
                     ends = False  # spaced terminators inside a word: 5.2, U.S.-based
-                elif has_next and next_info & _LOWER:
+                elif has_next and next_info & _LOWER and not clause_end:
                     ends = False  # "approx. five", "wait… what", '"Really?" she asked'
                 elif codes[run_start] != _PERIOD or (
                     run_end - run_start >= 2 and codes[run_start + 1] == _PERIOD
@@ -974,7 +995,7 @@ def _segment(
 @jit
 def _segment_many(
     codes, text_starts, bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes,
-    split_on_newlines,
+    split_on_newlines, rules,
 ):
     """:func:`_segment` of each text ``codes[text_starts[t]:text_starts[t + 1]]``: the
     spans of all, their offsets per text, and how many characters the table did not know
@@ -991,7 +1012,7 @@ def _segment_many(
             continue  # (segment_array's answer for an empty text)
         text_spans, text_missing = _segment(
             codes[lo:hi], bmp, astral_codes, astral_info, key_hashes, key_bounds, key_codes,
-            split_on_newlines,
+            split_on_newlines, rules,
         )
         n_missing += text_missing
         n_spans = text_spans.shape[0]

@@ -20,10 +20,13 @@ What reaches the alignment are only tokens made of the text's own characters:
   lacks, gets an id made of its characters, so that it matches the same characters only
   (never, say, a Thai word the vocabulary lacks with an Ethiopic one); such ids lie
   above every vocabulary id (:func:`citekit.tokenizers._subword.unknown_token_ids`).
-- By default tokenization is whitespace-insensitive (``whitespace_insensitive``): a word
-  gives the same tokens at the start of a text, after a space or after a line break
-  (byte-level BPE and SentencePiece attach the preceding space to a word), spans exclude
-  whitespace, and whitespace-only tokens are dropped.
+- Byte-level BPE and SentencePiece (Unigram) models give the model's own tokens and ids by
+  default, as the specification asks ("token boundaries in the answer match what the
+  model produced"): a word's preceding space is part of its token. With
+  ``whitespace_insensitive=True`` (the default of every other model, WordPiece among
+  them, whose tokens never hold whitespace) a word gives the same tokens at the start of
+  a text, after a space or after a line break, spans exclude whitespace, and
+  whitespace-only tokens are dropped.
 """
 
 from __future__ import annotations
@@ -45,6 +48,10 @@ __all__ = ["HuggingFaceTokenizer"]
 
 # transformers uses a huge sentinel for "no limit" in model_max_length.
 _NO_LIMIT = 10**9
+
+# subword models that attach a word's preceding space to its token (byte-level BPE,
+# SentencePiece's BPE and Unigram): their own tokens by default
+_MODEL_TOKEN_KINDS = ("bpe", "unigram")
 
 
 def _backend_of(tokenizer: Any) -> Any:
@@ -142,11 +149,14 @@ class HuggingFaceTokenizer:
         Whether the model's post-processor runs when encoding. Tokens it inserts
         (special tokens, template prompts) never come from the text and are never
         returned either way; the flag exists for compatibility with the specification.
-    whitespace_insensitive : bool, default True
+    whitespace_insensitive : bool, optional
         Tokenize as the model would if every whitespace character were a space and the
         text began with one, trim spans of whitespace and drop whitespace-only tokens,
         so that exact copies align in full wherever they start. ``False`` returns the
-        model's own tokens and offsets (after the span rules above).
+        model's own tokens and offsets (after the span rules above). Default (``None``):
+        ``False`` for byte-level BPE and SentencePiece models (``kind`` ``"bpe"`` or
+        ``"unigram"``: the model's own tokens), ``True`` for the others (WordPiece's
+        tokens are the same either way).
         :meth:`count_tokens` always counts the model's tokens of the text as it is.
     name : str, optional
         A short model name used in :attr:`citekit.ChunkTokenizer.id`;
@@ -192,13 +202,14 @@ class HuggingFaceTokenizer:
         tokenizer: Any,
         *,
         add_special_tokens: bool = False,
-        whitespace_insensitive: bool = True,
+        whitespace_insensitive: bool | None = None,
         name: str | None = None,
         model_max_length: int | None = None,
     ) -> None:
         backend = _backend_of(tokenizer)
         self.add_special_tokens = check_bool(add_special_tokens, "add_special_tokens")
-        self.whitespace_insensitive = check_bool(whitespace_insensitive, "whitespace_insensitive")
+        if whitespace_insensitive is not None:
+            check_bool(whitespace_insensitive, "whitespace_insensitive")
         if name is not None:
             check_str(name, "name")
         if model_max_length is not None and _sane_length(model_max_length) is None:
@@ -213,6 +224,9 @@ class HuggingFaceTokenizer:
             model_max_length = _sane_length(getattr(tokenizer, "model_max_length", None))
         self.model_max_length = model_max_length if model_max_length else stored_max_length
         self.kind = type(self._backend.model).__name__.lower()
+        if whitespace_insensitive is None:
+            whitespace_insensitive = self.kind not in _MODEL_TOKEN_KINDS
+        self.whitespace_insensitive = whitespace_insensitive
         self.vocab_size = int(self._backend.get_vocab_size(with_added_tokens=True))
         self._unknown_id = _unknown_id(self._backend)
         self._fingerprint: str | None = None
@@ -251,7 +265,7 @@ class HuggingFaceTokenizer:
         name_or_path: str,
         *,
         add_special_tokens: bool = False,
-        whitespace_insensitive: bool = True,
+        whitespace_insensitive: bool | None = None,
         cache_dir: str | None = None,
         revision: str | None = None,
         use_fast: bool = True,

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from citekit._code_units import code_units
+from citekit._frozen import refuse_assignment
 from citekit._joined_texts import JoinedTexts
 from citekit._validation import check_bool, check_str
 from citekit.normalize import NormalizerConfig
@@ -54,6 +55,7 @@ def token_id(key: str) -> int:
     return key_id(key)
 
 
+@refuse_assignment
 @dataclass(frozen=True)
 class TokenizerConfig:
     """Normalization settings of :class:`SimpleTokenizer`.
@@ -76,6 +78,8 @@ class TokenizerConfig:
     --------
     >>> TokenizerConfig(normalize_currency=False).normalize_currency
     False
+
+    It is read-only: assigning a field raises ``FrozenFieldError``, a ``ValueError``.
     """
 
     normalize_numbers: bool = True
@@ -87,6 +91,16 @@ class TokenizerConfig:
     def __post_init__(self) -> None:
         for field in fields(self):
             check_bool(getattr(self, field.name), field.name)
+
+    def model_dump(self) -> dict[str, bool]:
+        """The switches as a dict (cite-right's name for a configuration's export).
+
+        Examples
+        --------
+        >>> TokenizerConfig(casefold=False).model_dump()["casefold"]
+        False
+        """
+        return {field.name: getattr(self, field.name) for field in fields(self)}
 
     def normalizer_config(self) -> NormalizerConfig:
         """The :class:`~citekit.normalize.NormalizerConfig` with the same switches.

@@ -56,11 +56,14 @@ ABBREVIATION_SETS = [
 ]
 
 
-def spans_equal_reference(text, abbreviations=None, extra=(), split_on_newlines=True):
+def spans_equal_reference(
+    text, abbreviations=None, extra=(), split_on_newlines=True, rules="citekit"
+):
     segmenter = SentenceSegmenter(
-        abbreviations, extra_abbreviations=extra, split_on_newlines=split_on_newlines
+        abbreviations, extra_abbreviations=extra, split_on_newlines=split_on_newlines,
+        rules=rules,
     )
-    expected = naive_segment(text, abbreviations, extra, split_on_newlines)
+    expected = naive_segment(text, abbreviations, extra, split_on_newlines, rules)
     assert segmenter.segment(text) == expected, text
     array = segmenter.segment_array(text)
     assert array.dtype == np.int64 and array.shape == (len(expected), 2)
@@ -74,6 +77,31 @@ def spans_equal_reference(text, abbreviations=None, extra=(), split_on_newlines=
 @given(any_text, st.sampled_from(range(len(ABBREVIATION_SETS))), st.booleans())
 def test_kernel_matches_reference(text, which, split_on_newlines):
     spans_equal_reference(text, ABBREVIATION_SETS[which], (), split_on_newlines)
+
+
+@given(any_text, st.sampled_from(range(len(ABBREVIATION_SETS))), st.booleans())
+def test_kernel_matches_reference_with_cite_right_rules(text, which, split_on_newlines):
+    spans_equal_reference(text, ABBREVIATION_SETS[which], (), split_on_newlines, "cite-right")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a; b", ["a;", "b"]),
+        ("a;b;", ["a;", "b;"]),
+        (";", [";"]),
+        ("x.[1;2] y; z", ["x.[1;2]", "y;", "z"]),  # (the marker goes with the run)
+        ("x.[1;2]y; z", ["x.[1;2]y;", "z"]),
+        ("approx. five. then six", ["approx. five.", "then six"]),
+        ('"Really?" she asked; yes.', ['"Really?"', "she asked;", "yes."]),
+        ("etc. and so", ["etc. and so"]),
+        ("𑁇; a", ["𑁇", ";", "a"]),
+    ],
+)
+def test_cite_right_rules_known_cases(text, expected):
+    assert [text[a:b] for a, b in naive_segment(text, rules="cite-right")] == expected
+    spans_equal_reference(text, rules="cite-right")
+    spans_equal_reference(text, split_on_newlines=False, rules="cite-right")
 
 
 @given(
@@ -235,6 +263,7 @@ def test_rule_characters_are_marked_in_and_above_the_bmp():
         ("“‘«([{\"'", kernel._OPENER),
         ("-*+•‣◦▪▫–—·", kernel._BULLET),
         ("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", kernel._LINE_BREAK),
+        (";", kernel._CLAUSE_END),
     ]:
         marked = {code for code in range(kernel._BMP) if table.bmp[code] & flag}
         assert marked == {ord(char) for char in chars if ord(char) < kernel._BMP}
@@ -326,12 +355,21 @@ def test_key_hash_is_fnv1a():
     st.booleans(),
 )
 def test_many_texts_in_one_call_match_reference(texts, which, split_on_newlines):
+    for rules in ("citekit", "cite-right"):
+        _many_match_reference(texts, which, split_on_newlines, rules)
+
+
+def _many_match_reference(texts, which, split_on_newlines, rules):
     # one kernel call over the joined texts: each text's spans, relative to it, as alone
     abbreviations = ABBREVIATION_SETS[which]
-    segmenter = SentenceSegmenter(abbreviations, split_on_newlines=split_on_newlines)
+    segmenter = SentenceSegmenter(
+        abbreviations, split_on_newlines=split_on_newlines, rules=rules
+    )
     spans, offsets = segmenter.segment_many(texts)
     assert spans.dtype == offsets.dtype == np.int64 and spans.shape == (offsets[-1], 2)
-    expected = [naive_segment(text, abbreviations, (), split_on_newlines) for text in texts]
+    expected = [
+        naive_segment(text, abbreviations, (), split_on_newlines, rules) for text in texts
+    ]
     assert np.diff(offsets).tolist() == [len(e) for e in expected]
     assert [tuple(row) for row in spans.tolist()] == [span for e in expected for span in e]
 

@@ -135,7 +135,7 @@ def test_byte_fallback_tokens_match_only_the_same_character():
 def test_unigram_unknown_id_is_read_from_the_model():
     backend = Tokenizer(models.Unigram([("<unk>", 0.0), ("▁", -1.0), ("a", -1.0)], unk_id=0))
     backend.pre_tokenizer = pre_tokenizers.Metaspace()
-    tokenizer = HuggingFaceTokenizer(backend)
+    tokenizer = HuggingFaceTokenizer(backend, whitespace_insensitive=True)
     assert tokenizer._unknown_id == 0
     ids = tokenizer.tokenize("a b c b").token_ids.tolist()
     assert ids[0] == 2 and ids[1] == ids[3] != ids[2]
