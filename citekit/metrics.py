@@ -467,6 +467,14 @@ def check_groundedness(
     >>> metrics.num_supported
     1
     """
+    if hallucination_config is not None and not isinstance(
+        hallucination_config, HallucinationConfig
+    ):
+        # checked before aligning, under this function's name for it
+        raise TypeError(
+            "hallucination_config must be a HallucinationConfig, "
+            f"got {type(hallucination_config).__name__}"
+        )
     results = _align(answer, sources, config, pipeline, align_options)
     return compute_hallucination_metrics(results, config=hallucination_config)
 

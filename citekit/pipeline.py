@@ -398,12 +398,7 @@ class Pipeline:
             results[answer_number].append(span_citations)
         if self.config.require_all_answer_tokens_in_evidence:
             for result in results:
-                kept = complete_evidence_only(list(result), result.answer, tokenizer)
-                for before, after in zip(result, kept):
-                    if after.retrieval_support != before.retrieval_support:
-                        # (the retrieval stage's signal stays with a rebuilt record)
-                        object.__setattr__(after, "retrieval_support", before.retrieval_support)
-                result[:] = kept
+                result[:] = complete_evidence_only(list(result), result.answer, tokenizer)
         return results
 
 

@@ -119,15 +119,8 @@ def _cases():
                     continue  # (None is this argument's default)
                 if name == "score_records" and parameter.name == "records" and bad == [5]:
                     continue  # (a bad record is reported in its RecordResult, by design)
-                marks = ()
-                if parameter.name == "hallucination_config":
-                    marks = pytest.mark.xfail(
-                        strict=True,
-                        reason="metrics.py names it 'config' (compute_hallucination_metrics's "
-                        "argument): to be fixed by the owner of metrics.py",
-                    )
                 label = f"{name}-{parameter.name}-{bad!r}"
-                yield pytest.param(name, parameter.name, bad, id=label, marks=marks)
+                yield pytest.param(name, parameter.name, bad, id=label)
 
 
 def _resolve(value, results, tmp_path):

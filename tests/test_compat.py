@@ -108,7 +108,14 @@ def test_wordpiece_tokens_are_the_models_own(whitespace_insensitive):
     ]:
         encoded = backend.encode(text, add_special_tokens=False)
         tokenized = wrapper.tokenize(text)
-        assert tokenized.token_ids.tolist() == encoded.ids
+        unknown = backend.token_to_id("[UNK]")
+        # the model's ids, except that its unknown token gets an id of its characters
+        # (above every vocabulary id) so that it matches the same characters only
+        for ours, models in zip(tokenized.token_ids.tolist(), encoded.ids, strict=True):
+            if models == unknown:
+                assert ours >= 2**61
+            else:
+                assert ours == models
         assert tokenized.token_spans == [tuple(o) for o in encoded.offsets]
 
 
@@ -227,8 +234,9 @@ def test_require_all_answer_tokens_in_evidence_keeps_complete_evidence_only():
     loose = align_citations(answer, sources)
     strict_config = CitationConfig(require_all_answer_tokens_in_evidence=True)
     strict = align_citations(answer, sources, config=strict_config)
-    assert [c.source_id for c in loose[0].citations] == ["1", "0"]
-    # "2024" is not in source 0; the marker [1] and the full stop are not words
+    assert loose[0].citations[0].source_id == "1"
+    # "2024" is not in source 0 (which the default shows only where it adds content the
+    # best citation lacks); the marker [1] and the full stop are not words
     assert [c.source_id for c in strict[0].citations] == ["1"]
     assert strict[0].status == loose[0].status == "supported"
     # "sharply" is in no source: the span loses its only citation

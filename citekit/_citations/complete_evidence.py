@@ -67,12 +67,17 @@ def complete_evidence_only(
             kept_spans.append(
                 SpanCitations(
                     span.answer_span, citations, span.status, span.unsupported_spans,
-                    span.content_coverage,
+                    span.content_coverage, retrieval_support=span.retrieval_support,
                 )
             )
         else:
             whole = ((span.answer_span.char_start, span.answer_span.char_end),)
-            kept_spans.append(SpanCitations(span.answer_span, (), "unsupported", whole, 0.0))
+            kept_spans.append(
+                SpanCitations(
+                    span.answer_span, (), "unsupported", whole, 0.0,
+                    retrieval_support=span.retrieval_support,
+                )
+            )
     return kept_spans
 
 
