@@ -1300,6 +1300,15 @@ def test_a_citation_contradicting_the_sentence_is_returned():
     # nor is it returned when top_k leaves no slot
     (span,) = align_citations(answer, sources, config=CitationConfig(top_k=1))
     assert [c.source_index for c in span.citations] == [0]
+    # max_citations_per_source counts it: one source stating both values
+    both = f"{sources[0]} The weather was mild. {sources[1]}"
+    for cap, expected in ((1, [()]), (2, [(), ("$2.3 billion",)])):
+        (span,) = align_citations(
+            answer, [both], config=CitationConfig(max_citations_per_source=cap)
+        )
+        assert [
+            tuple(x.evidence_text for x in c.conflicts) for c in span.citations
+        ] == expected
     # a negation: the negated source is returned with its conflict
     (span,) = align_citations(
         "Revenue grew in 2024 in Ohio.",
