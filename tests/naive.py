@@ -1141,7 +1141,10 @@ def naive_records(sentences, top_k, max_per_source, multi_span, merge_gap, max_s
     weights, content, values, starts, ends (its tokens), and per row: source,
     uncovered_ok, aligned_content, blocks, token_lo, n_source, whole (start, end).
     Returns, per sentence, (rows, shown flags, check flags, coverage, runs, spans of
-    each shown row) where rows are the evidence set and shown rows, ascending."""
+    each row, candidate flags) where rows are the evidence set, the shown rows and, while
+    fewer than top_k are shown, the candidates: the other rows covering a content token,
+    not uncovered_ok (they may be shown for a conflict; coverage leaves them out),
+    ascending."""
     out = []
     for s in sentences:
         n_tokens = len(s["weights"])
@@ -1153,9 +1156,17 @@ def naive_records(sentences, top_k, max_per_source, multi_span, merge_gap, max_s
             s["covers"], s["n_pool"], s["weights"], s["content"], s["source"], s["chosen"],
             top_k, max_per_source, s["uncovered_ok"], matched,
         )
-        rows = sorted(set(r for r, flag in enumerate(selected) if flag) | set(shown))
+        judged = set(r for r, flag in enumerate(selected) if flag) | set(shown)
         n_tokens = len(s["weights"])
-        covered = [any(s["covers"][r][t] for r in rows) for t in range(n_tokens)]
+        candidates = set()
+        if len(shown) < top_k:
+            candidates = {
+                r for r in range(len(s["covers"]))
+                if r not in judged and not s["uncovered_ok"][r]
+                and any(s["covers"][r][t] and s["content"][t] for t in range(n_tokens))
+            }
+        rows = sorted(judged | candidates)
+        covered = [any(s["covers"][r][t] for r in judged) for t in range(n_tokens)]
         checks, spans = [], []
         for r in rows:
             checks.append(
@@ -1164,20 +1175,18 @@ def naive_records(sentences, top_k, max_per_source, multi_span, merge_gap, max_s
                 and bool(naive_value_regions(s["blocks"][r], s["values"], n_tokens,
                                              s["n_source"][r]))
             )
-            if r in shown:
-                spans.append(
-                    [tuple(s["whole"][r])]
-                    if s["uncovered_ok"][r]
-                    else naive_evidence_spans(
-                        s["blocks"][r], s["token_lo"][r], token_starts, token_ends,
-                        s["whole"][r], multi_span, merge_gap, max_spans,
-                    )
+            spans.append(
+                [tuple(s["whole"][r])]
+                if s["uncovered_ok"][r]
+                else naive_evidence_spans(
+                    s["blocks"][r], s["token_lo"][r], token_starts, token_ends,
+                    s["whole"][r], multi_span, merge_gap, max_spans,
                 )
-            else:
-                spans.append([])
+            )
         out.append((
             rows, [r in shown for r in rows], checks, naive_coverage(covered, s["weights"]),
             naive_uncovered_runs(covered, s["content"], s["starts"], s["ends"]), spans,
+            [r in candidates for r in rows],
         ))
     return out
 

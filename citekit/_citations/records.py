@@ -7,8 +7,11 @@ citations by score are often near-copies of one sentence: so the evidence a sent
 judged on is a greedy set cover of its content among its evidence pool (the best by
 score first, then each one adding the most content not yet covered, at most ``top_k``).
 These are shown first (at most ``max_citations_per_source`` per source), then the best
-remaining by score up to ``top_k``. The status is decided on the share of the sentence's
-content that this evidence covers; the rules are in the user guide (:doc:`/guide/status`).
+remaining by score up to ``top_k``, each adding matched content; a candidate adding none
+is shown when it carries a conflict that the shown ones do not (a contradiction is
+content too), but the sentence is not judged on it. The status is decided on the share
+of the sentence's content that this evidence covers; the rules are in the user guide
+(:doc:`/guide/status`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from citekit.kernels._evidence import (
     FACT_SOURCE_INDEX,
     FACT_TOKEN_HI,
     FACT_TOKEN_LO,
+    RECORD_CANDIDATE,
     RECORD_CHECK_VALUES,
     RECORD_SHOWN,
     judged_int_facts,
@@ -211,6 +215,9 @@ class _RecordTable(NamedTuple):
     cover_offsets: list[int]
     weights: np.ndarray
     values: list[bool]
+    rec_source: list[int]  # (what max_citations_per_source counts, per record)
+    top_k: int
+    max_per_source: int
 
 
 def batch_records(
@@ -246,6 +253,7 @@ def batch_records(
     """
     judged_offsets = choice.judged_offsets
     facts = judged.ints
+    top_k = batch_top_k(config.top_k, int(judged_offsets[-1]))
     if context.corpus.chunks_share_documents:
         # max_citations_per_source counts documents: the source row holds each pair's
         # document instead
@@ -280,7 +288,7 @@ def batch_records(
             context.rows.blocks,
             context.corpus.token_starts,
             context.corpus.token_ends,
-            batch_top_k(config.top_k, int(judged_offsets[-1])),
+            top_k,
             config.max_citations_per_source,
             config.multi_span_evidence,
             config.multi_span_merge_gap_chars,
@@ -289,9 +297,8 @@ def batch_records(
     )
     # the score components of every row (a row's list, read for the citations shown);
     # a scorer may have added components to the dict: then they are read by name
-    rec_pairs = judged.pairs[
-        np.repeat(judged_offsets[:-1], np.diff(found.rec_offsets)) + found.rec_rows
-    ]
+    rec_entries = np.repeat(judged_offsets[:-1], np.diff(found.rec_offsets)) + found.rec_rows
+    rec_pairs = judged.pairs[rec_entries]
     if tuple(judged.component_names) == COMPONENT_NAMES:
         component_rows = context.component_matrix[:, rec_pairs].T.tolist()
     else:
@@ -313,6 +320,9 @@ def batch_records(
         cover_offsets.tolist(),
         weights,
         values.tolist(),
+        facts[FACT_SOURCE, rec_entries].tolist(),
+        top_k,
+        config.max_citations_per_source,
     )
     judged_bounds = judged_offsets.tolist()
     out = []
@@ -368,8 +378,11 @@ def _span_citations(
     answer_values = table.values[lo:hi]
     answer_ids = batch.ids[lo:hi]
     answer_starts, answer_ends = batch.starts[lo:hi], batch.ends[lo:hi]
-    citations = []
+    citations: list[tuple[int, int, Citation]] = []  # (row, record, the citation), shown
     contradicted: list[tuple[int, list[Any]]] = []  # (row, its conflicts)
+    # records not shown for content, with conflicts: they may be shown for them
+    unshown: list[tuple[int, int, list[Any]]] = []  # (record, row, its conflicts)
+    judged_rows = []  # (the rows the sentence is judged on: not the candidates)
     # a sign, a leading point or a scale word changes a value even where its tokens
     # match ("-40" against "40", "2.4 million" against "2.4 billion"): matched values
     # are compared when the sentence has values and it, or the evidence, has a sign,
@@ -444,29 +457,32 @@ def _span_citations(
             )
             if polarity is not None:
                 conflicts = [*conflicts, polarity]
-        if conflicts:
-            contradicted.append((row, conflicts))
+        if not flags & RECORD_CANDIDATE:
+            judged_rows.append(row)
+            if conflicts:
+                contradicted.append((row, conflicts))
         if flags & RECORD_SHOWN:
             citations.append(
-                _citation(
-                    entry,
-                    table.spans[table.span_offsets[i] : table.span_offsets[i + 1]],
-                    conflicts,
-                    table.components[i],
-                    table.rec_answer[i],
-                    answer_span,
-                    corpus,
-                    judged,
-                    source_text,
-                )
+                (row, i, _record_citation(i, entry, conflicts, answer_span, corpus, judged, table))
             )
+        elif conflicts:
+            unshown.append((i, row, conflicts))
+    if unshown:
+        for i, row, conflicts in _shown_for_conflicts(
+            unshown, [(i, citation.conflicts) for _, i, citation in citations], table
+        ):
+            entry = judged_first + row
+            citations.append(
+                (row, i, _record_citation(i, entry, conflicts, answer_span, corpus, judged, table))
+            )
+        citations.sort(key=lambda item: item[0])
     if contradicted:
         covers = table.covers[table.cover_offsets[q] :][: n_judged * n_tokens].reshape(
             n_judged, n_tokens
         )
         coverage, any_unresolved, unsupported = coverage_with_conflicts(
             covers,
-            table.rec_rows[table.rec_offsets[q] : table.rec_offsets[q + 1]],
+            judged_rows,
             contradicted,
             answer_starts,
             answer_ends,
@@ -491,10 +507,80 @@ def _span_citations(
         status = "partial"
     return _new_span_citations(  # type: ignore[no-any-return]
         answer_span=answer_span,
-        citations=tuple(citations),
+        citations=tuple(citation for _, _, citation in citations),
         status=status,
         unsupported_spans=tuple(unsupported),
         content_coverage=coverage if n_tokens else None,
+    )
+
+
+def conflict_key(conflict: Any) -> tuple[str, int, int]:
+    """What a conflict contradicts: its kind and the answer characters it contradicts
+    (a second source contradicting the same value of the sentence in the same way adds
+    nothing new to show).
+
+    Examples
+    --------
+    >>> from citekit.results import Conflict
+    >>> conflict_key(Conflict("currency", "$2.4 billion", 20, 32, "$2.3 billion", 5, 17))
+    ('currency', 20, 32)
+    """
+    return conflict.kind, conflict.answer_char_start, conflict.answer_char_end
+
+
+def _shown_for_conflicts(
+    unshown: list[tuple[int, int, list[Any]]],
+    shown: list[tuple[int, Any]],
+    table: _RecordTable,
+) -> list[tuple[int, int, list[Any]]]:
+    """The records of ``unshown`` (``(record, row, conflicts)``, ascending rows: records
+    not shown for content, with conflicts) shown for their conflicts: in row order
+    (score order), each carrying a conflict (:func:`conflict_key`) that the citations
+    shown (``shown``: their records and conflicts) and those chosen before it do not,
+    while the sentence has fewer than ``top_k`` citations and its source fewer than
+    ``max_citations_per_source``."""
+    carried = {conflict_key(c) for _, found in shown for c in found}
+    per_source: dict[int, int] = {}
+    for i, _ in shown:
+        per_source[table.rec_source[i]] = per_source.get(table.rec_source[i], 0) + 1
+    n_shown = len(shown)
+    out = []
+    for i, row, conflicts in unshown:
+        if n_shown >= table.top_k:
+            break
+        keys = {conflict_key(c) for c in conflicts}
+        if keys <= carried:
+            continue
+        source = table.rec_source[i]
+        if per_source.get(source, 0) >= table.max_per_source:
+            continue
+        out.append((i, row, conflicts))
+        carried |= keys
+        per_source[source] = per_source.get(source, 0) + 1
+        n_shown += 1
+    return out
+
+
+def _record_citation(
+    i: int,
+    entry: int,
+    conflicts: list[Any],
+    answer_span: AnswerSpan,
+    corpus: Corpus,
+    judged: _JudgedFacts,
+    table: _RecordTable,
+) -> Citation:
+    """The citation of record ``i`` (judged entry ``entry``) with its ``conflicts``."""
+    return _citation(
+        entry,
+        table.spans[table.span_offsets[i] : table.span_offsets[i + 1]],
+        conflicts,
+        table.components[i],
+        table.rec_answer[i],
+        answer_span,
+        corpus,
+        judged,
+        corpus.source_text(judged.source_list[entry]),
     )
 
 

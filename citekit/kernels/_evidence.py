@@ -37,6 +37,7 @@ __all__ = [
     "FACT_TOKEN_HI",
     "FACT_TOKEN_LO",
     "N_FACTS",
+    "RECORD_CANDIDATE",
     "RECORD_CHECK_VALUES",
     "RECORD_SHOWN",
     "evidence_chars",
@@ -67,6 +68,9 @@ N_FACTS = 14
 # The flags of records_batch's rows
 RECORD_SHOWN = 1  # a shown citation (else in the evidence set only)
 RECORD_CHECK_VALUES = 2  # its values may face the sentence's: find_conflicts reads them
+# outside the evidence set and the shown rows: shown only when it carries a conflict the
+# shown citations do not (the records stage decides), never judged on
+RECORD_CANDIDATE = 4
 
 
 @jit
@@ -546,11 +550,15 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
     :func:`citekit._citations.conflicts.find_conflicts`, which finds no conflict elsewhere) and the
     answer characters its alignment covers (from the start of its first aligned token,
     ``FACT_ANSWER_FIRST``, to the end of its last, ``FACT_ANSWER_LAST``; -1 for an
-    embedding-only row); the
-    covered share of the sentence's weights and its runs of uncovered content tokens
+    embedding-only row), and, while fewer than ``top_k`` rows are shown, the other rows
+    covering a content token of the sentence (not embedding-only), flagged
+    ``RECORD_CANDIDATE``: the records stage shows one that carries a conflict the shown
+    rows do not, and judges the sentence without them; the
+    covered share of the sentence's weights (over the rows that are not candidates) and
+    its runs of uncovered content tokens
     (character ranges ``runs[run_offsets[q]:run_offsets[q + 1]]``; a stop word between two
     joins them) when no evidence contradicts a value (else see
-    :func:`contested_coverage`); a shown row ``i``'s evidence spans ``spans[
+    :func:`contested_coverage`); row ``i``'s evidence spans ``spans[
     span_offsets[i]:span_offsets[i + 1]]``, character ranges in its source's text: one per
     matched block, merged across gaps of at most ``merge_gap`` characters, or the whole
     aligned range (``FACT_CHAR_START``, ``FACT_CHAR_END``) without ``multi_span``, with
@@ -620,10 +628,22 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
             is_shown[shown[i]] = True
         covered = np.zeros(n_tokens, dtype=np.bool_)
         for row in range(n_rows):
-            if not (selected[row] or is_shown[row]):
-                continue
             entry = first + row
+            candidate = False
+            if not (selected[row] or is_shown[row]):
+                # while a slot is free, an aligned row covering some content may still be
+                # shown for a conflict the shown rows do not carry
+                if n_shown >= top_k or uncovered_ok[entry]:
+                    continue
+                for t in range(n_tokens):
+                    if content[lo + t] and row_covers[row, t]:
+                        candidate = True
+                        break
+                if not candidate:
+                    continue
             flags = RECORD_SHOWN if is_shown[row] else 0
+            if candidate:
+                flags = RECORD_CANDIDATE
             if (
                 not uncovered_ok[entry]
                 and aligned_content[entry] >= 2
@@ -638,21 +658,22 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
             if not uncovered_ok[entry]:
                 rec_answer[n_rec, 0] = query_starts[lo + facts[FACT_ANSWER_FIRST, entry]]
                 rec_answer[n_rec, 1] = query_ends[lo + facts[FACT_ANSWER_LAST, entry]]
-            if is_shown[row]:  # its evidence spans
-                whole = uncovered_ok[entry] or not multi_span
-                if whole or facts[FACT_BLOCK_HI, entry] - facts[FACT_BLOCK_LO, entry] < 2:
-                    spans[n_spans, 0] = facts[FACT_CHAR_START, entry]
-                    spans[n_spans, 1] = facts[FACT_CHAR_END, entry]
-                    n_spans += 1
-                else:
-                    n_spans = _record_spans(
-                        facts, entry, blocks, token_starts, token_ends, merge_gap, max_spans,
-                        spans, n_spans,
-                    )
+            # its evidence spans (a row not shown may be shown for a conflict)
+            whole = uncovered_ok[entry] or not multi_span
+            if whole or facts[FACT_BLOCK_HI, entry] - facts[FACT_BLOCK_LO, entry] < 2:
+                spans[n_spans, 0] = facts[FACT_CHAR_START, entry]
+                spans[n_spans, 1] = facts[FACT_CHAR_END, entry]
+                n_spans += 1
+            else:
+                n_spans = _record_spans(
+                    facts, entry, blocks, token_starts, token_ends, merge_gap, max_spans,
+                    spans, n_spans,
+                )
             n_rec += 1
             span_offsets[n_rec] = n_spans
-            for t in range(n_tokens):
-                covered[t] = covered[t] or row_covers[row, t]
+            if not candidate:
+                for t in range(n_tokens):
+                    covered[t] = covered[t] or row_covers[row, t]
         rec_offsets[q + 1] = n_rec
         coverage[q] = _covered_share(covered, weights[lo:hi])
         n_runs = _uncovered_runs(

@@ -1276,6 +1276,62 @@ def test_citations_adding_nothing_are_not_returned():
         assert any(word in citation.evidence.lower() for word in content_words)
 
 
+def test_a_citation_contradicting_the_sentence_is_returned():
+    # nothing may be lost: a further citation adding no content is still returned when
+    # it carries a conflict the citations before it do not
+    sources = [
+        "Northwind Energy reported fourth-quarter revenue of $2.4 billion, up 15% from a "
+        "year earlier.",
+        "Northwind Energy reported fourth-quarter revenue of $2.3 billion.",
+    ]
+    answer = "Fourth-quarter revenue was $2.4 billion."
+    (span,) = align_citations(answer, sources)
+    assert [c.source_index for c in span.citations] == [0, 1]
+    assert span.citations[0].conflicts == ()
+    [conflict] = span.citations[1].conflicts
+    assert (conflict.answer_text, conflict.evidence_text) == ("$2.4 billion", "$2.3 billion")
+    assert answer[conflict.answer_char_start:conflict.answer_char_end] == "$2.4 billion"
+    assert span.citations[1].evidence == "fourth-quarter revenue of $2.3 billion"
+    # the status is judged as before: the first source confirms the value
+    assert span.status == "supported" and span.content_coverage == pytest.approx(20 / 21)
+    # a third source contradicting the same value the same way adds nothing new
+    (span,) = align_citations(answer, [*sources, sources[1]])
+    assert [c.source_index for c in span.citations] == [0, 1]
+    # nor is it returned when top_k leaves no slot
+    (span,) = align_citations(answer, sources, config=CitationConfig(top_k=1))
+    assert [c.source_index for c in span.citations] == [0]
+    # max_citations_per_source counts it: one source stating both values
+    both = f"{sources[0]} The weather was mild. {sources[1]}"
+    for cap, expected in ((1, [()]), (2, [(), ("$2.3 billion",)])):
+        (span,) = align_citations(
+            answer, [both], config=CitationConfig(max_citations_per_source=cap)
+        )
+        assert [
+            tuple(x.evidence_text for x in c.conflicts) for c in span.citations
+        ] == expected
+    # a negation: the negated source is returned with its conflict
+    (span,) = align_citations(
+        "Revenue grew in 2024 in Ohio.",
+        ["Revenue grew in 2024 in Ohio and Texas.", "Revenue did not grow in 2024 in Ohio."],
+    )
+    assert [c.source_index for c in span.citations] == [0, 1]
+    assert [x.kind for x in span.citations[1].conflicts] == ["negation"]
+
+
+def test_filler_without_a_conflict_is_still_not_returned():
+    # a citation matching no new content and carrying no conflict stays out, though a
+    # slot is free: copies, and the analyst note's '% in the'
+    sources = [
+        "Northwind Energy reported fourth-quarter revenue of $2.4 billion, up 15% from a "
+        "year earlier.",
+        "Northwind Energy reported fourth-quarter revenue of $2.4 billion.",
+        "Analysts expect revenue growth of 9% in the coming year.",
+    ]
+    (span,) = align_citations("Fourth-quarter revenue was $2.4 billion.", sources)
+    assert [c.source_index for c in span.citations] == [0]
+    assert span.status == "supported"
+
+
 def test_equal_values_are_covered():
     # the values conflicts find equal are covered: one rule for both
     for answer, source in [

@@ -15,6 +15,7 @@ from citekit.kernels._evidence import (
     FACT_TOKEN_LO,
     N_FACTS,
     RECORD_CHECK_VALUES,
+    RECORD_CANDIDATE,
     RECORD_SHOWN,
     _has_value_region,
     records_batch,
@@ -154,6 +155,7 @@ def _records(sentences, top_k, max_per_source, multi_span, merge_gap, max_spans)
             [tuple(r) for r in runs[run_offsets[q]:run_offsets[q + 1]].tolist()],
             [[tuple(x) for x in spans[span_offsets[i]:span_offsets[i + 1]].tolist()]
              for i in range(lo, hi)],
+            [bool(f & RECORD_CANDIDATE) for f in rec_flags[lo:hi]],
         ))
     return out
 
@@ -193,7 +195,7 @@ def _one_sentence(**changes):
 
 
 def test_records_batch_a_sentence_by_hand():
-    [(rows, shown, check, coverage, runs, spans)] = _records(
+    [(rows, shown, check, coverage, runs, spans, _)] = _records(
         [_one_sentence()], top_k=3, max_per_source=2, multi_span=True, merge_gap=0,
         max_spans=3)
     assert rows == [0, 1] and shown == [True, True]
@@ -206,7 +208,7 @@ def test_records_batch_a_sentence_by_hand():
 
 def test_records_batch_uncovered_runs_and_limits():
     # only row 0 (one source): the value and the stop word after it stay uncovered
-    [(rows, shown, check, coverage, runs, spans)] = _records(
+    [(rows, shown, check, coverage, runs, spans, _)] = _records(
         [_one_sentence(source=[0, 0])], top_k=1, max_per_source=1, multi_span=True,
         merge_gap=5, max_spans=3)
     assert rows == [0] and shown == [True] and check == [True]
@@ -215,14 +217,38 @@ def test_records_batch_uncovered_runs_and_limits():
     # blocks 4 characters apart merge with a gap of 4 or more, not 3
     assert spans == [[(0, 11)]]
     for gap, expected in ((3, [(0, 5), (9, 11)]), (4, [(0, 11)])):
-        [(*_, spans)] = _records([_one_sentence()], 3, 2, True, gap, 3)
+        [(*_, spans, _)] = _records([_one_sentence()], 3, 2, True, gap, 3)
         assert spans[0] == expected
     # no multi-span evidence: the whole aligned range
-    [(*_, spans)] = _records([_one_sentence()], 3, 2, False, 0, 3)
+    [(*_, spans, _)] = _records([_one_sentence()], 3, 2, False, 0, 3)
     assert spans == [[(0, 11)], [(30, 38)]]
     # more spans than allowed: the whole aligned range
-    [(*_, spans)] = _records([_one_sentence()], 3, 2, True, 0, 1)
+    [(*_, spans, _)] = _records([_one_sentence()], 3, 2, True, 0, 1)
     assert spans[0] == [(0, 11)]
+
+
+def test_records_batch_candidates_for_conflicts():
+    # row 1 matched only what row 0 did: not shown, but a candidate (its conflicts may
+    # show it) with its spans; the coverage is row 0's alone
+    sentence = _one_sentence(
+        covers=[[True, True, False, False], [True, True, False, False]],
+        blocks=[[(0, 0, 2)], [(0, 2, 2)]], whole=[(0, 9), (30, 38)],
+    )
+    [(rows, shown, check, coverage, runs, spans, candidate)] = _records(
+        [sentence], 3, 2, False, 0, 3)
+    assert rows == [0, 1] and shown == [True, False] and candidate == [False, True]
+    assert coverage == 2.0 / 4.25 and spans == [[(0, 9)], [(30, 38)]]
+    # no free slot: no candidate; a row covering no content token is none either
+    [(rows, _, _, _, _, _, candidate)] = _records([sentence], 1, 2, False, 0, 3)
+    assert rows == [0] and candidate == [False]
+    sentence["covers"][1] = [False, False, False, True]
+    [(rows, *_)] = _records([sentence], 3, 2, False, 0, 3)
+    assert rows == [0]
+    # an embedding-only row is shown as such, never a candidate
+    sentence["covers"][1] = [True, True, False, False]
+    sentence["uncovered_ok"] = [False, True]
+    [(rows, shown, *_, candidate)] = _records([sentence], 3, 2, False, 0, 3)
+    assert rows == [0, 1] and shown == [True, True] and candidate == [False, False]
 
 
 def test_records_batch_checks_only_real_alignments():
@@ -238,7 +264,7 @@ def test_records_batch_empty_batch_and_rowless_sentence():
     assert _records([], 3, 2, True, 0, 3) == []
     empty = _one_sentence(covers=[], n_pool=0, chosen=[], source=[], uncovered_ok=[],
                           aligned_content=[], token_lo=[], n_source=[], blocks=[], whole=[])
-    [(rows, shown, check, coverage, runs, spans)] = _records([empty], 3, 2, True, 0, 3)
+    [(rows, shown, check, coverage, runs, spans, _)] = _records([empty], 3, 2, True, 0, 3)
     assert rows == [] and coverage == 0.0 and spans == []
     assert runs == [(0, 14)]  # all content uncovered, in one run
 
