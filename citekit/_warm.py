@@ -126,10 +126,18 @@ def warm(processes: int = 1) -> None:
     --------
     >>> warm(1)
     """
+    _HELPER.allowed = False  # (this warm-up shares its work out itself)
+    _COMPILING.warming = True
+    try:
+        _warm_all(processes)
+    finally:
+        _COMPILING.warming = False
+
+
+def _warm_all(processes: int) -> None:
     from citekit._jit import CACHE
     from citekit.pipeline import align_citations
 
-    _HELPER.allowed = False  # (this warm-up shares its work out itself)
     delegated = list(SHARES[1:processes]) if CACHE else []
     children = []
     for share in list(delegated):
@@ -177,16 +185,24 @@ def cache_is_cold() -> bool:
     return not is_cached(align_worker)
 
 
-def compile_notice() -> str:
+def compile_notice(warming: bool = False) -> str:
     """The line the first compilation of a process logs: what happens, for how long, what
-    to do about it.
+    to do about it (``warming``: the line of :func:`warm`, which is what to do about it).
 
     Examples
     --------
     >>> compile_notice().startswith("citekit: compiling")
     True
+    >>> "citekit warmup" in compile_notice(warming=True)
+    False
     """
     from citekit._jit import CACHE
+
+    if warming:
+        return (
+            "citekit: compiling every kernel into the disk cache, once after installing; "
+            f"about {WARM_SECONDS} s on a 2-core machine with two processes"
+        )
 
     seconds = FIRST_CALL_SECONDS
     if not (CACHE and helper_processes() >= 2):
@@ -214,6 +230,7 @@ class _Compiling:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.announced = False
+        self.warming = False  # (set by warm(): its notice says what it does)
         self.depth = 0
         self.count = 0
         self.bar: Any = None
@@ -226,7 +243,7 @@ class _Compiling:
                 self.closer = None
             if not self.announced:
                 self.announced = True
-                LOGGER.warning(compile_notice())
+                LOGGER.warning(compile_notice(self.warming))
                 if kernel is not None:
                     start_helper(kernel)
             if self.bar is None and self.depth == 0:

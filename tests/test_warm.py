@@ -316,6 +316,21 @@ def test_the_notice_says_what_happens_for_how_long_and_what_to_do(monkeypatch):
     assert f"about {_warm.FIRST_CALL_SECONDS_ONE_PROCESS} s" in notice
 
 
+def test_warm_announces_itself_not_the_advice_to_warm_up(compiling, monkeypatch, caplog):
+    # warm() is what the first call's notice advises: its own notice says what it does
+    state, _ = compiling
+    seen = []
+    monkeypatch.setattr(_warm, "_warm_all", lambda processes: (
+        seen.append(state.warming), _warm.compile_started(), _warm.compile_finished()))
+    with caplog.at_level(logging.WARNING, logger="citekit.compile"):
+        _warm.warm(1)
+    (notice,) = [r.getMessage() for r in caplog.records if r.name == "citekit.compile"]
+    assert seen == [True] and not state.warming
+    assert notice == _warm.compile_notice(warming=True)
+    assert "every kernel" in notice and "citekit warmup" not in notice
+    assert f"about {_warm.WARM_SECONDS} s" in notice
+
+
 # ------------------------------------------------------------------ citekit warmup
 
 
