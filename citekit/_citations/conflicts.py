@@ -284,7 +284,7 @@ def _facing_conflict(
         a_end = max(a_end, a_word_end)
         if s_word >= 0:
             s_end = max(s_end, source_end + s_word)
-    return _conflict(
+    return conflict_between(
         kind, answer_text, a_start, a_end, source_text, s_start, s_end, source_offset
     )
 
@@ -315,7 +315,7 @@ def _answer_value(
     return answer
 
 
-def _conflict(
+def conflict_between(
     kind: str,
     answer_text: str,
     a_start: int,
@@ -325,7 +325,9 @@ def _conflict(
     s_end: int,
     source_offset: int,
 ) -> Conflict:
-    """The :class:`~citekit.results.Conflict` of two values' spans (Python ints, ordered)."""
+    """The :class:`~citekit.results.Conflict` of two spans (Python ints, ordered): the
+    answer's ``[a_start, a_end)``, the source text's ``[s_start, s_end)`` (reported with
+    ``source_offset`` added); the one builder of conflicts of every kind."""
     # every field is a str or a Python int, the range is ordered: built without the checks
     return _new_conflict(
         kind=kind,

@@ -47,7 +47,8 @@ import re
 from functools import lru_cache
 from typing import Any, Sequence
 
-from citekit.results import Conflict, _unchecked_builder
+from citekit._citations.conflicts import conflict_between
+from citekit.results import Conflict
 
 __all__ = [
     "CLAUSE_WORDS",
@@ -177,8 +178,6 @@ _MAY_NEGATE = re.compile(
     + "|" + _START + r"fail" + "|" + "|".join(_longest_first(NEGATOR_IDEOGRAPHS)),
     re.IGNORECASE,
 )
-
-_new_conflict = _unchecked_builder(Conflict)
 
 
 @lru_cache(maxsize=1 << 12)
@@ -319,12 +318,6 @@ def negation_conflict(
         a_start, a_end = min(a_start, answer_negator[0]), max(a_end, answer_negator[1])
     if source_negator is not None:
         s_start, s_end = min(s_start, source_negator[0]), max(s_end, source_negator[1])
-    return _new_conflict(  # type: ignore[no-any-return]
-        kind=NEGATION,
-        answer_text=answer_text[a_start:a_end],
-        answer_char_start=a_start,
-        answer_char_end=a_end,
-        evidence_text=source_text[s_start:s_end],
-        evidence_char_start=s_start + source_offset,
-        evidence_char_end=s_end + source_offset,
+    return conflict_between(
+        NEGATION, answer_text, a_start, a_end, source_text, s_start, s_end, source_offset
     )
