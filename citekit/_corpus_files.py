@@ -18,7 +18,6 @@ import os
 import secrets
 import shutil
 import stat
-import sys
 from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -442,13 +441,6 @@ def load_sources(
             record = record_class.from_dict(entry)
         except (TypeError, ValueError, OverflowError) as error:
             raise damaged([meta_path], f"sources[{position}]: {error}") from None
-        if isinstance(record, SourceChunk) and record.doc_char_end > sys.maxsize:
-            # (no str is that long, and the corpus keeps the offsets as int64)
-            raise damaged(
-                [meta_path],
-                f"sources[{position}]: 'doc_char_end' {record.doc_char_end} is beyond the "
-                f"longest possible text ({sys.maxsize} characters)",
-            )
         records.append(record)
     return records
 

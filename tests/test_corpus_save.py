@@ -273,7 +273,7 @@ def test_load_refuses_chunk_offsets_no_text_can_have(tmp_path):
     directory = tmp_path / "c"
     Corpus.build([SourceChunk("c", "Revenue grew.", 5, 18)]).save(directory)
     meta = json.loads((directory / "corpus.json").read_text(encoding="utf-8"))
-    for start in (sys.maxsize - 5, 2**64):
+    for start in (2**62, sys.maxsize - 5, 2**64):
         meta["sources"][0].update(doc_char_start=start, doc_char_end=start + 13)
         (directory / "corpus.json").write_text(json.dumps(meta), encoding="utf-8")
         with pytest.raises(ValueError, match=r"corpus\.json.*sources\[0\].*doc_char_end"):
