@@ -307,7 +307,8 @@ class SourceDocument(_Record):
 class SourceChunk(_Record):
     """An excerpt of a larger document; citation offsets are reported in the parent.
 
-    ``doc_char_start``/``doc_char_end`` locate ``text`` in the parent document. When
+    ``doc_char_start``/``doc_char_end`` locate ``text`` in the parent document (at most
+    ``2**53 - 1``, which every offset stays exact under as a float and in JSON). When
     ``document_text`` is given it must satisfy
     ``document_text[doc_char_start:doc_char_end] == text``.
 
