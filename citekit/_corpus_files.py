@@ -18,7 +18,6 @@ import os
 import secrets
 import shutil
 import stat
-import sys
 from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -442,13 +441,6 @@ def load_sources(
             record = record_class.from_dict(entry)
         except (TypeError, ValueError, OverflowError) as error:
             raise damaged([meta_path], f"sources[{position}]: {error}") from None
-        if isinstance(record, SourceChunk) and record.doc_char_end > sys.maxsize:
-            # (no str is that long, and the corpus keeps the offsets as int64)
-            raise damaged(
-                [meta_path],
-                f"sources[{position}]: 'doc_char_end' {record.doc_char_end} is beyond the "
-                f"longest possible text ({sys.maxsize} characters)",
-            )
         records.append(record)
     return records
 
@@ -583,11 +575,14 @@ def array_damage(
             )
 
     source = arrays["passage_source"]
-    n_passages = source.shape[0]
-    for name in PASSAGE_ARRAY_NAMES[1:]:
-        if arrays[name].shape[0] != n_passages:
+    # the number of passages is what most passage arrays say: the damaged one is the odd
+    # one out (passage_source too)
+    sizes = [arrays[name].shape[0] for name in PASSAGE_ARRAY_NAMES]
+    n_passages = max(sizes, key=sizes.count)
+    for name, size in zip(PASSAGE_ARRAY_NAMES, sizes):
+        if size != n_passages:
             return (name,), (
-                f"{arrays[name].shape[0]} entries for {n_passages} passages (passage_source)"
+                f"{size} entries for {n_passages} passages (the other passage arrays)"
             )
     if not n_passages:
         return None
@@ -676,7 +671,7 @@ def _load_index(directory: str, n_passages: int) -> tuple[np.ndarray, np.ndarray
     n_terms = vocabulary.shape[0]
     if indices.size and (indices.min() < 0 or indices.max() >= n_terms):
         raise damaged(
-            [paths["indices"]],
+            [paths["indices"], paths["vocabulary"]],
             f"column numbers must lie in [0, {n_terms}) (the vocabulary's size); got "
             f"{indices.min()} ... {indices.max()}",
         )
@@ -699,10 +694,14 @@ def _index_of_tokens(
     vocabulary, _, (indptr, indices), *_ = parts
     saved_vocabulary, saved_indptr, saved_indices = saved
     paths = [_array_path(directory, f"index_{name}") for name in INDEX_ARRAY_NAMES]
-    tokens_path = _array_path(directory, "token_ids")
+    # (the tokens the index is built from: the ids, and the passages' token ranges)
+    tokens_paths = [
+        _array_path(directory, name)
+        for name in ("token_ids", "passage_token_start", "passage_token_end")
+    ]
     if not np.array_equal(vocabulary, saved_vocabulary):
         raise damaged(
-            [paths[0], tokens_path],
+            [paths[0], *tokens_paths],
             f"the index's vocabulary ({saved_vocabulary.shape[0]} ids) is not the distinct "
             f"token ids of the passages ({vocabulary.shape[0]})",
         )
@@ -715,7 +714,7 @@ def _index_of_tokens(
             differs[int(np.searchsorted(indptr, entry, side="right")) - 1] = True
         p = _first(differs)
         raise damaged(
-            paths[1:] + [tokens_path],
+            paths[1:] + tokens_paths,
             f"the index's row of passage {p} is not the distinct tokens of the passage "
             f"(tokens {arrays['passage_token_start'][p]} to "
             f"{arrays['passage_token_end'][p]})",

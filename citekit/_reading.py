@@ -61,7 +61,10 @@ def _offset(value: Any) -> int:
         raise TypeError(
             f"a segmenter's span offsets must be integers, got {type(value).__name__}"
         )
-    return int(value)
+    value = int(value)
+    if not -(2**63) <= value < 2**63:  # (beyond any text; int64 could not hold it)
+        raise ValueError(f"a segmenter's span offset {value} is beyond the text")
+    return value
 
 
 def _span_of(item: Any) -> tuple[int, int]:
@@ -141,8 +144,8 @@ def segment_spans(segmenter: Any, text: str, *, name: str = "segmenter") -> np.n
     if spans is None:
         try:
             pairs = [_span_of(item) for item in items]
-        except TypeError as exc:
-            raise TypeError(f"{name}: {exc}") from None
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{name}: {exc}") from None
         spans = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     return _checked_spans(spans, text, name)
 

@@ -486,7 +486,9 @@ def parse_json_object(text: str, where: str) -> dict[str, Any]:
     try:
         value = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+        # (one JSONL record is one line: its line number is the caller's, in ``where``)
+        at = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
+        raise ValueError(f"{where}: invalid JSON ({exc.msg} at {at})") from None
     except ValueError as exc:  # a refused constant
         raise ValueError(f"{where}: invalid JSON ({exc})") from None
     except RecursionError:

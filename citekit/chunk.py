@@ -266,7 +266,11 @@ class ChunkTokenizer:
             )
         self._name = name
         counter = getattr(tokenizer, "count_tokens", None)
-        self._count = counter if callable(counter) else self._count_by_tokenize
+        self._counter = counter if callable(counter) else self._count_by_tokenize
+
+    def _count(self, text: str) -> int:
+        # a user counter returning None, nan, -1 or 1.5 would silently bend the budget search
+        return check_int(self._counter(text), "tokenizer.count_tokens(text)", minimum=0)
 
     def _count_by_tokenize(self, text: str) -> int:
         return len(self.tokenizer.tokenize(text)[0])
@@ -326,7 +330,7 @@ class ChunkTokenizer:
         2
         """
         check_str(text, "text")
-        return int(self._count(text))
+        return self._count(text)
 
     def index_by_token_count(self, text: str, max_tokens: int) -> tuple[int, int]:
         """Largest prefix of ``text`` that costs at most ``max_tokens`` (offset contract).

@@ -18,7 +18,6 @@ option, with exit status 2; ``align`` exits with 1 when some records could not b
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -66,14 +65,10 @@ def _load_config(path: str | None) -> Any:
         raise _InputError(f"config file not found: {path}")
     try:
         return CitationConfig.from_file(path)
-    except json.JSONDecodeError as exc:
-        raise _InputError(
-            f"invalid JSON in config {path}: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-        ) from None
-    except (ValueError, TypeError) as exc:  # tomllib.TOMLDecodeError is a ValueError
-        raise _InputError(f"invalid config {path}: {exc}") from None
-    except RecursionError:
-        raise _InputError(f"invalid config {path}: nested too deeply") from None
+    except (ValueError, TypeError) as exc:
+        # (an unreadable file's error starts with its name and line; a bad option's not)
+        message = str(exc) if str(exc).startswith(path) else f"{path}: {exc}"
+        raise _InputError(f"invalid config {message}") from None
     except (OSError, ImportError) as exc:
         raise _InputError(f"cannot read config {path}: {exc}") from None
 

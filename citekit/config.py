@@ -412,8 +412,21 @@ class CitationConfig:
 
     @classmethod
     def from_json(cls, text: str) -> "CitationConfig":
-        """Inverse of :meth:`to_json`."""
-        return cls.from_dict(json.loads(text))
+        """Inverse of :meth:`to_json`.
+
+        Raises
+        ------
+        ValueError
+            If ``text`` is not a JSON object (invalid, nested too deeply, ``NaN``) or an
+            option is invalid.
+        """
+        from citekit._rows import parse_json_object  # (lazy: _rows imports the results)
+
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        if not isinstance(text, str):
+            text = _decode_utf8(bytes(text), "text")
+        return cls.from_dict(parse_json_object(text, "CitationConfig.from_json text"))
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> "CitationConfig":
@@ -442,11 +455,34 @@ class CitationConfig:
                 from citekit._optional import import_optional
 
                 tomllib = import_optional("tomli", "toml", purpose="reading TOML configuration")
-            data = tomllib.loads(raw.decode("utf-8"))
+            text = _decode_utf8(raw, path)
+            try:
+                data = tomllib.loads(text)
+            except tomllib.TOMLDecodeError as error:
+                # (its message names the line and column, but not the end of the document's)
+                where = str(error).replace(
+                    "at end of document", f"at end of document, line {text.count(chr(10)) + 1}"
+                )
+                raise ValueError(f"{path}: invalid TOML ({where})") from None
+            except RecursionError:
+                raise ValueError(f"{path}: TOML nested too deeply") from None
             if "citation" in data and isinstance(data["citation"], Mapping):
                 data = data["citation"]
         elif path.lower().endswith(".json"):
-            data = json.loads(raw.decode("utf-8"))
+            from citekit._rows import parse_json_object
+
+            data = parse_json_object(_decode_utf8(raw, path), path)
         else:
             raise ValueError(f"path must end with .json or .toml, got {path!r}")
         return cls.from_dict(data)
+
+
+def _decode_utf8(raw: bytes, where: str) -> str:
+    """``raw`` as UTF-8; a ``ValueError`` names ``where`` and the line of a bad byte."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise ValueError(
+            f"{where}: not UTF-8 at line {line} (byte {error.start}): {error.reason}"
+        ) from None

@@ -608,7 +608,15 @@ def embed_texts(embedder: Any, texts: list[str], *, name: str = "embedder") -> n
         raise TypeError(f"{name} must have an encode(texts) method, got {type(embedder).__name__}")
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
-    vectors = np.asarray(method(list(texts)), dtype=np.float64)
+    returned = method(list(texts))
+    try:
+        vectors = np.asarray(returned, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        # numpy's own message names neither the embedder nor what it returned
+        raise ValueError(
+            f"{name}.encode must return numbers, one equal-length row per text; "
+            f"got {type(returned).__name__} that is not a numeric matrix ({error})"
+        ) from None
     if vectors.ndim != 2 or vectors.shape[0] != len(texts):
         raise ValueError(
             f"{name}.encode must return a 2-D array with one row per text; "

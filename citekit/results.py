@@ -18,6 +18,10 @@ from collections import abc
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+# The largest offset a record may carry: no text is that long, and every offset up to it
+# stays exact as a float64 (score components) and in JSON read by JavaScript (2**53 - 1).
+MAX_OFFSET = 2**53 - 1
+
 __all__ = [
     "STATUSES",
     "SourceDocument",
@@ -111,6 +115,10 @@ def _check_range(obj: Any, start: str, end: str) -> None:
     if s < 0 or e < s:
         raise ValueError(
             f"{type(obj).__name__}: need 0 <= {start} <= {end}, got {start}={s}, {end}={e}"
+        )
+    if e > MAX_OFFSET:
+        raise ValueError(
+            f"{type(obj).__name__}.{end} must be <= {MAX_OFFSET} (2**53 - 1), got {e}"
         )
 
 
@@ -299,7 +307,8 @@ class SourceDocument(_Record):
 class SourceChunk(_Record):
     """An excerpt of a larger document; citation offsets are reported in the parent.
 
-    ``doc_char_start``/``doc_char_end`` locate ``text`` in the parent document. When
+    ``doc_char_start``/``doc_char_end`` locate ``text`` in the parent document (at most
+    ``2**53 - 1``, which every offset stays exact under as a float and in JSON). When
     ``document_text`` is given it must satisfy
     ``document_text[doc_char_start:doc_char_end] == text``.
 
@@ -337,8 +346,10 @@ class SourceChunk(_Record):
                 raise ValueError(
                     "SourceChunk: document_text[doc_char_start:doc_char_end] must equal text"
                 )
-        if self.source_index is not None and self.source_index < 0:
-            raise ValueError(f"SourceChunk.source_index must be >= 0, got {self.source_index}")
+        if self.source_index is not None and not 0 <= self.source_index <= MAX_OFFSET:
+            raise ValueError(
+                f"SourceChunk.source_index must be in [0, {MAX_OFFSET}], got {self.source_index}"
+            )
 
 
 @dataclass(frozen=True)

@@ -140,10 +140,8 @@ class SentenceSegmenter:
             raise ValueError(f"rules must be one of {RULES}, got {rules!r}")
         self.rules = rules
         base = DEFAULT_ABBREVIATIONS if abbreviations is None else abbreviations
-        self.abbreviations = frozenset(
-            _abbreviation_key(word, "abbreviations") for word in base
-        ) | frozenset(
-            _abbreviation_key(word, "extra_abbreviations") for word in extra_abbreviations
+        self.abbreviations = _abbreviation_keys(base, "abbreviations") | _abbreviation_keys(
+            extra_abbreviations, "extra_abbreviations"
         )
         if not isinstance(split_on_newlines, bool):
             raise TypeError(
@@ -388,6 +386,13 @@ class SimpleSegmenter(SentenceSegmenter):
         ([[0, 2], [3, 4], [0, 1]], [0, 2, 3])
         """
         return super().segment_many(texts)
+
+
+def _abbreviation_keys(words: object, name: str) -> frozenset[str]:
+    # (a str is iterable too, but its letters are not abbreviations)
+    if isinstance(words, (str, bytes)) or not isinstance(words, Iterable):
+        raise TypeError(f"{name} must be an iterable of str, got {type(words).__name__}")
+    return frozenset(_abbreviation_key(word, name) for word in words)
 
 
 def _abbreviation_key(word: object, name: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import math
 
+import numpy as np
 import pytest
 
 import citekit
@@ -155,3 +156,144 @@ def test_bad_argument_is_refused_naming_it(name, argument, bad, results, tmp_pat
     with pytest.raises(expected) as error:
         function(*args, **kwargs)
     assert argument in str(error.value), str(error.value)
+
+
+# ------------------------------------------------ errors that name their cause (issue 41)
+
+
+class _NoneAligner:
+    def align(self, query, target):
+        return None
+
+
+class _BrokenPairAligner:
+    def align_pairs(self, *args, **kwargs):
+        return None
+
+
+@pytest.mark.parametrize("aligner", [_NoneAligner(), _BrokenPairAligner()])
+def test_an_aligner_returning_none_is_named(aligner):
+    with pytest.raises(TypeError, match=r"aligner\.align(_pairs)? must return .*got NoneType"):
+        citekit.align_citations(ANSWER, SOURCES, aligner=aligner)
+
+
+class _Embedder:
+    def __init__(self, rows):
+        self.rows = rows
+
+    def encode(self, texts):
+        return self.rows(texts)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        lambda texts: ["a" for _ in texts],  # strings
+        lambda texts: [[0.1] * (i + 1) for i, _ in enumerate(texts)],  # ragged rows
+    ],
+    ids=["strings", "ragged"],
+)
+def test_an_embedder_returning_no_matrix_is_named(rows):
+    sources = SOURCES + ["Costs fell."]
+    with pytest.raises(ValueError, match=r"embedder\.encode must return numbers.*got list"):
+        citekit.align_citations(ANSWER, sources, embedder=_Embedder(rows))
+
+
+@pytest.mark.parametrize(
+    "name, content, expected",
+    [
+        ("c.toml", b"top_k = 2\ntop_k = [", r"c\.toml: invalid TOML \(.*line 2"),
+        ("c.json", b'{\n "top_k": 2,\n bad}', r"c\.json: invalid JSON \(.*line 3 column 2"),
+        ("c.json", b'{"top_k": "\xff"}', r"c\.json: not UTF-8 at line 1 \(byte 11\)"),
+        ("c.toml", b'\ntop_k = "\xff"', r"c\.toml: not UTF-8 at line 2 \(byte 10\)"),
+        ("c.json", b"[1]", r"c\.json: expected a JSON object, got list"),
+    ],
+)
+def test_config_from_file_names_the_file_and_line(tmp_path, name, content, expected):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=expected):
+        citekit.CitationConfig.from_file(path)
+
+
+def test_config_from_json_refuses_deep_nesting_and_nan():
+    with pytest.raises(ValueError, match=r"from_json text: JSON nested too deeply"):
+        citekit.CitationConfig.from_json("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError, match=r"from_json text: invalid JSON \(NaN"):
+        citekit.CitationConfig.from_json('{"min_score": NaN}')
+    with pytest.raises(TypeError, match=r"text must be a str, got int"):
+        citekit.CitationConfig.from_json(5)
+    config = citekit.CitationConfig(top_k=2)
+    assert citekit.CitationConfig.from_json(config.to_json()) == config
+    assert citekit.CitationConfig.from_json(config.to_json().encode()) == config
+
+
+def test_huggingface_from_pretrained_names_a_json_file_that_is_no_tokenizer(tmp_path):
+    pytest.importorskip("tokenizers")
+    path = tmp_path / "x.json"
+    path.write_text('{"a": 1}', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"x\.json' is not a tokenizers tokenizer\.json file"):
+        citekit.HuggingFaceTokenizer.from_pretrained(str(path))
+
+
+@pytest.mark.parametrize(
+    "count, error, expected",
+    [
+        (None, TypeError, "must be an int, got NoneType"),
+        (NAN, TypeError, "must be an int, got float"),
+        (1.5, TypeError, "must be an int, got float"),
+        (-1, ValueError, "must be >= 0, got -1"),
+    ],
+)
+def test_chunk_text_refuses_a_token_count_that_is_no_count(count, error, expected):
+    class Counter(citekit.SimpleTokenizer):
+        def count_tokens(self, text):
+            return count
+
+    with pytest.raises(error, match=rf"count_tokens\(text\) {expected}"):
+        citekit.chunk_text("one two three four five six", Counter(), 2)
+
+
+def test_chunk_text_accepts_numpy_integer_counts():
+    class Counter(citekit.SimpleTokenizer):
+        def count_tokens(self, text):
+            return np.int64(len(self.tokenize(text)[0]))
+
+    plain = citekit.chunk_text("one two three four five six", citekit.SimpleTokenizer(), 2)
+    assert citekit.chunk_text("one two three four five six", Counter(), 2) == plain
+
+
+@pytest.mark.parametrize("argument", ["abbreviations", "extra_abbreviations"])
+@pytest.mark.parametrize("bad", [5, "Approx", b"Approx"])
+def test_sentence_segmenter_abbreviations_must_be_an_iterable_of_str(argument, bad):
+    with pytest.raises(TypeError, match=rf"^{argument} must be an iterable of str"):
+        citekit.SentenceSegmenter(**{argument: bad})
+    assert "approx" in citekit.SentenceSegmenter(**{argument: ["Approx."]}).abbreviations
+
+
+class _HugeSpans:
+    def segment(self, text):
+        return [(0, 2**70)]
+
+
+@pytest.mark.parametrize("stage", ["answer_segmenter", "source_segmenter"])
+def test_a_segmenter_offset_beyond_int64_is_named(stage):
+    with pytest.raises(ValueError, match=rf"{stage}: a segmenter's span offset {2**70}"):
+        citekit.align_citations(ANSWER, SOURCES, **{stage: _HugeSpans()})
+
+
+@pytest.mark.parametrize("start", [2**53, 2**62, 2**64])
+def test_a_source_chunk_offset_no_text_can_have_is_refused(start):
+    bound = r"SourceChunk\.doc_char_end must be <= 9007199254740991 \(2\*\*53 - 1\)"
+    with pytest.raises(ValueError, match=bound):
+        citekit.SourceChunk("c", "abc", start, start + 3)
+    with pytest.raises(ValueError, match=r"SourceChunk\.source_index must be in"):
+        citekit.SourceChunk("c", "abc", 0, 3, source_index=start)
+    largest = 2**53 - 1
+    chunk = citekit.SourceChunk("c", "abc", largest - 3, largest)
+    assert citekit.align_citations("abc", [chunk])[0].citations[0].char_start == largest - 3
+
+
+def test_score_records_refuses_a_corpus_that_is_no_corpus_at_once():
+    with pytest.raises(TypeError, match=r"^corpus must be"):
+        list(citekit.score_records([{"answer": "a", "sources": ["a"]}], corpus=5))

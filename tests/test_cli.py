@@ -107,7 +107,9 @@ def test_demo_unknown_answer_and_bad_config(tmp_path, capsys):
     config = tmp_path / "c.json"
     config.write_text('{"top_k": 1,', encoding="utf-8")
     assert main(["demo", "--config", str(config)]) == 2
-    assert "invalid JSON in config" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"invalid config {config}: invalid JSON (" in err
+    assert err.count(str(config)) == 1
 
 
 # ----------------------------------------------------------------------------- align

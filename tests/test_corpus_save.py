@@ -273,7 +273,7 @@ def test_load_refuses_chunk_offsets_no_text_can_have(tmp_path):
     directory = tmp_path / "c"
     Corpus.build([SourceChunk("c", "Revenue grew.", 5, 18)]).save(directory)
     meta = json.loads((directory / "corpus.json").read_text(encoding="utf-8"))
-    for start in (sys.maxsize - 5, 2**64):
+    for start in (2**62, sys.maxsize - 5, 2**64):
         meta["sources"][0].update(doc_char_start=start, doc_char_end=start + 13)
         (directory / "corpus.json").write_text(json.dumps(meta), encoding="utf-8")
         with pytest.raises(ValueError, match=r"corpus\.json.*sources\[0\].*doc_char_end"):
@@ -314,3 +314,61 @@ def test_a_process_killed_while_saving_leaves_the_saved_corpus(tmp_path):
     assert Corpus.load(directory).source_text(0) == GOOD[0]
     # (what it was writing stays beside, hidden, as the save's documentation says)
     assert [name.split("-")[0] for name in _leftovers(tmp_path, "d")] == [".d.saving"]
+
+
+class _LengthEmbedder:
+    def encode(self, texts):
+        return [[len(text), 1.0] for text in texts]
+
+
+def _damages():
+    import numpy as np
+
+    yield "truncated", lambda path, array: path.write_bytes(path.read_bytes()[:20])
+    yield "missing", lambda path, array: path.unlink()
+    yield "shorter", lambda path, array: np.save(path, array[:-1])
+    yield "longer", lambda path, array: np.save(path, np.concatenate([array, array[-1:]]))
+    yield "empty", lambda path, array: np.save(path, array[:0])
+    yield "2-D", lambda path, array: np.save(path, array.reshape(1, -1))
+    yield "strings", lambda path, array: np.save(path, array.astype(str))
+
+
+@pytest.fixture(scope="module")
+def saved_with_embeddings(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("saved") / "c"
+    sources = ["Revenue grew 15% in 2024. Costs fell sharply. Profit rose.", "Costs fell 3%."]
+    Corpus.build(sources, embedder=_LengthEmbedder()).save(directory)
+    return directory
+
+
+@pytest.mark.parametrize("kind, damage", list(_damages()), ids=[k for k, _ in _damages()])
+def test_load_names_the_damaged_array_file(saved_with_embeddings, tmp_path, kind, damage):
+    import shutil
+
+    import numpy as np
+
+    names = sorted(n for n in os.listdir(saved_with_embeddings) if n.endswith(".npy"))
+    assert len(names) == 15
+    for name in names:
+        directory = tmp_path / name / "c"
+        shutil.copytree(saved_with_embeddings, directory)
+        path = directory / name
+        damage(path, np.load(path))
+        with pytest.raises((ValueError, FileNotFoundError)) as error:
+            Corpus.load(directory)
+        assert name in str(error.value), (name, kind, str(error.value))
+
+
+def test_load_blames_the_passage_token_ranges_the_index_was_not_built_from(
+    saved_with_embeddings, tmp_path
+):
+    import shutil
+
+    import numpy as np
+
+    directory = tmp_path / "c"
+    shutil.copytree(saved_with_embeddings, directory)
+    path = directory / "passage_token_start.npy"
+    np.save(path, np.load(path) + 1)
+    with pytest.raises(ValueError, match=r"passage_token_start\.npy.*is damaged"):
+        Corpus.load(directory)

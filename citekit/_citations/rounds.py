@@ -118,9 +118,17 @@ def run_aligner(
             pair_target,
             **options,
         )
-        found = PairAlignments(
-            *(np.asarray(getattr(out, name), dtype=np.int64) for name in PairAlignments._fields)
-        )
+        try:
+            found = PairAlignments(
+                *(np.asarray(getattr(out, name), dtype=np.int64)
+                  for name in PairAlignments._fields)
+            )
+        except (AttributeError, TypeError, ValueError) as error:
+            raise TypeError(
+                f"aligner.align_pairs must return a PairAlignments-like record of integer "
+                f"arrays ({', '.join(PairAlignments._fields)}); got {type(out).__name__} "
+                f"({error})"
+            ) from None
         return CallAlignments(
             np.ascontiguousarray(np.stack(found[:6])),
             np.diff(found.block_offsets),
@@ -135,16 +143,23 @@ def run_aligner(
         query = query_ids[query_offsets[qi] : query_offsets[qi + 1]]
         target = target_ids[target_offsets[ti] : target_offsets[ti + 1]]
         result = aligner.align(query, target)
-        rows[:, p] = [
-            int(result.score),
-            int(result.query_start),
-            int(result.query_end),
-            int(result.target_start),
-            int(result.target_end),
-            int(result.matches),
-        ]
-        pair_blocks = getattr(result, "blocks", None) or ()
-        found_blocks.extend((int(b[0]), int(b[1]), int(b[2])) for b in pair_blocks)
+        try:
+            rows[:, p] = [
+                int(result.score),
+                int(result.query_start),
+                int(result.query_end),
+                int(result.target_start),
+                int(result.target_end),
+                int(result.matches),
+            ]
+            pair_blocks = getattr(result, "blocks", None) or ()
+            found_blocks.extend((int(b[0]), int(b[1]), int(b[2])) for b in pair_blocks)
+        except (AttributeError, TypeError, ValueError, IndexError, OverflowError) as error:
+            raise TypeError(
+                "aligner.align must return a LocalAlignment-like record (integer score, "
+                "query_start, query_end, target_start, target_end, matches, optional blocks "
+                f"of (query, target, length)); got {type(result).__name__} ({error})"
+            ) from None
         block_offsets[p + 1] = len(found_blocks)
     block_array = np.array(found_blocks, dtype=np.int64).reshape(-1, 3)
     return CallAlignments(rows, np.diff(block_offsets), block_offsets[:-1], block_array)

@@ -320,7 +320,14 @@ class HuggingFaceTokenizer:
         folder = path.parent if path.is_file() else path
         if path.is_file() or (path / "tokenizer.json").is_file():
             file_path = path if path.is_file() else path / "tokenizer.json"
-            backend = tokenizers.Tokenizer.from_file(str(file_path))
+            try:
+                backend = tokenizers.Tokenizer.from_file(str(file_path))
+            except OSError:
+                raise
+            except Exception as error:  # (the Rust library raises a bare Exception)
+                raise ValueError(
+                    f"{str(file_path)!r} is not a tokenizers tokenizer.json file: {error}"
+                ) from None
             return cls(
                 backend,
                 add_special_tokens=add_special_tokens,
