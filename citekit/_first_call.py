@@ -30,6 +30,7 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         'int64[2C]',
         'int64[1C]',
         'bool',
+        'int64',
     )),
     (1, 'citekit.kernels._index:_corpus_kernel', (
         'int64[1C]',
@@ -184,6 +185,7 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         'int64[1C]',
         'int64[2C]',
         'bool',
+        'int64',
     )),
     (1, 'citekit.kernels._rounds:record_alignments', (
         'int64[1C]',

@@ -265,31 +265,6 @@ def parse_type_spec(spec: str) -> Any:
     )
 
 
-def _typed_without_literals(dispatcher: Any) -> None:
-    """Make calls from other kernels compile ``dispatcher`` for the plain types of their
-    arguments, not for the constants they pass.
-
-    numba types a constant argument of a kernel-to-kernel call (``f(x, 0)``) as a literal
-    (``Literal[int](0)``) and compiles a specialization for it, besides the plain
-    ``int64`` one other call sites need: about one kernel signature in seven of the first
-    ``align_citations`` was such a duplicate. Compiling the plain types instead serves
-    every call site with one specialization (the constant converts to it); the machine
-    code computes the same values, since no citekit kernel asks for literals
-    (``numba.literally``).
-    """
-    from numba.core import types
-
-    typed_with_literals = dispatcher.get_call_template
-
-    def get_call_template(args: Any, kws: Any) -> Any:
-        return typed_with_literals(
-            tuple(types.unliteral(arg) for arg in args),
-            {name: types.unliteral(arg) for name, arg in kws.items()},
-        )
-
-    dispatcher.get_call_template = get_call_template
-
-
 class _CompileWatch(numba.core.event.Listener):
     """Tells :mod:`citekit._warm` when the compiler starts and ends compiling one of
     citekit's kernels (numba's ``numba:compile`` events fire only for real compilations,
@@ -319,14 +294,17 @@ numba.core.event.register("numba:compile", _CompileWatch())
 
 def jit(func: Callable | None = None, **options: Any) -> Callable:
     """``numba.njit`` with citekit's options (lazy, cached under :func:`package_stamp`,
-    ``nogil``, no fastmath, one specialization for constant and variable arguments)."""
+    ``nogil``, no fastmath).
+
+    A constant argument of a kernel-to-kernel call keeps numba's literal specialization:
+    compiling the plain type instead saved about a sixth of the first compile but made the
+    retrieval and alignment kernels several times slower (the constants no longer fold)."""
     cache = options.pop("cache", CACHE)
     options.setdefault("nogil", True)
     decorator = numba.njit(**options)
 
     def decorate(function: Callable) -> Any:
         dispatcher = decorator(function)
-        _typed_without_literals(dispatcher)
         if cache:
             # what ``cache=True`` does (Dispatcher.enable_caching), with citekit's stamp
             dispatcher._cache = _KernelCache(dispatcher.py_func)

@@ -43,9 +43,9 @@ LOGGER = logging.getLogger("citekit.compile")
 # Estimated from benchmarks/compile_cost.py's CPU times on a 2-vCPU VM (empty cache; the
 # machine was shared, so its wall times were not those of an idle one):
 #: seconds the first ``align_citations`` of a fresh install spends compiling, with its helper
-FIRST_CALL_SECONDS = 40
+FIRST_CALL_SECONDS = 50
 #: the same in one process (``CITEKIT_COMPILE_PROCESSES=1``, or the disk cache off)
-FIRST_CALL_SECONDS_ONE_PROCESS = 65
+FIRST_CALL_SECONDS_ONE_PROCESS = 80
 #: seconds ``warmup()`` takes on a fresh install with two processes
 WARM_SECONDS = 80
 # kernel signatures (citekit's own) the first align_citations compiles: the bar's length

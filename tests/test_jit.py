@@ -207,24 +207,6 @@ def test_share_work_raises_an_error_of_any_thread_once_all_returned(failing):
     assert finished == [failing == "other"]
 
 
-def test_a_constant_argument_compiles_no_literal_specialization():
-    import numpy as np
-
-    @_jit.jit(cache=False)
-    def scaled(values, factor):
-        return values[0] * factor
-
-    @_jit.jit(cache=False)
-    def both(values, factor):
-        return scaled(values, 3) + scaled(values, factor)  # a constant and a variable
-
-    assert both(np.array([2, 5]), 4) == 14
-    # one specialization serves both call sites (numba alone compiles Literal[int](3) too)
-    assert [str(signature) for signature in scaled.signatures] == [
-        "(Array(int64, 1, 'C', False, aligned=True), int64)"
-    ]
-
-
 def test_a_constant_flag_still_computes_what_its_branch_says():
     import numpy as np
 
@@ -239,7 +221,6 @@ def test_a_constant_flag_still_computes_what_its_branch_says():
         return pick(values, True) * 10 + pick(values, False)
 
     assert picks(np.array([1, 2, 3])) == 13
-    assert len(pick.signatures) == 1
 
 
 _NOTICE_SCRIPT = r"""

@@ -22,6 +22,9 @@ def test_the_terminators_are_unicodes_sentence_terminal_characters():
     }
     if len(sentence_terminal) < 170:  # (Unicode 16 has 170)
         pytest.skip("the regex module knows an older Unicode than the table's")
+    # the table follows Unicode 16.0; a regex module of a newer Unicode adds these (17.0:
+    # U+2E60, U+2E61), which the table does not hold yet
+    sentence_terminal -= {"\u2e60", "\u2e61"}
     spaced, unspaced = set(kernel._SPACED_TERMINATORS), set(kernel._UNSPACED_TERMINATORS)
     assert not spaced & unspaced
     # the ellipsis, which is not one, ends sentences as it always has
