@@ -40,14 +40,15 @@ __all__ = [
 #: ``logging.getLogger("citekit.compile").setLevel(logging.ERROR)``).
 LOGGER = logging.getLogger("citekit.compile")
 
-# Estimated from benchmarks/compile_cost.py's CPU times on a 2-vCPU VM (empty cache; the
-# machine was shared, so its wall times were not those of an idle one):
-#: seconds the first ``align_citations`` of a fresh install spends compiling, with its helper
-FIRST_CALL_SECONDS = 50
-#: the same in one process (``CITEKIT_COMPILE_PROCESSES=1``, or the disk cache off)
+# Measured on an idle 2-vCPU VM (AMD EPYC, 2026-12-06), a fresh clone with an empty cache:
+#: seconds the first ``align_citations`` of a fresh install spends compiling, with its
+#: helper (41 s measured)
+FIRST_CALL_SECONDS = 40
+#: the same in one process (``CITEKIT_COMPILE_PROCESSES=1``, or the disk cache off; 81 s)
 FIRST_CALL_SECONDS_ONE_PROCESS = 80
-#: seconds ``warmup()`` takes on a fresh install with two processes
-WARM_SECONDS = 80
+#: seconds ``citekit warmup`` took on a fresh install with two processes (164 s on an idle
+#: 2-vCPU VM, 2026-12-06)
+WARM_SECONDS = 165
 # kernel signatures (citekit's own) the first align_citations compiles: the bar's length
 _FIRST_CALL_KERNELS = 150
 
