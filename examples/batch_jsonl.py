@@ -1,7 +1,8 @@
 """Score a JSON Lines dataset of answers against a shared set of sources.
 
 Reads answers (lines ``{"id", "answer"}``) and sources (lines ``{"id", "text"}``), prepares
-the sources once, aligns every answer (in worker processes with ``--jobs``), writes one result
+the sources once, aligns every answer (``--jobs auto``, the default, moves to worker processes
+only when the run is long enough to repay starting them; ``--jobs N`` forces N), writes one result
 line per answer, and prints a per-answer summary. By default it uses the example data that
 ships with citekit; pass your own files to score a real dataset::
 
@@ -29,7 +30,8 @@ def main() -> None:
     parser.add_argument("--answers", default=example_path("answers.jsonl"))
     parser.add_argument("--sources", default=example_path("sources.jsonl"))
     parser.add_argument("--out", default=os.path.join(tempfile.mkdtemp(), "results.jsonl"))
-    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--jobs", type=lambda text: text if text == "auto" else int(text),
+                        default="auto")
     args = parser.parse_args()
 
     sources = [
@@ -68,5 +70,5 @@ def main() -> None:
     )
 
 
-if __name__ == "__main__":  # required when worker processes are used (--jobs > 1)
+if __name__ == "__main__":  # required when worker processes may be used
     main()
