@@ -276,14 +276,13 @@ _COMPILING = _Compiling()
 
 def _kernel_bar(total: int) -> Any:
     """A tqdm bar counting compiled kernels, where one can be seen (else None)."""
-    from citekit.batch import _progress_bar
+    from citekit._progress import progress_bar
 
     try:
-        bar = _progress_bar(total, True)
+        bar = progress_bar(total, True, unit="kernel", what="citekit")
     except Exception:  # noqa: BLE001 (a bar is a nicety: never fail a compilation for it)
         return None
     if bar is not None:
-        bar.unit = "kernel"
         bar.set_description("citekit: compiling", refresh=False)
     return bar
 

@@ -14,7 +14,6 @@ in a module of its own and is importable from here.
 from __future__ import annotations
 
 import itertools
-import logging
 import numbers
 import os
 import sys
@@ -22,6 +21,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from citekit._progress import progress_bar
 from citekit._rows import read_jsonl, to_dataframe, to_records, utf16_offsets, write_jsonl
 from citekit._validation import check_bool, check_int
 from citekit.results import AlignmentResult, RecordResult
@@ -204,54 +204,6 @@ def _worker_score(batch: list[tuple[int | None, Any]]) -> list[RecordResult]:
     )
 
 
-def _in_notebook() -> bool:
-    shell = sys.modules.get("IPython")
-    if shell is None:
-        return False
-    try:
-        ipython = shell.get_ipython()  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001
-        return False
-    return ipython is not None and type(ipython).__name__ == "ZMQInteractiveShell"
-
-
-def _is_terminal(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):  # no isatty, or a closed stream
-        return False
-
-
-_NO_TQDM_SAID: list[bool] = []
-
-
-def _progress_bar(total: int | None, enabled: bool) -> Any:
-    """A tqdm bar when tqdm is installed and someone can see it (terminal or notebook)."""
-    if not enabled:
-        return None
-    import importlib.util
-
-    in_notebook = _in_notebook()
-    if not in_notebook and not _is_terminal(sys.stderr):
-        return None
-    if importlib.util.find_spec("tqdm") is None:
-        # a bar would have been drawn: say why there is none (once, through logging: the
-        # command line says it on stderr)
-        if not _NO_TQDM_SAID:
-            _NO_TQDM_SAID.append(True)
-            logging.getLogger("citekit").info(
-                "score_records: no progress bar: tqdm is not installed (pip install tqdm)"
-            )
-        return None
-    # the widget bar needs ipywidgets; the text bar renders fine in a notebook too
-    widgets = in_notebook and importlib.util.find_spec("ipywidgets") is not None
-    try:
-        module = importlib.import_module("tqdm.notebook" if widgets else "tqdm")
-    except ImportError:
-        return None
-    return module.tqdm(total=total, unit="record", desc="citekit", dynamic_ncols=True)
-
-
 def _batches(records: Iterable[Any], batch_size: int) -> Iterator[list[tuple[int, Any]]]:
     iterator = enumerate(records)
     while True:
@@ -336,7 +288,7 @@ def iter_score_records(
     if n_jobs == -1:
         n_jobs = _usable_cpus()
     total = len(records) if hasattr(records, "__len__") else None  # type: ignore[arg-type]
-    bar = _progress_bar(total, show_progress)
+    bar = progress_bar(total, show_progress)
     batches = _batches(records, batch_size)
     try:
         if n_jobs == "auto":

@@ -325,9 +325,9 @@ def _progress_hint(show_progress: bool) -> None:
     """Say once why there is no progress bar, when one would have been drawn."""
     import importlib.util
 
-    from citekit.batch import _is_terminal
+    from citekit._progress import is_terminal
 
-    if show_progress and _is_terminal(sys.stderr) and importlib.util.find_spec("tqdm") is None:
+    if show_progress and is_terminal(sys.stderr) and importlib.util.find_spec("tqdm") is None:
         sys.stderr.write(
             "citekit align: no progress bar: tqdm is not installed (pip install tqdm)\n"
         )

@@ -544,13 +544,13 @@ def test_progress_bar_only_when_visible(monkeypatch):
 def test_a_missing_tqdm_is_explained_once_through_logging(monkeypatch, caplog):
     import logging
 
-    import citekit.batch as batch_module
+    import citekit._progress as progress_module
 
     class Terminal(io.StringIO):
         def isatty(self):
             return True
 
-    monkeypatch.setattr(batch_module, "_NO_TQDM_SAID", [])
+    monkeypatch.setattr(progress_module, "_NO_TQDM_SAID", [])
     monkeypatch.setitem(sys.modules, "tqdm", None)
     monkeypatch.setattr(sys, "stderr", Terminal())
     with caplog.at_level(logging.INFO, logger="citekit"):

@@ -329,9 +329,9 @@ def test_align_bad_values_are_one_line_errors(files, capsys):
 def test_align_says_once_why_there_is_no_progress_bar(monkeypatch, capsys):
     import importlib.util
 
-    from citekit import batch, cli
+    from citekit import _progress, cli
 
-    monkeypatch.setattr(batch, "_is_terminal", lambda stream: True)
+    monkeypatch.setattr(_progress, "is_terminal", lambda stream: True)
     real_find_spec = importlib.util.find_spec
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name: None if name == "tqdm" else real_find_spec(name)
@@ -340,7 +340,7 @@ def test_align_says_once_why_there_is_no_progress_bar(monkeypatch, capsys):
     assert "tqdm is not installed (pip install tqdm)" in capsys.readouterr().err
     cli._progress_hint(False)  # --no-progress: nothing to explain
     assert capsys.readouterr().err == ""
-    monkeypatch.setattr(batch, "_is_terminal", lambda stream: False)
+    monkeypatch.setattr(_progress, "is_terminal", lambda stream: False)
     cli._progress_hint(True)  # no terminal: no bar would be drawn anyway
     assert capsys.readouterr().err == ""
 
