@@ -11,6 +11,7 @@ public name here is :mod:`citekit.batch`.
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import math
@@ -422,7 +423,8 @@ def numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str
     The one reader of JSON Lines in citekit (:func:`read_jsonl`, the command line and
     :func:`citekit.evaluate.load_records` read through it), so that every error is worded
     alike: ``"<path>, line N: ..."``. Lines must be UTF-8 and standard JSON objects
-    (``NaN`` and ``Infinity`` are not standard JSON and are refused).
+    (``NaN`` and ``Infinity`` are not standard JSON and are refused). A file whose name
+    ends with ``.gz`` is read as gzip.
 
     Raises
     ------
@@ -450,7 +452,9 @@ def numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     name = os.fspath(path)
-    with open(path, "rb") as handle:
+    # (a compressed file is read as it is decompressed, line by line)
+    opener: Any = gzip.open if name.lower().endswith(".gz") else open
+    with opener(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             where = f"{name}, line {number}"
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
