@@ -52,12 +52,13 @@ def _batches(records: Iterable[Record], batch_size: int) -> Iterator[list[Record
 
 
 def _own(array: np.ndarray) -> np.ndarray:
-    """``array`` with memory of its own size: a view of a larger buffer (a tokenizer may
-    return views of the room it allocated) would keep all of it alive."""
-    base = array.base
-    if base is not None and getattr(base, "nbytes", 0) > array.nbytes:
-        return array.copy()
-    return array
+    """``array`` in memory of its own. A view would keep the memory it views alive: a
+    larger buffer, or the one buffer a tokenizer returns the ids, starts and ends of a
+    batch in (citekit's does), which would then be freed only with the last of the three,
+    so that joining the batches could not free each part as soon as it is copied."""
+    if array.flags.owndata:
+        return array
+    return array.copy()
 
 
 def _join(parts: list[np.ndarray]) -> np.ndarray:
