@@ -24,7 +24,7 @@ import numpy as np
 from citekit._reading import _joined_offsets, tokenize_and_segment
 from citekit.results import SourceChunk, SourceDocument
 
-__all__ = ["DEFAULT_BATCH_CHARS", "read_sources"]
+__all__ = ["DEFAULT_BATCH_CHARS", "read_sources", "source_count"]
 
 # Characters of source text read per batch (a longer source alone). A batch's temporary
 # memory is about 30 bytes per character (its tokens before they are kept, the joined and

@@ -24,6 +24,8 @@ from citekit.results import SourceChunk, SourceDocument, _unchecked
 __all__ = [
     "SOURCES_FILE_SUFFIXES",
     "DistinctIds",
+    "check_distinct_ids",
+    "check_iterable",
     "checked_records",
     "jsonl_sources",
     "source_from_json",
