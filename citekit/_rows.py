@@ -16,6 +16,7 @@ import io
 import json
 import math
 import os
+import zlib
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -434,7 +435,7 @@ def numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str
         If the file does not exist.
     ValueError
         ``"<path>, line N: ..."`` for a line that is not UTF-8, not valid JSON, nested
-        too deeply, or not an object.
+        too deeply, or not an object; ``"<path>: ..."`` for a damaged gzip file.
 
     Examples
     --------
@@ -455,7 +456,7 @@ def numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str
     # (a compressed file is read as it is decompressed, line by line)
     opener: Any = gzip.open if name.lower().endswith(".gz") else open
     with opener(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in enumerate(_lines(handle, name), start=1):
             where = f"{name}, line {number}"
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]  # a byte order mark (some Windows editors write one)
@@ -469,6 +470,15 @@ def numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str
             if not line.strip():
                 continue
             yield number, parse_json_object(line, where)
+
+
+def _lines(handle: Any, name: str) -> Iterator[bytes]:
+    """The lines of an open file; a damaged gzip file's error (whose own message names
+    neither the file nor what it is) as a ``ValueError`` naming the file."""
+    try:
+        yield from handle
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise ValueError(f"{name}: not a complete gzip file ({exc})") from None
 
 
 def _refuse_constant(name: str) -> Any:

@@ -12,10 +12,8 @@ records of an iterable and of a file, checked as they come, so that a stream is 
 
 from __future__ import annotations
 
-import gzip
 import numbers
 import os
-import zlib
 from collections import abc
 from typing import Any, Iterable, Iterator
 
@@ -292,18 +290,7 @@ def jsonl_sources(path: str | os.PathLike[str]) -> Iterator[SourceDocument]:
 
     name = os.fspath(path)
     ids = DistinctIds()
-    lines = numbered_jsonl(path)
-    number = 0
-    while True:
-        try:
-            number, row = next(lines)
-        except StopIteration:
-            return
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            # (a gzip file cut short, or not gzip at all: the reader's own errors name
-            # neither the file nor what it is)
-            after = f" after line {number}" if number else ""
-            raise ValueError(f"{name}: not a complete gzip file{after} ({exc})") from None
+    for number, row in numbered_jsonl(path):
         where = f"{name}, line {number}"
         record = source_from_json(row, where)
         assert isinstance(record, SourceDocument)  # (a line is an object)

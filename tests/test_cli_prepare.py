@@ -180,3 +180,28 @@ def test_prepare_says_why_there_is_no_progress_bar(files, monkeypatch, capsys):
     assert main(["prepare", "--sources", str(sources), "--out", str(tmp_path / "d"),
                  "--no-progress"]) == 0
     assert "tqdm" not in capsys.readouterr().err
+
+
+def test_gzip_files_are_read_wherever_json_lines_are(files, capsys):
+    from citekit.batch import read_jsonl
+
+    tmp_path, sources, answers = files
+    packed_sources = tmp_path / "s.jsonl.gz"
+    packed_sources.write_bytes(gzip.compress(sources.read_bytes()))
+    packed_answers = tmp_path / "a.jsonl.gz"
+    packed_answers.write_bytes(gzip.compress(answers.read_bytes()))
+    assert list(read_jsonl(packed_sources)) == SOURCES
+    out = tmp_path / "r.jsonl"
+    assert main(["align", "--answers", str(packed_answers), "--sources", str(packed_sources),
+                 "--out", str(out), "--no-progress"]) == 0
+    assert len(out.read_text(encoding="utf-8").splitlines()) == len(load_example_answers())
+    capsys.readouterr()
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(packed_answers.read_bytes()[:-20])
+    assert main(["align", "--answers", str(cut), "--sources", str(sources),
+                 "--out", str(out)]) == 2
+    assert f"{cut}: not a complete gzip file" in _one_error_line(capsys, "align")
+    not_packed = tmp_path / "plain.jsonl.gz"
+    not_packed.write_bytes(answers.read_bytes())
+    with pytest.raises(ValueError, match=r"plain\.jsonl\.gz: not a complete gzip file"):
+        list(read_jsonl(not_packed))
