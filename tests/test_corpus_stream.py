@@ -261,6 +261,23 @@ def test_a_jsonl_path_builds_the_corpus_of_its_lines(tmp_path):
     assert_same_corpus(Pipeline().prepare(str(path)), Pipeline().prepare(expected.sources))
 
 
+@settings(max_examples=40)
+@given(
+    texts=st.lists(st.text(st.characters(exclude_categories=()), max_size=40), max_size=6),
+    batch_size=st.integers(min_value=1, max_value=100),
+)
+def test_any_texts_of_a_jsonl_file_build_the_corpus_of_the_list(tmp_path_factory, texts,
+                                                                batch_size):
+    # (lone surrogates included: JSON escapes them, and a corpus keeps every str as it is)
+    path = tmp_path_factory.mktemp("lines") / "sources.jsonl"
+    path.write_text(
+        "".join(json.dumps({"id": f"d{k}", "text": text}) + "\n" for k, text in enumerate(texts)),
+        encoding="ascii",
+    )
+    expected = Corpus.build([{"id": f"d{k}", "text": text} for k, text in enumerate(texts)])
+    assert_same_corpus(Corpus.build(path, batch_size=batch_size), expected)
+
+
 def test_jsonl_errors_name_the_file_and_the_line(tmp_path):
     cases = [
         ({"id": "a", "text": 3}, r"line 2: a source needs a string 'text' \(got int\)"),
