@@ -11,10 +11,12 @@ public name here is :mod:`citekit.batch`.
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import math
 import os
+import zlib
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -422,7 +424,8 @@ def numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str
     The one reader of JSON Lines in citekit (:func:`read_jsonl`, the command line and
     :func:`citekit.evaluate.load_records` read through it), so that every error is worded
     alike: ``"<path>, line N: ..."``. Lines must be UTF-8 and standard JSON objects
-    (``NaN`` and ``Infinity`` are not standard JSON and are refused).
+    (``NaN`` and ``Infinity`` are not standard JSON and are refused). A file whose name
+    ends with ``.gz`` is read as gzip.
 
     Raises
     ------
@@ -432,7 +435,7 @@ def numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str
         If the file does not exist.
     ValueError
         ``"<path>, line N: ..."`` for a line that is not UTF-8, not valid JSON, nested
-        too deeply, or not an object.
+        too deeply, or not an object; ``"<path>: ..."`` for a damaged gzip file.
 
     Examples
     --------
@@ -450,8 +453,10 @@ def numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     name = os.fspath(path)
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+    # (a compressed file is read as it is decompressed, line by line)
+    opener: Any = gzip.open if name.lower().endswith(".gz") else open
+    with opener(path, "rb") as handle:
+        for number, raw in enumerate(_lines(handle, name), start=1):
             where = f"{name}, line {number}"
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]  # a byte order mark (some Windows editors write one)
@@ -465,6 +470,15 @@ def numbered_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str
             if not line.strip():
                 continue
             yield number, parse_json_object(line, where)
+
+
+def _lines(handle: Any, name: str) -> Iterator[bytes]:
+    """The lines of an open file; a damaged gzip file's error (whose own message names
+    neither the file nor what it is) as a ``ValueError`` naming the file."""
+    try:
+        yield from handle
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise ValueError(f"{name}: not a complete gzip file ({exc})") from None
 
 
 def _refuse_constant(name: str) -> Any:

@@ -4,6 +4,8 @@
 
     citekit demo                      align the bundled example answers and print a report
     citekit align --answers A.jsonl --sources S.jsonl --out R.jsonl [--config C] [--jobs N]
+    citekit prepare --sources S.jsonl --out CORPUS_DIR [--config C] [--batch-size N]
+    citekit align --answers A.jsonl --corpus CORPUS_DIR --out R.jsonl    (a prepared corpus)
     citekit highlight --answer TEXT --source-file CHUNK.txt
     citekit evaluate FILE.jsonl [--config C] [--per-unit] [--limit N] [--json] [--errors N]
     citekit warmup [--processes N]    compile every kernel now (once, after installing)
@@ -76,10 +78,7 @@ def _load_config(path: str | None) -> Any:
 def _numbered_lines(path: str, what: str) -> list[tuple[int, dict[str, Any]]]:
     from citekit._rows import numbered_jsonl
 
-    if not os.path.exists(path):
-        raise _InputError(f"{what} file not found: {path}")
-    if os.path.isdir(path):
-        raise _InputError(f"{what} file is a directory: {path}")
+    _check_input_file(path, what)
     try:
         return list(numbered_jsonl(path))
     except ValueError as exc:  # names the file and the line
@@ -89,37 +88,35 @@ def _numbered_lines(path: str, what: str) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _check_source(value: Any, where: str) -> Any:
-    from citekit.results import SourceDocument
+    from citekit._source_records import source_from_json
 
-    if isinstance(value, str):
-        return value
-    if not isinstance(value, dict):
-        raise _InputError(f'{where}: a source must be an object {{"id", "text"}} or a string')
-    if not isinstance(value.get("text"), str):
-        raise _InputError(f"{where}: a source needs a string 'text'")
-    source_id = value.get("id")
-    if not isinstance(source_id, (str, int)) or isinstance(source_id, bool):
-        raise _InputError(f"{where}: a source needs an 'id' (string)")
-    metadata = {k: v for k, v in value.items() if k not in ("id", "text")}
-    return SourceDocument(id=str(source_id), text=value["text"], metadata=metadata)
+    try:
+        return source_from_json(value, where)
+    except ValueError as exc:  # (names the file, the line and what is wrong)
+        raise _InputError(str(exc)) from None
 
 
 def _load_sources(path: str) -> list[Any]:
-    sources = []
-    seen: dict[str, int] = {}
-    for number, row in _numbered_lines(path, "sources"):
-        where = f"{path}, line {number}"
-        source = _check_source(row, where)
-        if source.id in seen:
-            raise _InputError(
-                f"{where}: duplicate source id {source.id!r} (first on line " f"{seen[source.id]})"
-            )
-        seen[source.id] = number
-        sources.append(source)
+    from citekit._source_records import jsonl_sources
+
+    _check_input_file(path, "sources")
+    try:
+        sources = list(jsonl_sources(path))
+    except ValueError as exc:  # names the file and the line
+        raise _InputError(str(exc)) from None
+    except OSError as exc:
+        raise _InputError(f"cannot read sources file {path}: {exc.strerror or exc}") from None
     if not sources:
         # every sentence would come out unsupported, which looks like a result
         raise _InputError(f"sources file {path} holds no sources (every line is blank)")
     return sources
+
+
+def _check_input_file(path: str, what: str) -> None:
+    if not os.path.exists(path):
+        raise _InputError(f"{what} file not found: {path}")
+    if os.path.isdir(path):
+        raise _InputError(f"{what} file is a directory: {path}")
 
 
 def _load_answers(path: str) -> list[dict[str, Any]]:
@@ -321,7 +318,7 @@ def _jobs(value: str) -> int | str:
     return number
 
 
-def _progress_hint(show_progress: bool) -> None:
+def _progress_hint(show_progress: bool, command: str = "align") -> None:
     """Say once why there is no progress bar, when one would have been drawn."""
     import importlib.util
 
@@ -329,7 +326,7 @@ def _progress_hint(show_progress: bool) -> None:
 
     if show_progress and is_terminal(sys.stderr) and importlib.util.find_spec("tqdm") is None:
         sys.stderr.write(
-            "citekit align: no progress bar: tqdm is not installed (pip install tqdm)\n"
+            f"citekit {command}: no progress bar: tqdm is not installed (pip install tqdm)\n"
         )
 
 
@@ -340,12 +337,12 @@ def _cmd_align(args: argparse.Namespace) -> int:
     config = _load_config(args.config)
     records = _load_answers(args.answers)
     sources = _load_sources(args.sources) if args.sources else None
-    if sources is None:
+    if sources is None and args.corpus is None:
         missing = [r["id"] for r in records if "sources" not in r]
         if missing:
             raise _InputError(
                 f"{len(missing)} answers carry no 'sources' (first: {missing[0]!r}); "
-                "pass --sources S.jsonl"
+                "pass --sources S.jsonl or --corpus DIR"
             )
     _check_output_path(args.out, "--out")
     from citekit._rows import strict_json
@@ -353,7 +350,10 @@ def _cmd_align(args: argparse.Namespace) -> int:
     from citekit.pipeline import Pipeline
 
     pipeline = Pipeline(config=config)
-    corpus = pipeline.prepare(sources) if sources is not None else None
+    if args.corpus is not None:
+        corpus = _load_corpus(args.corpus, pipeline)
+    else:
+        corpus = pipeline.prepare(sources) if sources is not None else None
     failed = 0
     written = 0
     _progress_hint(not args.no_progress)
@@ -386,6 +386,93 @@ def _cmd_align(args: argparse.Namespace) -> int:
         f"wrote {_plural(written, 'line')} to {args.out}\n"
     )
     return 1 if failed else 0
+
+
+def _load_corpus(path: str, pipeline: Any) -> Any:
+    """The corpus ``citekit prepare`` (or ``Corpus.save``) wrote at ``path``, checked
+    against the pipeline's tokenizer once rather than failing answer by answer."""
+    from citekit.corpus import Corpus
+
+    if not os.path.exists(path):
+        raise _InputError(f"corpus directory not found: {path}")
+    try:
+        corpus = Corpus.load(path)
+    except FileNotFoundError as exc:  # (a file of the corpus is missing: named)
+        raise _InputError(f"--corpus {path}: {exc}") from None
+    except ValueError as exc:  # names the damaged file
+        raise _InputError(f"--corpus {path}: {exc}") from None
+    except OSError as exc:
+        raise _InputError(f"cannot read corpus {path}: {exc.strerror or exc}") from None
+    try:
+        corpus.check_tokenizer(pipeline._tokenizer_for(corpus))
+    except ValueError as exc:
+        raise _InputError(f"--corpus {path}: {exc}") from None
+    return corpus
+
+
+# ----------------------------------------------------------------------------- prepare
+
+
+def _cmd_prepare(args: argparse.Namespace) -> int:
+    if args.batch_size < 1:
+        raise _InputError(f"--batch-size must be >= 1, got {args.batch_size}")
+    config = _load_config(args.config)
+    _check_input_file(args.sources, "sources")
+    _check_corpus_target(args.out)
+    from citekit.pipeline import Pipeline
+
+    pipeline = Pipeline(config=config)
+    _progress_hint(not args.no_progress, "prepare")
+    started = time.perf_counter()
+    try:
+        # (the pipeline's build without prepare's folding of every word: the folds are
+        # not saved, and a process that aligns learns them as it needs them)
+        corpus = pipeline._build(
+            _as_path(args.sources),
+            batch_size=args.batch_size,
+            show_progress=not args.no_progress,
+        )
+    except ValueError as exc:  # a line of the file: names the file and the line
+        raise _InputError(str(exc)) from None
+    except OSError as exc:
+        raise _InputError(
+            f"cannot read sources file {args.sources}: {exc.strerror or exc}"
+        ) from None
+    if not corpus.n_sources:
+        raise _InputError(f"sources file {args.sources} holds no sources (every line is blank)")
+    built = time.perf_counter()
+    try:
+        corpus.save(args.out)
+    except (TypeError, ValueError) as exc:
+        raise _InputError(f"cannot save the corpus to {args.out}: {exc}") from None
+    except OSError as exc:
+        raise _InputError(f"cannot save the corpus to {args.out}: {exc.strerror or exc}") from None
+    saved = time.perf_counter()
+    sys.stderr.write(
+        f"citekit prepare: {_plural(corpus.n_sources, 'source')}, "
+        f"{_plural(corpus.n_passages, 'passage')}, {_plural(corpus.n_tokens, 'token')}: "
+        f"built in {built - started:.1f} s, saved to {args.out} in {saved - built:.1f} s\n"
+    )
+    return 0
+
+
+def _as_path(path: str) -> Any:
+    """``path`` as an :class:`os.PathLike`: a sources file of any name (``Corpus.build``
+    reads a ``str`` as a path only when it ends with ``.jsonl`` or ``.jsonl.gz``)."""
+    import pathlib
+
+    return pathlib.Path(path)
+
+
+def _check_corpus_target(path: str) -> None:
+    """Refuse, before a long build, an ``--out`` that ``Corpus.save`` would refuse after
+    it: a file, or a directory holding files a saved corpus does not."""
+    from citekit._corpus_files import _check_target
+
+    try:
+        _check_target(path, os.path.realpath(path))
+    except ValueError as exc:
+        raise _InputError(f"--out: {exc}") from None
 
 
 # ----------------------------------------------------------------------------- highlight
@@ -556,6 +643,7 @@ def _errors_report(
 
 
 def _build_parser() -> argparse.ArgumentParser:
+    from citekit._corpus_build import DEFAULT_BATCH_CHARS
     from citekit._version import __version__
 
     parser = _Parser(
@@ -594,8 +682,15 @@ def _build_parser() -> argparse.ArgumentParser:
         '{"id", "results": [...]} or {"id", "error"}.',
     )
     align.add_argument("--answers", required=True, metavar="A.jsonl", help="answers file")
-    align.add_argument(
+    shared = align.add_mutually_exclusive_group()
+    shared.add_argument(
         "--sources", metavar="S.jsonl", help="sources shared by answers without their own"
+    )
+    shared.add_argument(
+        "--corpus",
+        metavar="DIR",
+        help="a corpus saved by 'citekit prepare', shared by answers without their own "
+        "sources (instead of --sources)",
     )
     align.add_argument("--out", required=True, metavar="R.jsonl", help="output file")
     align.add_argument("--config", metavar="FILE", help="CitationConfig as .json or .toml")
@@ -627,6 +722,30 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     align.add_argument("--no-progress", action="store_true", help="no progress bar")
     align.set_defaults(run=_cmd_align)
+
+    prepare = commands.add_parser(
+        "prepare",
+        help="prepare a JSONL file of sources once and save the corpus",
+        description="Segment, window, tokenize and index the sources of a JSON Lines file "
+        '(lines {"id", "text"}; other keys become metadata; .gz files are read as gzip) '
+        "batch by batch, with the configuration's windows, and save the corpus to a "
+        "directory for 'citekit align --corpus DIR'.",
+    )
+    prepare.add_argument("--sources", required=True, metavar="S.jsonl", help="sources file")
+    prepare.add_argument(
+        "--out", required=True, metavar="CORPUS_DIR", help="directory to save the corpus to"
+    )
+    prepare.add_argument("--config", metavar="FILE", help="CitationConfig as .json or .toml")
+    prepare.add_argument(
+        "--batch-size",
+        type=int,
+        default=DEFAULT_BATCH_CHARS,
+        metavar="N",
+        help=f"characters of source text read per batch (default {DEFAULT_BATCH_CHARS:,}; "
+        "the corpus does not depend on it)",
+    )
+    prepare.add_argument("--no-progress", action="store_true", help="no progress bar")
+    prepare.set_defaults(run=_cmd_prepare)
 
     highlight = commands.add_parser(
         "highlight",

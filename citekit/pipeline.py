@@ -27,6 +27,7 @@ from citekit._citations.complete_evidence import complete_evidence_only
 from citekit._citations.forms import SurfaceForms
 from citekit._citations.queries import Queries
 from citekit._citations.scoring import Scorer, WeightedScorer
+from citekit._corpus_build import DEFAULT_BATCH_CHARS
 from citekit._reading import default_segmenter, default_tokenizer, segment_spans
 from citekit._validation import check_int, check_str
 from citekit.config import CitationConfig
@@ -245,13 +246,26 @@ class Pipeline:
 
     # -- public API -----------------------------------------------------------------
 
-    def prepare(self, sources: Any) -> Corpus:
+    def prepare(
+        self,
+        sources: Any,
+        *,
+        batch_size: int = DEFAULT_BATCH_CHARS,
+        show_progress: bool = True,
+    ) -> Corpus:
         """Segment, window, tokenize, index (and embed) ``sources`` once.
 
         Parameters
         ----------
-        sources : sequence of str, SourceDocument, SourceChunk or mapping with ``text``
-            The documents to cite.
+        sources : iterable of str, SourceDocument, SourceChunk or mapping with ``text``, or a path
+            The documents to cite: a sequence, an iterable read once (a generator), or the
+            path of a JSON Lines file of ``{"id", "text", ...}`` lines (see
+            :meth:`Corpus.build <citekit.corpus.Corpus.build>`).
+        batch_size : int, default 4,194,304
+            Characters of source text read per batch (the corpus does not depend on it).
+        show_progress : bool, default True
+            A progress bar counting the sources, when the build takes more than one batch
+            and the bar can be seen (as :meth:`Corpus.build <citekit.corpus.Corpus.build>`).
 
         Returns
         -------
@@ -273,12 +287,13 @@ class Pipeline:
         >>> Pipeline().prepare(["One. Two.", "Three."]).n_passages
         3
         """
-        corpus = self._build(sources)
+        corpus = self._build(sources, batch_size=batch_size, show_progress=show_progress)
         SurfaceForms.of(corpus).learn_all()
         return corpus
 
-    def _build(self, sources: Any) -> Corpus:
-        """The corpus of ``sources``, its words not folded yet."""
+    def _build(self, sources: Any, **reading: Any) -> Corpus:
+        """The corpus of ``sources``, its words not folded yet (``reading``: the batch
+        options of :meth:`Corpus.build`)."""
         return Corpus.build(
             sources,
             tokenizer=self._tokenizer_for(None),
@@ -287,6 +302,7 @@ class Pipeline:
             window_stride_sentences=self.config.window_stride_sentences,
             embedder=self.embedder,
             n_threads=self.n_threads,
+            **reading,
         )
 
     def align(self, answer: str, corpus_or_sources: Any) -> AlignmentResult:
