@@ -4,8 +4,8 @@ thousand documents up.
 Usage::
 
     python benchmarks/scale.py [--sizes 1000,10000,100000] [--long] [--queries 1000]
-                               [--sentences 5] [--staged 40] [--seed 0] [--force]
-                               [--timeout SECONDS] [--json OUT]
+                               [--sentences 5] [--staged 40] [--seed 0] [--threads N]
+                               [--force] [--timeout SECONDS] [--json OUT]
 
 The documents are ``benchmarks/workload.py``'s (``make_documents``: report prose of about
 7,700 characters per document), the answers ``make_answer``'s over them (``--sentences``
@@ -66,9 +66,14 @@ the children's progress to stderr. Timing is wall time on whatever else the mach
 compare sizes of one run.
 
 Memory. A size runs only when the machine's available memory (``MemAvailable``) is at
-least ``n * 7,700 * 21`` bytes (the build's peak per source character measured when
-this script was written, about 16 GB at 100,000 documents); otherwise it is reported as
-skipped with the figures. ``--force`` runs it anyway.
+least ``n * 7,700 * 21`` bytes (a build's peak per source character as measured at 50,000
+documents before this script, about 16 GB at 100,000 documents; a conservative guard);
+otherwise it is reported as skipped with the figures. ``--force`` runs it anyway.
+
+Threads. The children run with numba's default thread count unless ``--threads N`` sets
+``NUMBA_NUM_THREADS``; on a machine whose cores are busy with other work, the parallel
+kernels of the default may wait for each other: the JSON records the threads and the load
+averages.
 
 Long mode. ``--long`` adds 1,000,000 documents (sizes above 100,000 are refused without
 it). At the measured 21 bytes of peak per character that build needs about 160 GB of
@@ -96,8 +101,9 @@ from typing import Any, Callable
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 LONG_SIZE = 1_000_000
-# the build's peak resident set per source character, measured at 50,000 documents when
-# this script was written (7.9 GB for 376 MB of text): the memory check's estimate
+# the build's peak resident set per source character, as measured at 50,000 documents
+# before this script (7.9 GB for 376 MB of text; its own runs peaked at about 14 bytes at
+# 10,000 documents, interpreter and documents included): the memory check's estimate
 PEAK_BYTES_PER_CHAR = 21
 CHARS_PER_DOCUMENT = 7_700
 _MB = 2**20
@@ -417,8 +423,11 @@ def _child_query(arguments: list[str]) -> dict[str, Any]:
         walked, all_terms = postings_walked(corpus.index, ids, offsets, content)
         ranking.extend(walked)
         every.extend(all_terms)
+    import numba
+
     return {
         "mapped": mapped,
+        "numba_threads": numba.get_num_threads(),
         "load_s": load_s,
         "load_rss_mb": _grow(after_load, before, "rss_mb"),
         "load_anon_mb": _grow(after_load, before, "anon_mb"),
@@ -459,9 +468,13 @@ def _citekit_path() -> str:
     return os.path.dirname(os.path.dirname(spec.origin))
 
 
-def _run_child(arguments: list[str], timeout: float | None) -> dict[str, Any]:
+def _run_child(
+    arguments: list[str], timeout: float | None, threads: int | None = None
+) -> dict[str, Any]:
     """Run one child of this script; its figures, or ``{"error": ...}``."""
     environment = dict(os.environ, HF_HUB_OFFLINE="1")
+    if threads is not None:
+        environment["NUMBA_NUM_THREADS"] = str(threads)
     # the children import the citekit this process would (a checkout on sys.path first)
     environment["PYTHONPATH"] = os.pathsep.join(
         [_citekit_path()] + [p for p in [os.environ.get("PYTHONPATH")] if p]
@@ -503,6 +516,7 @@ def run_size(
             ["build", str(n_documents), folder, str(n_answers), str(args.sentences),
              str(args.seed)],
             args.timeout,
+            args.threads,
         )
         row: dict[str, Any] = {
             "documents": n_documents, "build": build, "load_average_before": load_before
@@ -512,7 +526,9 @@ def run_size(
         for kind in ("plain", "mmap") if mapped else ("plain",):
             _log(f"{n_documents:,} documents: loading ({kind}) and querying")
             row[kind] = _run_child(
-                ["query", folder, kind, str(args.queries), str(args.staged)], args.timeout
+                ["query", folder, kind, str(args.queries), str(args.staged)],
+                args.timeout,
+                args.threads,
             )
     row["load_average_after"] = _load_average()
     return row
@@ -696,6 +712,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0, help="workload seed (0)")
     parser.add_argument(
+        "--threads", type=int, default=None,
+        help="NUMBA_NUM_THREADS of the children (default: as this environment sets it)",
+    )
+    parser.add_argument(
         "--force", action="store_true", help="run sizes the available memory seems too small for"
     )
     parser.add_argument(
@@ -709,6 +729,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--sentences must be at least 1")
     if args.staged < 1:
         parser.error("--staged must be at least 1")
+    if args.threads is not None and args.threads < 1:
+        parser.error("--threads must be at least 1")
     if args.timeout is not None and not args.timeout > 0:
         parser.error("--timeout must be positive")
     sizes = sorted(set(args.sizes) | ({LONG_SIZE} if args.long else set()))
@@ -729,6 +751,7 @@ def main(argv: list[str] | None = None) -> int:
         "sentences_per_answer": args.sentences,
         "staged_answers": args.staged,
         "seed": args.seed,
+        "threads": args.threads,
         "sizes": [],
     }
     for size in sizes:

@@ -16,7 +16,7 @@ def test_runs_at_a_tiny_size_and_reports_every_figure(scale, workload, tmp_path,
     out = tmp_path / "scale.json"
     code = scale.main(
         ["--sizes", "30", "--queries", "8", "--sentences", "4", "--staged", "2",
-         "--json", str(out)]
+         "--threads", "1", "--json", str(out)]
     )
     assert code == 0
     report = json.loads(out.read_text())
@@ -39,6 +39,7 @@ def test_runs_at_a_tiny_size_and_reports_every_figure(scale, workload, tmp_path,
     assert build["saved_text_bytes"] > build["text_chars"]  # (corpus.json holds the texts)
     queries = row["plain"]
     assert "error" not in queries
+    assert queries["numba_threads"] == 1  # (--threads reaches the children)
     assert queries["sentences_timed"] >= 8 and queries["answers_timed"] >= 2
     assert queries["p90_ms"] >= queries["median_ms"] > 0
     assert queries["postings_median"] > 0
@@ -124,6 +125,7 @@ def test_needed_bytes_scales_with_the_documents(scale):
         (["--sentences", "0"], "--sentences"),
         (["--staged", "0"], "--staged"),
         (["--timeout", "0"], "--timeout"),
+        (["--threads", "0"], "--threads"),
     ],
 )
 def test_bad_arguments_are_named(scale, capsys, argv, name):
