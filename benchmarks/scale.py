@@ -37,7 +37,8 @@ Figures, per size:
   the index derives in memory (its posting lists, document frequencies and IDF) in
   ``derived_bytes_per_char`` and ``all_bytes_per_char``;
 - ``saved MB``: the files ``Corpus.save`` writes (``corpus.json``, which holds the texts,
-  and the ``.npy`` arrays; split in the JSON);
+  and the ``.npy`` arrays; split in the JSON); ``save_peak_mb`` in the JSON is the
+  building process's peak resident set up to the end of the save;
 - ``load s`` / ``mapped s``: wall time of ``Corpus.load`` and of the mapped load;
 - ``RSS load MB``: the loading process's resident set right after the load minus just
   before it (kernels already loaded): the corpus, texts included, as a fresh process holds
@@ -54,10 +55,11 @@ Figures, per size:
   reads all of them for a query of up to 16 ranking terms; longer ones may prune. The
   JSON adds the same over every distinct token (stop words too: what ranking by content
   tokens saves) and the mean;
-- ``retrieval`` / ``alignment`` / ``records``: ms per answer sentence in those stages of
-  the call, from ``benchmarks/prepared_stages.py``'s timers around the citation stages
-  (``_StageTimers``; its docstring says what each stage holds), over ``--staged``
-  answers aligned after the timed ones; the JSON has every stage.
+- ``mean ms`` / ``retrieval`` / ``alignment`` / ``records``: the mean time per answer
+  sentence of ``--staged`` answers aligned after the timed ones, and the part of it spent
+  in those stages of the call, from ``benchmarks/prepared_stages.py``'s timers around the
+  citation stages (``_StageTimers``; its docstring says what each stage holds); the JSON
+  has every stage. Means, not medians: a few slow sentences weigh in them.
 
 ``--json OUT`` writes every figure with the machine, Python, numpy and numba versions, the
 date and the machine's load averages before and after each size (the committed run:
@@ -268,6 +270,7 @@ def _child_build(arguments: list[str]) -> dict[str, Any]:
     start = time.perf_counter()
     corpus.save(path)
     save_s = time.perf_counter() - start
+    after_save = _memory()
     files = _files_bytes(path)
     return {
         "documents": n_documents,
@@ -286,6 +289,7 @@ def _child_build(arguments: list[str]) -> dict[str, Any]:
         "array_bytes": counted,
         "derived_array_bytes": derived,
         "save_s": save_s,
+        "save_peak_mb": after_save["peak_mb"],
         "saved_bytes": sum(files.values()),
         "saved_text_bytes": files.get("corpus.json", 0),
         "saved_files": files,
@@ -417,6 +421,7 @@ def _child_query(arguments: list[str]) -> dict[str, Any]:
     stage_ms = {
         stage: seconds[stage] * 1000 / max(1, staged_sentences) for stage in STAGES
     }
+    staged_ms = timers.times["call"] * 1000 / max(1, staged_sentences)
     ranking: list[int] = []
     every: list[int] = []
     for ids, offsets, content in recorder.batches:
@@ -443,6 +448,7 @@ def _child_query(arguments: list[str]) -> dict[str, Any]:
         "staged_answers": calls,
         "staged_sentences": staged_sentences,
         "stage_ms_per_sentence": stage_ms,
+        "staged_mean_ms": staged_ms,
         "postings_median": statistics.median(ranking) if ranking else None,
         "postings_mean": statistics.fmean(ranking) if ranking else None,
         "postings_p90": _percentile(ranking, 0.9) if ranking else None,
@@ -644,7 +650,7 @@ def print_tables(rows: list[dict[str, Any]], out: Callable[[str], None] = print)
     out(
         f"{'documents':>10} {'load s':>7} {'mapped s':>9} {'RSS load MB':>12} "
         f"{'RSS q MB':>9} {'median ms':>10} {'p90 ms':>7} {'postings':>9} "
-        f"{'retrieval':>10} {'alignment':>10} {'records':>8}"
+        f"{'mean ms':>8} {'retrieval':>10} {'alignment':>10} {'records':>8}"
     )
     for row in done:
         stages = (row.get("plain") or {}).get("stage_ms_per_sentence", {})
@@ -654,6 +660,7 @@ def print_tables(rows: list[dict[str, Any]], out: Callable[[str], None] = print)
             f"{_cell(row, 'plain', 'queries_rss_mb', 0):>9} "
             f"{_cell(row, 'plain', 'median_ms', 3):>10} {_cell(row, 'plain', 'p90_ms', 3):>7} "
             f"{_cell(row, 'plain', 'postings_median', 0):>9} "
+            f"{_cell(row, 'plain', 'staged_mean_ms', 3):>8} "
             + " ".join(
                 f"{_number(stages.get(stage), 3):>{width}}"
                 for stage, width in (("retrieval", 10), ("alignment", 10), ("records", 8))

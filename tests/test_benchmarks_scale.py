@@ -46,6 +46,9 @@ def test_runs_at_a_tiny_size_and_reports_every_figure(scale, workload, tmp_path,
     assert queries["postings_all_terms_median"] >= queries["postings_median"]
     stages = queries["stage_ms_per_sentence"]
     assert stages["retrieval"] > 0 and stages["alignment"] > 0 and stages["records"] > 0
+    # (the stages split the staged calls: they add up to their mean)
+    assert sum(stages.values()) == pytest.approx(queries["staged_mean_ms"])
+    assert build["save_peak_mb"] >= build["build_peak_mb"]
     assert ("mmap" in row) == report["mmap_load"] == scale.mmap_supported()
     printed = capsys.readouterr()
     assert "B/char" in printed.out and "postings" in printed.out
