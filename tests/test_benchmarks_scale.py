@@ -135,3 +135,29 @@ def test_bad_arguments_are_named(scale, capsys, argv, name):
     with pytest.raises(SystemExit):
         scale.main(argv)
     assert name in capsys.readouterr().err
+
+
+def test_the_mapped_load_is_called_when_load_takes_mmap(scale, workload, tmp_path, monkeypatch):
+    # (the children run the query stage; here it runs in this process, against a load
+    # that takes ``mmap`` and records how it was called)
+    from citekit.corpus import Corpus
+    from citekit.pipeline import Pipeline
+
+    documents = workload.make_documents(5, seed=3)
+    Pipeline().prepare(documents).save(tmp_path / "corpus")
+    answers = [workload.make_answer(documents, n_sentences=3, seed=k)["answer"] for k in range(4)]
+    (tmp_path / "answers.json").write_text(json.dumps(answers))
+    calls = []
+    plain_load = Corpus.load.__func__
+
+    def load(cls, path, mmap=False):
+        calls.append(mmap)
+        return plain_load(cls, path)
+
+    monkeypatch.setattr(Corpus, "load", classmethod(load))
+    assert scale.mmap_supported()
+    figures = scale._child_query([str(tmp_path), "mmap", "4", "1"])
+    assert calls == [True] and figures["mapped"] is True
+    assert figures["sentences_timed"] >= 4 and figures["staged_answers"] == 1
+    figures = scale._child_query([str(tmp_path), "plain", "3", "1"])
+    assert calls == [True, False] and figures["mapped"] is False
