@@ -22,20 +22,21 @@ that no size inherits another's memory:
 
 Figures, per size:
 
-- ``text MB``: the documents' characters, in millions (``sum(len(text))``);
+- ``M chars``: the documents' characters, in millions (``sum(len(text))``);
 - ``build s``: wall time of ``Pipeline().prepare(documents)``;
 - ``peak GB``: the building process's peak resident set during the build (``VmHWM``
   reset just before it: ``/proc/self/clear_refs``; where that cannot be reset,
   ``ru_maxrss`` since the process started), documents and interpreter included;
-  ``peak growth`` in the JSON is that peak minus the resident set just before the build;
+  ``build_peak_growth_mb`` in the JSON is that peak minus the resident set just before
+  the build;
 - ``RSS growth MB``: resident set after the build minus just before it: what the corpus
   costs beyond the documents the caller holds (the texts are shared, not copied);
 - ``B/char``: bytes of the corpus's arrays per source character, EXCLUDING the texts: the
   ``nbytes`` of every array of the corpus (``token_ids``, ``passage_*``, ...), of the index
   arrays (``corpus.index.to_arrays()``) and of the embeddings (none by default), divided by
-  ``text MB``. The JSON also splits it per array (``bytes_per_char``), and adds the arrays
-  the index derives in memory (its posting lists, document frequencies and IDF) in
-  ``derived_bytes_per_char`` and ``all_bytes_per_char``;
+  the characters. The JSON also splits it per array (``bytes_per_char_by_array``), and adds
+  the arrays the index derives in memory (its posting lists, document frequencies and
+  IDF) in ``derived_bytes_per_char`` and ``all_bytes_per_char``;
 - ``saved MB``: the files ``Corpus.save`` writes (``corpus.json``, which holds the texts,
   and the ``.npy`` arrays; split in the JSON); ``save_peak_mb`` in the JSON is the
   building process's peak resident set up to the end of the save;
@@ -78,9 +79,10 @@ kernels of the default may wait for each other: the JSON records the threads and
 averages.
 
 Long mode. ``--long`` adds 1,000,000 documents (sizes above 100,000 are refused without
-it). At the measured 21 bytes of peak per character that build needs about 160 GB of
-memory and the saved corpus about 50 GB of disk in the temporary folder (``TMPDIR``);
-generating the documents alone takes several minutes. Run it on a machine that has them::
+it). That build needs about 110 GB of memory (the save's peak at 100,000 documents,
+14.5 bytes per character, scaled; the memory check asks for 160 GB) and the saved
+corpus about 50 GB of disk in the temporary folder (``TMPDIR``); generating the
+documents alone takes several minutes. Run it on a machine that has them::
 
     python benchmarks/scale.py --sizes 1000,1000000 --long --json scale-long.json
 """
@@ -635,7 +637,7 @@ def print_tables(rows: list[dict[str, Any]], out: Callable[[str], None] = print)
         return
     out("")
     header = (
-        f"{'documents':>10} {'text MB':>8} {'build s':>8} {'peak GB':>8} {'RSS growth MB':>14} "
+        f"{'documents':>10} {'M chars':>8} {'build s':>8} {'peak GB':>8} {'RSS growth MB':>14} "
         f"{'B/char':>7} {'saved MB':>9}"
     )
     out(header)
