@@ -161,15 +161,14 @@ def read_sources(
 
 
 def _progress_bar(total: int | None) -> Any:
-    """citekit's progress bar (:mod:`citekit.batch`'s), counting documents."""
-    from citekit.batch import _progress_bar as bar_of
+    """citekit's progress bar (:func:`citekit._progress.progress_bar`), counting documents."""
+    from citekit._progress import progress_bar
 
     try:
-        bar = bar_of(total, True)
+        bar = progress_bar(total, True, unit="document", what="Corpus.build")
     except Exception:  # noqa: BLE001 (a bar is a nicety: never fail a build for it)
         return None
     if bar is not None:
-        bar.unit = "document"
         bar.set_description("citekit: preparing", refresh=False)
     return bar
 
