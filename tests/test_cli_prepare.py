@@ -168,12 +168,12 @@ def test_align_corpus_misuse_is_one_line(files, capsys, tmp_path):
 
 
 def test_prepare_says_why_there_is_no_progress_bar(files, monkeypatch, capsys):
-    import citekit.batch as batch
+    import citekit._progress as progress
 
     tmp_path, sources, _ = files
 
     monkeypatch.setitem(sys.modules, "tqdm", None)
-    monkeypatch.setattr(batch, "_is_terminal", lambda stream: True)
+    monkeypatch.setattr(progress, "is_terminal", lambda stream: True)
     assert main(["prepare", "--sources", str(sources), "--out", str(tmp_path / "c")]) == 0
     err = capsys.readouterr().err
     assert "citekit prepare: no progress bar: tqdm is not installed" in err
