@@ -185,12 +185,14 @@ class ShardedCorpus:
     --------
     >>> from distributed import Client, LocalCluster
     >>> from citekit import Pipeline
-    >>> with LocalCluster(n_workers=1, processes=False) as cluster, Client(cluster) as client:
-    ...     sharded = ShardedCorpus.build(["Ice melts.", "Water boils at 100 degrees."], 2,
-    ...                                   client=client)
-    ...     result = sharded.align("Water boils at 100 degrees.")
+    >>> cluster = LocalCluster(n_workers=1, processes=False, dashboard_address=":0")
+    >>> client = Client(cluster)
+    >>> sharded = ShardedCorpus.build(["Ice melts.", "Water boils at 100 degrees."], 2,
+    ...                               client=client)
+    >>> result = sharded.align("Water boils at 100 degrees.")
     >>> sharded.n_shards, result[0].citations[0].source_id
     (2, '1')
+    >>> client.close(); cluster.close()
     """
 
     def __init__(self) -> None:
@@ -410,7 +412,8 @@ class ShardedCorpus:
         Examples
         --------
         >>> from distributed import Client, LocalCluster
-        >>> with LocalCluster(n_workers=1, processes=False) as cluster, Client(cluster):
+        >>> cluster = LocalCluster(n_workers=1, processes=False, dashboard_address=":0")
+        >>> with cluster, Client(cluster):
         ...     sharded = ShardedCorpus.build(["Ice melts.", "Water boils."], 2)
         ...     sharded.align("Ice melts.")[0].status
         'supported'
@@ -435,7 +438,8 @@ class ShardedCorpus:
         Examples
         --------
         >>> from distributed import Client, LocalCluster
-        >>> with LocalCluster(n_workers=1, processes=False) as cluster, Client(cluster):
+        >>> cluster = LocalCluster(n_workers=1, processes=False, dashboard_address=":0")
+        >>> with cluster, Client(cluster):
         ...     sharded = ShardedCorpus.build(["Ice melts.", "Water boils."], 2)
         ...     results = sharded.align_many(["Water boils.", "Ice melts."])
         >>> [r[0].citations[0].source_id for r in results]
@@ -588,7 +592,8 @@ class ShardedCorpus:
         Examples
         --------
         >>> from distributed import Client, LocalCluster
-        >>> with LocalCluster(n_workers=1, processes=False) as cluster, Client(cluster):
+        >>> cluster = LocalCluster(n_workers=1, processes=False, dashboard_address=":0")
+        >>> with cluster, Client(cluster):
         ...     sharded = ShardedCorpus.build(["Ice melts.", "Water boils."], 2)
         ...     out = sharded.score_records([{"id": "a", "answer": "Ice melts."}],
         ...                                 show_progress=False)
