@@ -329,7 +329,8 @@ class ShardedCorpus:
                 raise ValueError(f"path {directory!r} is a file, not a directory")
             os.makedirs(directory, exist_ok=True)
             paths = [os.path.join(directory, f"shard-{n:05d}") for n in range(len(bounds))]
-        parts = [list(records[lo:hi]) for lo, hi in bounds]
+        # (scattered, not embedded in the task graph: the texts travel once, to one worker)
+        parts = client.scatter([list(records[lo:hi]) for lo, hi in bounds], hash=False)
         shards = client.map(
             tasks.build_shard, parts, [pipeline] * len(parts),
             paths if paths is not None else [None] * len(parts), pure=False,

@@ -1,0 +1,115 @@
+"""A sharded corpus on a local Dask cluster against the single corpus of the same documents:
+build time, time per answer, where a sharded call spends it, and that the results agree.
+
+Usage::
+
+    python benchmarks/sharded.py                          # 4 shards x 1,000 documents
+    python benchmarks/sharded.py --shards 2 --docs-per-shard 500 --answers 10
+    python benchmarks/sharded.py --processes              # worker processes, not threads
+
+The documents are ``workload.make_documents(shards * docs_per_shard, seed=2)`` and answer
+``i`` is ``workload.make_answer(documents, seed=1000 + i)["answer"]`` (six sentences, as in
+``end_to_end.py``). The single corpus is ``Pipeline().prepare(documents)``; the sharded one
+``ShardedCorpus.build(documents, shards)`` on a ``LocalCluster`` of ``--workers`` workers
+with one thread each (threads of this process unless ``--processes``). Each answer is
+aligned once against each, alternating; the figures are medians over the answers.
+
+A sharded call makes two round trips to the workers (the shards' candidates, then the
+cited sources' arrays); the script reports the time of each and of the citation stages
+run here over the cited sources, and checks that every span equals the single corpus's.
+The first run compiles numba's kernels (minutes); run it twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import workload
+
+
+def _spans(result) -> list[str]:
+    return [json.dumps(span.to_dict(), sort_keys=True) for span in result]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shards", type=int, default=4)
+    parser.add_argument("--docs-per-shard", type=int, default=1000)
+    parser.add_argument("--answers", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--processes", action="store_true",
+                        help="workers in their own processes (default: threads of this one)")
+    args = parser.parse_args(argv)
+
+    import distributed
+
+    from citekit import Pipeline
+    from citekit.sharded import ShardedCorpus
+
+    documents = workload.make_documents(args.shards * args.docs_per_shard, seed=2)
+    answers = [workload.make_answer(documents, seed=1000 + i)["answer"]
+               for i in range(args.answers)]
+    pipeline = Pipeline()
+    started = time.perf_counter()
+    corpus = pipeline.prepare(documents)
+    single_build = time.perf_counter() - started
+    pipeline.align(answers[0], corpus)  # (kernels loaded before timing)
+
+    cluster = distributed.LocalCluster(
+        n_workers=args.workers, threads_per_worker=1, processes=args.processes,
+        dashboard_address=":0",
+    )
+    with cluster, distributed.Client(cluster) as client:
+        started = time.perf_counter()
+        sharded = ShardedCorpus.build(documents, args.shards, client=client, pipeline=pipeline)
+        sharded_build = time.perf_counter() - started
+        sharded.align(answers[0])
+
+        # the parts of a sharded call, timed by wrapping its steps
+        parts: dict[str, list[float]] = {"search": [], "sources": [], "stages": []}
+
+        def timed(name, function):
+            def run(*arguments):
+                begin = time.perf_counter()
+                out = function(*arguments)
+                parts[name].append(time.perf_counter() - begin)
+                return out
+            return run
+
+        sharded._search = timed("search", sharded._search)
+        sharded._cited_corpus = timed("sources", sharded._cited_corpus)
+        original_align_many = pipeline.align_many
+        single_times, sharded_times, cited = [], [], []
+        equal = True
+        for answer in answers:
+            begin = time.perf_counter()
+            single = pipeline.align(answer, corpus)
+            single_times.append(time.perf_counter() - begin)
+            pipeline.align_many = timed("stages", original_align_many)
+            begin = time.perf_counter()
+            got = sharded.align(answer)
+            sharded_times.append(time.perf_counter() - begin)
+            pipeline.align_many = original_align_many
+            equal &= _spans(got) == _spans(single)
+            cited.append(len({c.source_index for s in got for c in s.citations}))
+
+    def ms(values):
+        return f"{1000 * statistics.median(values):.1f} ms"
+
+    kind = "processes" if args.processes else "threads"
+    print(f"{len(documents)} documents in {sharded.n_shards} shards, {args.workers} worker "
+          f"{kind}; {len(answers)} answers of six sentences")
+    print(f"build: single {single_build:.2f} s, sharded {sharded_build:.2f} s")
+    print(f"per answer: single {ms(single_times)}, sharded {ms(sharded_times)}")
+    print(f"  sharded: search round trip {ms(parts['search'])}, cited sources round trip and "
+          f"corpus {ms(parts['sources'])}, citation stages {ms(parts['stages'])}")
+    print(f"results equal: {equal}")
+    return 0 if equal else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
