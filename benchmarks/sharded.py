@@ -81,9 +81,17 @@ def main(argv: list[str] | None = None) -> int:
             return run
 
         sharded._search = timed("search", sharded._search)
-        sharded._cited_corpus = timed("sources", sharded._cited_corpus)
+        shipped: list[int] = []
+        cited_corpus = timed("sources", sharded._cited_corpus)
+
+        def counted(found):
+            corpus_and_passages = cited_corpus(found)
+            shipped.append(corpus_and_passages[0].n_sources)
+            return corpus_and_passages
+
+        sharded._cited_corpus = counted
         original_align_many = pipeline.align_many
-        single_times, sharded_times, cited = [], [], []
+        single_times, sharded_times = [], []
         equal = True
         for answer in answers:
             begin = time.perf_counter()
@@ -95,7 +103,6 @@ def main(argv: list[str] | None = None) -> int:
             sharded_times.append(time.perf_counter() - begin)
             pipeline.align_many = original_align_many
             equal &= _spans(got) == _spans(single)
-            cited.append(len({c.source_index for s in got for c in s.citations}))
 
     def ms(values):
         return f"{1000 * statistics.median(values):.1f} ms"
@@ -107,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"per answer: single {ms(single_times)}, sharded {ms(sharded_times)}")
     print(f"  sharded: search round trip {ms(parts['search'])}, cited sources round trip and "
           f"corpus {ms(parts['sources'])}, citation stages {ms(parts['stages'])}")
+    print(f"  sources sent to this process per answer (holding a candidate): median "
+          f"{statistics.median(shipped):.0f} of {len(documents)}")
     print(f"results equal: {equal}")
     return 0 if equal else 1
 

@@ -15,6 +15,7 @@ corpus, a shard adds the same floats in the same order as the whole corpus's ind
 
 from __future__ import annotations
 
+import threading
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -170,11 +171,13 @@ class _GlobalIdfIndex(IdfIndex):
 
 
 def _global_index(corpus: Corpus, statistics: GlobalStatistics) -> _GlobalIdfIndex:
-    """The shard's index weighed by ``statistics``, made once per merge and kept in the
-    shard's caches."""
-    cached = corpus.caches.get("sharded_index")
+    """The shard's index weighed by ``statistics``, made once per merge and worker thread
+    and kept in the shard's caches: each thread its own (the retrieval's scratch arrays,
+    kept on an index between calls, are not to be shared by two calls at once)."""
+    key = ("sharded_index", threading.get_ident())
+    cached = corpus.caches.get(key)
     if cached is None or cached[0] != statistics.token:
-        cached = corpus.caches["sharded_index"] = (
+        cached = corpus.caches[key] = (
             statistics.token, _GlobalIdfIndex.of(corpus.index, statistics)
         )
     return cached[1]  # type: ignore[no-any-return]

@@ -342,3 +342,20 @@ def test_damaged_or_missing_manifest(client, tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match="is a file"):
         ShardedCorpus.build(["a"], 1, client=client, path=tmp_path / "file")
+
+
+def test_batches_searched_side_by_side_on_one_worker(workload):
+    # more than one batch of sentences (1,024 each): a worker with two threads searches
+    # a shard for two batches at once, each thread with its own scratch arrays
+    documents = workload.make_documents(15, seed=21)
+    answers = [workload.make_answer(documents, seed=i)["answer"] for i in range(40)] * 6
+    pipeline = Pipeline(CitationConfig(max_candidates_lexical=20))
+    single = pipeline.align_many(answers, pipeline.prepare(documents))
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
+    )
+    with cluster, distributed.Client(cluster) as threaded:
+        sharded = ShardedCorpus.build(documents, 2, client=threaded, pipeline=pipeline)
+        got = sharded.align_many(answers)
+    assert sum(len(r) for r in got) > 1024
+    _same(single, got)
