@@ -315,6 +315,15 @@ class ShardedCorpus:
             client (the message names the argument).
         ImportError
             Without ``distributed`` (``pip install 'citekit[dask]'``).
+
+        Examples
+        --------
+        >>> from distributed import Client, LocalCluster
+        >>> cluster = LocalCluster(n_workers=1, processes=False, dashboard_address=":0")
+        >>> with cluster, Client(cluster):
+        ...     sharded = ShardedCorpus.build(["Ice melts.", "Snow falls.", "Rain."], 2)
+        >>> sharded.bounds, sharded.n_passages
+        ([(0, 2), (2, 3)], 3)
         """
         pipeline = _check_pipeline(pipeline)
         client = _dask_client(client)
@@ -366,6 +375,20 @@ class ShardedCorpus:
         ValueError
             If ``shards.json`` is damaged, or the shards were built with different
             tokenizers or windows (the message names the shard).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from distributed import Client, LocalCluster
+        >>> cluster = LocalCluster(n_workers=1, processes=False, dashboard_address=":0")
+        >>> with cluster, Client(cluster), tempfile.TemporaryDirectory() as folder:
+        ...     _ = ShardedCorpus.build(["Ice melts.", "Snow falls."], 2,
+        ...                             path=os.path.join(folder, "kb"))
+        ...     print(sorted(os.listdir(os.path.join(folder, "kb"))))
+        ...     loaded = ShardedCorpus.load(os.path.join(folder, "kb"))
+        ...     print(loaded.align("Snow falls.")[0].citations[0].source_id)
+        ['shard-00000', 'shard-00001', 'shards.json']
+        1
         """
         pipeline = _check_pipeline(pipeline)
         client = _dask_client(client)

@@ -8,6 +8,8 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 distributed = pytest.importorskip("distributed")
 
@@ -80,6 +82,38 @@ def test_sharded_results_equal_the_single_corpus(client, documents, answers, con
         _same(single, sharded.align_many(answers))
         # one answer at a time: the same as in one call
         _same(single[:2], [sharded.align(answer) for answer in answers[:2]])
+
+
+_TEXT = st.text(
+    alphabet=st.one_of(
+        st.characters(),  # any code point: astral, combining marks, RTL, CJK, controls
+        st.sampled_from(list("abc xyz 12% $3. \n\u0301\ufb01\u2460\U0001d518\u4e2d\u0928")),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=25)
+@given(
+    texts=st.lists(_TEXT, min_size=1, max_size=6),
+    picks=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 60), st.integers(0, 60)),
+                   min_size=1, max_size=3),
+    noise=_TEXT,
+    n_shards=st.integers(1, 4),
+)
+def test_any_unicode_gives_the_single_corpus_results(client, texts, picks, noise, n_shards):
+    # answers quoting pieces of the sources, and text of their own
+    pieces = [texts[i % len(texts)][lo : lo + size] for i, lo, size in picks]
+    answers = [" ".join(pieces) + noise, noise]
+    pipeline = Pipeline(CitationConfig(top_k=4, max_retrieval_support=2))
+    single = pipeline.align_many(answers, pipeline.prepare(texts))
+    sharded = ShardedCorpus.build(texts, n_shards, client=client, pipeline=pipeline)
+    got = sharded.align_many(answers)
+    _same(single, got)
+    for result in got:
+        for span in result:
+            for c in span.citations:
+                assert texts[c.source_index][c.char_start : c.char_end] == c.evidence
 
 
 def test_global_statistics_are_the_single_index(client, documents):
