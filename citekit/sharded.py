@@ -429,9 +429,10 @@ class ShardedCorpus:
 
     # -- aligning ---------------------------------------------------------------------
 
-    def align(self, answer: str) -> AlignmentResult:
+    def align(self, answer: str, *, pipeline: Any = None) -> AlignmentResult:
         """Citations for every sentence of ``answer`` (:meth:`Pipeline.align
-        <citekit.pipeline.Pipeline.align>` against the whole corpus).
+        <citekit.pipeline.Pipeline.align>` against the whole corpus); ``pipeline``
+        as in :meth:`align_many`.
 
         Examples
         --------
@@ -445,19 +446,37 @@ class ShardedCorpus:
         from citekit._validation import check_str
 
         check_str(answer, "answer")
-        return self.align_many([answer])[0]
+        return self.align_many([answer], pipeline=pipeline)[0]
 
-    def align_many(self, answers: Iterable[str]) -> list[AlignmentResult]:
+    def align_many(
+        self, answers: Iterable[str], *, pipeline: Any = None
+    ) -> list[AlignmentResult]:
         """Align several answers (:meth:`Pipeline.align_many
         <citekit.pipeline.Pipeline.align_many>` against the whole corpus): two round
         trips to the workers per call, whatever the number of answers.
 
+        Parameters
+        ----------
+        answers : iterable of str
+            The answers.
+        pipeline : Pipeline, optional
+            Aligns with its configuration and stages instead of :attr:`pipeline`'s (the
+            passage windows stay those the shards were built with, as for a prepared
+            :class:`~citekit.corpus.Corpus`); no embedder.
+
+        Returns
+        -------
+        list of AlignmentResult
+            One per answer, in order: ``pipeline.align_many(answers, corpus)`` with the
+            single corpus of the same documents.
+
         Raises
         ------
         TypeError
-            If ``answers`` is not an iterable of str.
+            If ``answers`` is not an iterable of str, or ``pipeline`` not a Pipeline.
         ValueError
-            If the pipeline's tokenizer does not match the shards'.
+            If the pipeline's tokenizer does not match the shards', or it has an
+            embedder.
 
         Examples
         --------
@@ -471,7 +490,7 @@ class ShardedCorpus:
         """
         from citekit._reading import tokenizer_signature
 
-        pipeline = self.pipeline
+        pipeline = self.pipeline if pipeline is None else _check_pipeline(pipeline)
         if isinstance(answers, str) or not isinstance(answers, Iterable):
             raise TypeError(f"answers must be an iterable of str, got {type(answers).__name__}")
         answers = list(answers)
@@ -482,7 +501,7 @@ class ShardedCorpus:
                 f"{self.tokenizer_signature}, the answer would be tokenized with {signature}"
             )
         batches = _query_batches(pipeline, answers)
-        found = self._search(batches)
+        found = self._search(pipeline, batches)
         corpus, passages = self._cited_corpus(found)
         results = pipeline.align_many(answers, corpus)
         _renumber(results, passages)
@@ -490,10 +509,12 @@ class ShardedCorpus:
             result.sources = self.sources
         return results
 
-    def _search(self, batches: list[Any]) -> list[tuple[bytes, TopKWithTerms, np.ndarray]]:
+    def _search(
+        self, pipeline: Any, batches: list[Any]
+    ) -> list[tuple[bytes, TopKWithTerms, np.ndarray]]:
         """Every batch's candidates in the whole corpus (global passage numbers), with
         the global source of each: one task per shard and batch, gathered at once."""
-        config = self.pipeline.config
+        config = pipeline.config
         k = config.max_candidates_lexical
         if config.top_k == 0 or self.n_passages == 0:
             return []
@@ -502,7 +523,7 @@ class ShardedCorpus:
             [
                 client.submit(
                     tasks.search_shard, shard, self._statistics, batch.ids, batch.offsets,
-                    batch.content, k, self.pipeline.n_threads, pure=False,
+                    batch.content, k, pipeline.n_threads, pure=False,
                 )
                 for shard in self._shards
             ]

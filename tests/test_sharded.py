@@ -116,6 +116,29 @@ def test_any_unicode_gives_the_single_corpus_results(client, texts, picks, noise
                 assert texts[c.source_index][c.char_start : c.char_end] == c.evidence
 
 
+def test_another_pipeline_aligns_against_the_same_shards(client, documents, answers):
+    sharded = ShardedCorpus.build(documents, 3, client=client)
+    for config in (CitationConfig(top_k=1, max_candidates_lexical=4),
+                   CitationConfig(max_citations_per_source=1, min_answer_coverage=0.5)):
+        other = Pipeline(config)
+        single = other.align_many(answers[:3], other.prepare(documents))
+        _same(single, sharded.align_many(answers[:3], pipeline=other))
+        _same(single[:1], [sharded.align(answers[0], pipeline=other)])
+    with pytest.raises(TypeError, match="pipeline"):
+        sharded.align_many(answers, pipeline=CitationConfig())
+
+
+def test_sentences_of_more_than_63_terms(client, documents):
+    # (a candidate's held terms are then counted from its passage's row, not from bits)
+    words = " ".join(d["text"] for d in documents[:3]).replace(".", " ").split()
+    answer = " ".join(words[:150]) + ". " + " ".join(words[400:480]) + "."
+    pipeline = Pipeline(CitationConfig(top_k=4))
+    single = pipeline.align_many([answer], pipeline.prepare(documents))
+    assert max(len(set(words[:150])), len(set(words[400:480]))) > 63
+    _same(single, ShardedCorpus.build(documents, 3, client=client,
+                                      pipeline=pipeline).align_many([answer]))
+
+
 def test_global_statistics_are_the_single_index(client, documents):
     pipeline = Pipeline()
     index = pipeline.prepare(documents).index
