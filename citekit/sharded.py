@@ -26,9 +26,11 @@ whole corpus, gives them the same input.
 from __future__ import annotations
 
 import json
+import operator
 import os
 import uuid
-from typing import Any, Iterable, Mapping, Sequence
+from collections import abc
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -206,7 +208,7 @@ class ShardedCorpus:
         shards: list[Any],
         bounds: list[tuple[int, int]],
         paths: list[str] | None,
-        sources: tuple[Any, ...] | None,
+        sources: Sequence[Any] | None,
         where: list[str],
     ) -> "ShardedCorpus":
         """Gather the shards' statistics, check that they fit together (``where`` names
@@ -408,14 +410,12 @@ class ShardedCorpus:
         return len(self._shards)
 
     @property
-    def sources(self) -> tuple[Any, ...]:
-        """Every source, in order (fetched from the workers the first time for a loaded
-        corpus: the texts of the whole corpus come to this process)."""
+    def sources(self) -> Sequence[Any]:
+        """Every source, in order: the records given to :meth:`build`, or for a loaded
+        corpus a read-only sequence that fetches a source from its worker when it is
+        read (and every source when iterated: the display of a result does)."""
         if self._sources is None:
-            parts = self.client.gather(
-                self.client.map(_sources_of, self._shards, pure=False)
-            )
-            self._sources = tuple(record for part in parts for record in part)
+            self._sources = _ShardSources(self)
         return self._sources
 
     def __len__(self) -> int:
@@ -686,8 +686,71 @@ def _renumber(results: list[AlignmentResult], passages: np.ndarray) -> None:
                     )
 
 
-def _sources_of(corpus: Corpus) -> tuple[Any, ...]:
-    return corpus.sources
+def _sources_of(corpus: Corpus, positions: list[int] | None = None) -> tuple[Any, ...]:
+    if positions is None:
+        return corpus.sources
+    return tuple(corpus.sources[position] for position in positions)
+
+
+class _ShardSources(abc.Sequence):  # type: ignore[type-arg]
+    """The sources of a loaded :class:`ShardedCorpus`, fetched from the workers as they
+    are read (kept once fetched); compares equal to any sequence of the same sources,
+    and pickles as a tuple of them."""
+
+    def __init__(self, sharded: ShardedCorpus) -> None:
+        self._sharded = sharded
+        self._fetched: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return self._sharded.n_sources
+
+    def __getitem__(self, item: Any) -> Any:
+        if isinstance(item, slice):
+            return tuple(self[i] for i in range(*item.indices(len(self))))
+        position = operator.index(item)
+        if position < 0:
+            position += len(self)
+        if not 0 <= position < len(self):
+            raise IndexError("source index out of range")
+        if position not in self._fetched:
+            self._fetch([position])
+        return self._fetched[position]
+
+    def __iter__(self) -> Iterator[Any]:
+        self._fetch([p for p in range(len(self)) if p not in self._fetched])
+        return (self._fetched[p] for p in range(len(self)))
+
+    def _fetch(self, positions: list[int]) -> None:
+        """Fetch ``positions`` (ascending), one task per shard holding some."""
+        if not positions:
+            return
+        sharded = self._sharded
+        offsets = sharded.source_offsets
+        wanted = np.array(positions, dtype=np.int64)
+        shard_of = np.searchsorted(offsets, wanted, side="right") - 1
+        shards = np.unique(shard_of).tolist()
+        futures = [
+            sharded.client.submit(
+                _sources_of, sharded._shards[shard],
+                (wanted[shard_of == shard] - offsets[shard]).tolist(), pure=False,
+            )
+            for shard in shards
+        ]
+        for shard, records in zip(shards, sharded.client.gather(futures)):
+            self._fetched.update(zip(wanted[shard_of == shard].tolist(), records))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, abc.Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(other) == len(self) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> Any:
+        return (tuple, (tuple(self),))
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} sources of a sharded corpus>"
 
 
 def _check_pipeline(pipeline: Any) -> Any:

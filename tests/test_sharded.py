@@ -277,8 +277,19 @@ def test_saved_shards_load_with_the_same_results(client, documents, answers, tmp
     assert shard.sources == built.sources[built.bounds[1][0] : built.bounds[1][1]]
     loaded = ShardedCorpus.load(tmp_path / "kb", client=client, pipeline=pipeline)
     assert loaded.bounds == built.bounds
-    _same(single, loaded.align_many(answers))
-    assert loaded.sources == built.sources
+    got = loaded.align_many(answers)
+    # the loaded corpus's sources are fetched as they are read, not on load or align
+    assert loaded.sources._fetched == {}
+    assert loaded.sources[4] == built.sources[4] and loaded.sources[-1] == built.sources[-1]
+    assert loaded.sources[1:3] == built.sources[1:3]
+    assert len(loaded.sources._fetched) == 4
+    with pytest.raises(IndexError):
+        loaded.sources[len(documents)]
+    _same(single, got)
+    assert loaded.sources == built.sources and built.sources == loaded.sources
+    import pickle
+
+    assert pickle.loads(pickle.dumps(got[0])).sources == built.sources
 
 
 def test_worker_processes_give_the_same_results(documents, answers, tmp_path):
