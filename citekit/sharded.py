@@ -206,7 +206,7 @@ class ShardedCorpus:
         client: Any,
         pipeline: Any,
         shards: list[Any],
-        bounds: list[tuple[int, int]],
+        bounds: list[tuple[int, int]] | None,
         paths: list[str] | None,
         sources: Sequence[Any] | None,
         where: list[str],
