@@ -271,7 +271,8 @@ class ShardedCorpus:
         merged = tasks.GlobalStatistics(
             vocabulary, idf, float(np.log(self.n_passages + 1.0) + 1.0), uuid.uuid4().hex
         )
-        self._statistics = self.client.scatter(merged, broadcast=True, hash=False)
+        # (in a list: a tuple given alone would be scattered field by field)
+        self._statistics = self.client.scatter([merged], broadcast=True, hash=False)[0]
 
     # -- building and loading ---------------------------------------------------------
 
