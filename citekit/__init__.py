@@ -105,6 +105,7 @@ _EXPORTS: dict[str, str] = {
     "render_html": "citekit.display",
     "score_records": "citekit.batch",
     "score_dask": "citekit.batch",
+    "ShardedCorpus": "citekit.sharded",
     "RecordResult": "citekit.batch",
     "alignment_view": "citekit.display",
     "explain_citation": "citekit.display",
