@@ -393,20 +393,9 @@ class Pipeline:
         corpus.check_tokenizer(tokenizer)
         if self.embedder is not None and corpus.n_passages:
             ensure_embeddings(corpus, self.embedder)
-        segmenter = self._answer_segmenter()
-        queries = Queries()
-        for number, answer in enumerate(answers):
-            if not answer:
-                continue
-            spans = segment_spans(segmenter, answer, name="answer_segmenter")
-            if spans.shape[0] == 0:
-                continue
-            tokens = tokenize_checked(tokenizer, answer)
-            queries.add_answer(number, answer, tokens, spans)
-
+        queries = self._read_answers(answers, tokenizer)
         per_query: list[SpanCitations] = []
-        for first in range(0, len(queries), _QUERY_CHUNK):
-            last = min(len(queries), first + _QUERY_CHUNK)
+        for first, last in _query_ranges(len(queries)):
             per_query.extend(align_batch(self._stages(), answers, queries, first, last, corpus))
 
         results = [AlignmentResult([], answer=answer, sources=corpus.sources) for answer in answers]
@@ -416,6 +405,34 @@ class Pipeline:
             for result in results:
                 result[:] = complete_evidence_only(list(result), result.answer, tokenizer)
         return results
+
+    def _read_answers(self, answers: list[str], tokenizer: Any) -> Queries:
+        """The sentences of ``answers`` (checked str) as queries: every answer segmented
+        by the answer segmenter and tokenized by ``tokenizer`` (empty ones skipped)."""
+        segmenter = self._answer_segmenter()
+        queries = Queries()
+        for number, answer in enumerate(answers):
+            if not answer:
+                continue
+            spans = segment_spans(segmenter, answer, name="answer_segmenter")
+            if spans.shape[0] == 0:
+                continue
+            queries.add_answer(number, answer, tokenize_checked(tokenizer, answer), spans)
+        return queries
+
+
+def _query_ranges(n_queries: int) -> list[tuple[int, int]]:
+    """The ``(first, last)`` ranges of queries aligned together (:data:`_QUERY_CHUNK` at a
+    time).
+
+    Examples
+    --------
+    >>> _query_ranges(2500)
+    [(0, 1024), (1024, 2048), (2048, 2500)]
+    """
+    return [
+        (first, min(n_queries, first + _QUERY_CHUNK)) for first in range(0, n_queries, _QUERY_CHUNK)
+    ]
 
 
 def _check_stage(stage: Any, method: str, name: str) -> None:

@@ -772,28 +772,13 @@ def _check_pipeline(pipeline: Any) -> Any:
 def _query_batches(pipeline: Any, answers: list[str]) -> list[Any]:
     """The sentences of ``answers`` in the batches :meth:`Pipeline.align_many
     <citekit.pipeline.Pipeline.align_many>` aligns them in (read as it reads them)."""
-    from citekit._citations.queries import Queries
-    from citekit._reading import segment_spans
     from citekit._validation import check_str
-    from citekit.pipeline import _QUERY_CHUNK
-    from citekit.tokenizers.base import tokenize_checked
+    from citekit.pipeline import _query_ranges
 
     for position, answer in enumerate(answers):
         check_str(answer, f"answers[{position}]")
-    tokenizer = pipeline._tokenizer_for(None)
-    segmenter = pipeline._answer_segmenter()
-    queries = Queries()
-    for number, answer in enumerate(answers):
-        if not answer:
-            continue
-        spans = segment_spans(segmenter, answer, name="answer_segmenter")
-        if spans.shape[0] == 0:
-            continue
-        queries.add_answer(number, answer, tokenize_checked(tokenizer, answer), spans)
-    return [
-        queries.pack(first, min(len(queries), first + _QUERY_CHUNK))
-        for first in range(0, len(queries), _QUERY_CHUNK)
-    ]
+    queries = pipeline._read_answers(answers, pipeline._tokenizer_for(None))
+    return [queries.pack(first, last) for first, last in _query_ranges(len(queries))]
 
 
 def _merge(
