@@ -151,7 +151,7 @@ def write_corpus(
             _write_file(os.path.join(staging, f"index_{name}.npy"), index_arrays[name])
         if embeddings is not None:
             _write_file(os.path.join(staging, "embeddings.npy"), embeddings)
-        share = _mapped_sources.write_sources(
+        counts = _mapped_sources.write_sources(
             staging, sources, lambda path, array: _write_file(path, array)
         )
         meta = {
@@ -159,8 +159,7 @@ def write_corpus(
             "version": FORMAT_VERSION,
             **settings,
             "has_embeddings": embeddings is not None,
-            "n_sources": len(sources),
-            "chunks_share_documents": share,
+            **counts,
             "save_id": secrets.token_hex(8),
         }
         meta_bytes = json.dumps(meta, ensure_ascii=False).encode("utf-8", _TEXT_ERRORS)
@@ -476,10 +475,11 @@ def _read_version_2(
 ) -> LoadedCorpus:
     size, stride, signature, has_embeddings = _settings(meta, meta_path)
     n_sources = _load_count(meta, "n_sources", meta_path)
+    n_documents = _load_count(meta, "n_document_texts", meta_path)
     share = _load_meta_value(meta, "chunks_share_documents", bool, meta_path)
     save_id = _load_meta_value(meta, "save_id", str, meta_path)
     arrays = {name: exact_array(directory, name, _INT64, mapped) for name in ARRAY_NAMES}
-    files = SourceFiles(directory, n_sources, save_id, mapped)
+    files = SourceFiles(directory, n_sources, n_documents, save_id, mapped)
     texts_path = files.blob_path("text")
     damage = shape_damage(n_sources, arrays)
     if damage is not None:

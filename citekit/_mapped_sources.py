@@ -240,11 +240,12 @@ def write_sources(
     directory: str,
     records: Sequence[SourceDocument | SourceChunk],
     write_array: Callable[[str, np.ndarray], None],
-) -> bool:
+) -> dict[str, Any]:
     """Write the source files of ``records`` into ``directory`` (arrays through
     ``write_array(path, array)``), one source at a time: memory holds one text, not the
-    blobs. Returns ``chunks_share_documents`` (kept in ``corpus.json``). TypeError /
-    ValueError when a source's metadata cannot be saved as JSON (naming the source)."""
+    blobs. Returns what ``corpus.json`` keeps of them: ``n_sources``,
+    ``n_document_texts`` and ``chunks_share_documents``. TypeError / ValueError when a
+    source's metadata cannot be saved as JSON (naming the source)."""
     per = per_source_arrays(records)
     n_sources = len(records)
     kinds = np.zeros(n_sources, dtype=np.uint8)
@@ -283,7 +284,11 @@ def write_sources(
     }
     for name, array in arrays.items():
         write_array(array_path(directory, name), array)
-    return per.chunks_share_documents
+    return {
+        "n_sources": n_sources,
+        "n_document_texts": len(document_entries),
+        "chunks_share_documents": per.chunks_share_documents,
+    }
 
 
 # -- reading ----------------------------------------------------------------------------
@@ -312,9 +317,12 @@ class SourceFiles:
     arrays of their types and lengths, each blob's offsets starting at 0 and ending at
     its size. (:meth:`records` with ``checked`` makes the others.)"""
 
-    def __init__(self, directory: str, n_sources: int, save_id: str, mapped: bool) -> None:
+    def __init__(
+        self, directory: str, n_sources: int, n_documents: int, save_id: str, mapped: bool
+    ) -> None:
         self.directory = directory
         self.n_sources = n_sources
+        self.n_documents = n_documents
         self.save_id = save_id
         self.mapped = mapped
         self.arrays = {
@@ -325,7 +333,7 @@ class SourceFiles:
         self.offsets: dict[str, np.ndarray] = {}
         for blob in BLOBS:
             name = f"source_{blob}_bytes"
-            length = None if blob == "document_text" else n_sources + 1
+            length = (n_documents if blob == "document_text" else n_sources) + 1
             offsets = exact_array(directory, name, np.dtype(np.int64), mapped, length)
             data = _read_blob(self.blob_path(blob), mapped)
             if offsets.shape[0] == 0 or offsets[0] != 0 or offsets[-1] != len(data):
@@ -346,7 +354,7 @@ class SourceFiles:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # mapped again where unpickled (a worker process), not copied
-        return (_reopen, (self.directory, self.save_id, self.n_sources))
+        return (_reopen, (self.directory, self.save_id))
 
     def string(self, blob: str, entry: int) -> str:
         """Entry ``entry`` of ``blob``, decoded."""
@@ -399,7 +407,7 @@ class SourceFiles:
             start = int(self.base_offsets[source])
             entry = int(self.document_text[source])
             if checked and (
-                kind not in (CHUNK, CHUNK | GIVEN_INDEX) or not -1 <= entry < self._n_documents
+                kind not in (CHUNK, CHUNK | GIVEN_INDEX) or not -1 <= entry < self.n_documents
             ):
                 raise damaged(
                     [array_path(self.directory, "source_kinds"),
@@ -424,10 +432,6 @@ class SourceFiles:
                 f"source {source}: {error}",
             ) from None
 
-    @property
-    def _n_documents(self) -> int:
-        return int(self.offsets["document_text"].shape[0]) - 1
-
     def records(self, checked: bool = True) -> list[SourceDocument | SourceChunk]:
         """Every source (with ``checked``: each blob's offsets never decreasing too)."""
         if checked:
@@ -441,25 +445,34 @@ class SourceFiles:
         return [self.record(source, checked) for source in range(self.n_sources)]
 
 
-def _reopen(directory: str, save_id: str, n_sources: int) -> SourceFiles:
+def check_same_save(directory: str, mapped: str, found: Any) -> None:
+    """ValueError unless the corpus at ``directory`` is the save ``mapped`` (its
+    ``save_id``), which a pickled mapped corpus (or its sources) is mapped again from."""
+    if found != mapped:
+        raise ValueError(
+            f"the corpus saved at {directory!r} was replaced since it was memory-mapped "
+            f"(save {mapped!r}, now {found!r}): a mapped corpus pickles as its path"
+        )
+
+
+def _reopen(directory: str, save_id: str) -> SourceFiles:
     """The source files of the corpus saved at ``directory``, mapped again (unpickling);
     ValueError when it is no longer the save that was mapped."""
     meta_path = os.path.join(directory, "corpus.json")
     try:
         with open(meta_path, "rb") as handle:
-            found = json.loads(handle.read().decode("utf-8", TEXT_ERRORS)).get("save_id")
+            meta = json.loads(handle.read().decode("utf-8", TEXT_ERRORS))
+        found = meta.get("save_id")
     except FileNotFoundError:
         raise FileNotFoundError(
             2, "the memory-mapped corpus is no longer there", directory
         ) from None
     except (ValueError, AttributeError):
         found = None
-    if found != save_id:
-        raise ValueError(
-            f"the corpus saved at {directory!r} was replaced since it was memory-mapped "
-            f"(save {save_id!r}, now {found!r}): a mapped corpus pickles as its path"
-        )
-    return SourceFiles(directory, n_sources, save_id, mapped=True)
+    check_same_save(directory, save_id, found)
+    return SourceFiles(
+        directory, meta["n_sources"], meta["n_document_texts"], save_id, mapped=True
+    )
 
 
 class _LazySequence(abc.Sequence):  # type: ignore[type-arg]

@@ -31,7 +31,12 @@ from citekit._reading import (
 )
 from citekit import _corpus_files
 from citekit._corpus_files import ARRAY_NAMES, PASSAGE_ARRAY_NAMES, array_damage
-from citekit._mapped_sources import MappedSources, PerSource, per_source_arrays
+from citekit._mapped_sources import (
+    MappedSources,
+    PerSource,
+    check_same_save,
+    per_source_arrays,
+)
 from citekit._validation import check_int
 from citekit.index import IdfIndex
 from citekit.results import SourceChunk, SourceDocument, _unchecked
@@ -699,12 +704,7 @@ def _mapped_again(directory: str, save_id: str) -> _Mapping:
     when the directory holds another save now."""
     mapping = Corpus.load(directory, mmap=True)._mapping
     assert mapping is not None
-    if mapping.save_id != save_id:
-        raise ValueError(
-            f"the corpus saved at {directory!r} was replaced since it was memory-mapped "
-            f"(save {save_id!r}, now {mapping.save_id!r}): a mapped corpus pickles as its "
-            "path"
-        )
+    check_same_save(directory, save_id, mapping.save_id)
     return mapping
 
 
