@@ -153,7 +153,7 @@ def per_source_arrays(records: Sequence[SourceDocument | SourceChunk]) -> PerSou
     >>> chunks = [SourceChunk("d", "ab", 0, 2), SourceChunk("d", "cd", 2, 4, source_index=7)]
     >>> per = per_source_arrays([SourceDocument("x", "t"), *chunks])
     >>> per.source_ids, per.source_indices.tolist(), per.source_documents.tolist()
-    (('x', 'd', 'd'), [0, 7, 1], [0, 1, 1])
+    (('x', 'd', 'd'), [0, 1, 7], [0, 1, 1])
     >>> per.base_offsets.tolist(), per.chunks_share_documents
     ([0, 0, 2], True)
     """
