@@ -151,7 +151,8 @@ class Corpus:
     Attributes
     ----------
     sources : tuple of SourceDocument or SourceChunk
-        The sources, in the order given.
+        The sources, in the order given (for a corpus memory-mapped by :meth:`load`, a
+        read-only sequence of them that decodes a source when it is read).
     token_ids, token_starts, token_ends : ndarray of int64
         Every source's tokens, concatenated; offsets relative to that source's text.
     source_token_offsets : ndarray of int64
@@ -590,7 +591,9 @@ class Corpus:
         processes map it again; the directory must still hold that save, else unpickling
         raises ValueError). The arrays are mapped copy-on-write, so the kernels see the
         array types of a corpus in memory (nothing is compiled again) and nothing ever
-        writes to the files. Mapping is not the default because a mapped corpus depends
+        writes to the files. Each mapped file keeps a file descriptor open while the
+        corpus lives (about 30 per corpus: mapping hundreds of corpora at once may need a
+        higher ``ulimit -n``). Mapping is not the default because a mapped corpus depends
         on its directory (deleting or replacing it while the corpus is in use is safe on
         Linux and macOS, which keep the old files for it, but not possible on Windows)
         and skips the full checks; map large corpora, or a corpus loaded by many
