@@ -5,8 +5,10 @@ segmentation, passage windows, tokenization, the IDF index and, optionally, pass
 embeddings) once, so that any number of answers can be aligned against it. All token
 data is kept in flat int64 arrays (one tokenization per source, passages as token
 ranges into it), which is what the alignment kernels consume, and the corpus can be
-saved to and loaded from a directory of ``.npy`` files plus one JSON file (no pickle;
-reading and checking those files: :mod:`citekit._corpus_files`).
+saved to and loaded from a directory of ``.npy`` files, the sources' files and one JSON
+file (no pickle; reading and checking those files: :mod:`citekit._corpus_files`), read
+into memory or memory-mapped (the sources then decoded when read:
+:mod:`citekit._mapped_sources`).
 
 Offsets: token and passage character offsets are stored relative to the text that was
 tokenized (a :class:`~citekit.results.SourceChunk`'s own text); :meth:`Corpus.absolute`
