@@ -554,3 +554,35 @@ def test_load_checks_its_arguments(saved):
         Corpus.load(directory, verify="yes")
     loaded = Corpus.load(directory, verify=False)
     assert loaded.sources == saved[1].sources and loaded.mapped_from is None
+
+
+def test_empty_corpora_map(tmp_path):
+    for sources in ([], ["", " "]):
+        directory = tmp_path / str(len(sources))
+        corpus = Corpus.build(sources)
+        corpus.save(directory)
+        mapped = Corpus.load(directory, mmap=True, verify=True)
+        assert mapped.n_tokens == 0 and mapped.n_passages == 0
+        assert mapped.sources == corpus.sources and list(mapped.sources) == list(corpus.sources)
+        result = citekit.Pipeline().align("Revenue grew.", mapped)
+        assert [span.status for span in result] == ["unsupported"]
+
+
+class _Letters:
+    """An embedder: letter counts."""
+
+    def encode(self, texts):
+        return [[text.count(letter) + 0.5 for letter in "aeiost"] for text in texts]
+
+
+def test_mapped_embeddings_give_the_results_of_the_corpus_in_memory(tmp_path):
+    pipeline = citekit.Pipeline(embedder=_Letters())
+    sources = ["Revenue grew 15% in 2024. Costs fell 3%.", "Ice melts at 0 degrees."]
+    corpus = pipeline.prepare(sources)
+    corpus.save(tmp_path / "c")
+    mapped = Corpus.load(tmp_path / "c", mmap=True)
+    assert isinstance(mapped.embeddings.base, np.memmap)
+    np.testing.assert_array_equal(mapped.embeddings, corpus.embeddings)
+    answers = ["Costs fell by 3%.", "Ice melts at zero degrees."]
+    assert _results(pipeline, mapped, answers) == _results(pipeline, corpus, answers)
+    assert isinstance(pickle.loads(pickle.dumps(mapped)).embeddings.base, np.memmap)
