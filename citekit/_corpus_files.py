@@ -1,5 +1,10 @@
 """Reading and writing a saved :class:`~citekit.corpus.Corpus`: a directory of ``.npy``
-arrays and one ``corpus.json`` (the sources and settings), nothing pickled.
+arrays, the sources' files and one small ``corpus.json`` (the settings), nothing pickled.
+
+Format version 2 (what :func:`write_corpus` writes) keeps the sources in files that can be
+memory-mapped (:mod:`citekit._mapped_sources`) and every array of the index, so that a
+corpus can be mapped with nothing computed and nothing read per source. Version 1 (the
+sources in ``corpus.json``, the index built again from the tokens) is still read.
 
 A save is atomic (written and flushed in a directory beside the target, which then
 replaces it: :func:`write_corpus`) and lossless (lone surrogates included). Everything
@@ -18,10 +23,21 @@ import os
 import secrets
 import shutil
 import stat
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
+from citekit import _mapped_sources
+from citekit._mapped_sources import (
+    TEXT_ERRORS as _TEXT_ERRORS,
+    PerSource,
+    SourceFiles,
+    array_path as _array_path,
+    damaged,
+    exact_array,
+    per_source_arrays,
+    read_npy as _read_npy,
+)
 from citekit._validation import check_int
 from citekit.index import IdfIndex
 from citekit.results import SourceChunk, SourceDocument
@@ -29,19 +45,24 @@ from citekit.results import SourceChunk, SourceDocument
 __all__ = [
     "ARRAY_NAMES",
     "PASSAGE_ARRAY_NAMES",
+    "LoadedCorpus",
     "SavedCorpus",
     "array_damage",
     "corpus_file_names",
     "damaged",
     "load_sources",
+    "read_corpus",
     "read_meta",
     "read_saved",
     "replace_directory",
+    "shape_damage",
     "write_corpus",
 ]
 
 FORMAT = "citekit-corpus"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# the versions read (1: the sources in corpus.json; it cannot be memory-mapped)
+READ_VERSIONS = (1, 2)
 # the corpus's arrays, one file each (``<name>.npy``)
 ARRAY_NAMES = (
     "token_ids",
@@ -66,25 +87,27 @@ PASSAGE_ARRAY_NAMES = (
     "passage_sentence_start",
     "passage_sentence_end",
 )
-# the index's arrays (``index_<name>.npy``), as IdfIndex.to_arrays names them
+# the index's arrays (``index_<name>.npy``), as IdfIndex.to_arrays names them (version 1),
+# and every array of the index (version 2: mapped, nothing computed)
 INDEX_ARRAY_NAMES = ("vocabulary", "indptr", "indices")
+SAVED_INDEX_NAMES = IdfIndex._SAVED_NAMES
 
 
 # -- writing ----------------------------------------------------------------------------
 
-# corpus.json is UTF-8, except that a lone surrogate (a valid ``str`` character that UTF-8
-# cannot hold: broken JSON, Windows file names, cut UTF-16 bring them) is written as its
-# three-byte form, which reading takes back. JSON's ``\\uXXXX`` escapes could not carry
-# them: a decoder joins an escaped high and low surrogate into one character, so two
-# code points would load as one.
-_TEXT_ERRORS = "surrogatepass"
+# corpus.json (and every text file) is UTF-8, except that a lone surrogate is written as
+# its three-byte form (_TEXT_ERRORS), which reading takes back. JSON's ``\\uXXXX`` escapes
+# could not carry them: a decoder joins an escaped high and low surrogate into one
+# character, so two code points would load as one.
 
 
 def corpus_file_names(has_embeddings: bool) -> frozenset[str]:
-    """The names of the files a saved corpus consists of."""
+    """The names of the files a saved corpus consists of (those of version 1 are among
+    them)."""
     names = {"corpus.json"}
     names.update(f"{name}.npy" for name in ARRAY_NAMES)
-    names.update(f"index_{name}.npy" for name in INDEX_ARRAY_NAMES)
+    names.update(f"index_{name}.npy" for name in SAVED_INDEX_NAMES)
+    names.update(_mapped_sources.SOURCE_FILE_NAMES)
     if has_embeddings:
         names.add("embeddings.npy")
     return frozenset(names)
@@ -98,10 +121,13 @@ def write_corpus(
     index_arrays: Mapping[str, np.ndarray],
     embeddings: np.ndarray | None,
 ) -> None:
-    """Write a corpus to ``directory``: ``arrays`` (by name, every one of
-    :data:`ARRAY_NAMES`), the index's arrays (``index_<name>.npy``), the embeddings when
-    given, and ``corpus.json`` with the ``settings`` (window size and stride, the
-    tokenizer's signature) and the sources.
+    """Write a corpus to ``directory`` in format version 2: ``arrays`` (by name, every
+    one of :data:`ARRAY_NAMES`), the index's arrays (``index_<name>.npy``, every one of
+    :data:`SAVED_INDEX_NAMES`), the embeddings when given, the sources' files
+    (:func:`citekit._mapped_sources.write_sources`, one source at a time) and
+    ``corpus.json`` with the ``settings`` (window size and stride, the tokenizer's
+    signature), the number of sources and a random ``save_id`` (which a corpus mapped from
+    the directory and pickled checks when it is mapped again).
 
     Atomic: the files are written (and flushed to disk) in a new directory beside
     ``directory``, which then takes its place (:func:`replace_directory`); a save that
@@ -109,17 +135,6 @@ def write_corpus(
     metadata is not JSON-serializable, ``ValueError`` when ``directory`` is a file or
     holds files a saved corpus does not (both checked before anything is written).
     """
-    try:
-        text = json.dumps(_meta(sources, settings, embeddings), ensure_ascii=False)
-    except TypeError as exc:
-        raise TypeError(
-            f"source metadata must be JSON-serializable to save a corpus: {exc}"
-        ) from None
-    except (ValueError, RecursionError) as exc:  # (circular, or nested too deeply)
-        raise ValueError(
-            f"source metadata cannot be saved as JSON: {exc or 'nested too deeply'}"
-        ) from None
-    meta_bytes = text.encode("utf-8", _TEXT_ERRORS)
     # (a symbolic link keeps pointing at the saved corpus: the directory it names is
     # the one replaced)
     target = os.path.realpath(directory)
@@ -132,36 +147,28 @@ def write_corpus(
             os.chmod(staging, stat.S_IMODE(os.stat(target).st_mode))
         for name in ARRAY_NAMES:
             _write_file(os.path.join(staging, f"{name}.npy"), arrays[name])
-        for name, array in index_arrays.items():
-            _write_file(os.path.join(staging, f"index_{name}.npy"), array)
+        for name in SAVED_INDEX_NAMES:
+            _write_file(os.path.join(staging, f"index_{name}.npy"), index_arrays[name])
         if embeddings is not None:
             _write_file(os.path.join(staging, "embeddings.npy"), embeddings)
+        counts = _mapped_sources.write_sources(
+            staging, sources, lambda path, array: _write_file(path, array)
+        )
+        meta = {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            **settings,
+            "has_embeddings": embeddings is not None,
+            **counts,
+            "save_id": secrets.token_hex(8),
+        }
+        meta_bytes = json.dumps(meta, ensure_ascii=False).encode("utf-8", _TEXT_ERRORS)
         _write_file(os.path.join(staging, "corpus.json"), meta_bytes)
         _sync_files(staging)
         replace_directory(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-
-
-def _meta(
-    sources: Sequence[SourceDocument | SourceChunk],
-    settings: Mapping[str, Any],
-    embeddings: np.ndarray | None,
-) -> dict[str, Any]:
-    """What ``corpus.json`` holds."""
-    source_entries = []
-    for record in sources:
-        entry = record.to_dict()
-        entry["kind"] = "chunk" if isinstance(record, SourceChunk) else "document"
-        source_entries.append(entry)
-    return {
-        "format": FORMAT,
-        "version": FORMAT_VERSION,
-        **settings,
-        "has_embeddings": embeddings is not None,
-        "sources": source_entries,
-    }
 
 
 # what file browsers leave in a folder that was looked at (removed with a replaced corpus)
@@ -320,11 +327,12 @@ def read_meta(directory: str) -> tuple[dict[str, Any], str]:
         raise damaged([meta_path], "JSON nested too deeply") from None
     if not isinstance(meta, dict):
         raise ValueError(f"{meta_path!r} is damaged: not a JSON object")
-    if meta.get("format") != FORMAT or meta.get("version") != FORMAT_VERSION:
+    version = meta.get("version")
+    if meta.get("format") != FORMAT or type(version) is not int or version not in READ_VERSIONS:
         raise ValueError(
             f"{directory!r} holds format {meta.get('format')!r} "
             f"version {meta.get('version')!r}; "
-            f"expected {FORMAT!r} version {FORMAT_VERSION}"
+            f"expected {FORMAT!r} version {' or '.join(map(str, READ_VERSIONS))}"
         )
     return meta, meta_path
 
@@ -346,42 +354,283 @@ def read_saved(
     meta_path: str,
     sources: Sequence[SourceDocument | SourceChunk],
 ) -> SavedCorpus:
-    """The settings of ``corpus.json`` and the arrays of a saved corpus of ``sources``,
-    checked (:func:`array_damage`, the index against the tokens, the embeddings)."""
-    size, stride = (
-        _load_window(meta, name, meta_path)
-        for name in ("window_size_sentences", "window_stride_sentences")
-    )
-    signature = _load_meta_value(meta, "tokenizer_signature", str, meta_path)
-    has_embeddings = _load_meta_value(meta, "has_embeddings", bool, meta_path)
-
+    """The settings of ``corpus.json`` and the arrays of a saved corpus of ``sources``
+    (format version 1), checked (:func:`array_damage`, the index against the tokens,
+    the embeddings)."""
+    size, stride, signature, has_embeddings = _settings(meta, meta_path)
     arrays = {name: _load_array(directory, name) for name in ARRAY_NAMES}
-    lengths = np.fromiter(
-        (len(record.text) for record in sources), dtype=np.int64, count=len(sources)
-    )
-    damage = array_damage(lengths, arrays)
-    if damage is not None:
-        blamed, what = damage
-        raise damaged(
-            [meta_path if name == "sources" else _array_path(directory, name)
-             for name in blamed],
-            what,
-        )
+    _check_arrays(directory, arrays, _text_lengths(sources), meta_path)
     n_passages = arrays["passage_source"].shape[0]
     index = _index_of_tokens(directory, arrays, _load_index(directory, n_passages))
     embeddings = _load_embeddings(directory, n_passages) if has_embeddings else None
     return SavedCorpus(arrays, index, size, stride, signature, embeddings)
 
 
-def _array_path(directory: str, name: str) -> str:
-    return os.path.join(directory, f"{name}.npy")
+def _settings(meta: Mapping[str, Any], meta_path: str) -> tuple[int, int, str, bool]:
+    """The window size and stride, the tokenizer's signature and whether the corpus has
+    embeddings, from ``corpus.json``."""
+    size, stride = (
+        _load_window(meta, name, meta_path)
+        for name in ("window_size_sentences", "window_stride_sentences")
+    )
+    signature = _load_meta_value(meta, "tokenizer_signature", str, meta_path)
+    has_embeddings = _load_meta_value(meta, "has_embeddings", bool, meta_path)
+    return size, stride, signature, has_embeddings
 
 
-def damaged(paths: Sequence[str], what: str) -> ValueError:
-    """The error of a corpus file (or of one of two files that disagree) found damaged."""
-    if len(paths) == 1:
-        return ValueError(f"{paths[0]!r} is damaged: {what}")
-    return ValueError(f"{' or '.join(map(repr, paths))} is damaged: {what}")
+def _text_lengths(sources: Sequence[SourceDocument | SourceChunk]) -> np.ndarray:
+    return np.fromiter(
+        (len(record.text) for record in sources), dtype=np.int64, count=len(sources)
+    )
+
+
+def _blame(
+    directory: str, damage: tuple[tuple[str, ...], str], texts_path: str
+) -> ValueError:
+    """The error of :func:`array_damage`'s finding (``"sources"``: ``texts_path``)."""
+    blamed, what = damage
+    return damaged(
+        [texts_path if name == "sources" else _array_path(directory, name) for name in blamed],
+        what,
+    )
+
+
+def _check_arrays(
+    directory: str, arrays: Mapping[str, np.ndarray], lengths: np.ndarray, texts_path: str
+) -> None:
+    damage = array_damage(lengths, arrays)
+    if damage is not None:
+        raise _blame(directory, damage, texts_path)
+
+
+class LoadedCorpus(NamedTuple):
+    """What :func:`read_corpus` reads: the attributes of a :class:`Corpus`."""
+
+    sources: Sequence[SourceDocument | SourceChunk]  # a tuple, or MappedSources
+    arrays: dict[str, np.ndarray]
+    index: IdfIndex
+    window_size_sentences: int
+    window_stride_sentences: int
+    tokenizer_signature: str
+    embeddings: np.ndarray | None
+    # the per-source values read (mapped), or None: computed from the sources
+    per_source: PerSource | None
+    # the save's random id (format version 2), which a mapped corpus pickles with its path
+    save_id: str | None
+
+
+def read_corpus(
+    directory: str,
+    *,
+    mapped: bool,
+    verify: bool,
+    check_records: Callable[[Sequence[SourceDocument | SourceChunk]], None],
+) -> LoadedCorpus:
+    """Read the corpus saved at ``directory``: memory-mapped (``mapped``: arrays mapped
+    copy-on-write, sources decoded when read) or read into memory; with ``verify``, every
+    check of :func:`array_damage`, the index built again and compared, every source
+    decoded and checked (``check_records`` too: the sources' ids), the embeddings finite.
+    Without it, the checks that read no more than headers and single entries: the files
+    present, their types and lengths, ``corpus.json``. A corpus saved in format version
+    1 is always read and checked whole, and cannot be mapped (ValueError). Every error
+    names the damaged file."""
+    meta, meta_path = read_meta(directory)
+    if meta["version"] == 1:
+        if mapped:
+            raise ValueError(
+                f"{directory!r} holds a corpus saved in format version 1 (its sources in "
+                "corpus.json), which cannot be memory-mapped: load it with mmap=False and "
+                "save it again"
+            )
+        records = load_sources(meta, meta_path)
+        try:  # (a corpus saved before sources sharing an id were refused)
+            check_records(records)
+        except ValueError as error:
+            raise damaged([meta_path], str(error)) from None
+        saved = read_saved(directory, meta, meta_path, records)
+        return LoadedCorpus(tuple(records), *saved, None, None)
+    return _read_version_2(directory, meta, meta_path, mapped, verify, check_records)
+
+
+def _load_count(meta: Mapping[str, Any], key: str, meta_path: str) -> int:
+    """A count of ``corpus.json`` (an int >= 0)."""
+    if key not in meta:
+        raise damaged([meta_path], f"no {key!r} value")
+    try:
+        return int(check_int(meta[key], key, minimum=0))
+    except (TypeError, ValueError) as error:
+        raise damaged([meta_path], str(error)) from None
+
+
+_INT64 = np.dtype(np.int64)
+
+
+def _read_version_2(
+    directory: str,
+    meta: Mapping[str, Any],
+    meta_path: str,
+    mapped: bool,
+    verify: bool,
+    check_records: Callable[[Sequence[SourceDocument | SourceChunk]], None],
+) -> LoadedCorpus:
+    size, stride, signature, has_embeddings = _settings(meta, meta_path)
+    n_sources = _load_count(meta, "n_sources", meta_path)
+    n_documents = _load_count(meta, "n_document_texts", meta_path)
+    share = _load_meta_value(meta, "chunks_share_documents", bool, meta_path)
+    save_id = _load_meta_value(meta, "save_id", str, meta_path)
+    arrays = {name: exact_array(directory, name, _INT64, mapped) for name in ARRAY_NAMES}
+    files = SourceFiles(directory, n_sources, n_documents, save_id, mapped)
+    texts_path = files.blob_path("text")
+    damage = shape_damage(n_sources, arrays)
+    if damage is not None:
+        raise _blame(directory, damage, texts_path)
+    n_passages = arrays["passage_source"].shape[0]
+    index_arrays = _saved_index(directory, n_passages, mapped)
+    embeddings = None
+    if has_embeddings:
+        embeddings = _mapped_embeddings(directory, n_passages) if mapped else _load_embeddings(
+            directory, n_passages
+        )
+    records = None
+    if verify:
+        records = files.records(checked=True)
+        try:
+            check_records(records)
+        except ValueError as error:
+            raise damaged([files.blob_path("id")], str(error)) from None
+        _check_per_source(files, per_source_arrays(records), share, meta_path)
+        _check_arrays(directory, arrays, _text_lengths(records), texts_path)
+        rebuilt = _index_of_tokens(directory, arrays, _load_index(directory, n_passages))
+        _check_saved_index(directory, rebuilt, index_arrays)
+        if embeddings is not None and mapped:
+            _check_finite(directory, embeddings)
+    index = IdfIndex._from_saved(index_arrays)
+    if not mapped:
+        if records is None:
+            records = files.records(checked=False)
+        return LoadedCorpus(
+            tuple(records), arrays, index, size, stride, signature, embeddings, None, save_id
+        )
+    per_source = PerSource(
+        _mapped_sources.MappedStrings(files),
+        files.source_indices,
+        files.base_offsets,
+        files.arrays["source_documents"],
+        share,
+    )
+    return LoadedCorpus(
+        _mapped_sources.MappedSources(files), arrays, index, size, stride, signature,
+        embeddings, per_source, save_id,
+    )
+
+
+def _index_dtypes(n_passages: int) -> dict[str, np.dtype]:
+    from citekit.kernels._retrieval import passage_dtype
+
+    dtypes = {name: _INT64 for name in SAVED_INDEX_NAMES}
+    dtypes["idf"] = np.dtype(np.float64)
+    dtypes["postings_passages"] = np.dtype(passage_dtype(n_passages))
+    return dtypes
+
+
+def _saved_index(directory: str, n_passages: int, mapped: bool) -> dict[str, np.ndarray]:
+    """Every array of the saved index (format version 2), with the checks of their
+    headers and end entries: the types, a row per passage, a column per term."""
+    dtypes = _index_dtypes(n_passages)
+    arrays = {
+        name: exact_array(directory, f"index_{name}", dtypes[name], mapped)
+        for name in SAVED_INDEX_NAMES
+    }
+    n_terms = arrays["vocabulary"].shape[0]
+
+    def path(name: str) -> str:
+        return _array_path(directory, f"index_{name}")
+
+    for name in ("document_frequency", "idf", "first_positions"):
+        if arrays[name].shape[0] != n_terms:
+            raise damaged(
+                [path(name), path("vocabulary")],
+                f"{arrays[name].shape[0]} entries for {n_terms} terms (the vocabulary)",
+            )
+    for pointers, entries, rows in (
+        ("indptr", "indices", n_passages), ("postings_indptr", "postings_passages", n_terms)
+    ):
+        if arrays[pointers].shape[0] != rows + 1:
+            raise damaged(
+                [path(pointers)],
+                f"{arrays[pointers].shape[0]} row offsets for {rows} rows (expected {rows + 1})",
+            )
+        if arrays[pointers][0] != 0 or arrays[pointers][-1] != arrays[entries].shape[0]:
+            raise damaged(
+                [path(pointers), path(entries)],
+                "row offsets must start at 0 and end at the number of entries "
+                f"({arrays[entries].shape[0]}); got {arrays[pointers][0]} ... "
+                f"{arrays[pointers][-1]}",
+            )
+    if arrays["indices"].shape[0] != arrays["postings_passages"].shape[0]:
+        raise damaged(
+            [path("indices"), path("postings_passages")],
+            f"{arrays['indices'].shape[0]} entries of the rows for "
+            f"{arrays['postings_passages'].shape[0]} of their transpose",
+        )
+    return arrays
+
+
+def _check_saved_index(
+    directory: str, rebuilt: IdfIndex, saved: Mapping[str, np.ndarray]
+) -> None:
+    """The saved index is the one built again from the tokens (the arrays
+    :func:`_index_of_tokens` does not compare)."""
+    expected = rebuilt._saved_arrays()
+    for name in ("postings_indptr", "postings_passages", "document_frequency", "idf",
+                 "first_positions"):
+        if not np.array_equal(expected[name], saved[name]):
+            raise damaged(
+                [_array_path(directory, f"index_{name}")],
+                "not the index of the passages' tokens (built again and compared)",
+            )
+
+
+def _check_per_source(
+    files: SourceFiles, per: PerSource, share: bool, meta_path: str
+) -> None:
+    """The per-source arrays saved are those of the sources."""
+    for name, expected in (
+        ("source_indices", per.source_indices),
+        ("source_base_offsets", per.base_offsets),
+        ("source_documents", per.source_documents),
+    ):
+        if not np.array_equal(files.arrays[name], expected):
+            source = _first(files.arrays[name] != expected)
+            raise damaged(
+                [_array_path(files.directory, name)],
+                f"source {source} has {files.arrays[name][source]}, not {expected[source]}",
+            )
+    if share != per.chunks_share_documents:
+        raise damaged(
+            [meta_path],
+            f"'chunks_share_documents' is {share}, not what the sources say",
+        )
+
+
+def _mapped_embeddings(directory: str, n_passages: int) -> np.ndarray:
+    """The saved embeddings, mapped: float32, a row per passage (header checks only)."""
+    array = _read_npy(directory, "embeddings", True)
+    if array.ndim != 2 or array.shape[0] != n_passages:
+        raise damaged(
+            [_array_path(directory, "embeddings")],
+            f"shape {array.shape}; expected a row per passage ({n_passages} rows)",
+        )
+    if array.dtype != np.float32:
+        raise damaged([_array_path(directory, "embeddings")], f"holds {array.dtype} values, "
+                      "not float32")
+    return array
+
+
+def _check_finite(directory: str, embeddings: np.ndarray) -> None:
+    # (min and max carry a NaN through: two passes without a temporary array)
+    if embeddings.size and not (np.isfinite(embeddings.min()) and np.isfinite(embeddings.max())):
+        raise damaged([_array_path(directory, "embeddings")], "holds non-finite values")
 
 
 def _load_meta_value(meta: Mapping[str, Any], key: str, kind: type, meta_path: str) -> Any:
@@ -445,28 +694,6 @@ def load_sources(
     return records
 
 
-def _read_npy(directory: str, name: str) -> np.ndarray:
-    """The array of ``name.npy``; FileNotFoundError naming it when it is missing."""
-    array_path = _array_path(directory, name)
-    try:
-        array = np.load(array_path, allow_pickle=False)
-    except FileNotFoundError as error:
-        said = " (corpus.json says the corpus has embeddings)" if name == "embeddings" else ""
-        raise FileNotFoundError(
-            error.errno,
-            f"an array file of the saved corpus is missing ({name}.npy){said}",
-            array_path,
-        ) from None
-    except (ValueError, EOFError, OSError) as error:
-        raise damaged([array_path], str(error)) from error
-    if not isinstance(array, np.ndarray):  # (an .npz archive under an .npy name)
-        close = getattr(array, "close", None)
-        if close is not None:
-            close()
-        raise damaged([array_path], "not a .npy array")
-    return array
-
-
 def _load_array(directory: str, name: str) -> np.ndarray:
     """A 1-D integer array file as contiguous int64 (other dtypes are refused: a float,
     bool or string array is not what :meth:`Corpus.save` writes, and casting it would
@@ -489,26 +716,19 @@ def _first(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
-def array_damage(
-    text_lengths: np.ndarray, arrays: Mapping[str, np.ndarray]
+def shape_damage(
+    n_sources: int, arrays: Mapping[str, np.ndarray]
 ) -> tuple[tuple[str, ...], str] | None:
-    """The first way the corpus ``arrays`` (1-D int64, by name) fail to fit each other
-    and sources of ``text_lengths`` characters: the names of the arrays that may be at
-    fault (``"sources"``: the sources' texts) and what is wrong; None when they fit.
+    """The first way the lengths of the corpus ``arrays`` (by name) fail to fit each
+    other and ``n_sources`` sources, as :func:`array_damage` says it; None when they fit.
 
-    Checked: the lengths (a token, source or passage each); ``source_token_offsets``
-    from 0 to the number of tokens, never decreasing; each source's tokens within its
-    text (``0 <= start <= end <= len(text)``), their starts never decreasing; passages
-    source after source (``passage_source`` in range, never decreasing), their token
-    ranges within their source's tokens, their character ranges within its text and
-    ``0 <= sentence start <= sentence end``. All of this holds for a built corpus (its
-    tokens are also non-empty and do not overlap, which is not needed here). Vectorized:
-    a few ms for a million tokens.
+    Checked: each array 1-D; the lengths (a token, source or passage each);
+    ``source_token_offsets`` starting at 0 and ending at the number of tokens. Reads
+    the arrays' headers and two entries: what a memory-mapped load checks.
     """
     for name in ARRAY_NAMES:
         if arrays[name].ndim != 1:
             return (name,), f"a {arrays[name].ndim}-D array where a 1-D one belongs"
-    n_sources = text_lengths.shape[0]
     ids, starts, ends = arrays["token_ids"], arrays["token_starts"], arrays["token_ends"]
     n_tokens = ids.shape[0]
     if starts.shape != ends.shape:
@@ -527,12 +747,52 @@ def array_damage(
             f"{offsets.shape[0]} source token offsets for {n_sources} sources "
             f"(expected {n_sources + 1})"
         )
-    counts = np.diff(offsets)
-    if offsets[0] != 0 or offsets[-1] != n_tokens or np.any(counts < 0):
+    if offsets[0] != 0 or offsets[-1] != n_tokens:
         return ("source_token_offsets",), (
             f"source token offsets must start at 0, never decrease and end at the number "
             f"of tokens ({n_tokens}); got {offsets[0]} ... {offsets[-1]}"
-            + (f", reversed for source {_first(counts < 0)}" if np.any(counts < 0) else "")
+        )
+    # the number of passages is what most passage arrays say: the damaged one is the odd
+    # one out (passage_source too)
+    sizes = [arrays[name].shape[0] for name in PASSAGE_ARRAY_NAMES]
+    n_passages = max(sizes, key=sizes.count)
+    for name, size in zip(PASSAGE_ARRAY_NAMES, sizes):
+        if size != n_passages:
+            return (name,), (
+                f"{size} entries for {n_passages} passages (the other passage arrays)"
+            )
+    return None
+
+
+def array_damage(
+    text_lengths: np.ndarray, arrays: Mapping[str, np.ndarray]
+) -> tuple[tuple[str, ...], str] | None:
+    """The first way the corpus ``arrays`` (1-D int64, by name) fail to fit each other
+    and sources of ``text_lengths`` characters: the names of the arrays that may be at
+    fault (``"sources"``: the sources' texts) and what is wrong; None when they fit.
+
+    Checked: the lengths (:func:`shape_damage`); ``source_token_offsets`` never
+    decreasing; each source's tokens within its text (``0 <= start <= end <=
+    len(text)``), their starts never decreasing; passages source after source
+    (``passage_source`` in range, never decreasing), their token ranges within their
+    source's tokens, their character ranges within its text and ``0 <= sentence start
+    <= sentence end``. All of this holds for a built corpus (its tokens are also
+    non-empty and do not overlap, which is not needed here). Vectorized: a few ms for a
+    million tokens.
+    """
+    n_sources = text_lengths.shape[0]
+    damage = shape_damage(n_sources, arrays)
+    if damage is not None:
+        return damage
+    starts, ends = arrays["token_starts"], arrays["token_ends"]
+    n_tokens = starts.shape[0]
+    offsets = arrays["source_token_offsets"]
+    counts = np.diff(offsets)
+    if np.any(counts < 0):
+        return ("source_token_offsets",), (
+            f"source token offsets must start at 0, never decrease and end at the number "
+            f"of tokens ({n_tokens}); got {offsets[0]} ... {offsets[-1]}, reversed for "
+            f"source {_first(counts < 0)}"
         )
 
     def source_of(token: int) -> int:
@@ -575,15 +835,7 @@ def array_damage(
             )
 
     source = arrays["passage_source"]
-    # the number of passages is what most passage arrays say: the damaged one is the odd
-    # one out (passage_source too)
-    sizes = [arrays[name].shape[0] for name in PASSAGE_ARRAY_NAMES]
-    n_passages = max(sizes, key=sizes.count)
-    for name, size in zip(PASSAGE_ARRAY_NAMES, sizes):
-        if size != n_passages:
-            return (name,), (
-                f"{size} entries for {n_passages} passages (the other passage arrays)"
-            )
+    n_passages = source.shape[0]
     if not n_passages:
         return None
     bad = (source < 0) | (source >= n_sources)
@@ -733,7 +985,5 @@ def _load_embeddings(directory: str, n_passages: int) -> np.ndarray:
         )
     if not np.issubdtype(array.dtype, np.floating):
         raise damaged([array_path], f"holds {array.dtype} values, not floats")
-    # (min and max carry a NaN through: two passes without a temporary array)
-    if array.size and not (np.isfinite(array.min()) and np.isfinite(array.max())):
-        raise damaged([array_path], "holds non-finite values")
+    _check_finite(directory, array)
     return np.ascontiguousarray(array, dtype=np.float32)

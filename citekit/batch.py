@@ -180,7 +180,9 @@ def _shared_sources_of(pipeline: Any, corpus: Any) -> tuple | None:
     except Exception:  # noqa: BLE001 - a custom pipeline may refuse an empty answer
         return None
     sources = getattr(result, "sources", None)
-    return tuple(sources) if sources is not None else None
+    if sources is None or getattr(type(sources), "_read_only_sequence", False):
+        return sources  # (a mapped corpus's: kept as they are, not decoded)
+    return tuple(sources)
 
 
 # state of a worker process: the pipeline and the corpus, unpickled once per worker

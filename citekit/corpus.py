@@ -5,8 +5,10 @@ segmentation, passage windows, tokenization, the IDF index and, optionally, pass
 embeddings) once, so that any number of answers can be aligned against it. All token
 data is kept in flat int64 arrays (one tokenization per source, passages as token
 ranges into it), which is what the alignment kernels consume, and the corpus can be
-saved to and loaded from a directory of ``.npy`` files plus one JSON file (no pickle;
-reading and checking those files: :mod:`citekit._corpus_files`).
+saved to and loaded from a directory of ``.npy`` files, the sources' files and one JSON
+file (no pickle; reading and checking those files: :mod:`citekit._corpus_files`), read
+into memory or memory-mapped (the sources then decoded when read:
+:mod:`citekit._mapped_sources`).
 
 Offsets: token and passage character offsets are stored relative to the text that was
 tokenized (a :class:`~citekit.results.SourceChunk`'s own text); :meth:`Corpus.absolute`
@@ -29,6 +31,12 @@ from citekit._reading import (
 from citekit import _corpus_files
 from citekit._corpus_files import ARRAY_NAMES, PASSAGE_ARRAY_NAMES, array_damage
 from citekit._corpus_build import DEFAULT_BATCH_CHARS
+from citekit._mapped_sources import (
+    MappedSources,
+    PerSource,
+    check_same_save,
+    per_source_arrays,
+)
 from citekit._validation import check_bool, check_int
 from citekit.index import IdfIndex
 from citekit._source_records import check_distinct_ids as _check_distinct_ids
@@ -77,7 +85,8 @@ class Corpus:
     Attributes
     ----------
     sources : tuple of SourceDocument or SourceChunk
-        The sources, in the order given.
+        The sources, in the order given (for a corpus memory-mapped by :meth:`load`, a
+        read-only sequence of them that decodes a source when it is read).
     token_ids, token_starts, token_ends : ndarray of int64
         Every source's tokens, concatenated; offsets relative to that source's text.
     source_token_offsets : ndarray of int64
@@ -164,10 +173,14 @@ class Corpus:
         embeddings: np.ndarray | None = None,
         tokenizer: Any = None,
         segmenter: Any = None,
+        per_source: PerSource | None = None,
     ) -> None:
         """Set the attributes from contiguous int64 ``arrays`` known to be consistent
-        (:meth:`build` makes them so; the constructor checks what it is given)."""
-        self.sources = tuple(sources)
+        (:meth:`build` makes them so; the constructor checks what it is given).
+        ``per_source``: the values read per source (a mapped corpus's, with its
+        :class:`~citekit._mapped_sources.MappedSources`); None: computed from the
+        sources."""
+        self.sources = sources if isinstance(sources, MappedSources) else tuple(sources)
         for name in ARRAY_NAMES:
             setattr(self, name, arrays[name])
         self.index = index
@@ -180,35 +193,17 @@ class Corpus:
         self.tokenizer = tokenizer
         self.segmenter = segmenter
         self.caches: dict[str, Any] = {}
-        source_ids = []
-        source_indices = []
-        base_offsets = []
-        # the document of each source: its own for a SourceDocument, one per source_id
-        # for the chunks (chunks of one document share it)
-        documents = []
-        chunk_documents: dict[str, int] = {}
-        for position, source in enumerate(self.sources):
-            if isinstance(source, SourceDocument):
-                source_ids.append(source.id)
-                source_indices.append(position)
-                base_offsets.append(0)
-                documents.append(position)
-            else:
-                source_ids.append(source.source_id)
-                source_indices.append(
-                    position if source.source_index is None else source.source_index
-                )
-                base_offsets.append(source.doc_char_start)
-                documents.append(chunk_documents.setdefault(source.source_id, position))
-        self.source_ids = tuple(source_ids)
-        self.source_indices = np.array(source_indices, dtype=np.int64)
-        self.base_offsets = np.array(base_offsets, dtype=np.int64)
-        self.source_documents = np.array(documents, dtype=np.int64)
+        if per_source is None:
+            per_source = per_source_arrays(self.sources)
+        self.source_ids = per_source.source_ids
+        self.source_indices = per_source.source_indices
+        self.base_offsets = per_source.base_offsets
+        self.source_documents = per_source.source_documents
         # whether two sources are chunks of one document (their evidence is compared by
         # absolute offsets, and max_citations_per_source counts the document)
-        self.chunks_share_documents = len(chunk_documents) < sum(
-            not isinstance(source, SourceDocument) for source in self.sources
-        )
+        self.chunks_share_documents = per_source.chunks_share_documents
+        # the saved corpus this one is memory-mapped from (None: in memory)
+        self._mapping: _Mapping | None = None
 
     def _check_consistency(self) -> None:
         """The checks :meth:`load` makes of the arrays
@@ -411,11 +406,25 @@ class Corpus:
 
     def __getstate__(self) -> dict[str, Any]:
         # the caches filled while aligning are rebuilt where needed
-        return {**self.__dict__, "caches": {}}
+        state = {**self.__dict__, "caches": {}}
+        mapping = state.get("_mapping")
+        if mapping is not None:
+            # what was read from the mapped files is mapped again where unpickled
+            # (_Mapping pickles as the path): the pickle holds no array or text of them
+            for name, value in mapping.attributes.items():
+                if state.get(name) is value:
+                    del state[name]
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self.caches = {}  # (also for a corpus pickled before it had caches)
+        mapping = state.get("_mapping")
+        if mapping is not None:
+            for name, value in mapping.attributes.items():
+                self.__dict__.setdefault(name, value)
+        # (also for a corpus pickled before it had caches, or mappings)
+        self.caches = {}
+        self.__dict__.setdefault("_mapping", None)
 
     def __repr__(self) -> str:
         return (
@@ -426,14 +435,23 @@ class Corpus:
 
     def source_text(self, source: int) -> str:
         """The text that was tokenized for ``source`` (a chunk's own text)."""
-        return self.sources[source].text
+        sources = self.sources
+        if type(sources) is MappedSources:  # (decoded without the rest of the record)
+            return sources.text(source)
+        return sources[source].text
 
     def passage_text(self, passage: int) -> str:
         """The characters of one passage window."""
         source = int(self.passage_source[passage])
-        return self.sources[source].text[
+        return self.source_text(source)[
             int(self.passage_char_start[passage]) : int(self.passage_char_end[passage])
         ]
+
+    @property
+    def mapped_from(self) -> str | None:
+        """The directory this corpus is memory-mapped from (:meth:`load` with ``mmap``),
+        or None for a corpus in memory."""
+        return None if self._mapping is None else self._mapping.directory
 
     def absolute(self, source: int, char_offset: int) -> int:
         """Turn an offset in the tokenized text into one in the parent document."""
@@ -451,12 +469,17 @@ class Corpus:
     # -- persistence ----------------------------------------------------------------
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the corpus to directory ``path`` (created if needed) as ``.npy`` + JSON.
+        """Write the corpus to directory ``path`` (created if needed): ``.npy`` arrays,
+        the sources' files and one small ``corpus.json``.
 
-        Nothing is pickled: arrays are saved with ``allow_pickle=False`` and the sources
-        (ids, texts, chunk offsets, metadata) go to ``corpus.json``. Every ``str`` is
-        saved as it is, lone surrogates included, so :meth:`load` gives a corpus with the
-        same sources and the same results.
+        Nothing is pickled: arrays are saved with ``allow_pickle=False``; the sources'
+        texts, ids and chunk document texts go to one UTF-8 file each, their metadata to
+        one JSON object per source, with arrays of where each begins (format version 2,
+        which :meth:`load` can memory-map; a corpus written by citekit before it,
+        version 1, still loads). Every ``str`` is saved as it is, lone surrogates
+        included, so :meth:`load` gives a corpus with the same sources and the same
+        results. The sources are written one at a time (memory holds one of them, not
+        the files), so a memory-mapped corpus saves without reading all of it at once.
 
         The save is atomic: the files are written and flushed to disk in a new hidden
         directory beside ``path`` (``.<name>.saving-<random>``), which then takes the
@@ -466,7 +489,9 @@ class Corpus:
         renamed into its place and the old one removed; should the second rename fail,
         the old one is renamed back. A process killed between the two renames (a moment)
         leaves the old corpus under its aside name. A load running at that moment may
-        find no corpus; it never finds a mixture of two.
+        find no corpus; it never finds a mixture of two. (A corpus memory-mapped from the
+        old directory keeps reading the old files, which the system keeps until it is
+        gone; on Windows, where mapped files cannot be removed, save elsewhere.)
 
         Parameters
         ----------
@@ -477,7 +502,8 @@ class Corpus:
         Raises
         ------
         TypeError
-            If ``path`` is not a path, or a source's metadata is not JSON-serializable.
+            If ``path`` is not a path, or a source's metadata is not JSON-serializable
+            (the message names the source).
         ValueError
             If ``path`` is a file or a directory holding files a saved corpus does not
             (a save replaces the whole directory and never deletes what it did not
@@ -499,6 +525,13 @@ class Corpus:
         """
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        index_arrays = self.index._saved_arrays()
+        if "first_positions" not in index_arrays:  # (an index made from given arrays)
+            from citekit.kernels._index import index_arrays as build_index
+
+            index_arrays["first_positions"] = build_index(
+                self.token_ids, self.passage_token_start, self.passage_token_end
+            )[1]
         _corpus_files.write_corpus(
             os.fspath(path),
             self.sources,
@@ -508,68 +541,163 @@ class Corpus:
                 "tokenizer_signature": self.tokenizer_signature,
             },
             {name: getattr(self, name) for name in ARRAY_NAMES},
-            self.index.to_arrays(),
+            index_arrays,
             self.embeddings,
         )
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> "Corpus":
-        """Read a corpus written by :meth:`save`.
+    def load(
+        cls, path: str | os.PathLike[str], *, mmap: bool = False, verify: bool | None = None
+    ) -> "Corpus":
+        """Read a corpus written by :meth:`save`, into memory or memory-mapped.
 
         The tokenizer and segmenter objects are not stored: align with a pipeline whose
         tokenizer has the same signature (checked).
 
-        Everything read is checked before the corpus is made: the values and sources of
-        ``corpus.json``; that every array file holds a 1-D array of integers (the
-        embeddings: a 2-D array of finite floats), one entry per token, source or passage;
-        that each source's tokens lie within its text (``0 <= start <= end <=
-        len(text)``, starts never decreasing); that the passages come source after source,
-        each with its token and character ranges inside its source; that the index has
-        one row per passage and columns of its vocabulary; and that it is the index of the
-        passages' tokens (built again from them, about 30-50 ms for a million tokens, and
-        compared: the same vocabulary and rows). A corpus :meth:`save` wrote always
-        passes.
+        **In memory** (the default), every file is read and checked before the corpus
+        is made: the values of ``corpus.json``; that every array file holds a 1-D array
+        of integers (the embeddings: a 2-D array of finite floats), one entry per token,
+        source or passage; every source decoded and checked as its record checks its
+        fields, the sources' ids distinct; that each source's tokens lie within its text
+        (``0 <= start <= end <= len(text)``, starts never decreasing); that the passages
+        come source after source, each with its token and character ranges inside its
+        source; and that the saved index is the index of the passages' tokens (built
+        again from them, about 30-50 ms for a million tokens, and compared). The corpus
+        then depends on no file. Loading costs about the time of reading the files.
+
+        **Memory-mapped** (``mmap=True``), the arrays and the sources' files are mapped,
+        not read: the system reads the pages a query touches (the posting lists of its
+        words, the tokens and texts of its candidate passages) and may drop them again,
+        so loading takes milliseconds at any size and resident memory grows with what the
+        queries touch, not with the corpus. The results are those of the corpus in
+        memory. ``sources`` is then a read-only sequence
+        (:class:`~citekit._mapped_sources.MappedSources`) that decodes a source when it
+        is read. Only the checks that read no more than a file's header or a single
+        entry are made: the files present, the arrays' types and lengths, the ends of
+        the offset arrays, ``corpus.json``; pass ``verify=True`` to make every check of
+        the in-memory load (it reads every file once: the time of an in-memory load). A
+        mapped corpus pickles as its path (a few hundred bytes: batch scoring's worker
+        processes map it again; the directory must still hold that save, else unpickling
+        raises ValueError). The arrays are mapped copy-on-write, so the kernels see the
+        array types of a corpus in memory (nothing is compiled again) and nothing ever
+        writes to the files. Each mapped file keeps a file descriptor open while the
+        corpus lives (about 30 per corpus: mapping hundreds of corpora at once may need a
+        higher ``ulimit -n``). Mapping is not the default because a mapped corpus depends
+        on its directory (deleting or replacing it while the corpus is in use is safe on
+        Linux and macOS, which keep the old files for it, but not possible on Windows)
+        and skips the full checks; map large corpora, or a corpus loaded by many
+        processes (they share the pages), and verify a corpus you did not save yourself.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The directory :meth:`save` wrote.
+        mmap : bool, default False
+            Map the files instead of reading them (a corpus saved in format version 1,
+            by citekit before mapping existed, cannot be mapped: load it and save it
+            again).
+        verify : bool, optional
+            Make every check (default: when not mapping). ``mmap=False, verify=False``
+            reads the files without the checks that cost more than their headers.
+
+        Returns
+        -------
+        Corpus
 
         Raises
         ------
         TypeError
-            If ``path`` is not a path.
+            If ``path`` is not a path, or ``mmap`` or ``verify`` not a bool.
         FileNotFoundError
-            If ``path`` does not exist, or one of the corpus's array files is missing
+            If ``path`` does not exist, or one of the corpus's files is missing
             (``embeddings.npy`` only when ``corpus.json`` says the corpus has
             embeddings); the message names the path or file.
         ValueError
             If ``path`` is a file, the directory does not hold a citekit corpus of a
-            known version (no ``corpus.json``, another format), or one of
-            its files is damaged: unreadable, a missing or wrong value in ``corpus.json``,
-            an array of the wrong type or length, offsets that do not fit the sources'
-            texts, an index that is not of the tokens, or two sources sharing an id. The
-            message names the file (both files when they disagree, e.g. token offsets
-            beyond a text of ``corpus.json``) and what is wrong, with the line of
-            ``corpus.json`` where its text is not JSON or not UTF-8.
+            known version (no ``corpus.json``, another format), a version-1 corpus is
+            to be mapped, or one of its files is damaged (as far as the checks made
+            find): unreadable, a missing or wrong value in ``corpus.json``, an array of
+            the wrong type or length, offsets that do not fit the sources' texts, an
+            index that is not of the tokens, or two sources sharing an id. The message
+            names the file (both files when they disagree, e.g. token offsets beyond a
+            source's text) and what is wrong, with the line of ``corpus.json`` where its
+            text is not JSON or not UTF-8.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     Corpus.build(["Revenue grew 15%.", "Costs fell 3%."]).save(folder)
+        ...     mapped = Corpus.load(folder, mmap=True)
+        ...     print(mapped.n_sources, mapped.source_text(1), mapped.sources[0].id)
+        2 Costs fell 3%. 0
         """
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        if not isinstance(mmap, bool):
+            raise TypeError(f"mmap must be a bool, got {type(mmap).__name__}")
+        if verify is not None and not isinstance(verify, bool):
+            raise TypeError(f"verify must be a bool or None, got {type(verify).__name__}")
         directory = os.fspath(path)
-        meta, meta_path = _corpus_files.read_meta(directory)
-        records = _corpus_files.load_sources(meta, meta_path)
-        try:  # (a corpus saved before sources sharing an id were refused)
-            _check_distinct_ids(records)
-        except ValueError as error:
-            raise _corpus_files.damaged([meta_path], str(error)) from None
-        saved = _corpus_files.read_saved(directory, meta, meta_path, records)
-        # (everything the constructor checks is checked above, naming the files)
+        if mmap:  # (the path a pickled corpus is mapped again from, in any directory)
+            directory = os.path.abspath(directory)
+        loaded = _corpus_files.read_corpus(
+            directory,
+            mapped=mmap,
+            verify=not mmap if verify is None else verify,
+            check_records=_check_distinct_ids,
+        )
+        # (everything the constructor checks is checked above when verifying, naming
+        # the files)
         corpus = cls.__new__(cls)
         corpus._install(
-            records,
-            saved.arrays,
-            saved.index,
-            window_size_sentences=saved.window_size_sentences,
-            window_stride_sentences=saved.window_stride_sentences,
-            tokenizer_signature=saved.tokenizer_signature,
-            embeddings=saved.embeddings,
+            loaded.sources,
+            loaded.arrays,
+            loaded.index,
+            window_size_sentences=loaded.window_size_sentences,
+            window_stride_sentences=loaded.window_stride_sentences,
+            tokenizer_signature=loaded.tokenizer_signature,
+            embeddings=loaded.embeddings,
+            per_source=loaded.per_source,
         )
+        if mmap:
+            corpus._mapping = _Mapping(
+                directory,
+                str(loaded.save_id),
+                {name: corpus.__dict__[name] for name in _MAPPED_ATTRIBUTES},
+            )
         return corpus
+
+
+# the attributes of a memory-mapped corpus read from its files (not pickled)
+_MAPPED_ATTRIBUTES = (
+    "sources", *ARRAY_NAMES, "index", "embeddings", "source_ids", "source_indices",
+    "base_offsets", "source_documents",
+)
+
+
+class _Mapping:
+    """The saved corpus a corpus is memory-mapped from, and the ``attributes`` it read
+    from it. Pickled as the directory and the save's id, and mapped again where unpickled
+    (a worker process), so that a mapped corpus's pickle holds none of its data: a few
+    hundred bytes."""
+
+    def __init__(self, directory: str, save_id: str, attributes: dict[str, Any]) -> None:
+        self.directory = directory
+        self.save_id = save_id
+        self.attributes = attributes
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_mapped_again, (self.directory, self.save_id))
+
+
+def _mapped_again(directory: str, save_id: str) -> _Mapping:
+    """:class:`_Mapping` of the corpus saved at ``directory``, mapped again; ValueError
+    when the directory holds another save now."""
+    mapping = Corpus.load(directory, mmap=True)._mapping
+    assert mapping is not None
+    check_same_save(directory, save_id, mapping.save_id)
+    return mapping
 
 
 def embed_texts(embedder: Any, texts: list[str], *, name: str = "embedder") -> np.ndarray:

@@ -49,6 +49,11 @@ class TopKWithTerms(NamedTuple):
     columns: np.ndarray
 
 
+def _unseen_idf(n_passages: int) -> float:
+    """The IDF of a token no passage holds."""
+    return float(np.log(n_passages + 1.0) + 1.0)
+
+
 def _as_int64_1d(value: Any, name: str) -> np.ndarray:
     if type(value) is np.ndarray and value.dtype == np.int64 and value.ndim == 1:
         # (the retrieval's own arrays, on every call: nothing to convert)
@@ -264,7 +269,7 @@ class IdfIndex:
         idf = np.log(idf_ratio)
         idf += 1.0
         self.idf = idf
-        self.unseen_idf = float(np.log(n_passages + 1.0) + 1.0)
+        self.unseen_idf = _unseen_idf(n_passages)
 
     @property
     def matrix(self) -> Any:
@@ -804,3 +809,39 @@ class IdfIndex:
         True
         """
         return cls(arrays["vocabulary"], arrays["indptr"], arrays["indices"])
+
+    # every array of a built index, by the name a saved corpus gives its file
+    # (``index_<name>.npy``): what :meth:`_from_saved` takes back without computing
+    _SAVED_NAMES = (
+        "vocabulary", "indptr", "indices", "postings_indptr", "postings_passages",
+        "document_frequency", "idf", "first_positions",
+    )
+
+    def _saved_arrays(self) -> dict[str, np.ndarray]:
+        """Every array of the index (:data:`_SAVED_NAMES`; ``first_positions`` only when
+        known), so that a saved corpus can be memory-mapped with nothing computed."""
+        arrays = {
+            **self.to_arrays(),
+            "postings_indptr": self._walk_postings[0],
+            "postings_passages": self._walk_postings[1],
+            "document_frequency": self.document_frequency,
+            "idf": self.idf,
+        }
+        if self.first_positions is not None:
+            arrays["first_positions"] = self.first_positions
+        return arrays
+
+    @classmethod
+    def _from_saved(cls, arrays: Mapping[str, np.ndarray]) -> "IdfIndex":
+        """Inverse of :meth:`_saved_arrays` (every name given), taking the arrays as they
+        are: nothing checked, nothing computed (a memory-mapped corpus loads in constant
+        time; ``Corpus.verify`` compares them with an index built again)."""
+        index = cls.__new__(cls)
+        index.vocabulary = arrays["vocabulary"]
+        index._rows = (arrays["indptr"], arrays["indices"])
+        index._walk_postings = (arrays["postings_indptr"], arrays["postings_passages"])
+        index.document_frequency = arrays["document_frequency"]
+        index.idf = arrays["idf"]
+        index.unseen_idf = _unseen_idf(index.n_passages)
+        index.first_positions = arrays["first_positions"]
+        return index

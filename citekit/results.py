@@ -839,7 +839,12 @@ class AlignmentResult(list):
     ) -> None:
         super().__init__(spans)
         self.answer = answer
-        self.sources = tuple(sources)
+        # a memory-mapped corpus's sources (citekit._mapped_sources.MappedSources) are
+        # read-only and decode a source when it is read: kept, not copied (a tuple of
+        # them would decode every source of the corpus for every answer)
+        self.sources = (
+            sources if getattr(type(sources), "_read_only_sequence", False) else tuple(sources)
+        )
 
     def _repr_html_(self) -> str:
         # The one upward import of this module, and the only import between it and

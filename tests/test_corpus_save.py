@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _version_1 import save_version_1
+
 import citekit
 from citekit import _corpus_files
 from citekit.corpus import Corpus
@@ -43,10 +45,17 @@ def test_a_save_that_used_to_fail_replaces_the_corpus(tmp_path):
     assert _leftovers(tmp_path, "d") == []
 
 
-def test_corpus_json_is_utf8_when_no_surrogate_is_saved(tmp_path):
-    Corpus.build(["Straße 東京 \U0001f600."]).save(tmp_path / "c")
-    text = (tmp_path / "c" / "corpus.json").read_bytes().decode("utf-8")
-    assert "Straße 東京 \U0001f600." in text  # (not escaped)
+def test_the_texts_are_utf8_when_no_surrogate_is_saved(tmp_path):
+    Corpus.build([SourceDocument("東京", "Straße 東京 \U0001f600.", {"é": "\U0001f600"})]).save(
+        tmp_path / "c"
+    )
+    assert (tmp_path / "c" / "sources_text.bin").read_bytes().decode("utf-8") == (
+        "Straße 東京 \U0001f600."
+    )
+    assert (tmp_path / "c" / "sources_id.bin").read_bytes().decode("utf-8") == "東京"
+    metadata = (tmp_path / "c" / "sources_metadata.bin").read_bytes().decode("utf-8")
+    assert metadata == '{"é": "\U0001f600"}'  # (not escaped)
+    (tmp_path / "c" / "corpus.json").read_bytes().decode("utf-8")
 
 
 def test_a_surrogate_pair_loads_as_two_code_points_not_one(tmp_path):
@@ -270,8 +279,9 @@ def test_load_refuses_deeply_nested_json(tmp_path):
 
 
 def test_load_refuses_chunk_offsets_no_text_can_have(tmp_path):
+    # (format version 1; version 2: test_corpus_mmap.py)
     directory = tmp_path / "c"
-    Corpus.build([SourceChunk("c", "Revenue grew.", 5, 18)]).save(directory)
+    save_version_1(Corpus.build([SourceChunk("c", "Revenue grew.", 5, 18)]), directory)
     meta = json.loads((directory / "corpus.json").read_text(encoding="utf-8"))
     for start in (2**62, sys.maxsize - 5, 2**64):
         meta["sources"][0].update(doc_char_start=start, doc_char_end=start + 13)
@@ -341,21 +351,23 @@ def saved_with_embeddings(tmp_path_factory):
     return directory
 
 
+@pytest.mark.parametrize("mmap", [False, True], ids=["in-memory", "mapped"])
 @pytest.mark.parametrize("kind, damage", list(_damages()), ids=[k for k, _ in _damages()])
-def test_load_names_the_damaged_array_file(saved_with_embeddings, tmp_path, kind, damage):
+def test_load_names_the_damaged_array_file(saved_with_embeddings, tmp_path, kind, damage, mmap):
+    # (a mapped load finds all of these with the checks of headers and end entries)
     import shutil
 
     import numpy as np
 
     names = sorted(n for n in os.listdir(saved_with_embeddings) if n.endswith(".npy"))
-    assert len(names) == 15
+    assert len(names) == 29
     for name in names:
         directory = tmp_path / name / "c"
         shutil.copytree(saved_with_embeddings, directory)
         path = directory / name
         damage(path, np.load(path))
         with pytest.raises((ValueError, FileNotFoundError)) as error:
-            Corpus.load(directory)
+            Corpus.load(directory, mmap=mmap)
         assert name in str(error.value), (name, kind, str(error.value))
 
 
