@@ -37,9 +37,9 @@ Figures, per size:
   the characters. The JSON also splits it per array (``bytes_per_char_by_array``), and adds
   the arrays the index derives in memory (its posting lists, document frequencies and
   IDF) in ``derived_bytes_per_char`` and ``all_bytes_per_char``;
-- ``saved MB``: the files ``Corpus.save`` writes (``corpus.json``, which holds the texts,
-  and the ``.npy`` arrays; split in the JSON); ``save_peak_mb`` in the JSON is the
-  building process's peak resident set up to the end of the save;
+- ``saved MB``: the files ``Corpus.save`` writes (the texts, ids and metadata as UTF-8
+  blobs, ``corpus.json`` and the ``.npy`` arrays; split in the JSON); ``save_peak_mb``
+  in the JSON is the building process's peak resident set up to the end of the save;
 - ``load s`` / ``mapped s``: wall time of ``Corpus.load`` and of the mapped load;
 - ``RSS load MB``: the loading process's resident set right after the load minus just
   before it (kernels already loaded): the corpus, texts included, as a fresh process holds
@@ -293,7 +293,8 @@ def _child_build(arguments: list[str]) -> dict[str, Any]:
         "save_s": save_s,
         "save_peak_mb": after_save["peak_mb"],
         "saved_bytes": sum(files.values()),
-        "saved_text_bytes": files.get("corpus.json", 0),
+        # the texts: the UTF-8 text blob of a version-2 save (corpus.json before it)
+        "saved_text_bytes": files.get("sources_text.bin", files.get("corpus.json", 0)),
         "saved_files": files,
     }
 

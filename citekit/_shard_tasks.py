@@ -99,9 +99,9 @@ def build_shard(records: list[Any], pipeline: Any, path: str | None) -> Corpus:
     return corpus  # type: ignore[no-any-return]
 
 
-def load_shard(path: str) -> Corpus:
-    """The corpus saved at ``path`` (:meth:`Corpus.load`)."""
-    return Corpus.load(path)
+def load_shard(path: str, mmap: bool = False) -> Corpus:
+    """The corpus saved at ``path`` (:meth:`Corpus.load`; mapped when ``mmap``)."""
+    return Corpus.load(path, mmap=mmap)
 
 
 def shard_statistics(corpus: Corpus) -> ShardStatistics:

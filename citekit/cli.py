@@ -334,6 +334,8 @@ def _cmd_align(args: argparse.Namespace) -> int:
     jobs = _jobs(args.jobs)
     if args.batch_size < 1:
         raise _InputError(f"--batch-size must be >= 1, got {args.batch_size}")
+    if args.mmap and args.corpus is None:
+        raise _InputError("--mmap maps a saved corpus: give it with --corpus DIR")
     config = _load_config(args.config)
     records = _load_answers(args.answers)
     sources = _load_sources(args.sources) if args.sources else None
@@ -351,7 +353,7 @@ def _cmd_align(args: argparse.Namespace) -> int:
 
     pipeline = Pipeline(config=config)
     if args.corpus is not None:
-        corpus = _load_corpus(args.corpus, pipeline)
+        corpus = _load_corpus(args.corpus, pipeline, args.mmap)
     else:
         corpus = pipeline.prepare(sources) if sources is not None else None
     failed = 0
@@ -388,15 +390,16 @@ def _cmd_align(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _load_corpus(path: str, pipeline: Any) -> Any:
-    """The corpus ``citekit prepare`` (or ``Corpus.save``) wrote at ``path``, checked
-    against the pipeline's tokenizer once rather than failing answer by answer."""
+def _load_corpus(path: str, pipeline: Any, mmap: bool = False) -> Any:
+    """The corpus ``citekit prepare`` (or ``Corpus.save``) wrote at ``path`` (mapped when
+    ``mmap``), checked against the pipeline's tokenizer once rather than failing answer by
+    answer."""
     from citekit.corpus import Corpus
 
     if not os.path.exists(path):
         raise _InputError(f"corpus directory not found: {path}")
     try:
-        corpus = Corpus.load(path)
+        corpus = Corpus.load(path, mmap=mmap)
     except FileNotFoundError as exc:  # (a file of the corpus is missing: named)
         raise _InputError(f"--corpus {path}: {exc}") from None
     except ValueError as exc:  # names the damaged file
@@ -691,6 +694,12 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="a corpus saved by 'citekit prepare', shared by answers without their own "
         "sources (instead of --sources)",
+    )
+    align.add_argument(
+        "--mmap",
+        action="store_true",
+        help="with --corpus: map the saved corpus instead of reading it (loads at once "
+        "at any size; memory grows with what the answers touch)",
     )
     align.add_argument("--out", required=True, metavar="R.jsonl", help="output file")
     align.add_argument("--config", metavar="FILE", help="CitationConfig as .json or .toml")

@@ -36,7 +36,7 @@ import numpy as np
 
 from citekit import _shard_tasks as tasks
 from citekit._corpus_files import ARRAY_NAMES
-from citekit._validation import check_int
+from citekit._validation import check_bool, check_int
 from citekit.corpus import Corpus, as_source_records
 from citekit.index import IdfIndex, TopK, TopKWithTerms
 from citekit.results import AlignmentResult, SourceDocument
@@ -355,7 +355,12 @@ class ShardedCorpus:
 
     @classmethod
     def load(
-        cls, path: str | os.PathLike[str], *, client: Any = None, pipeline: Any = None
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        client: Any = None,
+        pipeline: Any = None,
+        mmap: bool = False,
     ) -> "ShardedCorpus":
         """Load the shards saved by :meth:`build` in ``path``, each by a worker.
 
@@ -369,6 +374,9 @@ class ShardedCorpus:
         pipeline : Pipeline, optional
             Aligns the answers (default ``Pipeline()``); its tokenizer must have the
             shards' signature (checked when aligning).
+        mmap : bool, default False
+            Map each shard on its worker (``Corpus.load(..., mmap=True)``: a load in
+            milliseconds, memory growing with what queries read) instead of reading it.
 
         Raises
         ------
@@ -400,7 +408,8 @@ class ShardedCorpus:
         directory = os.path.abspath(os.fspath(path))
         names = _read_manifest(directory)
         paths = [os.path.join(directory, name) for name in names]
-        shards = client.map(tasks.load_shard, paths, pure=False)
+        mmap = check_bool(mmap, "mmap")
+        shards = client.map(tasks.load_shard, paths, mmap=mmap, pure=False)
         return cls._start(client, pipeline, shards, None, paths, None, paths)
 
     # -- access -----------------------------------------------------------------------

@@ -36,7 +36,7 @@ def test_runs_at_a_tiny_size_and_reports_every_figure(scale, workload, tmp_path,
     assert sum(split.values()) == pytest.approx(summary["all_bytes_per_char"])
     assert {"token_ids", "index_indices", "index_vocabulary"} <= set(split)
     assert build["saved_bytes"] == sum(build["saved_files"].values())
-    assert build["saved_text_bytes"] > build["text_chars"]  # (corpus.json holds the texts)
+    assert build["saved_text_bytes"] >= build["text_chars"]  # (the UTF-8 text blob)
     queries = row["plain"]
     assert "error" not in queries
     assert queries["numba_threads"] == 1  # (--threads reaches the children)

@@ -73,8 +73,11 @@ def test_align_against_a_prepared_corpus_writes_what_align_with_sources_does(fil
     common = ["align", "--answers", str(answers), "--config", str(config), "--no-progress"]
     assert main([*common, "--corpus", str(corpus_dir), "--out", str(tmp_path / "a.jsonl")]) == 0
     assert main([*common, "--sources", str(sources), "--out", str(tmp_path / "b.jsonl")]) == 0
+    assert main([*common, "--corpus", str(corpus_dir), "--mmap",
+                 "--out", str(tmp_path / "c.jsonl")]) == 0
     with_corpus = (tmp_path / "a.jsonl").read_text(encoding="utf-8")
     assert with_corpus == (tmp_path / "b.jsonl").read_text(encoding="utf-8")
+    assert with_corpus == (tmp_path / "c.jsonl").read_text(encoding="utf-8")  # mapped
     assert len(with_corpus.splitlines()) == len(load_example_answers())
     assert '"citations": [{' in with_corpus
 
@@ -143,6 +146,11 @@ def test_align_corpus_misuse_is_one_line(files, capsys, tmp_path):
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "citekit align: error: argument --corpus: not allowed with argument --sources" in err
+    assert main(["align", "--answers", str(answers), "--sources", str(sources), "--mmap",
+                 "--out", out]) == 2
+    assert "--mmap maps a saved corpus: give it with --corpus DIR" in _one_error_line(
+        capsys, "align"
+    )
     assert main(["align", "--answers", str(answers), "--corpus", str(tmp_path / "none"),
                  "--out", out]) == 2
     assert "corpus directory not found: " in _one_error_line(capsys, "align")

@@ -290,6 +290,11 @@ def test_saved_shards_load_with_the_same_results(client, documents, answers, tmp
     import pickle
 
     assert pickle.loads(pickle.dumps(got[0])).sources == built.sources
+    # each worker can map its shard instead of reading it: the same results
+    mapped = ShardedCorpus.load(tmp_path / "kb", client=client, pipeline=pipeline, mmap=True)
+    _same(single, mapped.align_many(answers))
+    with pytest.raises(TypeError, match="mmap must be a bool"):
+        ShardedCorpus.load(tmp_path / "kb", client=client, mmap="yes")
 
 
 def test_worker_processes_give_the_same_results(documents, answers, tmp_path):
