@@ -139,21 +139,31 @@ def _collect(results: Any) -> tuple[list[_Group], bool]:
     )
 
 
-def _source_mappers(sources: Any, utf16: bool) -> dict[int, _OffsetMapper]:
-    if not utf16:
-        return {}
-    mappers = {}
-    raw = list(getattr(sources, "sources", sources) or ())
-    for index, view in enumerate(source_views(raw)):
-        if view.base and isinstance(raw[index], SourceChunk):
-            mappers[index] = _OffsetMapper(
-                None,
-                True,
-                f"the parent document of SourceChunk {view.label!r} (set document_text)",
-            )
-        else:
-            mappers[index] = _OffsetMapper(view.text, True, "")
-    return mappers
+class _SourceMappers:
+    """The UTF-16 offset mapper of each source, made when a row first needs it (a result
+    against a large corpus maps only the sources it cites)."""
+
+    def __init__(self, sources: Any) -> None:
+        self._raw = getattr(sources, "sources", sources)
+        self._views = source_views(self._raw) if self._raw is not None else []
+        self._mappers: dict[int, _OffsetMapper] = {}
+
+    def get(self, index: int) -> _OffsetMapper | None:
+        if not 0 <= index < len(self._views):
+            return None
+        mapper = self._mappers.get(index)
+        if mapper is None:
+            view = self._views[index]
+            if view.base and isinstance(self._raw[index], SourceChunk):
+                mapper = _OffsetMapper(
+                    None,
+                    True,
+                    f"the parent document of SourceChunk {view.label!r} (set document_text)",
+                )
+            else:
+                mapper = _OffsetMapper(view.text, True, "")
+            self._mappers[index] = mapper
+        return mapper
 
 
 def to_records(
@@ -232,16 +242,19 @@ def to_records(
     for record_id, spans, group_answer, group_sources in groups:
         answer_text = group_answer if group_answer is not None else answer
         map_answer = _OffsetMapper(answer_text, utf16, "the answer text (pass answer=...)")
-        source_maps = _source_mappers(
-            group_sources if group_sources is not None else sources, utf16
+        source_maps = (
+            _SourceMappers(group_sources if group_sources is not None else sources)
+            if utf16
+            else None
         )
 
         def map_source(index: int) -> Any:
-            if not utf16:
+            if source_maps is None:
                 return _PYTHON_OFFSETS
-            if index not in source_maps:
+            mapper = source_maps.get(index)
+            if mapper is None:
                 raise ValueError("offsets='utf16' needs the source texts (pass sources=...)")
-            return source_maps[index]
+            return mapper
 
         for span_index, item in enumerate(spans):
             base = {"record_id": record_id} if with_record_id else {}

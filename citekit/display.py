@@ -125,6 +125,27 @@ def _segments(length: int, ranges: Iterable[tuple[int, int]]) -> list[tuple[int,
     return [(a, b) for a, b in zip(ordered, ordered[1:]) if b > a]
 
 
+#: uncited sources named by the HTML view (the rest are counted)
+UNCITED_NAMED = 20
+
+
+def _uncited_note(views: Sequence[SourceView], cited: Mapping[int, int]) -> str:
+    """The note naming the sources nothing cites: the first :data:`UNCITED_NAMED`, then
+    how many more (reading only those named)."""
+    n_uncited = len(views) - len(cited)
+    if n_uncited <= 0:
+        return ""
+    named: list[str] = []
+    for index in range(len(views)):
+        if len(named) == UNCITED_NAMED:
+            break
+        if index not in cited:
+            named.append(views[index].label)
+    more = n_uncited - len(named)
+    text = ", ".join(named) + (f" and {more:,} more" if more else "")
+    return f'<div class="ck-note">Not cited: {_esc(text)}</div>'
+
+
 def _render_id(answer: str, results: Sequence[SpanCitations], labels: Sequence[str]) -> str:
     # Deterministic per content, so re-rendering gives identical HTML, yet distinct between
     # different results shown in one notebook (anchors must not collide).
@@ -554,7 +575,10 @@ def render_html(
                     )
                 )
 
-    uid = _render_id(answer, items, [v.label for v in views])
+    # (the cited sources' labels and the number of sources: a corpus of a million sources
+    # is not read to name a result)
+    cited_labels = [views[index].label for index in sorted(marker_of)]
+    uid = _render_id(answer, items, [str(len(views)), *cited_labels])
     counts = {status: sum(item.status == status for item in items) for status in STATUSES}
     chips = "".join(
         f'<span class="ck-chip ck-{status}">{counts[status]} {_STATUS_LABEL[status]}</span>'
@@ -577,10 +601,7 @@ def render_html(
         )
         for source_index, number in sorted(marker_of.items(), key=lambda kv: kv[1])
     ]
-    uncited = [v.label for i, v in enumerate(views) if i not in marker_of]
-    uncited_html = (
-        f'<div class="ck-note">Not cited: {_esc(", ".join(uncited))}</div>' if uncited else ""
-    )
+    uncited_html = _uncited_note(views, marker_of)
     sources_html = (
         "<h4>Cited sources</h4>" + "".join(source_blocks)
         if source_blocks

@@ -369,14 +369,83 @@ class SourceView:
     base: int
 
 
-def source_views(sources: Any) -> list[SourceView]:
+#: sources beyond this many are read through :class:`SourceViews` as they are used
+#: (checked when read), not all at once
+EAGER_VIEWS = 1024
+
+
+def _view_of(index: int, source: Any) -> SourceView:
+    """The :class:`SourceView` of ``sources[index]`` (a TypeError naming it otherwise)."""
+    if isinstance(source, str):
+        return SourceView(str(index), "", source, 0)
+    if isinstance(source, SourceDocument):
+        return SourceView(source.id, str(source.metadata.get("title", "")), source.text, 0)
+    if isinstance(source, SourceChunk):
+        title = str(source.metadata.get("title", ""))
+        if source.document_text is not None:
+            return SourceView(source.source_id, title, source.document_text, 0)
+        return SourceView(source.source_id, title, source.text, source.doc_char_start)
+    if isinstance(source, Mapping) and isinstance(source.get("text"), str):
+        title = str(source.get("title", "") or "")
+        return SourceView(str(source.get("id", index)), title, source["text"], 0)
+    raise TypeError(
+        f"sources[{index}] must be a str, SourceDocument, SourceChunk or a dict with "
+        f"'text', got {type(source).__name__}"
+    )
+
+
+class SourceViews(abc.Sequence):
+    """The :class:`SourceView` of each of many sources, made when first read (and kept):
+    what :func:`source_views` gives for more than :data:`EAGER_VIEWS` sources, so that a
+    result against a corpus of a million sources (a memory-mapped one decodes a source
+    when it is read) is shown or exported by reading only the sources it cites. A view
+    may be replaced (``views[i] = view``), as in a list.
+
+    Examples
+    --------
+    >>> views = SourceViews(["Hi.", "Bye."])
+    >>> len(views), views[1].text, views[-1].label
+    (2, 'Bye.', '1')
+    """
+
+    def __init__(self, sources: Sequence[Any]) -> None:
+        self._sources = sources
+        self._views: dict[int, SourceView] = {}
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+    def _position(self, index: Any) -> int:
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+            raise TypeError(f"source views are indexed by int, got {type(index).__name__}")
+        position = int(index) + (len(self) if index < 0 else 0)
+        if not 0 <= position < len(self):
+            raise IndexError(f"source index {index} out of range for {len(self)} sources")
+        return position
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        position = self._position(index)
+        view = self._views.get(position)
+        if view is None:
+            view = self._views[position] = _view_of(position, self._sources[position])
+        return view
+
+    def __setitem__(self, index: int, view: SourceView) -> None:
+        self._views[self._position(index)] = view
+
+
+def source_views(sources: Any) -> Sequence[SourceView]:
     """One :class:`SourceView` per source: the id, title and text of each kind of source
     (``str``, :class:`SourceDocument`, :class:`SourceChunk`, a dict with ``"text"``) and
     where its text lies in the offsets citations report.
 
     The HTML renderer (:mod:`citekit.display`) and the UTF-16 rows (:mod:`citekit.batch`)
     read sources through it. A prepared corpus is accepted wherever a list of sources is
-    (its ``sources`` are used).
+    (its ``sources`` are used). Up to :data:`EAGER_VIEWS` sources give a list, every
+    source checked now; more give a :class:`SourceViews`, each source read and checked
+    when its view is first read.
 
     Raises
     ------
@@ -396,30 +465,9 @@ def source_views(sources: Any) -> list[SourceView]:
             f"sources must be a sequence of sources (str, SourceDocument, SourceChunk or dict), "
             f"got {type(sources).__name__}"
         )
-    views = []
-    for index, source in enumerate(sources):
-        if isinstance(source, str):
-            views.append(SourceView(str(index), "", source, 0))
-        elif isinstance(source, SourceDocument):
-            title = str(source.metadata.get("title", ""))
-            views.append(SourceView(source.id, title, source.text, 0))
-        elif isinstance(source, SourceChunk):
-            title = str(source.metadata.get("title", ""))
-            if source.document_text is not None:
-                views.append(SourceView(source.source_id, title, source.document_text, 0))
-            else:
-                views.append(
-                    SourceView(source.source_id, title, source.text, source.doc_char_start)
-                )
-        elif isinstance(source, Mapping) and isinstance(source.get("text"), str):
-            title = str(source.get("title", "") or "")
-            views.append(SourceView(str(source.get("id", index)), title, source["text"], 0))
-        else:
-            raise TypeError(
-                f"sources[{index}] must be a str, SourceDocument, SourceChunk or a dict with "
-                f"'text', got {type(source).__name__}"
-            )
-    return views
+    if isinstance(sources, abc.Sequence) and len(sources) > EAGER_VIEWS:
+        return SourceViews(sources)
+    return [_view_of(index, source) for index, source in enumerate(sources)]
 
 
 @dataclass(frozen=True)

@@ -255,6 +255,41 @@ def test_a_result_keeps_the_mapped_sources_and_a_query_decodes_few(tmp_path, mon
     assert [span.to_dict() for span in result] == _results(pipeline, corpus, [answer])[0]
 
 
+def test_showing_and_exporting_a_result_read_only_the_cited_sources(tmp_path, monkeypatch):
+    # a result against a large mapped corpus is rendered and exported to UTF-16 rows by
+    # decoding the sources it cites (and the labels the HTML names), not every source
+    from citekit.batch import to_records
+    from citekit.display import UNCITED_NAMED, render_html
+
+    pipeline = citekit.Pipeline()
+    documents = _words(2, 1500, 24)
+    pipeline.prepare(documents).save(tmp_path / "c")
+    mapped = Corpus.load(tmp_path / "c", mmap=True)
+    answer = documents[1200][:70].rsplit(" ", 1)[0] + "."
+    result = pipeline.align(answer, mapped)
+    cited = {c.source_index for span in result for c in span.citations}
+    assert 1200 in cited
+    decoded = []
+    string = _mapped_sources.SourceFiles.string
+
+    def counting(files, blob, entry):
+        decoded.append((blob, entry))
+        return string(files, blob, entry)
+
+    monkeypatch.setattr(_mapped_sources.SourceFiles, "string", counting)
+    page = render_html(list(result), answer, mapped.sources)
+    rows = to_records(list(result), offsets="utf16", answer=answer, sources=mapped.sources)
+    # the cited sources, and the first uncited ones the HTML names (read as records)
+    texts = {entry for blob, entry in decoded if blob == "text"}
+    named = set(range(UNCITED_NAMED + len(cited)))
+    assert cited <= texts <= cited | named, (texts, cited)
+    n_more = len(documents) - len(cited) - UNCITED_NAMED
+    assert f"and {n_more:,} more" in page
+    monkeypatch.undo()
+    in_memory = tuple(mapped.sources)  # (every source decoded)
+    assert rows == to_records(list(result), offsets="utf16", answer=answer, sources=in_memory)
+
+
 def _best_of(runs, function):
     best = float("inf")
     for _ in range(runs):

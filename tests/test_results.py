@@ -356,3 +356,35 @@ def test_unchecked_builders_build_the_checked_records():
         new_document(id="d", text="t", colour="red")
     with pytest.raises(TypeError):
         new_document("d", "t")  # (keywords only)
+
+
+def test_source_views_of_many_sources_are_read_when_used():
+    from citekit.results import EAGER_VIEWS, SourceView, SourceViews, source_views
+
+    class Counting(list):
+        read: list = []
+
+        def __getitem__(self, index):
+            Counting.read.append(index)
+            return list.__getitem__(self, index)
+
+    few = source_views(["a", "b"])
+    assert isinstance(few, list) and few[1] == SourceView("1", "", "b", 0)
+    many = Counting(f"text {i}" for i in range(EAGER_VIEWS + 1))
+    views = source_views(many)
+    assert isinstance(views, SourceViews) and len(views) == EAGER_VIEWS + 1
+    assert Counting.read == []
+    assert views[-1].text == f"text {EAGER_VIEWS}" and views[3].label == "3"
+    assert views[3] is views[3] and sorted(Counting.read) == [3, EAGER_VIEWS]
+    views[3] = SourceView("x", "", "text 3", 0)
+    assert views[3].label == "x" and [v.label for v in views[:2]] == ["0", "1"]
+    with pytest.raises(IndexError):
+        views[EAGER_VIEWS + 1]
+    with pytest.raises(TypeError, match="indexed by int"):
+        views["0"]
+    bad = [*["ok"] * EAGER_VIEWS, 7]
+    lazy = source_views(bad)  # (a bad item beyond the first EAGER_VIEWS: named when read)
+    with pytest.raises(TypeError, match=rf"sources\[{EAGER_VIEWS}\] must be a str"):
+        lazy[EAGER_VIEWS]
+    with pytest.raises(TypeError, match=r"sources\[1\] must be a str"):
+        source_views(["ok", 7])
