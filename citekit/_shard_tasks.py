@@ -87,15 +87,20 @@ class ShardSubset(NamedTuple):
     source_documents: np.ndarray
 
 
-def build_shard(records: list[Any], pipeline: Any, path: str | None) -> Corpus:
+def build_shard(
+    records: list[Any], pipeline: Any, path: str | None, mmap: bool = False
+) -> Corpus:
     """The corpus of ``records`` built with ``pipeline``'s stages (saved to ``path`` when
-    given); kernels on the pipeline's ``n_threads`` (one by default: a worker's threads
-    already share the cores)."""
+    given, and then mapped from it instead of kept in memory when ``mmap``); kernels on
+    the pipeline's ``n_threads`` (one by default: a worker's threads already share the
+    cores)."""
     from citekit._jit import run_on_threads
 
     corpus = run_on_threads(pipeline.n_threads or 1, pipeline._build, records)
     if path is not None:
         corpus.save(path)
+        if mmap:
+            return Corpus.load(path, mmap=True)
     return corpus  # type: ignore[no-any-return]
 
 

@@ -39,7 +39,13 @@ from citekit._corpus_files import ARRAY_NAMES
 from citekit._validation import check_bool, check_int
 from citekit.corpus import Corpus, as_source_records
 from citekit.index import IdfIndex, TopK, TopKWithTerms
-from citekit.results import AlignmentResult, SourceDocument
+from citekit._source_records import (
+    check_iterable,
+    checked_records,
+    jsonl_sources,
+    sources_path,
+)
+from citekit.results import AlignmentResult, SourceChunk, SourceDocument
 
 __all__ = ["ShardedCorpus", "shard_bounds"]
 
@@ -69,6 +75,56 @@ def _dask_client(client: Any) -> Any:
 
 def _document_key(record: Any) -> str:
     return record.id if isinstance(record, SourceDocument) else record.source_id
+
+
+def _shard_path(directory: str, number: int) -> str:
+    return os.path.join(directory, f"shard-{number:05d}")
+
+
+def _source_stream(sources: Any) -> Iterator[Any]:
+    """The checked records of ``sources`` (a JSON Lines path or any iterable), read as
+    they are used."""
+    path = sources_path(sources)
+    if path is not None:
+        return checked_records(jsonl_sources(path))
+    check_iterable(sources)
+    return checked_records(sources)
+
+
+def _stream_shards(records: Iterable[Any], per_shard: int) -> Iterator[list[Any]]:
+    """Consecutive runs of ``per_shard`` documents of ``records`` (the chunks of one
+    document, consecutive, stay together; at least one run, maybe empty).
+
+    Examples
+    --------
+    >>> docs = as_source_records(["a", "b", "c"])
+    >>> [[d.id for d in shard] for shard in _stream_shards(docs, 2)]
+    [['0', '1'], ['2']]
+    >>> [len(shard) for shard in _stream_shards([], 2)]
+    [0]
+    """
+    shard: list[Any] = []
+    n_documents = 0
+    current: str | None = None
+    ended: set[str] = set()  # documents of chunks whose run is over
+    for position, record in enumerate(records):
+        key = _document_key(record)
+        if key != current:
+            if key in ended:
+                raise ValueError(
+                    f"sources[{position}] is a chunk of document {key!r}, whose other "
+                    "chunks came before another document: in a stream, give the chunks of "
+                    "a document one after another"
+                )
+            if current is not None and isinstance(shard[-1], SourceChunk):
+                ended.add(current)
+            if n_documents == per_shard:
+                yield shard
+                shard, n_documents = [], 0
+            current = key
+            n_documents += 1
+        shard.append(record)
+    yield shard
 
 
 def shard_bounds(sources: Sequence[Any], n_shards: int) -> list[tuple[int, int]]:
@@ -280,22 +336,40 @@ class ShardedCorpus:
     def build(
         cls,
         sources: Any,
-        n_shards: int,
+        n_shards: int | None = None,
         *,
+        documents_per_shard: int | None = None,
         client: Any = None,
         pipeline: Any = None,
         path: str | os.PathLike[str] | None = None,
+        mmap: bool = False,
     ) -> "ShardedCorpus":
-        """Split ``sources`` into ``n_shards`` shards and build each on a Dask worker.
+        """Split ``sources`` into shards and build each on a Dask worker.
+
+        Give ``n_shards`` (a sequence split into that many runs of about equal length) or
+        ``documents_per_shard`` (the sources read as a stream, a shard built as soon as it
+        has that many documents: any iterable, read once, or a JSON Lines path, as
+        :meth:`Corpus.build <citekit.corpus.Corpus.build>` reads them). A stream is never
+        held whole: the sources of at most one shard more than the workers are building
+        are in this process at a time, and the built corpus fetches a source from its
+        worker when it is read (:attr:`sources`). With ``path`` and ``mmap=True``, each
+        worker saves its shard and keeps it mapped rather than in memory, so that a corpus
+        larger than the workers' memory can be built (and loaded again with
+        :meth:`load`).
 
         Parameters
         ----------
-        sources : sequence of str, SourceDocument, SourceChunk or mapping
-            The documents (:func:`~citekit.corpus.as_source_records`: a str gets its
-            position in the whole sequence as id, as in a single corpus).
-        n_shards : int
+        sources : sequence, iterable or JSON Lines path of sources
+            The documents (str, SourceDocument, SourceChunk or mapping, as
+            :func:`~citekit.corpus.as_source_records` takes them: a str gets its
+            position in the whole sequence as id, as in a single corpus). In a stream,
+            the chunks of one document come one after another.
+        n_shards : int, optional
             Shards wanted (``>= 1``; fewer when there are fewer documents, see
-            :func:`shard_bounds`).
+            :func:`shard_bounds`); ``sources`` must then be a sequence.
+        documents_per_shard : int, optional
+            Documents per shard (``>= 1``; the last shard may hold fewer); instead of
+            ``n_shards``.
         client : distributed.Client, optional
             Default: the active client.
         pipeline : Pipeline, optional
@@ -306,6 +380,9 @@ class ShardedCorpus:
             storage) to save the shards in: ``shard-00000``, ... (normal corpus
             directories, written by the workers) and ``shards.json``; :meth:`load`
             reads it back.
+        mmap : bool, default False
+            With ``path``: each worker maps the shard it saved
+            (``Corpus.load(..., mmap=True)``) instead of keeping it in memory.
 
         Returns
         -------
@@ -314,8 +391,12 @@ class ShardedCorpus:
         Raises
         ------
         TypeError, ValueError
-            For malformed sources, a pipeline with an embedder, ``n_shards < 1``, no
-            client (the message names the argument).
+            For malformed sources, a pipeline with an embedder, ``n_shards < 1``, both
+            or neither of ``n_shards`` and ``documents_per_shard``, ``n_shards`` with a
+            stream, ``mmap`` without ``path``, the chunks of a document apart in a
+            stream, no client (the message names the argument).
+        FileNotFoundError
+            For a JSON Lines path that does not exist.
         ImportError
             Without ``distributed`` (``pip install 'citekit[dask]'``).
 
@@ -330,26 +411,81 @@ class ShardedCorpus:
         """
         pipeline = _check_pipeline(pipeline)
         client = _dask_client(client)
-        records = as_source_records(sources)
-        bounds = shard_bounds(records, n_shards)
-        paths = None
+        if (n_shards is None) == (documents_per_shard is None):
+            raise TypeError("give one of n_shards and documents_per_shard")
+        mmap = check_bool(mmap, "mmap")
+        if mmap and path is None:
+            raise ValueError("mmap=True maps the shards saved in path: give path")
+        directory = None
         if path is not None:
             if not isinstance(path, (str, os.PathLike)):
                 raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
             directory = os.path.abspath(os.fspath(path))
             if os.path.isfile(directory):
                 raise ValueError(f"path {directory!r} is a file, not a directory")
+        if documents_per_shard is not None:
+            per_shard = int(check_int(documents_per_shard, "documents_per_shard", minimum=1))
+            stream = _source_stream(sources)
+            if directory is not None:
+                os.makedirs(directory, exist_ok=True)
+            return cls._build_streamed(client, pipeline, stream, per_shard, directory, mmap)
+        if sources_path(sources) is not None or not isinstance(sources, abc.Sequence):
+            raise ValueError(
+                "n_shards splits a sequence of sources; for a stream or a JSON Lines file "
+                "give documents_per_shard"
+            )
+        records = as_source_records(sources)
+        bounds = shard_bounds(records, n_shards)
+        paths = None
+        if directory is not None:
             os.makedirs(directory, exist_ok=True)
-            paths = [os.path.join(directory, f"shard-{n:05d}") for n in range(len(bounds))]
+            paths = [_shard_path(directory, n) for n in range(len(bounds))]
         # (scattered, not embedded in the task graph: the texts travel once, to one worker)
         parts = client.scatter([list(records[lo:hi]) for lo, hi in bounds], hash=False)
         shards = client.map(
             tasks.build_shard, parts, [pipeline] * len(parts),
-            paths if paths is not None else [None] * len(parts), pure=False,
+            paths if paths is not None else [None] * len(parts), [mmap] * len(parts),
+            pure=False,
         )
         where = [f"shard {n}" for n in range(len(bounds))]
         sharded = cls._start(client, pipeline, shards, bounds, paths, records, where)
-        if paths is not None:
+        if directory is not None and paths is not None:
+            _write_manifest(directory, [os.path.basename(p) for p in paths])
+        return sharded
+
+    @classmethod
+    def _build_streamed(
+        cls, client: Any, pipeline: Any, stream: Iterator[Any], per_shard: int,
+        directory: str | None, mmap: bool,
+    ) -> "ShardedCorpus":
+        """:meth:`build` of a stream: a shard submitted as soon as it is read, and at
+        most one more shard's sources here than the workers are building."""
+        from distributed import wait
+
+        n_workers = max(1, len(client.scheduler_info().get("workers", {})))
+        shards: list[Any] = []
+        bounds: list[tuple[int, int]] = []
+        paths: list[str] = []
+        start = 0
+        for number, records in enumerate(_stream_shards(stream, per_shard)):
+            shard_path = None if directory is None else _shard_path(directory, number)
+            [part] = client.scatter([records], hash=False)
+            shards.append(
+                client.submit(tasks.build_shard, part, pipeline, shard_path, mmap, pure=False)
+            )
+            bounds.append((start, start + len(records)))
+            start += len(records)
+            if shard_path is not None:
+                paths.append(shard_path)
+            del part, records
+            building = [shard for shard in shards if not shard.done()]
+            if len(building) > n_workers:
+                wait(building, return_when="FIRST_COMPLETED")
+        where = [f"shard {n}" for n in range(len(bounds))]
+        sharded = cls._start(
+            client, pipeline, shards, bounds, paths or None, None, where
+        )
+        if directory is not None:
             _write_manifest(directory, [os.path.basename(p) for p in paths])
         return sharded
 

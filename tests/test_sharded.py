@@ -128,6 +128,78 @@ def test_another_pipeline_aligns_against_the_same_shards(client, documents, answ
         sharded.align_many(answers, pipeline=CitationConfig())
 
 
+def test_a_stream_is_sharded_as_it_is_read(client, documents, answers, tmp_path):
+    pipeline = Pipeline(CitationConfig(top_k=2))
+    single = pipeline.align_many(answers, pipeline.prepare(documents))
+    read = []
+
+    def stream():
+        for number, document in enumerate(documents):
+            read.append(number)
+            yield document
+
+    sharded = ShardedCorpus.build(stream(), documents_per_shard=25, client=client,
+                                  pipeline=pipeline)
+    assert sharded.bounds == [(0, 25), (25, 50), (50, 60)] and read == list(range(60))
+    assert sharded._sources is None  # (no source kept here: fetched when read)
+    _same(single, sharded.align_many(answers))
+    assert sharded.sources == tuple(pipeline.prepare(documents).sources)
+    # a JSON Lines file, each worker mapping the shard it saved: the same results
+    lines = tmp_path / "sources.jsonl"
+    lines.write_text(
+        "".join(json.dumps(document) + "\n" for document in documents),
+        encoding="utf-8",
+    )
+    mapped = ShardedCorpus.build(lines, documents_per_shard=40, client=client,
+                                 pipeline=pipeline, path=tmp_path / "kb", mmap=True)
+    assert sorted(os.listdir(tmp_path / "kb")) == ["shard-00000", "shard-00001", "shards.json"]
+    _same(single, mapped.align_many(answers))
+    _same(single, ShardedCorpus.load(tmp_path / "kb", client=client, pipeline=pipeline)
+          .align_many(answers))
+
+
+def test_a_stream_keeps_the_chunks_of_a_document_in_one_shard(client):
+    chunks = [
+        SourceChunk(source_id="a", text="Ice melts.", doc_char_start=0, doc_char_end=10),
+        SourceChunk(source_id="a", text=" Snow falls.", doc_char_start=10, doc_char_end=22),
+        SourceDocument(id="b", text="Rain falls."),
+        SourceChunk(source_id="c", text="Hail falls.", doc_char_start=0, doc_char_end=11),
+    ]
+    sharded = ShardedCorpus.build(iter(chunks), documents_per_shard=1, client=client)
+    assert sharded.bounds == [(0, 2), (2, 3), (3, 4)]
+    apart = [chunks[0], chunks[2], chunks[1]]
+    with pytest.raises(ValueError, match=r"sources\[2\] is a chunk of document 'a'"):
+        ShardedCorpus.build(iter(apart), documents_per_shard=2, client=client)
+    empty = ShardedCorpus.build(iter([]), documents_per_shard=3, client=client)
+    assert empty.bounds == [(0, 0)] and empty.align("Ice melts.")[0].citations == []
+
+
+@pytest.mark.parametrize(
+    "arguments, error, match",
+    [
+        ({}, TypeError, "one of n_shards and documents_per_shard"),
+        ({"n_shards": 2, "documents_per_shard": 2}, TypeError, "one of n_shards"),
+        ({"documents_per_shard": 0}, ValueError, "documents_per_shard"),
+        ({"documents_per_shard": 2, "mmap": True}, ValueError, "give path"),
+        ({"documents_per_shard": 2, "mmap": 1}, TypeError, "mmap must be a bool"),
+    ],
+)
+def test_streamed_build_arguments(client, arguments, error, match):
+    with pytest.raises(error, match=match):
+        ShardedCorpus.build(["Ice melts."], client=client, **arguments)
+
+
+def test_n_shards_needs_a_sequence(client, tmp_path):
+    with pytest.raises(ValueError, match="give documents_per_shard"):
+        ShardedCorpus.build(iter(["Ice melts."]), 2, client=client)
+    lines = tmp_path / "s.jsonl"
+    lines.write_text('{"id": "a", "text": "Ice melts."}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="give documents_per_shard"):
+        ShardedCorpus.build(lines, 2, client=client)
+    with pytest.raises(FileNotFoundError, match="sources file not found"):
+        ShardedCorpus.build(tmp_path / "none.jsonl", documents_per_shard=2, client=client)
+
+
 def test_sentences_of_more_than_63_terms(client, documents):
     # (a candidate's held terms are then counted from its passage's row, not from bits)
     words = " ".join(d["text"] for d in documents[:3]).replace(".", " ").split()
