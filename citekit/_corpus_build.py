@@ -164,13 +164,9 @@ def _progress_bar(total: int | None) -> Any:
     """citekit's progress bar (:func:`citekit._progress.progress_bar`), counting documents."""
     from citekit._progress import progress_bar
 
-    try:
-        bar = progress_bar(total, True, unit="document", what="Corpus.build")
-    except Exception:  # noqa: BLE001 (a bar is a nicety: never fail a build for it)
-        return None
-    if bar is not None:
-        bar.set_description("citekit: preparing", refresh=False)
-    return bar
+    return progress_bar(
+        total, True, unit="document", what="Corpus.build", description="citekit: preparing"
+    )
 
 
 def source_count(sources: Any) -> int | None:

@@ -55,10 +55,17 @@ def is_terminal(stream: Any) -> bool:
 
 
 def progress_bar(
-    total: int | None, enabled: bool, *, unit: str = "record", what: str = "score_records"
+    total: int | None,
+    enabled: bool,
+    *,
+    unit: str = "record",
+    what: str = "score_records",
+    description: str = "citekit",
 ) -> Any:
-    """A tqdm bar of ``total`` steps (None: unknown) counted in ``unit``, when ``enabled``,
-    tqdm is installed and someone can see it (a terminal or a notebook); else None.
+    """A tqdm bar of ``total`` steps (None: unknown) counted in ``unit``, labelled
+    ``description``, when ``enabled``, tqdm is installed and someone can see it (a
+    terminal or a notebook); else None (also when tqdm fails to make one: a bar is a
+    nicety, never a reason for a build or a compilation to fail).
 
     ``what`` names the caller in the one log line that explains a missing tqdm.
 
@@ -84,6 +91,6 @@ def progress_bar(
     widgets = notebook and importlib.util.find_spec("ipywidgets") is not None
     try:
         module = importlib.import_module("tqdm.notebook" if widgets else "tqdm")
-    except ImportError:
+        return module.tqdm(total=total, unit=unit, desc=description, dynamic_ncols=True)
+    except Exception:  # noqa: BLE001 (no tqdm module, or one that cannot draw here)
         return None
-    return module.tqdm(total=total, unit=unit, desc="citekit", dynamic_ncols=True)

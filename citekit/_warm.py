@@ -278,13 +278,9 @@ def _kernel_bar(total: int) -> Any:
     """A tqdm bar counting compiled kernels, where one can be seen (else None)."""
     from citekit._progress import progress_bar
 
-    try:
-        bar = progress_bar(total, True, unit="kernel", what="citekit")
-    except Exception:  # noqa: BLE001 (a bar is a nicety: never fail a compilation for it)
-        return None
-    if bar is not None:
-        bar.set_description("citekit: compiling", refresh=False)
-    return bar
+    return progress_bar(
+        total, True, unit="kernel", what="citekit", description="citekit: compiling"
+    )
 
 
 def compile_started(kernel: str | None = None) -> None:

@@ -48,3 +48,24 @@ def test_terminal_and_notebook_detection():
     closed.close()
     assert not is_terminal(closed) and not is_terminal(object()) and is_terminal(Terminal())
     assert in_notebook() is False
+
+
+def test_a_bar_tqdm_cannot_draw_is_none(monkeypatch):
+    tqdm = pytest.importorskip("tqdm")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no display")
+
+    monkeypatch.setattr(tqdm, "tqdm", broken)
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    assert progress_bar(3, True, description="citekit: compiling") is None
+
+
+def test_a_bar_carries_its_description(monkeypatch):
+    pytest.importorskip("tqdm")
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    bar = progress_bar(2, True, unit="kernel", description="citekit: compiling")
+    bar.update(2)
+    bar.close()
+    assert "citekit: compiling" in terminal.getvalue()
