@@ -46,7 +46,6 @@ __all__ = [
     "ARRAY_NAMES",
     "PASSAGE_ARRAY_NAMES",
     "LoadedCorpus",
-    "SavedCorpus",
     "array_damage",
     "corpus_file_names",
     "damaged",
@@ -337,33 +336,24 @@ def read_meta(directory: str) -> tuple[dict[str, Any], str]:
     return meta, meta_path
 
 
-class SavedCorpus(NamedTuple):
-    """What :func:`read_saved` reads and checks besides the sources."""
-
-    arrays: dict[str, np.ndarray]
-    index: IdfIndex
-    window_size_sentences: int
-    window_stride_sentences: int
-    tokenizer_signature: str
-    embeddings: np.ndarray | None
-
-
 def read_saved(
     directory: str,
     meta: Mapping[str, Any],
     meta_path: str,
     sources: Sequence[SourceDocument | SourceChunk],
-) -> SavedCorpus:
-    """The settings of ``corpus.json`` and the arrays of a saved corpus of ``sources``
-    (format version 1), checked (:func:`array_damage`, the index against the tokens,
-    the embeddings)."""
+) -> "LoadedCorpus":
+    """The corpus of ``sources`` saved in format version 1: the settings of
+    ``corpus.json`` and the arrays, checked (:func:`array_damage`, the index against the
+    tokens, the embeddings)."""
     size, stride, signature, has_embeddings = _settings(meta, meta_path)
     arrays = {name: _load_array(directory, name) for name in ARRAY_NAMES}
     _check_arrays(directory, arrays, _text_lengths(sources), meta_path)
     n_passages = arrays["passage_source"].shape[0]
     index = _index_of_tokens(directory, arrays, _load_index(directory, n_passages))
     embeddings = _load_embeddings(directory, n_passages) if has_embeddings else None
-    return SavedCorpus(arrays, index, size, stride, signature, embeddings)
+    return LoadedCorpus(
+        tuple(sources), arrays, index, size, stride, signature, embeddings, None, None
+    )
 
 
 def _settings(meta: Mapping[str, Any], meta_path: str) -> tuple[int, int, str, bool]:
@@ -447,8 +437,7 @@ def read_corpus(
             check_records(records)
         except ValueError as error:
             raise damaged([meta_path], str(error)) from None
-        saved = read_saved(directory, meta, meta_path, records)
-        return LoadedCorpus(tuple(records), *saved, None, None)
+        return read_saved(directory, meta, meta_path, records)
     return _read_version_2(directory, meta, meta_path, mapped, verify, check_records)
 
 
