@@ -3,7 +3,7 @@
 In the order it compiles them, with the argument types it calls them with:
 ``(share, kernel, types)``, where ``kernel`` is ``module:name`` and ``types`` are
 :func:`citekit._jit.type_spec` texts. The calling process compiles them as it goes; a helper
-process started at its first compilation (:func:`citekit._warm.start_helper`) compiles those
+process started at its first compilation (:func:`citekit._compiling.start_helper`) compiles those
 of share 1 from the last backwards, each kernel by whichever of the two claims it first.
 Written by ``python benchmarks/compile_cost.py --manifest citekit/_first_call.py``; a
 stale entry costs time, never a result (the caller compiles what the helper did not), and

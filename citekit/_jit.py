@@ -192,15 +192,15 @@ class _KernelCacheImpl(caching.CompileResultCacheImpl):
 class _KernelCache(caching.FunctionCache):
     """numba's on-disk cache of a kernel, stamped by :func:`package_stamp`.
 
-    Before looking a kernel up, it lets :mod:`citekit._warm` wait for a helper process that
-    is compiling that kernel into the cache (:func:`citekit._warm.await_helper`), so that
+    Before looking a kernel up, it lets :mod:`citekit._compiling` wait for a helper process that
+    is compiling that kernel into the cache (:func:`citekit._compiling.await_helper`), so that
     this process loads it instead of compiling it too.
     """
 
     _impl_class = _KernelCacheImpl
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
-        from citekit._warm import await_helper
+        from citekit._compiling import await_helper
 
         await_helper(kernel_name(self._py_func))
         return super().load_overload(sig, target_context)
@@ -266,20 +266,20 @@ def parse_type_spec(spec: str) -> Any:
 
 
 class _CompileWatch(numba.core.event.Listener):
-    """Tells :mod:`citekit._warm` when the compiler starts and ends compiling one of
+    """Tells :mod:`citekit._compiling` when the compiler starts and ends compiling one of
     citekit's kernels (numba's ``numba:compile`` events fire only for real compilations,
     not for machine code loaded from the disk cache), so that whatever entry point
     triggered it -- a library call, a command, a notebook cell -- says so once."""
 
     def on_start(self, event: Any) -> None:
         if _is_citekit_kernel(event.data["dispatcher"]):
-            from citekit._warm import compile_started
+            from citekit._compiling import compile_started
 
-            compile_started(kernel_name(event.data["dispatcher"]))
+            compile_started(kernel_name(event.data["dispatcher"]), CACHE)
 
     def on_end(self, event: Any) -> None:
         if _is_citekit_kernel(event.data["dispatcher"]):
-            from citekit._warm import compile_finished
+            from citekit._compiling import compile_finished
 
             compile_finished()
 

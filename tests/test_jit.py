@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from citekit import _jit
-from citekit import _warm
+from citekit import _compiling
 from citekit._jit import kernel_sources, package_stamp, share_work
 
 
@@ -63,7 +63,7 @@ def test_citekits_kernel_sources_hold_every_kernel_module_and_not_the_pipeline()
     for name in ("pipeline.py", "results.py", "config.py", "tokenizers/simple.py",
                  "tokenizers/_kernel_chars.py", "tokenizers/_hybrid.py", "tokenizers/_general.py",
                  "tokenizers/_keys.py", "segment.py", "_reading.py", "_joined_texts.py",
-                 "_warm.py", "corpus.py", "index.py"):
+                 "_warm.py", "_compiling.py", "corpus.py", "index.py"):
         assert name not in files
     # only kernels/, the JIT options and the leaf helpers kernels use
     leaves = {"__init__.py", "_jit.py", "_code_units.py", "_validation.py", "_version.py"}
@@ -147,7 +147,7 @@ print(json.dumps({"loaded": loaded, "out": out.tolist()}))
 
 @pytest.mark.skipif(not _jit.CACHE, reason="numba's on-disk cache is off")
 def test_a_cached_kernel_is_reused_only_under_the_same_package_stamp(tmp_path):
-    env = _warm._child_environment()
+    env = _compiling.child_environment()
     env["NUMBA_CACHE_DIR"] = str(tmp_path)
 
     def run(stamp):
@@ -235,7 +235,7 @@ print(out.tolist())
 
 @pytest.mark.skipif(not _jit.CACHE, reason="numba's on-disk cache is off")
 def test_a_compilation_says_so_once_and_a_cached_kernel_says_nothing(tmp_path):
-    env = _warm._child_environment()
+    env = _compiling.child_environment()
     env["NUMBA_CACHE_DIR"] = str(tmp_path)
 
     def run():

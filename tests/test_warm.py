@@ -11,7 +11,7 @@ import time
 import pytest
 
 import citekit
-from citekit import _jit, _warm
+from citekit import _compiling, _jit, _warm
 
 
 class FakeChild:
@@ -157,7 +157,7 @@ print(json.dumps(added))
 
 
 def test_warmup_leaves_nothing_to_compile_for_the_pipeline():
-    env = _warm._child_environment()
+    env = _compiling.child_environment()
     env.pop("NUMBA_NUM_THREADS", None)
     done = subprocess.run(
         [sys.executable, "-c", _NOTHING_LEFT_SCRIPT], env=env, capture_output=True, text=True,
@@ -169,7 +169,7 @@ def test_warmup_leaves_nothing_to_compile_for_the_pipeline():
 
 
 def _environment(cache_dir):
-    env = _warm._child_environment()
+    env = _compiling.child_environment()
     env["NUMBA_CACHE_DIR"] = str(cache_dir)
     return env
 
@@ -197,7 +197,7 @@ def test_cache_is_not_cold_without_the_disk_cache(monkeypatch):
 
 
 def test_child_environment_puts_this_citekit_first():
-    env = _warm._child_environment()
+    env = _compiling.child_environment()
     root = os.path.dirname(os.path.dirname(os.path.abspath(citekit.__file__)))
     assert env["PYTHONPATH"].split(os.pathsep)[0] == root
 
@@ -242,7 +242,7 @@ class FakeBar:
 @pytest.fixture
 def compiling(monkeypatch):
     """A fresh notice state whose bar is a FakeBar (closed at once when idle)."""
-    state = _warm._Compiling()
+    state = _compiling._Compiling()
     state.IDLE_SECONDS = 0.0
     bars = []
 
@@ -250,8 +250,8 @@ def compiling(monkeypatch):
         bars.append(FakeBar(total))
         return bars[-1]
 
-    monkeypatch.setattr(_warm, "_COMPILING", state)
-    monkeypatch.setattr(_warm, "_kernel_bar", kernel_bar)
+    monkeypatch.setattr(_compiling, "_COMPILING", state)
+    monkeypatch.setattr(_compiling, "_kernel_bar", kernel_bar)
     return state, bars
 
 
@@ -263,16 +263,16 @@ def _wait_closed(state):
 def test_the_first_compilation_logs_the_notice_once(compiling, caplog):
     state, bars = compiling
     with caplog.at_level(logging.WARNING, logger="citekit.compile"):
-        _warm.compile_started()  # a kernel
-        _warm.compile_started()  # its callee
-        _warm.compile_finished()
-        _warm.compile_finished()
+        _compiling.compile_started()  # a kernel
+        _compiling.compile_started()  # its callee
+        _compiling.compile_finished()
+        _compiling.compile_finished()
         _wait_closed(state)
-        _warm.compile_started()  # a later call's kernel
-        _warm.compile_finished()
+        _compiling.compile_started()  # a later call's kernel
+        _compiling.compile_finished()
     notices = [r for r in caplog.records if r.name == "citekit.compile"]
     assert len(notices) == 1 and notices[0].levelno == logging.WARNING
-    assert notices[0].getMessage() == _warm.compile_notice()
+    assert notices[0].getMessage() == _compiling.compile_notice()
     # a bar per burst of compiling, counting kernels, closed when it ends
     assert [bar.n for bar in bars] == [2, 1]
     _wait_closed(state)
@@ -281,39 +281,37 @@ def test_the_first_compilation_logs_the_notice_once(compiling, caplog):
 
 def test_the_bar_grows_when_a_call_compiles_more_than_expected(compiling, monkeypatch):
     state, bars = compiling
-    monkeypatch.setattr(_warm, "_FIRST_CALL_KERNELS", 3)
-    _warm.compile_started()
+    monkeypatch.setattr(_compiling, "_FIRST_CALL_KERNELS", 3)
+    _compiling.compile_started()
     for _ in range(5):
-        _warm.compile_started()
-        _warm.compile_finished()
+        _compiling.compile_started()
+        _compiling.compile_finished()
         assert bars[0].n < bars[0].total
-    _warm.compile_finished()
+    _compiling.compile_finished()
     _wait_closed(state)
     assert bars[0].n == 6 and bars[0].closed
 
 
 def test_no_bar_where_none_can_be_seen(monkeypatch):
-    state = _warm._Compiling()
-    monkeypatch.setattr(_warm, "_COMPILING", state)
-    monkeypatch.setattr(_warm.LOGGER, "disabled", True)
-    _warm.compile_started()  # (tests run without a terminal: _kernel_bar gives None)
-    _warm.compile_finished()
+    state = _compiling._Compiling()
+    monkeypatch.setattr(_compiling, "_COMPILING", state)
+    monkeypatch.setattr(_compiling.LOGGER, "disabled", True)
+    _compiling.compile_started()  # (tests run without a terminal: _kernel_bar gives None)
+    _compiling.compile_finished()
     assert state.announced and state.bar is None and state.count == 1
 
 
 def test_the_notice_says_what_happens_for_how_long_and_what_to_do(monkeypatch):
-    monkeypatch.setattr(_jit, "CACHE", True)
-    monkeypatch.setattr(_warm, "helper_processes", lambda: 2)
-    notice = _warm.compile_notice()
-    assert f"about {_warm.FIRST_CALL_SECONDS} s" in notice
+    monkeypatch.setattr(_compiling, "helper_processes", lambda: 2)
+    notice = _compiling.compile_notice(cache=True)
+    assert f"about {_compiling.FIRST_CALL_SECONDS} s" in notice
     assert "empty cache" in notice and "citekit warmup" in notice
-    monkeypatch.setattr(_warm, "helper_processes", lambda: 1)  # (no helper: longer)
-    assert f"about {_warm.FIRST_CALL_SECONDS_ONE_PROCESS} s" in _warm.compile_notice()
-    monkeypatch.setattr(_warm, "helper_processes", lambda: 2)
-    monkeypatch.setattr(_jit, "CACHE", False)
-    notice = _warm.compile_notice()
+    monkeypatch.setattr(_compiling, "helper_processes", lambda: 1)  # (no helper: longer)
+    assert f"about {_compiling.FIRST_CALL_SECONDS_ONE_PROCESS} s" in _compiling.compile_notice()
+    monkeypatch.setattr(_compiling, "helper_processes", lambda: 2)
+    notice = _compiling.compile_notice(cache=False)
     assert "CITEKIT_NUMBA_CACHE=0" in notice
-    assert f"about {_warm.FIRST_CALL_SECONDS_ONE_PROCESS} s" in notice
+    assert f"about {_compiling.FIRST_CALL_SECONDS_ONE_PROCESS} s" in notice
 
 
 def test_warm_announces_itself_not_the_advice_to_warm_up(compiling, monkeypatch, caplog):
@@ -321,14 +319,14 @@ def test_warm_announces_itself_not_the_advice_to_warm_up(compiling, monkeypatch,
     state, _ = compiling
     seen = []
     monkeypatch.setattr(_warm, "_warm_all", lambda processes: (
-        seen.append(state.warming), _warm.compile_started(), _warm.compile_finished()))
+        seen.append(state.warming), _compiling.compile_started(), _compiling.compile_finished()))
     with caplog.at_level(logging.WARNING, logger="citekit.compile"):
         _warm.warm(1)
     (notice,) = [r.getMessage() for r in caplog.records if r.name == "citekit.compile"]
     assert seen == [True] and not state.warming
-    assert notice == _warm.compile_notice(warming=True)
+    assert notice == _compiling.compile_notice(warming=True)
     assert "every kernel" in notice and "citekit warmup" not in notice
-    assert f"about {_warm.WARM_SECONDS} s" in notice
+    assert f"about {_compiling.WARM_SECONDS} s" in notice
 
 
 # ------------------------------------------------------------------ citekit warmup
@@ -400,7 +398,7 @@ def helper(monkeypatch):
     """A fresh helper state; Popen records its command and returns a FakeHelper."""
     from citekit import _first_call
 
-    state = _warm._Helper()
+    state = _compiling._Helper()
     state.allowed = True
     started = []
     kernels = (
@@ -414,11 +412,11 @@ def helper(monkeypatch):
         started.append((command, options["env"]))
         return FakeHelper()
 
-    monkeypatch.setattr(_warm, "_HELPER", state)
+    monkeypatch.setattr(_compiling, "_HELPER", state)
     monkeypatch.setattr(_first_call, "KERNELS", kernels)
-    monkeypatch.setattr(_warm.subprocess, "Popen", popen)
+    monkeypatch.setattr(_compiling.subprocess, "Popen", popen)
     monkeypatch.setattr(_jit, "CACHE", True)
-    monkeypatch.setattr(_warm, "helper_processes", lambda: 2)
+    monkeypatch.setattr(_compiling, "helper_processes", lambda: 2)
     monkeypatch.setattr("atexit.register", lambda function: None)
     yield state, started
     state.stop()
@@ -427,7 +425,7 @@ def helper(monkeypatch):
 def _held_elsewhere(directory, kernel):
     """Whether another open file description holds ``kernel``'s lock (as the helper's
     would)."""
-    handle = _warm._lock(directory, kernel, wait=False)
+    handle = _compiling.lock(directory, kernel, wait=False)
     if handle is None:
         return True
     handle.close()
@@ -437,13 +435,13 @@ def _held_elsewhere(directory, kernel):
 @pytest.mark.parametrize("first", ["m:first", "m:second"])
 def test_a_first_call_kernel_starts_the_helper_and_claims_itself(helper, first):
     state, started = helper
-    assert _warm.start_helper(first)
-    assert len(started) == 1 and started[0][1][_warm._HELPER_VARIABLE] == state.lock_directory
+    assert _compiling.start_helper(first)
+    assert len(started) == 1 and started[0][1][_compiling.HELPER_VARIABLE] == state.lock_directory
     assert "compile_listed(1)" in started[0][0][-1]
     assert state.pending == {"m:second", "m:late"} - {first}
     if first == "m:second":  # (claimed: the helper will skip it)
         assert _held_elsewhere(state.lock_directory, "m:second")
-    assert not _warm.start_helper(first)  # (once per process)
+    assert not _compiling.start_helper(first)  # (once per process)
 
 
 @pytest.mark.parametrize("case", ["other kernel", "not allowed", "no cache", "one process"])
@@ -454,41 +452,39 @@ def test_no_helper_when_it_cannot_help(helper, monkeypatch, case):
         kernel = "m:unlisted"  # (a call that is not an align_citations)
     elif case == "not allowed":
         state.allowed = False
-    elif case == "no cache":
-        monkeypatch.setattr(_jit, "CACHE", False)
-    else:
-        monkeypatch.setattr(_warm, "helper_processes", lambda: 1)
-    assert not _warm.start_helper(kernel)
+    elif case == "one process":
+        monkeypatch.setattr(_compiling, "helper_processes", lambda: 1)
+    assert not _compiling.start_helper(kernel, cache=case != "no cache")
     assert started == [] and state.pending == set()
 
 
 def test_a_kernel_the_helper_has_not_reached_is_claimed_here(helper):
     state, _ = helper
-    _warm.start_helper("m:first")
-    _warm.await_helper("m:late")
+    _compiling.start_helper("m:first")
+    _compiling.await_helper("m:late")
     assert "m:late" not in state.pending
     assert _held_elsewhere(state.lock_directory, "m:late")  # (the helper skips it)
-    _warm.await_helper("m:first")  # (not the helper's: nothing to claim)
+    _compiling.await_helper("m:first")  # (not the helper's: nothing to claim)
     assert not _held_elsewhere(state.lock_directory, "m:first")
 
 
 def test_a_kernel_the_helper_is_compiling_is_waited_for(helper):
     state, _ = helper
-    _warm.start_helper("m:first")
-    compiling = _warm._lock(state.lock_directory, "m:late", wait=False)  # (the helper's)
+    _compiling.start_helper("m:first")
+    compiling = _compiling.lock(state.lock_directory, "m:late", wait=False)  # (the helper's)
     released = threading.Timer(0.3, compiling.close)
     released.start()
     started = time.perf_counter()
-    _warm.await_helper("m:late")
+    _compiling.await_helper("m:late")
     assert time.perf_counter() - started >= 0.25  # (returned once the helper let go)
     released.join()
 
 
 def test_stopping_the_helper_kills_it_and_cleans_up(helper):
     state, _ = helper
-    _warm.start_helper("m:first")
+    _compiling.start_helper("m:first")
     directory = state.lock_directory
-    _warm.await_helper("m:late")
+    _compiling.await_helper("m:late")
     state.stop()
     assert state.process.killed and state.pending == set() and state.held == []
     assert not os.path.exists(directory)
@@ -517,14 +513,14 @@ def test_compile_listed_compiles_its_share_last_first_and_skips_claimed(
         (1, "citekit.kernels._copy:copy_rows", ("int64[2C]",)),
         (1, "citekit.kernels._copy:no_such_kernel", ("int64",)),  # skipped
     ))
-    monkeypatch.setenv(_warm._HELPER_VARIABLE, str(tmp_path))
+    monkeypatch.setenv(_compiling.HELPER_VARIABLE, str(tmp_path))
     _warm.compile_listed(1)
     assert compiled == [
         ("copy_rows", ("array(int64, 2d, C)",)),
         ("copy_range", ("array(float64, 1d, C)", "int64")),
     ]
     compiled.clear()
-    claimed = _warm._lock(str(tmp_path), "citekit.kernels._copy:copy_rows", wait=False)
+    claimed = _compiling.lock(str(tmp_path), "citekit.kernels._copy:copy_rows", wait=False)
     _warm.compile_listed(1)
     claimed.close()
     assert compiled == [("copy_range", ("array(float64, 1d, C)", "int64"))]
@@ -532,14 +528,21 @@ def test_compile_listed_compiles_its_share_last_first_and_skips_claimed(
 
 @pytest.mark.parametrize("value, expected", [("1", 1), ("2", 2), ("0", 1), ("many", 1)])
 def test_helper_processes_reads_the_environment(monkeypatch, value, expected):
-    monkeypatch.setenv(_warm.PROCESSES_VARIABLE, value)
+    monkeypatch.setenv(_compiling.PROCESSES_VARIABLE, value)
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
-    assert _warm.helper_processes() == expected
+    assert _compiling.helper_processes() == expected
 
 
 def test_warm_starts_no_helper(recorded, monkeypatch):
-    state = _warm._Helper()
+    state = _compiling._Helper()
     state.allowed = True
-    monkeypatch.setattr(_warm, "_HELPER", state)
+    monkeypatch.setattr(_compiling, "_HELPER", state)
+    during = []
+    monkeypatch.setattr(
+        _warm, "_warm_all",
+        lambda processes: during.append((state.allowed, _compiling._COMPILING.warming)),
+    )
     _warm.warm(1)
-    assert not state.allowed
+    # no helper while warming (the warm-up shares its work out itself); as before after
+    assert during == [(False, True)]
+    assert state.allowed and not _compiling._COMPILING.warming
