@@ -887,11 +887,11 @@ print("scored", [o.ok for o in outcomes])
 def test_a_pool_that_cannot_start_raises_instead_of_failing_every_record(tmp_path):
     script = tmp_path / "unguarded.py"
     script.write_text(_UNGUARDED_SCRIPT)
-    import citekit._warm as warm_module
+    import citekit._compiling as compiling
 
     done = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=600,
-        env=warm_module._child_environment(), cwd=tmp_path,
+        env=compiling.child_environment(), cwd=tmp_path,
     )
     assert done.returncode != 0
     assert "scored" not in done.stdout
