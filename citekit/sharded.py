@@ -25,7 +25,6 @@ whole corpus, gives them the same input.
 
 from __future__ import annotations
 
-import json
 import operator
 import os
 import uuid
@@ -36,23 +35,21 @@ import numpy as np
 
 from citekit import _shard_tasks as tasks
 from citekit._corpus_files import ARRAY_NAMES
+from citekit._source_records import sources_path
 from citekit._validation import check_bool, check_int
 from citekit.corpus import Corpus, as_source_records
 from citekit.index import IdfIndex, TopK, TopKWithTerms
-from citekit._source_records import (
-    check_iterable,
-    checked_records,
-    jsonl_sources,
-    sources_path,
+from citekit._shard_layout import (
+    read_manifest,
+    shard_bounds,
+    shard_path,
+    source_stream,
+    stream_shards,
+    write_manifest,
 )
-from citekit.results import AlignmentResult, SourceChunk, SourceDocument
+from citekit.results import AlignmentResult, SourceDocument
 
 __all__ = ["ShardedCorpus", "shard_bounds"]
-
-# what a saved sharded corpus's directory holds besides its shards' directories
-_MANIFEST = "shards.json"
-_FORMAT = "citekit-sharded-corpus"
-_VERSION = 1
 
 
 def _dask_client(client: Any) -> Any:
@@ -71,113 +68,6 @@ def _dask_client(client: Any) -> Any:
     if not isinstance(client, distributed.Client):
         raise TypeError(f"client must be a distributed.Client, got {type(client).__name__}")
     return client
-
-
-def _document_key(record: Any) -> str:
-    return record.id if isinstance(record, SourceDocument) else record.source_id
-
-
-def _shard_path(directory: str, number: int) -> str:
-    return os.path.join(directory, f"shard-{number:05d}")
-
-
-def _source_stream(sources: Any) -> Iterator[Any]:
-    """The checked records of ``sources`` (a JSON Lines path or any iterable), read as
-    they are used."""
-    path = sources_path(sources)
-    if path is not None:
-        return checked_records(jsonl_sources(path))
-    check_iterable(sources)
-    return checked_records(sources)
-
-
-def _stream_shards(records: Iterable[Any], per_shard: int) -> Iterator[list[Any]]:
-    """Consecutive runs of ``per_shard`` documents of ``records`` (the chunks of one
-    document, consecutive, stay together; at least one run, maybe empty).
-
-    Examples
-    --------
-    >>> docs = as_source_records(["a", "b", "c"])
-    >>> [[d.id for d in shard] for shard in _stream_shards(docs, 2)]
-    [['0', '1'], ['2']]
-    >>> [len(shard) for shard in _stream_shards([], 2)]
-    [0]
-    """
-    shard: list[Any] = []
-    n_documents = 0
-    current: str | None = None
-    ended: set[str] = set()  # documents of chunks whose run is over
-    for position, record in enumerate(records):
-        key = _document_key(record)
-        if key != current:
-            if key in ended:
-                raise ValueError(
-                    f"sources[{position}] is a chunk of document {key!r}, whose other "
-                    "chunks came before another document: in a stream, give the chunks of "
-                    "a document one after another"
-                )
-            if current is not None and isinstance(shard[-1], SourceChunk):
-                ended.add(current)
-            if n_documents == per_shard:
-                yield shard
-                shard, n_documents = [], 0
-            current = key
-            n_documents += 1
-        shard.append(record)
-    yield shard
-
-
-def shard_bounds(sources: Sequence[Any], n_shards: int) -> list[tuple[int, int]]:
-    """Split ``sources`` into at most ``n_shards`` runs of about equal length, never
-    between two chunks of one document.
-
-    Parameters
-    ----------
-    sources : sequence of SourceDocument or SourceChunk
-        The sources (:func:`~citekit.corpus.as_source_records`).
-    n_shards : int
-        The number of runs wanted (``>= 1``). Fewer come back when there are fewer
-        sources, or when chunks of a document interleave with others' so that no cut
-        fits; none is empty (but the one run of no sources).
-
-    Returns
-    -------
-    list of (start, end)
-        Half-open ranges of positions, in order, covering every source.
-
-    Examples
-    --------
-    >>> from citekit.results import SourceChunk
-    >>> docs = as_source_records(["a", "b", "c", "d", "e"])
-    >>> shard_bounds(docs, 2)
-    [(0, 3), (3, 5)]
-    >>> chunks = [SourceChunk(source_id="x", text="a", doc_char_start=0, doc_char_end=1),
-    ...           SourceChunk(source_id="x", text="b", doc_char_start=1, doc_char_end=2),
-    ...           SourceDocument(id="y", text="c")]
-    >>> shard_bounds(chunks, 3)
-    [(0, 2), (2, 3)]
-    """
-    n_shards = int(check_int(n_shards, "n_shards", minimum=1))
-    n = len(sources)
-    if n == 0:
-        return [(0, 0)]
-    last: dict[str, int] = {}
-    for position, record in enumerate(sources):
-        last[_document_key(record)] = position
-    # a cut before position c splits no document when no document seen before c has a
-    # chunk at c or later
-    reach = np.maximum.accumulate(
-        np.array([last[_document_key(record)] for record in sources], dtype=np.int64)
-    )
-    allowed = np.flatnonzero(reach[:-1] < np.arange(1, n)) + 1
-    cuts = [0]
-    for shard in range(1, n_shards):
-        ideal = -(-shard * n // n_shards)
-        at = int(np.searchsorted(allowed, max(ideal, cuts[-1] + 1)))
-        if at < allowed.shape[0]:
-            cuts.append(int(allowed[at]))
-    cuts.append(n)
-    return [(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
 
 
 class _GatheredIndex(IdfIndex):
@@ -425,7 +315,7 @@ class ShardedCorpus:
                 raise ValueError(f"path {directory!r} is a file, not a directory")
         if documents_per_shard is not None:
             per_shard = int(check_int(documents_per_shard, "documents_per_shard", minimum=1))
-            stream = _source_stream(sources)
+            stream = source_stream(sources)
             if directory is not None:
                 os.makedirs(directory, exist_ok=True)
             return cls._build_streamed(client, pipeline, stream, per_shard, directory, mmap)
@@ -439,7 +329,7 @@ class ShardedCorpus:
         paths = None
         if directory is not None:
             os.makedirs(directory, exist_ok=True)
-            paths = [_shard_path(directory, n) for n in range(len(bounds))]
+            paths = [shard_path(directory, n) for n in range(len(bounds))]
         # (scattered, not embedded in the task graph: the texts travel once, to one worker)
         parts = client.scatter([list(records[lo:hi]) for lo, hi in bounds], hash=False)
         shards = client.map(
@@ -450,7 +340,7 @@ class ShardedCorpus:
         where = [f"shard {n}" for n in range(len(bounds))]
         sharded = cls._start(client, pipeline, shards, bounds, paths, records, where)
         if directory is not None and paths is not None:
-            _write_manifest(directory, [os.path.basename(p) for p in paths])
+            write_manifest(directory, [os.path.basename(p) for p in paths])
         return sharded
 
     @classmethod
@@ -467,16 +357,16 @@ class ShardedCorpus:
         bounds: list[tuple[int, int]] = []
         paths: list[str] = []
         start = 0
-        for number, records in enumerate(_stream_shards(stream, per_shard)):
-            shard_path = None if directory is None else _shard_path(directory, number)
+        for number, records in enumerate(stream_shards(stream, per_shard)):
+            where_saved = None if directory is None else shard_path(directory, number)
             [part] = client.scatter([records], hash=False)
             shards.append(
-                client.submit(tasks.build_shard, part, pipeline, shard_path, mmap, pure=False)
+                client.submit(tasks.build_shard, part, pipeline, where_saved, mmap, pure=False)
             )
             bounds.append((start, start + len(records)))
             start += len(records)
-            if shard_path is not None:
-                paths.append(shard_path)
+            if where_saved is not None:
+                paths.append(where_saved)
             del part, records
             building = [shard for shard in shards if not shard.done()]
             if len(building) > n_workers:
@@ -486,7 +376,7 @@ class ShardedCorpus:
             client, pipeline, shards, bounds, paths or None, None, where
         )
         if directory is not None:
-            _write_manifest(directory, [os.path.basename(p) for p in paths])
+            write_manifest(directory, [os.path.basename(p) for p in paths])
         return sharded
 
     @classmethod
@@ -542,7 +432,7 @@ class ShardedCorpus:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
         directory = os.path.abspath(os.fspath(path))
-        names = _read_manifest(directory)
+        names = read_manifest(directory)
         paths = [os.path.join(directory, name) for name in names]
         mmap = check_bool(mmap, "mmap")
         shards = client.map(tasks.load_shard, paths, mmap=mmap, pure=False)
@@ -951,39 +841,3 @@ def _merge(
     offsets = np.zeros(n_queries + 1, dtype=np.int64)
     np.cumsum(np.bincount(sorted_query[kept], minlength=n_queries), out=offsets[1:])
     return TopK(offsets, passage[keep], scores[keep]), held[keep], source[keep]
-
-
-def _write_manifest(directory: str, names: list[str]) -> None:
-    manifest = {"format": _FORMAT, "version": _VERSION, "shards": names}
-    target = os.path.join(directory, _MANIFEST)
-    temporary = target + f".{uuid.uuid4().hex}.tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(manifest, handle, indent=1)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, target)
-
-
-def _read_manifest(directory: str) -> list[str]:
-    target = os.path.join(directory, _MANIFEST)
-    if not os.path.isdir(directory):
-        raise FileNotFoundError(f"path {directory!r}: no such directory")
-    if not os.path.isfile(target):
-        raise FileNotFoundError(f"{target}: missing (not a sharded corpus saved by citekit)")
-    try:
-        with open(target, encoding="utf-8") as handle:
-            manifest = json.load(handle)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{target}: unreadable ({error})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != _FORMAT:
-        raise ValueError(f"{target}: 'format' must be {_FORMAT!r}")
-    if manifest.get("version") != _VERSION:
-        raise ValueError(f"{target}: 'version' must be {_VERSION}, got {manifest.get('version')!r}")
-    names = manifest.get("shards")
-    if (
-        not isinstance(names, list)
-        or not names
-        or not all(isinstance(n, str) and n and os.path.basename(n) == n for n in names)
-    ):
-        raise ValueError(f"{target}: 'shards' must be a non-empty list of directory names")
-    return names
