@@ -23,11 +23,11 @@ import numpy as np
 from citekit._jit import check_threads, jit, jit_parallel, prange, run_on_threads
 from citekit.kernels._copy import copy_range
 from citekit.kernels._overlap import _row_holds, group_into_terms
-from citekit.kernels._retrieval_merge import (
-    _AUTO_MERGED_TERMS,
-    _MERGED_MAX_TERMS,
-    _MIN_MERGED_ENTRIES,
-    _merged_candidates,
+from citekit.kernels._retrieval_maxscore import (
+    _AUTO_MAXSCORE_TERMS,
+    _MAXSCORE_MAX_TERMS,
+    _MIN_MAXSCORE_ENTRIES,
+    _maxscore_candidates,
 )
 from citekit.kernels._retrieval_masks import (
     _MASK_BITS,
@@ -258,8 +258,7 @@ def _top_candidates_kernel(
     use_masks,
     check_cost,
     search_cost,
-    use_merge,
-    merge_budget,
+    use_maxscore,
     scores,
     touched,
     hits,
@@ -331,21 +330,20 @@ def _top_candidates_kernel(
         n_touched = 0
         theta = 0.0
         n_hits = -1
-        # long lists (large corpora): the merged MaxScore search, unless it gives up
+        # long lists (large corpora): the MaxScore search, its state in the cache
         if (
             (
-                use_merge > 0
+                use_maxscore > 0
                 or (
-                    use_merge < 0 and n_entries >= _MIN_MERGED_ENTRIES
-                    and n_terms <= _AUTO_MERGED_TERMS
+                    use_maxscore < 0 and n_entries >= _MIN_MAXSCORE_ENTRIES
+                    and n_terms <= _AUTO_MAXSCORE_TERMS
                 )
             )
-            and have_rows and 2 <= n_terms <= _MERGED_MAX_TERMS and n_entries > k
+            and have_rows and 2 <= n_terms <= _MAXSCORE_MAX_TERMS and n_entries > k
         ):
-            n_hits = _merged_candidates(
+            n_hits = _maxscore_candidates(
                 posting_pointers, posting_passages, row_pointers, row_columns,
-                term_columns, term_weights, terms, k, merge_budget * n_entries, touched,
-                hits, values, scores,
+                term_columns, term_weights, terms, k, words, touched, hits, values,
             )
         # (the integer weights scale the weights by about 2**16 / total: finite)
         if n_hits >= 0:
@@ -594,7 +592,7 @@ def _deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_wo
 def _top_candidates_parallel(
     n_workers, worker_offsets, worker_queries, posting_pointers, posting_passages,
     row_pointers, row_columns, term_columns, term_weights, term_ranks, term_offsets, k,
-    prune, walk, use_masks, check_cost, search_cost, use_merge, merge_budget, scores,
+    prune, walk, use_masks, check_cost, search_cost, use_maxscore, scores,
     touched, hits, values, words, slots, frequent_bits, bit_of_column, buckets, slot,
     out_counts, out_passages, out_rank_scores, out_scores, want_held, out_held,
 ):
@@ -605,7 +603,7 @@ def _top_candidates_parallel(
         _top_candidates_kernel(
             posting_pointers, posting_passages, row_pointers, row_columns, term_columns,
             term_weights, term_ranks, term_offsets, k, prune, walk, use_masks, check_cost,
-            search_cost, use_merge, merge_budget, scores[worker], touched[worker],
+            search_cost, use_maxscore, scores[worker], touched[worker],
             hits[worker], values[worker], words[worker], slots[worker], frequent_bits,
             bit_of_column, buckets[worker],
             worker_queries[worker_offsets[worker]:worker_offsets[worker + 1]], slot,
@@ -656,8 +654,7 @@ def top_candidates(
     masks: bool | None = None,
     check_cost: float = 2.0,
     search_cost: float = 16.0,
-    merge: bool | None = None,
-    merge_budget: float = 0.5,
+    maxscore: bool | None = None,
     return_held: bool = False,
     n_threads: int | None = None,
 ) -> tuple[np.ndarray, ...]:
@@ -745,17 +742,16 @@ def top_candidates(
         to 1.5 (an Intel Xeon) times faster than float sums on one thread (``python
         benchmarks/kernels.py --retrieval 1000``); on a few
         documents, float sums cost as much or less.
-    merge : bool, optional
-        Whether a query is searched by merging its posting lists in order, heaviest term
-        first, with an exact MaxScore stop (:mod:`citekit.kernels._retrieval_merge`):
-        once ``k`` passages, scored exactly from their rows, score more than the lists
-        left weigh, those lists only reach the candidates found. Default: for queries of
-        at most 4 ranking terms whose lists hold 262,144 entries or more (large
-        corpora, where walking them into per-passage words is bound by memory). Needs
-        ``rows``; at most 63 ranking terms. Never changes the result.
-    merge_budget : float
-        The merged search gives up (the lists are walked instead) once its merges would
-        read more than this share of the query's list entries. Never changes the result.
+    maxscore : bool, optional
+        Whether a query is searched MaxScore-style with its per-passage state in a
+        bitmap of the corpus (:mod:`citekit.kernels._retrieval_maxscore`): the passages
+        of its rarest terms' lists, scored from their rows, bound the k-th best score;
+        only the lists of the terms not lighter than that bound find candidates, and
+        the other lists only test a bit per posting (or are searched for each candidate,
+        when those are few). Default: for queries of at most 5 ranking terms whose lists
+        hold 262,144 entries or more (large corpora; with more terms the bound stays
+        below most lists' weight and this costs more than the walk). Needs ``rows``; 2
+        to 63 ranking terms. Never changes the result.
     check_cost, search_cost : float
         The cost model of pruning, in posting entries walked: a stop check (one pass
         over the touched passages) is tried when the lists left are ``check_cost``
@@ -855,8 +851,7 @@ def top_candidates(
                 -1 if masks is None else int(bool(masks)),
                 float(check_cost),
                 float(search_cost),
-                -1 if merge is None else int(bool(merge)),
-                float(merge_budget),
+                -1 if maxscore is None else int(bool(maxscore)),
             )
             slot = capacity // n_queries
             counts = np.zeros(n_queries, dtype=np.int64)

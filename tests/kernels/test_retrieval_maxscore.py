@@ -1,7 +1,7 @@
-"""The merged (MaxScore, lists read in order) path of top-candidate retrieval gives, bit
-for bit, the arrays of the walk-everything algorithm (``naive_top_candidates_in_order``)
-and the candidates of the definition (``naive_top_candidates``): run to the end, giving up
-at once, or giving up part way (its budget), with held terms as the rows give them."""
+"""The MaxScore path of top-candidate retrieval (a bound of the k-th best from the rows,
+candidates in a bitmap) gives, bit for bit, the arrays of the walk-everything algorithm
+(``naive_top_candidates_in_order``) and the candidates of the definition
+(``naive_top_candidates``), forced or not, with held terms as the rows give them."""
 
 import numpy as np
 import pytest
@@ -15,21 +15,21 @@ from naive import (
 )
 from test_retrieval_prune import _arrays, _assert_same, retrieval_cases
 
-# (merge, merge_budget): run to the end; give up before the first list; give up part way
-MERGES = [(True, 1e18), (True, 0.0), (True, 0.6), (None, 0.5), (False, 0.5)]
+# forced, by default (long lists only), never
+MAXSCORE = [True, None, False]
 
 
-def _run(index, n_passages, columns, weights, ranks, offsets, k, merge, budget, scratch,
+def _run(index, n_passages, columns, weights, ranks, offsets, k, maxscore, scratch,
          **options):
     return top_candidates(
         *index.postings, n_passages, columns, weights, offsets, k, term_ranks=ranks,
-        rows=index.rows, scratch=scratch, merge=merge, merge_budget=budget, **options,
+        rows=index.rows, scratch=scratch, maxscore=maxscore, **options,
     )
 
 
 @settings(max_examples=150, deadline=None)
 @given(case=retrieval_cases())
-def test_merged_path_matches_the_walk_everything_algorithm_bit_for_bit(case):
+def test_maxscore_path_matches_the_walk_everything_algorithm_bit_for_bit(case):
     passage_sets, queries, k, exact_weights = case
     index, columns, weights, ranks, offsets = _arrays(passage_sets, queries)
     n_passages = len(passage_sets)
@@ -37,10 +37,10 @@ def test_merged_path_matches_the_walk_everything_algorithm_bit_for_bit(case):
         *index.postings, index.rows, n_passages, columns, weights, ranks, offsets, k
     )
     scratch = _Scratch()
-    for merge, budget in MERGES:
+    for maxscore in MAXSCORE:
         for _ in range(2):  # the reused scratch must come back clean
-            *got, held = _run(index, n_passages, columns, weights, ranks, offsets, k, merge,
-                              budget, scratch, return_held=True)
+            *got, held = _run(index, n_passages, columns, weights, ranks, offsets, k,
+                              maxscore, scratch, return_held=True)
             assert not scratch.scores.any() and not scratch.words.any()
             _assert_same(got, expected)
             assert held.tolist() == naive_held(index.rows, columns, offsets, got[0], got[1])
@@ -49,8 +49,9 @@ def test_merged_path_matches_the_walk_everything_algorithm_bit_for_bit(case):
 
 
 def test_light_long_lists_only_reach_the_candidates():
-    # one heavy rare term and many light common ones: admission stops after the heavy
-    # list; passages holding all the light terms but not the heavy one cannot catch up
+    # one heavy rare term and many light common ones: only the heavy list finds
+    # candidates; passages holding all the light terms but not the heavy one cannot
+    # catch up
     rng = np.random.default_rng(7)
     sets = [{c for c in range(1, 9) if rng.random() < 0.8} for _ in range(3000)]
     for p in range(0, 3000, 97):
@@ -61,9 +62,8 @@ def test_light_long_lists_only_reach_the_candidates():
         expected = naive_top_candidates_in_order(
             *index.postings, index.rows, len(sets), columns, weights, ranks, offsets, k
         )
-        for merge, budget in MERGES:
-            got = _run(index, len(sets), columns, weights, ranks, offsets, k, merge, budget,
-                       None)
+        for maxscore in MAXSCORE:
+            got = _run(index, len(sets), columns, weights, ranks, offsets, k, maxscore, None)
             _assert_same(got, expected)
 
 
@@ -72,23 +72,23 @@ def test_ties_at_the_kth_score_keep_the_lowest_passages():
     sets = [{0, 1, 2} for _ in range(40)] + [{0, 1, 2, 3} for _ in range(5)]
     queries = [[(0, 1.5, True), (1, 0.25, True), (2, 3.0, True), (3, 4.0, True)]]
     index, columns, weights, ranks, offsets = _arrays(sets, queries)
-    for merge, budget in MERGES:
+    for maxscore in MAXSCORE:
         out_offsets, passages, _, _ = _run(
-            index, len(sets), columns, weights, ranks, offsets, 12, merge, budget, None
+            index, len(sets), columns, weights, ranks, offsets, 12, maxscore, None
         )
         assert out_offsets.tolist() == [0, 12]
         assert passages.tolist() == [40, 41, 42, 43, 44] + list(range(7))
 
 
-def test_sums_equal_in_query_order_tie_however_the_merge_ordered_them():
+def test_sums_equal_in_query_order_tie_however_the_walk_ordered_them():
     # in query order 0.2 + 0.1 + 0.7 == 0.3 + 0.7 == 1.0; heaviest first, 0.7 + 0.2 + 0.1
     # rounds to 0.9999999999999999: the lower passage (0) wins the tie
     queries = [[(0, 0.3, True), (1, 0.2, True), (2, 0.45, True), (3, 0.1, True), (4, 0.7, True)]]
     for sets in ([{1, 3, 4}, {0, 4}, {2}], [{1, 3, 4}] + [{0, 4}] * 12 + [{2}]):
         index, columns, weights, ranks, offsets = _arrays(sets, queries)
-        for merge, budget in MERGES:
+        for maxscore in MAXSCORE:
             _, passages, rank_scores, _ = _run(
-                index, len(sets), columns, weights, ranks, offsets, 1, merge, budget, None
+                index, len(sets), columns, weights, ranks, offsets, 1, maxscore, None
             )
             assert passages.tolist() == [0]
             assert rank_scores.tolist() == [1.0]
@@ -96,25 +96,25 @@ def test_sums_equal_in_query_order_tie_however_the_merge_ordered_them():
 
 @pytest.mark.parametrize("n_threads", [1, 2])
 def test_workload_corpus_matches_the_walk_everything_algorithm(retrieval_calls, n_threads):
-    # the pipeline's own retrieval calls on a benchmark corpus, replayed merged
+    # the pipeline's own retrieval calls on a benchmark corpus, replayed on every path
     for args, kwargs in retrieval_calls(300, 3, 4):
         for k in (args[6], 1, 7):
             expected = naive_top_candidates_in_order(
                 args[0], args[1], kwargs["rows"], args[2], args[3], args[4],
                 kwargs["term_ranks"], args[5], k,
             )
-            for merge, budget in MERGES:
+            for maxscore in MAXSCORE:
                 got = top_candidates(
                     *args[:6], k, term_ranks=kwargs["term_ranks"], rows=kwargs["rows"],
-                    merge=merge, merge_budget=budget, n_threads=n_threads,
+                    maxscore=maxscore, n_threads=n_threads,
                 )
                 _assert_same(got, expected)
 
 
-def test_merging_needs_rows():
-    # without rows the merged path cannot score candidates: the walk is taken instead
+def test_maxscore_needs_rows():
+    # without rows the bound cannot be found: the lists are walked instead
     sets = [{0, 1}, {1}, {0, 2}, {2}]
     queries = [[(0, 2.0, True), (1, 1.0, True), (2, 0.5, True)]]
     index, columns, weights, ranks, offsets = _arrays(sets, queries)
-    got = top_candidates(*index.postings, len(sets), columns, weights, offsets, 2, merge=True)
+    got = top_candidates(*index.postings, len(sets), columns, weights, offsets, 2, maxscore=True)
     assert got[1].tolist() == [0, 2]
