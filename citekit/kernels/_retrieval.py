@@ -32,6 +32,8 @@ from citekit.kernels._retrieval_maxscore import (
 from citekit.kernels._retrieval_masks import (
     _MASK_BITS,
     _MIN_MASK_ENTRIES,
+    _SCAN_BLOCK,
+    _SCAN_BLOCK_MIN_PASSAGES,
     _TABLE_BITS,
     _add_unranked,
     _held_from_rows,
@@ -259,6 +261,7 @@ def _top_candidates_kernel(
     check_cost,
     search_cost,
     use_maxscore,
+    scan_block,
     scores,
     touched,
     hits,
@@ -356,7 +359,7 @@ def _top_candidates_kernel(
             scan = walk == 1 or (walk < 0 and 2 * n_entries > n_passages)
             n_hits, n_touched = _mask_candidates(
                 posting_pointers, posting_passages, term_columns, term_weights, terms, k,
-                scan, words, tables, touched, hits, values,
+                scan, scan_block, words, tables, touched, hits, values,
             )
             masked = True
         else:
@@ -592,7 +595,7 @@ def _deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_wo
 def _top_candidates_parallel(
     n_workers, worker_offsets, worker_queries, posting_pointers, posting_passages,
     row_pointers, row_columns, term_columns, term_weights, term_ranks, term_offsets, k,
-    prune, walk, use_masks, check_cost, search_cost, use_maxscore, scores,
+    prune, walk, use_masks, check_cost, search_cost, use_maxscore, scan_block, scores,
     touched, hits, values, words, slots, frequent_bits, bit_of_column, buckets, slot,
     out_counts, out_passages, out_rank_scores, out_scores, want_held, out_held,
 ):
@@ -603,7 +606,7 @@ def _top_candidates_parallel(
         _top_candidates_kernel(
             posting_pointers, posting_passages, row_pointers, row_columns, term_columns,
             term_weights, term_ranks, term_offsets, k, prune, walk, use_masks, check_cost,
-            search_cost, use_maxscore, scores[worker], touched[worker],
+            search_cost, use_maxscore, scan_block, scores[worker], touched[worker],
             hits[worker], values[worker], words[worker], slots[worker], frequent_bits,
             bit_of_column, buckets[worker],
             worker_queries[worker_offsets[worker]:worker_offsets[worker + 1]], slot,
@@ -626,6 +629,15 @@ def _pack_slots(counts, slot, want_held, passages, rank_scores, scores, held, ou
                 held[n + i] = held[start + i]
         n += counts[query]
         out_offsets[query + 1] = n
+
+
+def _scan_block(scan_block: int | None, n_passages: int) -> int:
+    """The passages per block of a scanning walk (see :func:`top_candidates`)."""
+    if scan_block is None:
+        return _SCAN_BLOCK if n_passages >= _SCAN_BLOCK_MIN_PASSAGES else 0
+    if int(scan_block) < 0:
+        raise ValueError(f"scan_block must be >= 0, got {scan_block}")
+    return int(scan_block)
 
 
 def _n_workers(n_threads: int | None, n_queries: int) -> int:
@@ -655,6 +667,7 @@ def top_candidates(
     check_cost: float = 2.0,
     search_cost: float = 16.0,
     maxscore: bool | None = None,
+    scan_block: int | None = None,
     return_held: bool = False,
     n_threads: int | None = None,
 ) -> tuple[np.ndarray, ...]:
@@ -752,6 +765,13 @@ def top_candidates(
         hold 262,144 entries or more (large corpora; with more terms the bound stays
         below most lists' weight and this costs more than the walk). Needs ``rows``; 2
         to 63 ranking terms. Never changes the result.
+    scan_block : int, optional
+        A walk that scans (``walk``) adds the lists into the per-passage words block by
+        block of this many passages, every list within a block before the next block,
+        so that the words being added to stay in the cache (0: list after list).
+        Default: 32,768 in corpora of 2,097,152 passages or more (their words no longer
+        fit in a core's cache; 10-15% faster at 6.8 million passages), else 0. Never
+        changes the result.
     check_cost, search_cost : float
         The cost model of pruning, in posting entries walked: a stop check (one pass
         over the touched passages) is tried when the lists left are ``check_cost``
@@ -852,6 +872,7 @@ def top_candidates(
                 float(check_cost),
                 float(search_cost),
                 -1 if maxscore is None else int(bool(maxscore)),
+                _scan_block(scan_block, n_passages),
             )
             slot = capacity // n_queries
             counts = np.zeros(n_queries, dtype=np.int64)

@@ -1,5 +1,6 @@
-"""The MaxScore path of top-candidate retrieval (a bound of the k-th best from the rows,
-candidates in a bitmap) gives, bit for bit, the arrays of the walk-everything algorithm
+"""The paths of top-candidate retrieval for large corpora -- MaxScore (a bound of the k-th
+best from the rows, candidates in a bitmap) and the scanning walk block by block of
+passages -- give, bit for bit, the arrays of the walk-everything algorithm
 (``naive_top_candidates_in_order``) and the candidates of the definition
 (``naive_top_candidates``), forced or not, with held terms as the rows give them."""
 
@@ -17,6 +18,9 @@ from test_retrieval_prune import _arrays, _assert_same, retrieval_cases
 
 # forced, by default (long lists only), never
 MAXSCORE = [True, None, False]
+
+# the scanning walk: list after list, blocks of 1, 3 and 7 passages, by default
+SCAN_BLOCKS = [0, 1, 3, 7, None]
 
 
 def _run(index, n_passages, columns, weights, ranks, offsets, k, maxscore, scratch,
@@ -118,3 +122,46 @@ def test_maxscore_needs_rows():
     index, columns, weights, ranks, offsets = _arrays(sets, queries)
     got = top_candidates(*index.postings, len(sets), columns, weights, offsets, 2, maxscore=True)
     assert got[1].tolist() == [0, 2]
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=retrieval_cases())
+def test_blocked_scanning_walk_matches_the_walk_everything_algorithm(case):
+    passage_sets, queries, k, _ = case
+    index, columns, weights, ranks, offsets = _arrays(passage_sets, queries)
+    n_passages = len(passage_sets)
+    expected = naive_top_candidates_in_order(
+        *index.postings, index.rows, n_passages, columns, weights, ranks, offsets, k
+    )
+    scratch = _Scratch()
+    for scan_block in SCAN_BLOCKS:
+        for masks in (True, None):
+            *got, held = top_candidates(
+                *index.postings, n_passages, columns, weights, offsets, k, term_ranks=ranks,
+                rows=index.rows, scratch=scratch, walk="scan", masks=masks,
+                scan_block=scan_block, maxscore=False, return_held=True,
+            )
+            assert not scratch.words.any()
+            _assert_same(got, expected)
+            assert held.tolist() == naive_held(index.rows, columns, offsets, got[0], got[1])
+
+
+def test_blocked_walk_on_the_workload_corpus(retrieval_calls):
+    for args, kwargs in retrieval_calls(300, 3, 4):
+        expected = naive_top_candidates_in_order(
+            args[0], args[1], kwargs["rows"], args[2], args[3], args[4],
+            kwargs["term_ranks"], args[5], args[6],
+        )
+        for scan_block in (5, 1000, 32768):
+            got = top_candidates(
+                *args[:7], term_ranks=kwargs["term_ranks"], rows=kwargs["rows"],
+                walk="scan", masks=True, scan_block=scan_block, maxscore=False,
+            )
+            _assert_same(got, expected)
+
+
+def test_bad_scan_block_is_refused():
+    one = np.zeros(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="scan_block"):
+        top_candidates(np.array([0, 1]), one, 1, one, np.ones(1), np.array([0, 1]), 1,
+                       scan_block=-1)
