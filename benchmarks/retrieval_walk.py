@@ -18,8 +18,9 @@ writes one with its ``answers.json``); it is loaded memory-mapped.
   pipeline;
 - ``analyze``: per query, the ranking terms found in the corpus, the entries of their
   posting lists (what the walk reads without pruning), the path the kernel's rules give
-  it (``masks``: up to 16 terms and 2,048 entries or more; else ``summed``; ``scan``
-  when the entries exceed half the corpus), ``k``, the k-th best rank score ``theta``
+  it (``maxscore``: 2 to 5 terms and 262,144 entries or more; else ``masks``: up to 16
+  terms and 2,048 entries or more; else ``summed``; ``scan`` when the entries exceed
+  half the corpus), ``k``, the k-th best rank score ``theta``
   (from the kernel's result) as a share of the query's ranking weight, and what an exact
   MaxScore walk that knew ``theta`` would have to walk: the lists of the terms heavier
   than the lightest ones whose weights sum to less than ``theta`` ("essential" lists);
@@ -96,6 +97,10 @@ def _quantiles(values: list[float]) -> str:
 def analyze(corpus_dir: str, queries: str, k: int) -> None:
     """Print the walk's figures per query (see the module docstring)."""
     from citekit.kernels._retrieval import top_candidates
+    from citekit.kernels._retrieval_maxscore import (
+        _AUTO_MAXSCORE_TERMS,
+        _MIN_MAXSCORE_ENTRIES,
+    )
 
     corpus = _load(corpus_dir)
     index = corpus.index
@@ -127,11 +132,11 @@ def analyze(corpus_dir: str, queries: str, k: int) -> None:
             term_weights = weights[ranking]
             entries = int(lengths.sum())
             n_terms = len(ranking)
-            if n_terms <= 16 and entries >= 2048:
-                path = "masks"
+            if 2 <= n_terms <= _AUTO_MAXSCORE_TERMS and entries >= _MIN_MAXSCORE_ENTRIES:
+                path = "maxscore"
             else:
-                path = "summed"
-            path += ", scan" if 2 * entries > n_passages else ", listed"
+                path = "masks" if n_terms <= 16 and entries >= 2048 else "summed"
+                path += ", scan" if 2 * entries > n_passages else ", listed"
             paths[path] = paths.get(path, 0) + 1
             got = out_offsets[query + 1] - out_offsets[query]
             theta = rank_scores[out_offsets[query + 1] - 1] if got >= k else 0.0
