@@ -23,12 +23,6 @@ import numpy as np
 from citekit._jit import check_threads, jit, jit_parallel, prange, run_on_threads
 from citekit.kernels._copy import copy_range
 from citekit.kernels._overlap import _row_holds, group_into_terms
-from citekit.kernels._retrieval_maxscore import (
-    _AUTO_MAXSCORE_TERMS,
-    _MAXSCORE_MAX_TERMS,
-    _MIN_MAXSCORE_ENTRIES,
-    _maxscore_candidates,
-)
 from citekit.kernels._retrieval_masks import (
     _MASK_BITS,
     _MIN_MASK_ENTRIES,
@@ -41,6 +35,7 @@ from citekit.kernels._retrieval_masks import (
     _mask_candidates,
     _reset_words,
 )
+from citekit.kernels._retrieval_maxscore import _maxscore_queries, maxscore_queries
 from citekit.kernels._retrieval_select import (
     _N_COPIES,
     _add_all,
@@ -87,6 +82,13 @@ def warmup() -> None:
             two, one, 1, np.zeros(2, dtype=np.int64), np.ones(2),
             np.arange(3, dtype=np.int64), 1, n_threads=2,
         )
+    # (the MaxScore driver, which only corpora of 2,097,152 passages or more take unasked)
+    top_candidates(
+        np.array([0, 2, 3], dtype=np.int64), np.array([0, 1, 1], dtype=np.int64), 2,
+        np.array([0, 1], dtype=np.int64), np.ones(2), two, 1,
+        rows=(np.array([0, 1, 3], dtype=np.int64), np.array([0, 0, 1], dtype=np.int64)),
+        maxscore=True,
+    )
     # (the frequent columns' bits, which only corpora of 8,192 passages or more keep)
     _Scratch(frequent_min_passages=1).frequent(two, one, 1)
     idf_query_terms(one, two, np.ones(1, dtype=bool), one, np.ones(1), 1.0)
@@ -260,7 +262,6 @@ def _top_candidates_kernel(
     use_masks,
     check_cost,
     search_cost,
-    use_maxscore,
     scan_block,
     scores,
     touched,
@@ -332,26 +333,8 @@ def _top_candidates_kernel(
         scan = False
         n_touched = 0
         theta = 0.0
-        n_hits = -1
-        # long lists (large corpora): the MaxScore search, its state in the cache
-        if (
-            (
-                use_maxscore > 0
-                or (
-                    use_maxscore < 0 and n_entries >= _MIN_MAXSCORE_ENTRIES
-                    and n_terms <= _AUTO_MAXSCORE_TERMS
-                )
-            )
-            and have_rows and 2 <= n_terms <= _MAXSCORE_MAX_TERMS and n_entries > k
-        ):
-            n_hits = _maxscore_candidates(
-                posting_pointers, posting_passages, row_pointers, row_columns,
-                term_columns, term_weights, terms, k, words, touched, hits, values,
-            )
         # (the integer weights scale the weights by about 2**16 / total: finite)
-        if n_hits >= 0:
-            pass
-        elif (
+        if (
             (use_masks > 0 or (use_masks < 0 and n_entries >= _MIN_MASK_ENTRIES))
             and positive and total < np.inf and 2.0**32 / total < np.inf
             and not pruning and n_terms <= _MASK_BITS
@@ -595,7 +578,7 @@ def _deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_wo
 def _top_candidates_parallel(
     n_workers, worker_offsets, worker_queries, posting_pointers, posting_passages,
     row_pointers, row_columns, term_columns, term_weights, term_ranks, term_offsets, k,
-    prune, walk, use_masks, check_cost, search_cost, use_maxscore, scan_block, scores,
+    prune, walk, use_masks, check_cost, search_cost, scan_block, scores,
     touched, hits, values, words, slots, frequent_bits, bit_of_column, buckets, slot,
     out_counts, out_passages, out_rank_scores, out_scores, want_held, out_held,
 ):
@@ -606,7 +589,7 @@ def _top_candidates_parallel(
         _top_candidates_kernel(
             posting_pointers, posting_passages, row_pointers, row_columns, term_columns,
             term_weights, term_ranks, term_offsets, k, prune, walk, use_masks, check_cost,
-            search_cost, use_maxscore, scan_block, scores[worker], touched[worker],
+            search_cost, scan_block, scores[worker], touched[worker],
             hits[worker], values[worker], words[worker], slots[worker], frequent_bits,
             bit_of_column, buckets[worker],
             worker_queries[worker_offsets[worker]:worker_offsets[worker + 1]], slot,
@@ -761,10 +744,12 @@ def top_candidates(
         of its rarest terms' lists, scored from their rows, bound the k-th best score;
         only the lists of the terms not lighter than that bound find candidates, and
         the other lists only test a bit per posting (or are searched for each candidate,
-        when those are few). Default: for queries of at most 5 ranking terms whose lists
-        hold 262,144 entries or more (large corpora; with more terms the bound stays
-        below most lists' weight and this costs more than the walk). Needs ``rows``; 2
-        to 63 ranking terms. Never changes the result.
+        when those are few). Default: in corpora of 2,097,152 passages or more, for
+        queries of at most 5 ranking terms whose lists hold 262,144 entries or more
+        (with more terms the bound stays below most lists' weight and this costs more
+        than the walk). Needs ``rows``; 2 to 63 ranking terms. These queries are
+        searched on one thread, by their own kernel (compiled on first use). Never
+        changes the result.
     scan_block : int, optional
         A walk that scans (``walk``) adds the lists into the per-passage words block by
         block of this many passages, every list within a block before the next block,
@@ -845,6 +830,16 @@ def top_candidates(
             n_workers = 1
             worker_offsets = np.array([0, n_queries], dtype=np.int64)
             worker_queries = np.arange(n_queries, dtype=np.int64)
+        have_rows = rows[0].shape[0] == n_passages + 1
+        chosen = maxscore_queries(
+            pointers, n_passages, columns, ranks, term_offsets, k, maxscore, have_rows
+        )
+        if chosen.any():
+            # the MaxScore queries go to their own driver: the workers take the others
+            keep = ~chosen[worker_queries]
+            kept = np.concatenate(([0], np.cumsum(keep)))
+            worker_offsets = kept[worker_offsets]
+            worker_queries = worker_queries[keep]
         scratch = _Scratch() if scratch is None else scratch
         owned = scratch.lock.acquire(blocking=False)
         try:
@@ -871,13 +866,19 @@ def top_candidates(
                 -1 if masks is None else int(bool(masks)),
                 float(check_cost),
                 float(search_cost),
-                -1 if maxscore is None else int(bool(maxscore)),
                 _scan_block(scan_block, n_passages),
             )
             slot = capacity // n_queries
             counts = np.zeros(n_queries, dtype=np.int64)
             outputs = (counts, out_passages, out_rank_scores, out_scores, bool(return_held),
                        out_held)
+            if chosen.any():
+                _maxscore_queries(
+                    arguments[0], arguments[1], arguments[2], arguments[3], columns,
+                    arguments[5], ranks, term_offsets, int(k), words[0], touched[0],
+                    hits[0], values[0], slots[0], frequent_bits, bit_of_column,
+                    np.flatnonzero(chosen).astype(np.int64), slot, *outputs,
+                )
             if n_workers == 1:
                 _top_candidates_kernel(
                     *arguments, scores[0], touched[0], hits[0], values[0], words[0],

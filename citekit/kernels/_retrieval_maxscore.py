@@ -31,13 +31,22 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
-from citekit.kernels._retrieval_masks import _mask_score, _mask_tables
-from citekit.kernels._retrieval_select import _row_terms, _select
+from citekit.kernels._copy import copy_range
+from citekit.kernels._retrieval_masks import (
+    _add_unranked,
+    _held_from_rows,
+    _mask_score,
+    _mask_tables,
+)
+from citekit.kernels._retrieval_select import _emit_best, _row_terms, _select
 from citekit.kernels._sort import stable_argsort
 
-# by default, only queries whose ranking lists hold this many entries take this path:
-# shorter ones are walked as fast into per-passage words, whose array then fits in the
-# cache (the benchmark workload at 1,000 documents walks about 60,000 entries per query)
+# by default, only in corpora of this many passages (smaller ones' per-passage words fit
+# in the cache; this path's kernels are then never compiled) ...
+_MAXSCORE_MIN_PASSAGES = 2097152
+
+
+# ... and only queries whose ranking lists hold this many entries
 _MIN_MAXSCORE_ENTRIES = 262144
 
 
@@ -201,3 +210,105 @@ def _maxscore_candidates(
     for i in range(n_candidates):
         values[i] = _mask_score(masks[i], tables, term_weights, terms)
     return n_candidates
+
+
+# queries of at most this many terms get the bits of the terms each candidate holds
+_HELD_BITS = 63
+
+
+@jit
+def _maxscore_queries(
+    posting_pointers, posting_passages, row_pointers, row_columns, term_columns,
+    term_weights, term_ranks, term_offsets, k, words, touched, hits, values, slots,
+    frequent_bits, bit_of_column, queries, slot, out_counts, out_passages,
+    out_rank_scores, out_scores, want_held, out_held,
+):
+    """The candidates of the queries ``queries`` by :func:`_maxscore_candidates` (each
+    with 2 to ``_MAXSCORE_MAX_TERMS`` ranking terms found, positive weights, rows), into
+    the output arrays as :func:`citekit.kernels._retrieval._top_candidates_kernel` writes
+    them (query ``q``'s at ``q * slot``): its own driver, so that corpora that never take
+    this path never compile it."""
+    for position in range(queries.shape[0]):
+        query = queries[position]
+        n_out = query * slot
+        first = term_offsets[query]
+        last = term_offsets[query + 1]
+        n_terms = 0
+        n_found = 0
+        for term in range(first, last):
+            if term_columns[term] >= 0:
+                n_found += 1
+                n_terms += term_ranks[term]
+        terms = np.empty(n_terms, dtype=np.int64)
+        n_terms = 0
+        for term in range(first, last):
+            if term_columns[term] >= 0 and term_ranks[term]:
+                terms[n_terms] = term
+                n_terms += 1
+        n_hits = _maxscore_candidates(
+            posting_pointers, posting_passages, row_pointers, row_columns, term_columns,
+            term_weights, terms, k, words, touched, hits, values,
+        )
+        take = _emit_best(hits, values, n_hits, k, 0.0, out_passages, out_rank_scores, n_out)
+        held_bits = want_held and last - first <= _HELD_BITS
+        if want_held and not held_bits:
+            out_held[n_out:n_out + take] = -1
+        if held_bits:
+            _held_from_rows(
+                row_pointers, row_columns, term_columns, first, last, out_passages, n_out,
+                take, slots, out_held,
+            )
+        if n_found > n_terms:
+            _add_unranked(
+                row_pointers, row_columns, term_columns, term_weights, term_ranks, first,
+                last, out_passages, out_rank_scores, out_scores, n_out, take, slots,
+                frequent_bits, bit_of_column, False, out_held,
+            )
+        else:
+            copy_range(out_scores, n_out, out_rank_scores, n_out, take)
+        out_counts[query] = take
+
+
+def maxscore_queries(
+    posting_pointers: np.ndarray,
+    n_passages: int,
+    term_columns: np.ndarray,
+    term_ranks: np.ndarray,
+    term_offsets: np.ndarray,
+    k: int,
+    maxscore: bool | None,
+    have_rows: bool,
+) -> np.ndarray:
+    """Which queries take the MaxScore path (bool, one per query): with ``maxscore``
+    True, every query of 2 to 63 ranking terms found in the corpus whose lists hold more
+    than ``k`` entries; by default (None) only in corpora of 2,097,152 passages or more,
+    those of at most 5 such terms whose lists hold 262,144 entries or more; none with
+    False or without rows.
+
+    Examples
+    --------
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> pointers = i64(0, 3, 5, 6)  # column lengths 3, 2, 1
+    >>> ranks = np.ones(4, dtype=bool)
+    >>> maxscore_queries(pointers, 4, i64(0, 1, 2, -1), ranks, i64(0, 2, 4), 2, True,
+    ...                  True).tolist()
+    [True, False]
+    """
+    n_queries = term_offsets.shape[0] - 1
+    if maxscore is False or not have_rows or (
+        maxscore is None and n_passages < _MAXSCORE_MIN_PASSAGES
+    ):
+        return np.zeros(n_queries, dtype=bool)
+    found = (term_columns >= 0) & term_ranks
+    if not found.any():
+        return np.zeros(n_queries, dtype=bool)
+    safe = np.where(found, term_columns, 0)
+    lengths = np.where(found, posting_pointers[safe + 1] - posting_pointers[safe], 0)
+    counted = np.concatenate(([0], np.cumsum(found)))
+    summed = np.concatenate(([0], np.cumsum(lengths)))
+    n_terms = counted[term_offsets[1:]] - counted[term_offsets[:-1]]
+    entries = summed[term_offsets[1:]] - summed[term_offsets[:-1]]
+    chosen = (n_terms >= 2) & (n_terms <= _MAXSCORE_MAX_TERMS) & (entries > k)
+    if maxscore is None:
+        chosen &= (n_terms <= _AUTO_MAXSCORE_TERMS) & (entries >= _MIN_MAXSCORE_ENTRIES)
+    return chosen  # type: ignore[no-any-return]
