@@ -91,6 +91,7 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         'int64',
         'float64',
         'float64',
+        'int64',
         'float64[1C]',
         'int64[1C]',
         'int64[1C]',

@@ -26,6 +26,8 @@ from citekit.kernels._overlap import _row_holds, group_into_terms
 from citekit.kernels._retrieval_masks import (
     _MASK_BITS,
     _MIN_MASK_ENTRIES,
+    _SCAN_BLOCK,
+    _SCAN_BLOCK_MIN_PASSAGES,
     _TABLE_BITS,
     _add_unranked,
     _held_from_rows,
@@ -33,6 +35,7 @@ from citekit.kernels._retrieval_masks import (
     _mask_candidates,
     _reset_words,
 )
+from citekit.kernels._retrieval_maxscore import _maxscore_queries, maxscore_queries
 from citekit.kernels._retrieval_select import (
     _N_COPIES,
     _add_all,
@@ -79,6 +82,13 @@ def warmup() -> None:
             two, one, 1, np.zeros(2, dtype=np.int64), np.ones(2),
             np.arange(3, dtype=np.int64), 1, n_threads=2,
         )
+    # (the MaxScore driver, which only corpora of 2,097,152 passages or more take unasked)
+    top_candidates(
+        np.array([0, 2, 3], dtype=np.int64), np.array([0, 1, 1], dtype=np.int64), 2,
+        np.array([0, 1], dtype=np.int64), np.ones(2), two, 1,
+        rows=(np.array([0, 1, 3], dtype=np.int64), np.array([0, 0, 1], dtype=np.int64)),
+        maxscore=True,
+    )
     # (the frequent columns' bits, which only corpora of 8,192 passages or more keep)
     _Scratch(frequent_min_passages=1).frequent(two, one, 1)
     idf_query_terms(one, two, np.ones(1, dtype=bool), one, np.ones(1), 1.0)
@@ -252,6 +262,7 @@ def _top_candidates_kernel(
     use_masks,
     check_cost,
     search_cost,
+    scan_block,
     scores,
     touched,
     hits,
@@ -331,7 +342,7 @@ def _top_candidates_kernel(
             scan = walk == 1 or (walk < 0 and 2 * n_entries > n_passages)
             n_hits, n_touched = _mask_candidates(
                 posting_pointers, posting_passages, term_columns, term_weights, terms, k,
-                scan, words, tables, touched, hits, values,
+                scan, scan_block, words, tables, touched, hits, values,
             )
             masked = True
         else:
@@ -567,9 +578,9 @@ def _deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_wo
 def _top_candidates_parallel(
     n_workers, worker_offsets, worker_queries, posting_pointers, posting_passages,
     row_pointers, row_columns, term_columns, term_weights, term_ranks, term_offsets, k,
-    prune, walk, use_masks, check_cost, search_cost, scores, touched, hits, values, words,
-    slots, frequent_bits, bit_of_column, buckets, slot, out_counts, out_passages,
-    out_rank_scores, out_scores, want_held, out_held,
+    prune, walk, use_masks, check_cost, search_cost, scan_block, scores,
+    touched, hits, values, words, slots, frequent_bits, bit_of_column, buckets, slot,
+    out_counts, out_passages, out_rank_scores, out_scores, want_held, out_held,
 ):
     """:func:`_top_candidates_kernel` on ``n_workers`` threads: worker ``w`` takes the
     queries ``worker_queries[worker_offsets[w]:worker_offsets[w + 1]]`` with the scratch
@@ -578,8 +589,9 @@ def _top_candidates_parallel(
         _top_candidates_kernel(
             posting_pointers, posting_passages, row_pointers, row_columns, term_columns,
             term_weights, term_ranks, term_offsets, k, prune, walk, use_masks, check_cost,
-            search_cost, scores[worker], touched[worker], hits[worker], values[worker],
-            words[worker], slots[worker], frequent_bits, bit_of_column, buckets[worker],
+            search_cost, scan_block, scores[worker], touched[worker],
+            hits[worker], values[worker], words[worker], slots[worker], frequent_bits,
+            bit_of_column, buckets[worker],
             worker_queries[worker_offsets[worker]:worker_offsets[worker + 1]], slot,
             out_counts, out_passages, out_rank_scores, out_scores, want_held, out_held,
         )
@@ -600,6 +612,15 @@ def _pack_slots(counts, slot, want_held, passages, rank_scores, scores, held, ou
                 held[n + i] = held[start + i]
         n += counts[query]
         out_offsets[query + 1] = n
+
+
+def _scan_block(scan_block: int | None, n_passages: int) -> int:
+    """The passages per block of a scanning walk (see :func:`top_candidates`)."""
+    if scan_block is None:
+        return _SCAN_BLOCK if n_passages >= _SCAN_BLOCK_MIN_PASSAGES else 0
+    if int(scan_block) < 0:
+        raise ValueError(f"scan_block must be >= 0, got {scan_block}")
+    return int(scan_block)
 
 
 def _n_workers(n_threads: int | None, n_queries: int) -> int:
@@ -628,6 +649,8 @@ def top_candidates(
     masks: bool | None = None,
     check_cost: float = 2.0,
     search_cost: float = 16.0,
+    maxscore: bool | None = None,
+    scan_block: int | None = None,
     return_held: bool = False,
     n_threads: int | None = None,
 ) -> tuple[np.ndarray, ...]:
@@ -715,6 +738,25 @@ def top_candidates(
         to 1.5 (an Intel Xeon) times faster than float sums on one thread (``python
         benchmarks/kernels.py --retrieval 1000``); on a few
         documents, float sums cost as much or less.
+    maxscore : bool, optional
+        Whether a query is searched MaxScore-style with its per-passage state in a
+        bitmap of the corpus (:mod:`citekit.kernels._retrieval_maxscore`): the passages
+        of its rarest terms' lists, scored from their rows, bound the k-th best score;
+        only the lists of the terms not lighter than that bound find candidates, and
+        the other lists only test a bit per posting (or are searched for each candidate,
+        when those are few). Default: in corpora of 2,097,152 passages or more, for
+        queries of at most 5 ranking terms whose lists hold 262,144 entries or more
+        (with more terms the bound stays below most lists' weight and this costs more
+        than the walk). Needs ``rows``; 2 to 63 ranking terms. These queries are
+        searched on one thread, by their own kernel (compiled on first use). Never
+        changes the result.
+    scan_block : int, optional
+        A walk that scans (``walk``) adds the lists into the per-passage words block by
+        block of this many passages, every list within a block before the next block,
+        so that the words being added to stay in the cache (0: list after list).
+        Default: 32,768 in corpora of 2,097,152 passages or more (their words no longer
+        fit in a core's cache; 10-15% faster at 6.8 million passages), else 0. Never
+        changes the result.
     check_cost, search_cost : float
         The cost model of pruning, in posting entries walked: a stop check (one pass
         over the touched passages) is tried when the lists left are ``check_cost``
@@ -788,6 +830,16 @@ def top_candidates(
             n_workers = 1
             worker_offsets = np.array([0, n_queries], dtype=np.int64)
             worker_queries = np.arange(n_queries, dtype=np.int64)
+        have_rows = rows[0].shape[0] == n_passages + 1
+        chosen = maxscore_queries(
+            pointers, n_passages, columns, ranks, term_offsets, k, maxscore, have_rows
+        )
+        if chosen.any():
+            # the MaxScore queries go to their own driver: the workers take the others
+            keep = ~chosen[worker_queries]
+            kept = np.concatenate(([0], np.cumsum(keep)))
+            worker_offsets = kept[worker_offsets]
+            worker_queries = worker_queries[keep]
         scratch = _Scratch() if scratch is None else scratch
         owned = scratch.lock.acquire(blocking=False)
         try:
@@ -814,11 +866,19 @@ def top_candidates(
                 -1 if masks is None else int(bool(masks)),
                 float(check_cost),
                 float(search_cost),
+                _scan_block(scan_block, n_passages),
             )
             slot = capacity // n_queries
             counts = np.zeros(n_queries, dtype=np.int64)
             outputs = (counts, out_passages, out_rank_scores, out_scores, bool(return_held),
                        out_held)
+            if chosen.any():
+                _maxscore_queries(
+                    arguments[0], arguments[1], arguments[2], arguments[3], columns,
+                    arguments[5], ranks, term_offsets, int(k), words[0], touched[0],
+                    hits[0], values[0], slots[0], frequent_bits, bit_of_column,
+                    np.flatnonzero(chosen).astype(np.int64), slot, *outputs,
+                )
             if n_workers == 1:
                 _top_candidates_kernel(
                     *arguments, scores[0], touched[0], hits[0], values[0], words[0],

@@ -34,6 +34,16 @@ _GUESS_RANK_ADD = 4
 _TABLE_BITS = 8
 
 
+# by default, the passages whose words a scanning walk fills before moving on (128 KB of
+# words: they stay in a core's L2 cache while every list adds into them), in corpora of
+# this many passages or more (smaller ones' words stay in the cache anyway, and the blocked walk's
+# extra test per posting made it 20-30% slower at 68,000 and 680,000 passages)
+_SCAN_BLOCK = 32768
+
+
+_SCAN_BLOCK_MIN_PASSAGES = 2097152
+
+
 @jit
 def _mask_tables(term_weights, terms, tables):
     """``tables[b, m]``: the weights of terms ``8 * b + i`` for the set bits ``i`` of
@@ -104,7 +114,7 @@ def _collect_marked(words, listed, touched, n_touched, bar, tables, hits, values
 @jit
 def _mask_candidates(
     posting_pointers, posting_passages, term_columns, term_weights, terms, k, scan,
-    words, tables, touched, hits, values,
+    scan_block, words, tables, touched, hits, values,
 ):
     """The passages that can be among the ``k`` best by rank score, into ``hits`` with
     their exact rank scores in ``values``; returns how many (every passage scoring at
@@ -141,12 +151,35 @@ def _mask_candidates(
     # the integer weights of all terms sum to less than 2**(32 - _MASK_BITS)
     scale = (2.0 ** (32 - _MASK_BITS) - 2.0 - 2.0 * n_terms) * down / total
     n_touched = 0
+    increments = np.empty(n_terms, dtype=np.int64)
+    cursors = np.empty(n_terms, dtype=np.int64)
+    ends = np.empty(n_terms, dtype=np.int64)
     for j in range(n_terms):
         term = terms[j]
         column = term_columns[term]
-        increment = (np.int64(np.ceil(term_weights[term] * scale)) << _MASK_BITS) | (1 << j)
-        lo = posting_pointers[column]
-        hi = posting_pointers[column + 1]
+        increments[j] = (np.int64(np.ceil(term_weights[term] * scale)) << _MASK_BITS) | (1 << j)
+        cursors[j] = posting_pointers[column]
+        ends[j] = posting_pointers[column + 1]
+    if scan and scan_block > 0:
+        # block by block of ``scan_block`` passages, every list in query order within a
+        # block: each word gets the same additions in the same order as walking list
+        # after list, while the block's words stay in the cache (a corpus of millions of passages
+        # has tens of MB of words: walking each list over all of them is bound by memory;
+        # measured 10-15% faster at 100,000 documents, 6.8 million passages)
+        for block_end in range(scan_block, n_passages + scan_block, scan_block):
+            for j in range(n_terms):
+                entry = cursors[j]
+                hi = ends[j]
+                increment = increments[j]
+                while entry < hi and posting_passages[entry] < block_end:
+                    passage = posting_passages[entry]
+                    words[passage] = words[passage] + increment
+                    entry += 1
+                cursors[j] = entry
+    for j in range(n_terms):
+        increment = increments[j]
+        lo = cursors[j]
+        hi = ends[j]
         if scan:
             for entry in range(lo, hi):
                 passage = posting_passages[entry]
