@@ -87,6 +87,16 @@ class ShardSubset(NamedTuple):
     source_documents: np.ndarray
 
 
+def _local_columns(local: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """The shard's columns of whole-corpus ``columns`` (-1: not in the corpus; ``local``:
+    the shard's column of each whole-corpus one, -1 where the shard lacks it). Read only
+    where found: with no word in the whole corpus, ``local`` is empty."""
+    found = columns >= 0
+    mapped = np.full(columns.shape[0], -1, dtype=np.int64)
+    mapped[found] = local[columns[found]]
+    return mapped
+
+
 def build_shard(
     records: list[Any], pipeline: Any, path: str | None, mmap: bool = False
 ) -> Corpus:
@@ -165,10 +175,9 @@ class _GlobalIdfIndex(IdfIndex):
             ids, offsets, flags, statistics.vocabulary, statistics.idf, statistics.unseen_idf,
             token_columns,
         )
-        local = self._local_column
-        columns = np.where(columns >= 0, local[columns], -1)
+        columns = _local_columns(self._local_column, columns)
         if token_columns is not None:
-            token_columns[:] = np.where(token_columns >= 0, local[token_columns], -1)
+            token_columns[:] = _local_columns(self._local_column, token_columns)
         return (
             offsets.shape[0] - 1, rows, columns, weights, term_flags, term_offsets,
             denominators,

@@ -200,6 +200,16 @@ def test_n_shards_needs_a_sequence(client, tmp_path):
         ShardedCorpus.build(tmp_path / "none.jsonl", documents_per_shard=2, client=client)
 
 
+def test_a_corpus_without_words(client):
+    # no word in any shard (found by the Unicode property on a fresh install): the query
+    # words map to no column instead of indexing an empty table
+    pipeline = Pipeline()
+    single = pipeline.align_many([":", "0 :"], pipeline.prepare([":", "."]))
+    for n_shards in (1, 2):
+        sharded = ShardedCorpus.build([":", "."], n_shards, client=client, pipeline=pipeline)
+        _same(single, sharded.align_many([":", "0 :"]))
+
+
 def test_sentences_of_more_than_63_terms(client, documents):
     # (a candidate's held terms are then counted from its passage's row, not from bits)
     words = " ".join(d["text"] for d in documents[:3]).replace(".", " ").split()
