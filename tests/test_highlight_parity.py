@@ -2,10 +2,9 @@
 
 ``tests/data/highlight_golden.json.gz`` holds >= 1,000 (answer, chunk, options) cases from
 ``benchmarks/highlight_corpus.py`` and the spans citeglow 0.1.2 returned for them,
-regenerated with::
+regenerated with the interpreter of a virtual environment holding citeglow 0.1.2::
 
-    /work/peers/bin/python benchmarks/highlight_corpus.py \
-        --golden tests/data/highlight_golden.json.gz
+    PEER_PYTHON benchmarks/highlight_corpus.py --golden tests/data/highlight_golden.json.gz
 
 citekit must return identical spans on at least 99 % of them. Known deliberate differences
 would be listed in ``DELIBERATE_DIFFERENCES`` (index -> reason); there are none: citekit
