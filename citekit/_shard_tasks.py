@@ -161,6 +161,10 @@ class _GlobalIdfIndex(IdfIndex):
         view.unseen_idf = statistics.unseen_idf
         return view
 
+    def _term_statistics(self) -> tuple[np.ndarray, np.ndarray, float]:
+        statistics = self._statistics
+        return statistics.vocabulary, statistics.idf, statistics.unseen_idf
+
     def _terms(
         self,
         ids: np.ndarray,
@@ -168,20 +172,11 @@ class _GlobalIdfIndex(IdfIndex):
         flags: np.ndarray,
         token_columns: np.ndarray | None = None,
     ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        from citekit.kernels._retrieval import idf_query_terms
-
-        statistics = self._statistics
-        rows, columns, weights, term_flags, term_offsets, denominators = idf_query_terms(
-            ids, offsets, flags, statistics.vocabulary, statistics.idf, statistics.unseen_idf,
-            token_columns,
-        )
-        columns = _local_columns(self._local_column, columns)
+        # the terms weighed and numbered in the whole corpus, then numbered in this shard
+        n_queries, rows, columns, *rest = super()._terms(ids, offsets, flags, token_columns)
         if token_columns is not None:
             token_columns[:] = _local_columns(self._local_column, token_columns)
-        return (
-            offsets.shape[0] - 1, rows, columns, weights, term_flags, term_offsets,
-            denominators,
-        )
+        return (n_queries, rows, _local_columns(self._local_column, columns), *rest)
 
 
 def _global_index(corpus: Corpus, statistics: GlobalStatistics) -> _GlobalIdfIndex:

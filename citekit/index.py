@@ -515,9 +515,14 @@ class IdfIndex:
         from citekit.kernels._retrieval import idf_query_terms
 
         rows, columns, weights, flags, term_offsets, denominators = idf_query_terms(
-            ids, offsets, flags, self.vocabulary, self.idf, self.unseen_idf, token_columns
+            ids, offsets, flags, *self._term_statistics(), token_columns
         )
         return offsets.shape[0] - 1, rows, columns, weights, flags, term_offsets, denominators
+
+    def _term_statistics(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """The vocabulary, IDF and unseen-token IDF that weigh query terms (this index's;
+        a shard of a sharded corpus weighs them with the whole corpus's)."""
+        return self.vocabulary, self.idf, self.unseen_idf
 
     def _product(
         self, n_queries: int, rows: np.ndarray, columns: np.ndarray, weights: np.ndarray
