@@ -687,6 +687,18 @@ def naive_sort_best(passages, values):
     return [passages[i] for i in order], [values[i] for i in order]
 
 
+def naive_heaviest_first(terms, term_columns, term_weights, posting_pointers):
+    """Positions of ``terms`` by weight, heaviest first; equal weights: the shorter
+    posting list first, then the earlier position (MaxScore's walk order)."""
+
+    def key(position):
+        term = terms[position]
+        column = term_columns[term]
+        length = posting_pointers[column + 1] - posting_pointers[column]
+        return (-term_weights[term], length, position)
+
+    return sorted(range(len(terms)), key=key)
+
 # =======================================================================================
 # Overlap (citekit.kernels._overlap)
 # =======================================================================================

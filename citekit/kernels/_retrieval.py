@@ -47,6 +47,7 @@ from citekit.kernels._retrieval_select import (
     _kth_best,
     _list_touched,
     _row_terms,
+    heaviest_first,
 )
 from citekit.kernels._sort import stable_argsort
 
@@ -111,16 +112,7 @@ def _summed_candidates(
     n_passages = scores.shape[0]
     order = terms.copy()
     if pruning:
-        # heaviest first; equal weights: shorter list first, then query order
-        keys = np.empty(n_terms)
-        lengths = np.empty(n_terms, dtype=np.int64)
-        for i in range(n_terms):
-            column = term_columns[terms[i]]
-            lengths[i] = posting_pointers[column + 1] - posting_pointers[column]
-            keys[i] = -term_weights[terms[i]]
-        by_length = stable_argsort(lengths)
-        by_weight = by_length[np.argsort(keys[by_length], kind="mergesort")]
-        order = terms[by_weight]
+        order = terms[heaviest_first(terms, term_columns, term_weights, posting_pointers)]
     # rest[j]: summed weight of the terms from the j-th walked on
     rest = np.zeros(n_terms + 1)
     for j in range(n_terms - 1, -1, -1):

@@ -38,7 +38,7 @@ from citekit.kernels._retrieval_masks import (
     _mask_score,
     _mask_tables,
 )
-from citekit.kernels._retrieval_select import _emit_best, _row_terms, _select
+from citekit.kernels._retrieval_select import _emit_best, _row_terms, _select, heaviest_first
 from citekit.kernels._sort import stable_argsort
 
 # by default, only in corpora of this many passages (smaller ones' per-passage words fit
@@ -98,15 +98,7 @@ def _maxscore_candidates(
     n_passages = words.shape[0]
     n_words = (n_passages + 31) >> 5
     bitmap = words[:n_words]
-    # heaviest first; equal weights: shorter list first, then query order
-    keys = np.empty(n_terms)
-    lengths = np.empty(n_terms, dtype=np.int64)
-    for i in range(n_terms):
-        column = term_columns[terms[i]]
-        lengths[i] = posting_pointers[column + 1] - posting_pointers[column]
-        keys[i] = -term_weights[terms[i]]
-    by_length = stable_argsort(lengths)
-    order = by_length[np.argsort(keys[by_length], kind="mergesort")]  # query positions
+    order = heaviest_first(terms, term_columns, term_weights, posting_pointers)
     # rest[j]: summed weight of the terms from the j-th heaviest on
     rest = np.zeros(n_terms + 1)
     for j in range(n_terms - 1, -1, -1):
@@ -119,7 +111,8 @@ def _maxscore_candidates(
     _mask_tables(term_weights, terms, tables)
     n_entries = 0
     for i in range(n_terms):
-        n_entries += lengths[i]
+        column = term_columns[terms[i]]
+        n_entries += posting_pointers[column + 1] - posting_pointers[column]
     # 1. a lower bound of the k-th best score: the exact scores of distinct passages of
     # the heaviest lists (a bit marks each one scored)
     budget = max(_BOUND_ROWS_PER_K * k, n_entries // _BOUND_ENTRIES_PER_ROW)

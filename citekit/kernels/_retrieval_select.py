@@ -257,6 +257,22 @@ def _sort_best(hits, values, n, out_passages, out_scores, n_out):
 
 
 @jit
+def heaviest_first(terms, term_columns, term_weights, posting_pointers):
+    """Positions in ``terms`` (query terms: indices into ``term_columns`` and
+    ``term_weights``) from the heaviest term to the lightest, MaxScore's walk order;
+    equal weights: the shorter posting list first, then query order."""
+    n_terms = terms.shape[0]
+    keys = np.empty(n_terms)
+    lengths = np.empty(n_terms, dtype=np.int64)
+    for i in range(n_terms):
+        column = term_columns[terms[i]]
+        lengths[i] = posting_pointers[column + 1] - posting_pointers[column]
+        keys[i] = -term_weights[terms[i]]
+    by_length = stable_argsort(lengths)
+    return by_length[np.argsort(keys[by_length], kind="mergesort")]
+
+
+@jit
 def _add_new(posting_passages, lo, hi, weight, scores, touched, n_touched):
     """Add ``weight`` to the passages of postings ``lo:hi``, listing each passage when
     first touched (branch-free: ``touched`` has room for one entry past the corpus)."""

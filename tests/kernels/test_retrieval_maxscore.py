@@ -7,10 +7,13 @@ passages -- give, bit for bit, the arrays of the walk-everything algorithm
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citekit.kernels._retrieval import _Scratch, top_candidates
+from citekit.kernels._retrieval_select import heaviest_first
 from naive import (
     assert_top_candidates_by_definition,
+    naive_heaviest_first,
     naive_held,
     naive_top_candidates_in_order,
 )
@@ -165,3 +168,20 @@ def test_bad_scan_block_is_refused():
     with pytest.raises(ValueError, match="scan_block"):
         top_candidates(np.array([0, 1]), one, 1, one, np.ones(1), np.array([0, 1]), 1,
                        scan_block=-1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 4), min_size=1, max_size=8),
+    weights=st.lists(st.sampled_from([0.5, 1.0, 2.0, 3.5]), min_size=8, max_size=8),
+    picks=st.lists(st.integers(0, 7), min_size=0, max_size=8),
+)
+def test_heaviest_first_matches_the_reference(lengths, weights, picks):
+    # ties of weight and of length are common here: both tie-breaks are exercised
+    n_columns = len(lengths)
+    pointers = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    term_columns = np.array([i % n_columns for i in range(8)], dtype=np.int64)
+    term_weights = np.array(weights, dtype=np.float64)
+    terms = np.array(picks, dtype=np.int64)
+    got = heaviest_first(terms, term_columns, term_weights, pointers).tolist()
+    assert got == naive_heaviest_first(terms, term_columns, term_weights, pointers)
