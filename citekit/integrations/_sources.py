@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 
 from citekit.results import SourceChunk, SourceDocument
 
-__all__ = ["Retrieved", "place_sources", "parent_offset"]
+__all__ = ["Retrieved", "place_sources", "parent_offset", "texts_by_id"]
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,26 @@ def parent_offset(value: Any, where: str) -> int | None:
     if value < 0:
         raise ValueError(f"{where} must be >= 0 (or -1: not found), got {value}")
     return value
+
+
+def texts_by_id(mapping: Mapping[Any, Any], name: str) -> dict[str, str]:
+    """``mapping`` (argument ``name``) as a dict of str id -> str text; a TypeError naming
+    the argument for any other key or value.
+
+    Examples
+    --------
+    >>> texts_by_id({"d1": "Revenue grew."}, "parents")
+    {'d1': 'Revenue grew.'}
+    """
+    texts = {}
+    for key, text in mapping.items():
+        if not isinstance(key, str) or not isinstance(text, str):
+            raise TypeError(
+                f"{name} must map str ids to str texts, got {type(key).__name__}"
+                f" -> {type(text).__name__}"
+            )
+        texts[key] = text
+    return texts
 
 
 def place_sources(

@@ -23,7 +23,12 @@ from typing import Any, Mapping, Sequence
 
 from citekit._optional import import_optional
 from citekit.integrations._corpora import CorpusCache, check_pipeline, cited_positions
-from citekit.integrations._sources import Retrieved, parent_offset, place_sources
+from citekit.integrations._sources import (
+    Retrieved,
+    parent_offset,
+    place_sources,
+    texts_by_id,
+)
 from citekit.results import AlignmentResult, SourceChunk, SourceDocument
 
 __all__ = ["from_langchain_documents", "citation_runnable"]
@@ -217,15 +222,7 @@ def _parent_texts(parents: Any, document_class: type, keys: tuple[str, ...]) -> 
     if parents is None:
         return {}
     if isinstance(parents, abc.Mapping):
-        texts = {}
-        for parent_id, text in parents.items():
-            if not isinstance(parent_id, str) or not isinstance(text, str):
-                raise TypeError(
-                    f"parents must map str ids to str texts, got {type(parent_id).__name__}"
-                    f" -> {type(text).__name__}"
-                )
-            texts[parent_id] = text
-        return texts
+        return texts_by_id(parents, "parents")
     texts = {}
     for position, document in enumerate(_documents(parents, document_class, "parents")):
         where = f"parents[{position}]"

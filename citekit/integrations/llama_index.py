@@ -23,7 +23,12 @@ from typing import Any, Mapping, Sequence
 
 from citekit._optional import import_optional
 from citekit.integrations._corpora import CorpusCache, check_pipeline, cited_positions
-from citekit.integrations._sources import Retrieved, parent_offset, place_sources
+from citekit.integrations._sources import (
+    Retrieved,
+    parent_offset,
+    place_sources,
+    texts_by_id,
+)
 from citekit.results import SourceChunk, SourceDocument
 
 __all__ = ["from_llamaindex_nodes", "ResponseCiter"]
@@ -151,15 +156,7 @@ def _document_texts(documents: Any, schema: Any) -> dict[str, str]:
     if documents is None:
         return {}
     if isinstance(documents, abc.Mapping):
-        texts = {}
-        for document_id, text in documents.items():
-            if not isinstance(document_id, str) or not isinstance(text, str):
-                raise TypeError(
-                    f"documents must map str ids to str texts, got {type(document_id).__name__}"
-                    f" -> {type(text).__name__}"
-                )
-            texts[document_id] = text
-        return texts
+        return texts_by_id(documents, "documents")
     if isinstance(documents, (str, bytes)) or not isinstance(documents, abc.Iterable):
         raise TypeError(
             "documents must be a mapping of id to text or a sequence of LlamaIndex "
