@@ -305,7 +305,7 @@ def jit(func: Callable | None = None, **options: Any) -> Callable:
 
     def decorate(function: Callable) -> Any:
         dispatcher = decorator(function)
-        if cache:
+        if cache and not numba.config.DISABLE_JIT:  # (NUMBA_DISABLE_JIT=1 gives plain functions)
             # what ``cache=True`` does (Dispatcher.enable_caching), with citekit's stamp
             dispatcher._cache = _KernelCache(dispatcher.py_func)
         return dispatcher

@@ -270,3 +270,20 @@ def test_kernel_names_are_module_and_qualified_name():
 
     assert _jit.kernel_name(align_worker) == "citekit.kernels._batch:align_worker"
     assert _jit.kernel_name(align_worker.py_func) == "citekit.kernels._batch:align_worker"
+
+
+def test_citekit_runs_with_numbas_jit_disabled():
+    # NUMBA_DISABLE_JIT=1 (numba's debugging switch) turns every kernel into its plain
+    # Python function, which has no dispatcher cache to redirect
+    code = (
+        "import citekit\n"
+        "result = citekit.align_citations('Revenue grew 15% in 2024.',"
+        " ['Revenue grew 15% in 2024.'])\n"
+        "print([sentence.status for sentence in result])\n"
+    )
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    finished = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.split() == ["['supported']"]
