@@ -76,7 +76,9 @@ def contested_coverage(covers, rows, conflict_offsets, conflict_ranges, starts, 
         unresolved = unresolved or lost
         covered[t] = (dirty[t] or clean[t]) and not lost
     runs = np.empty((n_tokens, 2), dtype=np.int64)
-    n_runs = _uncovered_runs(covered, content, starts, ends, not embedding_supported, runs, 0)
+    n_runs = _uncovered_runs(  # (an int64 0: the evidence kernel's call has the same types)
+        covered, content, starts, ends, not embedding_supported, runs, np.int64(0)
+    )
     return _covered_share(covered, weights), unresolved, runs[:n_runs]
 
 

@@ -597,9 +597,11 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
         capacity += facts[FACT_BLOCK_HI, entry] - facts[FACT_BLOCK_LO, entry]
     spans = np.empty((capacity, 2), dtype=np.int64)
     span_offsets = np.zeros(n_judged + 1, dtype=np.int64)
-    n_rec = 0
-    n_runs = 0
-    n_spans = 0
+    # (int64 counters from the start: with a literal 0, the type numba first infers
+    # for them, the functions they are passed to would compile twice)
+    n_rec = np.int64(0)
+    n_runs = np.int64(0)
+    n_spans = np.int64(0)
     for q in range(n_queries):
         lo, hi = query_offsets[q], query_offsets[q + 1]
         n_tokens = hi - lo
@@ -677,7 +679,8 @@ def records_batch(covers, cover_offsets, judged_offsets, n_pool, chosen_rows, ch
         rec_offsets[q + 1] = n_rec
         coverage[q] = _covered_share(covered, weights[lo:hi])
         n_runs = _uncovered_runs(
-            covered, content[lo:hi], query_starts[lo:hi], query_ends[lo:hi], True, runs, n_runs
+            covered, content[lo:hi], query_starts[lo:hi], query_ends[lo:hi], np.bool_(True), runs,
+            n_runs,  # (a run-time True: the coverage kernel's call has the same types)
         )
         run_offsets[q + 1] = n_runs
     return (

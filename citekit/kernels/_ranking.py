@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from citekit._jit import jit
+from citekit.kernels._sort import stable_argsort
 
 __all__ = [
     "choose_all",
@@ -206,8 +207,10 @@ def choose_all(ranked, bounds, passage_source, char_start, char_end, top_k, max_
     judged, judged_offsets, n_pool, chosen_rows, chosen_offsets, chosen, pool = (
         _choice_arrays(n_queries, top_k, pool_size)
     )
-    n_judged = 0
-    n_chosen_all = 0
+    # (int64 from the start: a literal 0, the type numba first infers for these loop
+    # counters, would compile _record_choice once more)
+    n_judged = np.int64(0)
+    n_chosen_all = np.int64(0)
     for q in range(n_queries):
         n_chosen, n_pooled = _walk(
             ranked, bounds[q], bounds[q + 1], False, np.zeros(0), 0.0, passage_source,
@@ -342,8 +345,10 @@ def rank_and_choose(eligible_mask, pair_query, pair_passage, char_start, char_en
     judged, judged_offsets, n_pool, chosen_rows, chosen_offsets, chosen, pool = (
         _choice_arrays(n_queries, top_k, pool_size)
     )
-    n_judged = 0
-    n_chosen_all = 0
+    # (int64 from the start: a literal 0, the type numba first infers for these loop
+    # counters, would compile _record_choice once more)
+    n_judged = np.int64(0)
+    n_chosen_all = np.int64(0)
     for q in range(n_queries):
         lo = bounds[q]
         hi = bounds[q + 1]
@@ -359,7 +364,10 @@ def rank_and_choose(eligible_mask, pair_query, pair_passage, char_start, char_en
             if not done:
                 # the walk went past the front: the whole group, from its first order
                 # (ascending, on which the stable sort breaks ties)
-                ranked[lo:hi].sort()
+                # (the shared stable sort, already compiled: ``ndarray.sort`` would
+                # compile numba's quicksort, seconds on a first call, for this rare path)
+                group = ranked[lo:hi].copy()
+                ranked[lo:hi] = group[stable_argsort(group)]
         if not done:
             _sort_group(ranked, lo, hi, buffer, float_keys, int_keys)
             n_chosen, n_pooled = _walk_ranked(

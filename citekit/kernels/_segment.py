@@ -575,8 +575,16 @@ def _is_roman(codes, start, end, one, five, ten):
 
 
 @jit
-def _roman_marker_end(codes, start, block_end, one, five, ten):
-    """Position of the ``[.)]`` after a roman numeral run at ``start``, or -1."""
+def _roman_marker_end(codes, start, block_end, lower):
+    """Position of the ``[.)]`` after a roman numeral run at ``start``, or -1: of ``i``,
+    ``v`` and ``x`` when ``lower``, else of ``I``, ``V`` and ``X``.
+
+    (The case is a run-time flag rather than the three letters as constants: constant
+    arguments would compile this function and :func:`_is_roman` once per case.)"""
+    shift = 32 if lower else 0
+    one = 73 + shift
+    five = 86 + shift
+    ten = 88 + shift
     end = start
     while end < block_end and (codes[end] == one or codes[end] == five or codes[end] == ten):
         end += 1
@@ -627,13 +635,13 @@ def _list_marker_end(codes, start, end, bmp, astral_codes, astral_info, missing)
             if after < end and (codes[after] == _PERIOD or codes[after] == _RIGHT_PARENTHESIS):
                 punctuation = after
             elif code == 105 or code == 118 or code == 120:
-                punctuation = _roman_marker_end(codes, position, end, 105, 118, 120)
+                punctuation = _roman_marker_end(codes, position, end, code >= 97)
         elif 65 <= code <= 90:  # A-Z only before ")", then roman numerals I, V, X
             after = position + 1
             if after < end and codes[after] == _RIGHT_PARENTHESIS:
                 punctuation = after
             elif code == 73 or code == 86 or code == 88:
-                punctuation = _roman_marker_end(codes, position, end, 73, 86, 88)
+                punctuation = _roman_marker_end(codes, position, end, code >= 97)
                 if punctuation == after:
                     # one capital with a period is an initial ("V. Putin"), as any other
                     punctuation = -1
@@ -835,7 +843,7 @@ def _markers_and_closers_end(codes, position, limit, bmp):
 @jit
 def _grown(spans):
     larger = np.empty((2 * spans.shape[0], 2), dtype=np.int64)
-    copy_rows(larger, 0, spans, 0, spans.shape[0])
+    copy_rows(larger, np.int64(0), spans, 0, spans.shape[0])  # (the signature of the other call)
     return larger
 
 
@@ -865,7 +873,9 @@ def _segment(
     line_break = _LINE_BREAK if split_on_newlines else 0
     stops = _TERMINATOR | line_break | clause_end
     next_block = -1
-    block_start = 0
+    # (int64 from the start: a literal 0 would be the type numba first infers for the
+    # blocks' start, and compile the kernels it is passed to once more for it)
+    block_start = np.int64(0)
     while True:
         limit = n_codes
         if not split_on_newlines:

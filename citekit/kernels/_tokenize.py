@@ -317,7 +317,9 @@ def _scan(units, table, ids, letter_keys, out, capacity, count):
     n_plurals = (ids.shape[0] - _PLURALS) // 2
     plural_filter, plural_filter_high = ids[_PLURAL_FILTER], ids[_PLURAL_FILTER + 1]
     n_other = 0
-    position = 0
+    # (int64, not a literal 0: numba would first infer the literal for the loop's
+    # position and compile the functions it is passed to once more for it)
+    position = np.int64(0)
     while True:
         entry = 0
         while position < n_units:
@@ -441,7 +443,7 @@ def kernel_tokens(
     and the number of characters whose code is :data:`OTHER` (read as spaces).
     """
     out, capacity, count, n_other = _scan(
-        units, table, ids, letter_keys, scratch, scratch.shape[0] // 3, 0
+        units, table, ids, letter_keys, scratch, scratch.shape[0] // 3, np.int64(0)
     )
     token_ids, starts, ends = _regions(out, capacity, count, out is not scratch)
     return token_ids, starts, ends, n_other
@@ -472,7 +474,7 @@ def kernel_tokens_many(
     n_other = np.zeros(n_texts, dtype=np.int64)
     out = scratch
     capacity = scratch.shape[0] // 3
-    count = 0
+    count = np.int64(0)  # (not a literal: see _scan)
     for text in range(n_texts):
         out, capacity, count, n_other[text] = _scan(
             units[text_starts[text] : text_starts[text + 1]],
