@@ -1013,7 +1013,7 @@ def _segment_many(
     n_texts = text_starts.shape[0] - 1
     offsets = np.zeros(n_texts + 1, dtype=np.int64)
     spans = np.empty((codes.shape[0] // 64 + 16, 2), dtype=np.int64)
-    count = 0
+    count = np.int64(0)  # (not a literal: see _segment's block_start)
     n_missing = 0
     for text in range(n_texts):
         lo, hi = text_starts[text], text_starts[text + 1]
