@@ -215,7 +215,7 @@ def compile_listed(share: int) -> None:
     >>> compile_listed(2)  # (no kernel is listed in share 2)
     """
     from citekit._first_call import KERNELS
-    from citekit._jit import parse_type_spec
+    from citekit._jit import entry, parse_type_spec
 
     directory = os.environ.get(HELPER_VARIABLE, "")
     for listed_share, name, specs in reversed(KERNELS):
@@ -227,7 +227,8 @@ def compile_listed(share: int) -> None:
         module_name, kernel_name = name.split(":")
         try:
             kernel = getattr(importlib.import_module(module_name), kernel_name)
-            kernel.compile(tuple(parse_type_spec(spec) for spec in specs))
+            # (as the caller calls it: from Python)
+            entry(kernel).compile(tuple(parse_type_spec(spec) for spec in specs))
         except Exception:  # noqa: BLE001 (the caller compiles it, for the types it has)
             pass
         finally:

@@ -127,8 +127,47 @@ def test_kernels_are_cached_under_the_package_stamp():
     from citekit.kernels._batch import align_worker
 
     for kernel in (copy_range, align_worker):
-        assert isinstance(kernel._cache, _jit._KernelCache)
-        assert kernel._cache._cache_file._source_stamp == package_stamp()
+        twin = _jit.entry(kernel)
+        for cache in (kernel._cache, twin._cache):
+            assert isinstance(cache, _jit._KernelCache)
+            assert cache._cache_file._source_stamp == package_stamp()
+        # the kernel and its Python entry never share a cache file
+        assert twin._cache._cache_file._index_name != kernel._cache._cache_file._index_name
+        assert twin._cache._cache_file._index_name.endswith("-entry.nbi")
+
+
+def _has_python_wrapper(dispatcher):
+    compiled = dispatcher.overloads[dispatcher.signatures[0]]
+    return compiled.fndesc.llvm_cpython_wrapper_name in compiled.library.get_llvm_str()
+
+
+def test_a_kernel_called_only_by_kernels_compiles_without_numbas_python_wrapper():
+    @_jit.jit(cache=False)
+    def inner(x):
+        return x + 1
+
+    @_jit.jit(cache=False)
+    def outer(x):
+        return inner(x) * 2
+
+    assert outer(3) == 8
+    assert inner._entry is None and len(inner.signatures) == 1
+    assert not _has_python_wrapper(inner)
+    assert _has_python_wrapper(_jit.entry(outer))
+    # a call from Python runs the entry twin, made and compiled (with the wrapper) then
+    assert inner(3) == 4 and inner(2.5) == 3.5
+    twin = _jit.entry(inner)
+    assert twin is inner._entry and twin is _jit.entry(inner)
+    assert len(twin.signatures) == 2 and _has_python_wrapper(twin)
+    assert len(inner.signatures) == 1  # (the kernel itself compiled nothing more)
+
+
+def test_entry_of_anything_but_a_kernel_is_itself():
+    def plain(x):
+        return x
+
+    assert _jit.entry(plain) is plain
+    assert _jit.entry(None) is None
 
 
 _CACHED_SCRIPT = r"""
@@ -138,7 +177,7 @@ import citekit._jit as jit_module
 if sys.argv[1] == "other":  # as if another file of the package had changed
     jit_module.package_stamp = lambda: "0" * 64
 from citekit.kernels._copy import copy_range
-loaded = bool(copy_range._cache._cache_file._load_index())
+loaded = bool(jit_module.entry(copy_range)._cache._cache_file._load_index())
 out = np.zeros(3)
 copy_range(out, 0, np.arange(3.0), 0, 3)
 print(json.dumps({"loaded": loaded, "out": out.tolist()}))

@@ -353,24 +353,13 @@ def segment_code_points(
     :func:`abbreviation_tables`; ``rules`` is :data:`CITEKIT_RULES` or
     :data:`CITE_RIGHT_RULES`.
     """
-    table = _table()
-    while True:
-        astral_codes, astral_info = table.astral
-        spans, n_missing = _segment(
-            codes,
-            table.bmp,
-            astral_codes,
-            astral_info,
-            key_hashes,
-            key_bounds,
-            key_codes,
-            split_on_newlines,
-            rules,
-        )
-        if n_missing == 0:
-            return spans
-        # learn the whole text's new characters at once: the next run has them all
-        table.learn(codes)
+    # (through the kernel of many texts: a kernel called from Python and from another
+    # kernel compiles twice, see citekit._jit.entry)
+    text_starts = np.array([0, codes.shape[0]], dtype=np.int64)
+    spans, _ = segment_code_points_many(
+        codes, text_starts, key_hashes, key_bounds, key_codes, split_on_newlines, rules
+    )
+    return spans
 
 
 def segment_code_points_many(
