@@ -363,10 +363,16 @@ def jit(func: Callable | None = None, **options: Any) -> Callable:
     """``numba.njit`` with citekit's options (lazy, cached under :func:`package_stamp`,
     ``nogil``, no fastmath).
 
+    A kernel compiles without numba's Python wrapper; a call from Python runs its entry
+    twin (:class:`_Kernel`, :func:`entry`). ``entry=True`` makes one dispatcher with the
+    wrapper instead, for a kernel that Python and other kernels both call (the twin would
+    compile it twice in a process that takes both paths).
+
     A constant argument of a kernel-to-kernel call keeps numba's literal specialization:
     compiling the plain type instead saved about a sixth of the first compile but made the
     retrieval and alignment kernels several times slower (the constants no longer fold)."""
     cache = options.pop("cache", CACHE)
+    both_ways = options.pop("entry", False)
     options.setdefault("nogil", True)
     # no C-callable twin of every compiled signature (numba's default, for passing a
     # kernel as a first-class function value, which citekit never does): about 10 ms less
@@ -378,8 +384,14 @@ def jit(func: Callable | None = None, **options: Any) -> Callable:
     def decorate(function: Callable) -> Any:
         if numba.config.DISABLE_JIT:  # (NUMBA_DISABLE_JIT=1: plain Python functions)
             return numba.njit(**options)(function)
-        dispatcher = _Kernel(py_func=function, locals={}, targetoptions=targetoptions)
-        dispatcher._cache_enabled = cache
+        if both_ways:
+            dispatcher = CPUDispatcher(
+                py_func=function, locals={},
+                targetoptions={**targetoptions, "no_cpython_wrapper": False},
+            )
+        else:
+            dispatcher = _Kernel(py_func=function, locals={}, targetoptions=targetoptions)
+            dispatcher._cache_enabled = cache
         if cache:
             # what ``cache=True`` does (Dispatcher.enable_caching), with citekit's stamp
             dispatcher._cache = _KernelCache(dispatcher.py_func)

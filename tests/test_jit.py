@@ -326,3 +326,60 @@ def test_citekit_runs_with_numbas_jit_disabled():
     )
     assert finished.returncode == 0, finished.stderr
     assert finished.stdout.split() == ["['supported']"]
+
+
+# Runs every path citekit.warmup() takes with numba's JIT off (plain Python functions, so
+# a profiler sees each kernel call and its caller); prints the kernels called both from
+# Python and from another kernel.
+_BOTH_WAYS_SCRIPT = r"""
+import json, sys
+import numba
+
+kernels = set()
+njit = numba.njit
+
+def recording_njit(*args, **options):
+    if args and callable(args[0]):
+        kernels.add(args[0].__code__)
+        return njit(*args, **options)
+    decorator = njit(*args, **options)
+
+    def decorate(function):
+        kernels.add(function.__code__)
+        return decorator(function)
+    return decorate
+
+numba.njit = recording_njit
+from citekit._warm import warm
+
+from_python, from_kernels = set(), set()
+
+def profile(frame, event, arg):
+    if event == "call" and frame.f_code in kernels:
+        name = frame.f_globals["__name__"] + ":" + frame.f_code.co_qualname
+        (from_kernels if frame.f_back.f_code in kernels else from_python).add(name)
+
+sys.setprofile(profile)
+warm()
+sys.setprofile(None)
+print(json.dumps(sorted(from_python & from_kernels)))
+"""
+
+
+def test_a_kernel_called_from_python_and_from_kernels_is_one_dispatcher():
+    """A kernel that both Python and another kernel call is declared ``entry=True``: else
+    a process taking both paths compiles it twice (as itself and as its entry twin)."""
+    import importlib
+
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    done = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", _BOTH_WAYS_SCRIPT], env=env,
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    both_ways = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "citekit.kernels._retrieval:_top_candidates_kernel" in both_ways  # (it sees)
+    for name in both_ways:
+        module_name, function_name = name.split(":")
+        kernel = getattr(importlib.import_module(module_name), function_name)
+        assert not isinstance(kernel, _jit._Kernel), name

@@ -111,7 +111,7 @@ def _scratch(longest, with_key_scratch=True):
     return buffers, key_scratch
 
 
-@jit
+@jit(entry=True)  # (called from Python and from align_pairs_kernel)
 def align_worker(worker, n_workers, order, item_offsets, item_kind, query_ids,
                  query_offsets, target_ids, target_starts, target_ends, pair_query,
                  pair_target,
@@ -290,7 +290,7 @@ def prepare_pairs(query_offsets, n_query_ids, target_offsets, n_target_ids, pair
     return OK, widest, widest_pair, scratch_offsets, order, item_offsets, item_kind
 
 
-@jit
+@jit(entry=True)  # (called from Python and from the alignment kernels)
 def plan_pairs(query_offsets, target_starts, target_ends, pair_query, pair_target,
                band_width, full_cell_budget, auto_band_width, match_score, max_penalty):
     """Plan the work of valid inputs (targets as ranges, see the module docstring).

@@ -43,7 +43,7 @@ _FIRST_TABLE_BITS = 11
 _SIGN_BIT = np.uint64(1 << 63)
 
 
-@jit
+@jit(entry=True)  # (called from Python and from the index kernels)
 def _number_by_first_appearance(values, codes, firsts):
     """``codes[i]``: the number of ``values[i]`` in order of first appearance;
     ``firsts[c]``: where value number ``c`` first appears. Returns the distinct values in
@@ -146,7 +146,7 @@ def _ascending_order(values):
     return order
 
 
-@jit
+@jit(entry=True)  # (called from Python and from the index kernels)
 def _sorted_vocabulary(distinct, first_of_code):
     """``(column_of_code, vocabulary, first_positions)`` of ids numbered by first
     appearance (``distinct[code]``, first at ``first_of_code[code]``): columns in
@@ -164,7 +164,7 @@ def _sorted_vocabulary(distinct, first_of_code):
     return column_of_code, vocabulary, first_positions
 
 
-@jit
+@jit(entry=True)  # (called from Python and from _corpus_kernel)
 def _index_kernel(ids, starts, ends, passage_type, n_columns):
     """Vocabulary, first positions, rows and postings of ranges of ``ids``
     (:func:`index_arrays`); the postings' passage numbers of the dtype of the empty array
@@ -258,7 +258,7 @@ def _corpus_kernel(
     return passages, index
 
 
-@jit
+@jit(entry=True)  # (called from Python and from the window kernels)
 def _window_offsets(sentence_offsets, size, stride):
     """``offsets[s]``: the number of source ``s``'s first passage window (a source of no
     sentence has none); ``offsets[-1]``: the number of windows."""
@@ -418,7 +418,7 @@ def _group_first_phase(
     )
 
 
-@jit
+@jit(entry=True)  # (called from Python and from _index_kernel)
 def _merge_groups(distinct_all, code_offsets, firsts_all, counts_all, n_passages):
     """The index's vocabulary from the groups' numbers (group ``g``'s distinct ids, their
     first positions in the corpus and how many of its passages hold each are entries

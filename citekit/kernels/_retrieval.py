@@ -238,7 +238,7 @@ def _summed_candidates(
     return n_hits, theta, reordered
 
 
-@jit
+@jit(entry=True)  # (called from Python and from _top_candidates_parallel)
 def _top_candidates_kernel(
     posting_pointers,
     posting_passages,
