@@ -126,14 +126,14 @@ def test_kernels_are_cached_under_the_package_stamp():
     from citekit.kernels._copy import copy_range
     from citekit.kernels._batch import align_worker
 
-    for kernel in (copy_range, align_worker):
-        twin = _jit.entry(kernel)
-        for cache in (kernel._cache, twin._cache):
-            assert isinstance(cache, _jit._KernelCache)
-            assert cache._cache_file._source_stamp == package_stamp()
-        # the kernel and its Python entry never share a cache file
-        assert twin._cache._cache_file._index_name != kernel._cache._cache_file._index_name
-        assert twin._cache._cache_file._index_name.endswith("-entry.nbi")
+    twin = _jit.entry(copy_range)
+    assert _jit.entry(align_worker) is align_worker  # (declared entry=True: one dispatcher)
+    for cache in (copy_range._cache, twin._cache, align_worker._cache):
+        assert isinstance(cache, _jit._KernelCache)
+        assert cache._cache_file._source_stamp == package_stamp()
+    # a kernel and its Python entry never share a cache file
+    assert twin._cache._cache_file._index_name != copy_range._cache._cache_file._index_name
+    assert twin._cache._cache_file._index_name.endswith("-entry.nbi")
 
 
 def _has_python_wrapper(dispatcher):
