@@ -364,10 +364,13 @@ def rank_and_choose(eligible_mask, pair_query, pair_passage, char_start, char_en
             if not done:
                 # the walk went past the front: the whole group, from its first order
                 # (ascending, on which the stable sort breaks ties)
-                # (the shared stable sort, already compiled: ``ndarray.sort`` would
-                # compile numba's quicksort, seconds on a first call, for this rare path)
+                # (the shared stable sort, already compiled, and a loop: ``ndarray.sort``
+                # would compile numba's quicksort, a slice assignment its broadcasting,
+                # seconds of a first call for this rare path)
                 group = ranked[lo:hi].copy()
-                ranked[lo:hi] = group[stable_argsort(group)]
+                order = stable_argsort(group)
+                for i in range(hi - lo):
+                    ranked[lo + i] = group[order[i]]
         if not done:
             _sort_group(ranked, lo, hi, buffer, float_keys, int_keys)
             n_chosen, n_pooled = _walk_ranked(
