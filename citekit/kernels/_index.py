@@ -449,9 +449,13 @@ def _merge_groups(distinct_all, code_offsets, firsts_all, counts_all, n_passages
         posting_indptr[column + 1] = posting_indptr[column] + document_frequency[column]
     n_groups = code_offsets.shape[0] - 1
     group_fill = np.empty((n_groups + 1, n_terms), dtype=np.int64)
-    group_fill[0] = posting_indptr[:-1]
+    # (rows copied by loops: a row assignment compiles numba's broadcasting and its
+    # shape-mismatch error, seconds of a first call)
+    for column in range(n_terms):
+        group_fill[0, column] = posting_indptr[column]
     for group in range(n_groups):
-        group_fill[group + 1] = group_fill[group]
+        for column in range(n_terms):
+            group_fill[group + 1, column] = group_fill[group, column]
         for j in range(code_offsets[group], code_offsets[group + 1]):
             group_fill[group + 1, local_column[j]] += counts_all[j]
     # the IDF's argument (IEEE division, as numpy's; the logarithm is left to numpy, whose
