@@ -9,6 +9,14 @@ by one through the anti-diagonal kernel (``_sw.py``). Work items are dealt round
 one worker per thread, which allocates its scratch once; each pair writes only its own
 output column and its own slice of the block scratch, so results do not depend on the
 number of threads or on scheduling.
+
+The drivers come in four variants (:data:`WORKERS`, :data:`PAIRS_KERNELS`): with or
+without lane groups, and with or without band seeding and two-word keys. A kernel
+compiles every kernel it references, even on a path that never runs, and the plan
+(:func:`plan_pairs`) knows which paths a call takes before it runs, so the caller runs
+the variant that has only those: a first call on a few pairs compiles neither the lane
+kernels nor band seeding nor two-word keys (about a fifth of the first call's compile
+time); a call that needs them compiles the variant that has them, once.
 """
 
 from __future__ import annotations
@@ -30,7 +38,6 @@ from citekit.kernels._sw import (
     align_one,
     align_one_full_dp,
     key_bits,
-    needs_band_or_wide_keys,
     problem_region,
 )
 from citekit.kernels._sw_wide import wide_key_bits
@@ -118,58 +125,6 @@ def _scratch(longest, with_key_scratch=True):
     return buffers, key_scratch
 
 
-@jit
-def _lane_scratch(longest, int_cells, float_cells):
-    """Scratch of the lane groups of one worker: ``(int_keys, float_keys, lane_tokens,
-    lane_rows, lane_blocks, lane_counts, lane_targets)``."""
-    return (
-        np.empty(int_cells, dtype=np.int64),
-        np.empty(float_cells, dtype=np.float32),
-        np.empty(max(longest, 1) * FLOAT_LANES, dtype=np.int64),
-        np.empty((FLOAT_LANES, 6), dtype=np.int64),
-        np.empty((FLOAT_LANES, longest, 3), dtype=np.int64),
-        np.empty(FLOAT_LANES, dtype=np.int64),
-        np.empty(FLOAT_LANES, dtype=np.int64),
-    )
-
-
-@jit
-def _align_lane_group(kind, first, last, order, query_ids, query_offsets, target_ids,
-                      target_starts, target_ends, pair_query, pair_target, match_score,
-                      mismatch_score, gap_score, scratch_offsets, rows, block_counts,
-                      block_scratch, want_blocks, lane_scratch):
-    """Align the pairs ``order[first:last]`` of one lane group (``kind`` INT_LANES or
-    FLOAT_LANES_GROUP) and write their rows and blocks."""
-    int_keys, float_keys, lane_tokens, lane_rows, lane_blocks, lane_counts, lane_targets = (
-        lane_scratch
-    )
-    qi = pair_query[order[first]]
-    query = query_ids[query_offsets[qi]:query_offsets[qi + 1]]
-    for k in range(first, last):
-        lane_targets[k - first] = pair_target[order[k]]
-    if kind == FLOAT_LANES_GROUP:
-        align_lanes_float(
-            query, target_ids, target_starts, target_ends, lane_targets, last - first,
-            match_score, mismatch_score, gap_score, float_keys, lane_tokens,
-            lane_rows, lane_blocks, lane_counts, want_blocks,
-        )
-    else:
-        align_lanes(
-            query, target_ids, target_starts, target_ends, lane_targets, last - first,
-            match_score, mismatch_score, gap_score, int_keys, lane_tokens,
-            lane_rows, lane_blocks, lane_counts, want_blocks,
-        )
-    for k in range(first, last):
-        p = order[k]
-        lane = k - first
-        for c in range(6):
-            rows[c, p] = lane_rows[lane, c]
-        block_counts[p] = lane_counts[lane]
-        for b in range(lane_counts[lane]):
-            for c in range(3):
-                block_scratch[scratch_offsets[p] + b, c] = lane_blocks[lane, b, c]
-
-
 # Variants of the drivers (an index into WORKERS and PAIRS_KERNELS, chosen from the plan,
 # :func:`plan_pairs`): a kernel compiles every kernel it references, even on a path that
 # never runs, so each variant references only the paths its switches allow.
@@ -220,17 +175,47 @@ def _make_worker(with_lanes, with_band):
                         float_cells = max(float_cells, lane_keys_size(n, m, FLOAT_LANES))
         buffers, key_scratch = _scratch(longest, has_single)
         if with_lanes:
-            lane_scratch = _lane_scratch(longest, int_cells, float_cells)
+            int_keys = np.empty(int_cells, dtype=np.int64)
+            float_keys = np.empty(float_cells, dtype=np.float32)
+            lane_tokens = np.empty(max(longest, 1) * FLOAT_LANES, dtype=np.int64)
+            lane_rows = np.empty((FLOAT_LANES, 6), dtype=np.int64)
+            lane_blocks = np.empty((FLOAT_LANES, longest, 3), dtype=np.int64)
+            lane_counts = np.empty(FLOAT_LANES, dtype=np.int64)
+            lane_targets = np.empty(FLOAT_LANES, dtype=np.int64)
         for item in range(worker, n_items, n_workers):
             first = item_offsets[item]
+            last = item_offsets[item + 1]
             if item_kind[item] != SINGLE:
                 if with_lanes:
-                    _align_lane_group(
-                        item_kind[item], first, item_offsets[item + 1], order, query_ids,
-                        query_offsets, target_ids, target_starts, target_ends, pair_query,
-                        pair_target, match_score, mismatch_score, gap_score, scratch_offsets,
-                        rows, block_counts, block_scratch, want_blocks, lane_scratch,
-                    )
+                    # (written here, not in a kernel of its own: the call cost the pairs
+                    # benchmark a few percent)
+                    qi = pair_query[order[first]]
+                    query = query_ids[query_offsets[qi]:query_offsets[qi + 1]]
+                    for k in range(first, last):
+                        lane_targets[k - first] = pair_target[order[k]]
+                    if item_kind[item] == FLOAT_LANES_GROUP:
+                        align_lanes_float(
+                            query, target_ids, target_starts, target_ends, lane_targets,
+                            last - first, match_score, mismatch_score, gap_score, float_keys,
+                            lane_tokens, lane_rows, lane_blocks, lane_counts, want_blocks,
+                        )
+                    else:
+                        align_lanes(
+                            query, target_ids, target_starts, target_ends, lane_targets,
+                            last - first, match_score, mismatch_score, gap_score, int_keys,
+                            lane_tokens, lane_rows, lane_blocks, lane_counts, want_blocks,
+                        )
+                    for k in range(first, last):
+                        p = order[k]
+                        lane = k - first
+                        for c in range(6):
+                            rows[c, p] = lane_rows[lane, c]
+                        block_counts[p] = lane_counts[lane]
+                        for b in range(lane_counts[lane]):
+                            for c in range(3):
+                                block_scratch[scratch_offsets[p] + b, c] = (
+                                    lane_blocks[lane, b, c]
+                                )
                     continue
                 raise RuntimeError("citekit internal error: a lane group reached an "
                                    "alignment driver compiled without lanes")
@@ -252,9 +237,14 @@ def _make_worker(with_lanes, with_band):
                     match_score, mismatch_score, gap_score, buffers, key_scratch, blocks_out,
                     want_blocks, key_bits_limit,
                 )
-            for c in range(6):
-                rows[c, p] = aligned[c]
-            block_counts[p] = aligned[6]
+            score, qs, qe, ts, te, matches, n_blocks = aligned
+            rows[0, p] = score
+            rows[1, p] = qs
+            rows[2, p] = qe
+            rows[3, p] = ts
+            rows[4, p] = te
+            rows[5, p] = matches
+            block_counts[p] = n_blocks
 
     name = _variant_name("align_worker", with_lanes, with_band)
     align_worker.__name__ = align_worker.__qualname__ = name
@@ -341,15 +331,6 @@ PAIRS_KERNELS = (align_pairs_kernel, align_pairs_kernel_lanes, align_pairs_kerne
                  align_pairs_kernel_lanes_band)
 
 
-@jit
-def effective_shape(n, m, band_width, full_cell_budget, auto_band_width):
-    """Largest (n, m) region align_one keys a pair with: banding narrows the target."""
-    banded, half_width = problem_region(n, m, band_width, full_cell_budget, auto_band_width)
-    if banded:
-        return n, min(m, n + 2 * half_width)
-    return n, m
-
-
 # error codes of prepare_pairs, decoded into messages by the Python wrapper
 OK = 0
 BAD_QUERY_OFFSET_ENDS = 1
@@ -433,20 +414,32 @@ def plan_pairs(query_offsets, target_starts, target_ends, pair_query, pair_targe
     widest_pair = -1
     cells = 0
     variant = 0
+    full_n = 0  # largest n and m of the pairs aligned with the full DP
+    full_m = 0
     for p in range(n_pairs):
         n, m = _pair_shape(p, query_offsets, target_starts, target_ends, pair_query,
                            pair_target)
         cells += n * m
         scratch_offsets[p + 1] = scratch_offsets[p] + min(n, m)
-        region_n, region_m = effective_shape(n, m, band_width, full_cell_budget,
-                                             auto_band_width)
-        bits = wide_key_bits(region_n, region_m, match_score, max_penalty)
+        banded, half_width = problem_region(n, m, band_width, full_cell_budget,
+                                            auto_band_width)
+        # (banding narrows the region the keys must cover to the band's columns)
+        bits = wide_key_bits(n, min(m, n + 2 * half_width) if banded else m, match_score,
+                             max_penalty)
         if bits > widest:
             widest = bits
             widest_pair = p
-        if needs_band_or_wide_keys(n, m, band_width, full_cell_budget, auto_band_width,
-                                   match_score, max_penalty, key_bits_limit):
-            variant |= WITH_BAND
+        if n > 0 and m > 0:
+            if banded:
+                variant |= WITH_BAND
+            else:
+                full_n = max(full_n, n)
+                full_m = max(full_m, m)
+    # two-word keys (needs_band_or_wide_keys' other case), checked once: key_bits grows
+    # with n and m, so the largest of each covers every pair (the per-pair check took
+    # more time than the rest of the plan)
+    if full_n > 0 and key_bits(full_n, full_m, match_score, max_penalty) > key_bits_limit:
+        variant |= WITH_BAND
     order, item_offsets, item_kind = plan_ranges(query_offsets, target_starts, target_ends,
                                                  pair_query, pair_target, band_width,
                                                  match_score, max_penalty)
