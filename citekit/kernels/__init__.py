@@ -606,11 +606,11 @@ def _warm_drivers() -> None:
     target_ids = np.array([2, 1, 2, 1, 2, 3], dtype=np.int64)
     target_offsets = np.array([0, 3, 6], dtype=np.int64)
     # (pairs, band_width, key_bits_limit) by variant: one pair; a lane group (two pairs of
-    # one query); a banded pair; a lane group and a pair whose keys need two words
+    # one query); a lane group and a pair whose keys need two words (a banded pair takes
+    # that variant too)
     shapes = {
         0: ([0], [0], None, MAX_KEY_BITS),
         WITH_LANES: ([0, 0], [0, 1], None, MAX_KEY_BITS),
-        WITH_BAND: ([0], [0], 1, MAX_KEY_BITS),
         WITH_LANES | WITH_BAND: ([0, 0, 1], [0, 1, 0], None, 0),
     }
     for pairs_query, pairs_target, band_width, key_bits_limit in shapes.values():

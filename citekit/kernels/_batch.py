@@ -10,8 +10,9 @@ one worker per thread, which allocates its scratch once; each pair writes only i
 output column and its own slice of the block scratch, so results do not depend on the
 number of threads or on scheduling.
 
-The drivers come in four variants (:data:`WORKERS`, :data:`PAIRS_KERNELS`): with or
-without lane groups, and with or without band seeding and two-word keys. A kernel
+The drivers come in three variants (:data:`WORKERS`, :data:`PAIRS_KERNELS`): single
+pairs on the full DP with 64-bit keys; with lane groups too; and with band seeding and
+two-word keys as well. A kernel
 compiles every kernel it references, even on a path that never runs, and the plan
 (:func:`plan_pairs`) knows which paths a call takes before it runs, so the caller runs
 the variant that has only those: a first call on a few pairs compiles neither the lane
@@ -257,17 +258,18 @@ def _variant_name(base, with_lanes, with_band):
     return base + ("_lanes" if with_lanes else "") + ("_band" if with_band else "")
 
 
+# Three variants, not four: band seeding takes the one with lanes too (a band is rare, and
+# every variant costs the warm-up its own compilation of the worker and parallel driver)
 align_worker = _make_worker(False, False)
 align_worker_lanes = _make_worker(True, False)
-align_worker_band = _make_worker(False, True)
 align_worker_lanes_band = _make_worker(True, True)
 #: the serial drivers by variant (WITH_LANES | WITH_BAND bits)
-WORKERS = (align_worker, align_worker_lanes, align_worker_band, align_worker_lanes_band)
+WORKERS = (align_worker, align_worker_lanes, align_worker_lanes_band, align_worker_lanes_band)
 
 
 def _make_pairs_kernel(with_lanes, with_band):
     """The parallel driver of one variant: it calls the serial driver of the same variant
-    (the switches prune the three others before typing)."""
+    (the switches prune the others before typing)."""
 
     def align_pairs_kernel(n_workers, order, item_offsets, item_kind, query_ids,
                            query_offsets, target_ids, target_starts, target_ends, pair_query,
@@ -300,14 +302,6 @@ def _make_pairs_kernel(with_lanes, with_band):
                     mismatch_score, gap_score, scratch_offsets, rows, block_counts,
                     block_scratch, want_blocks, key_bits_limit,
                 )
-            elif with_band:
-                align_worker_band(
-                    np.int64(worker), n_workers, order, item_offsets, item_kind, query_ids,
-                    query_offsets, target_ids, target_starts, target_ends, pair_query,
-                    pair_target, band_width, full_cell_budget, auto_band_width, match_score,
-                    mismatch_score, gap_score, scratch_offsets, rows, block_counts,
-                    block_scratch, want_blocks, key_bits_limit,
-                )
             else:
                 align_worker(
                     np.int64(worker), n_workers, order, item_offsets, item_kind, query_ids,
@@ -324,10 +318,9 @@ def _make_pairs_kernel(with_lanes, with_band):
 
 align_pairs_kernel = _make_pairs_kernel(False, False)
 align_pairs_kernel_lanes = _make_pairs_kernel(True, False)
-align_pairs_kernel_band = _make_pairs_kernel(False, True)
 align_pairs_kernel_lanes_band = _make_pairs_kernel(True, True)
 #: the parallel drivers by variant (WITH_LANES | WITH_BAND bits)
-PAIRS_KERNELS = (align_pairs_kernel, align_pairs_kernel_lanes, align_pairs_kernel_band,
+PAIRS_KERNELS = (align_pairs_kernel, align_pairs_kernel_lanes, align_pairs_kernel_lanes_band,
                  align_pairs_kernel_lanes_band)
 
 
