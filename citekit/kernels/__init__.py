@@ -325,7 +325,7 @@ def _align_pairs_checked(
         block_counts, block_scratch, return_blocks, key_bits_limit,
     )
     if serial:
-        WORKERS[variant](0, 1, *arguments)
+        _driver(WORKERS, variant)(0, 1, *arguments)
     else:
         _run_parallel(n_threads, variant, *arguments)
     if return_blocks:
@@ -387,7 +387,7 @@ def align_ranges_unchecked(
         True, MAX_KEY_BITS,
     )
     if n_threads is None and cells < parallel_min_cells:
-        WORKERS[variant](0, 1, *arguments)
+        _driver(WORKERS, variant)(0, 1, *arguments)
     else:
         _run_parallel(n_threads, variant, *arguments)
     return rows, block_counts, scratch_offsets[:-1], blocks
@@ -405,9 +405,23 @@ def _run_parallel(n_threads: int | None, variant: int, *arguments: Any) -> None:
 
     threads = numba.get_num_threads() if n_threads is None else check_threads(n_threads)
     if threads == 1:
-        WORKERS[variant](0, 1, *arguments)
+        _driver(WORKERS, variant)(0, 1, *arguments)
     else:
-        run_on_threads(threads, PAIRS_KERNELS[variant], threads, *arguments)
+        run_on_threads(threads, _driver(PAIRS_KERNELS, variant), threads, *arguments)
+
+
+def _driver(kernels: tuple, variant: int) -> Any:
+    """``kernels[variant]`` (``_batch.WORKERS`` or ``PAIRS_KERNELS``), or, when this process
+    has not compiled or loaded that one yet but has one whose paths include it, that one:
+    the results are the same, and a call needing fewer paths than an earlier one compiles
+    nothing more."""
+    chosen = kernels[variant]
+    if getattr(chosen, "signatures", True):  # (plain functions under NUMBA_DISABLE_JIT)
+        return chosen
+    for other, kernel in enumerate(kernels):
+        if other & variant == variant and kernel.signatures:
+            return kernel
+    return chosen
 
 
 def align_batch(

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from citekit.kernels import AUTO_BAND_WIDTH, FULL_DP_CELL_BUDGET, _align_pairs_checked
+from citekit.kernels import AUTO_BAND_WIDTH, FULL_DP_CELL_BUDGET, _align_pairs_checked, _driver
 from citekit.kernels._batch import (
     PAIRS_KERNELS,
     SINGLE,
@@ -285,3 +285,45 @@ def test_a_variant_compiles_only_the_paths_it_includes(tmp_path):
     assert not (lane_kernels | band_kernels) & set(single)
     assert "align_worker_lanes" in lanes and lane_kernels <= set(lanes)
     assert not band_kernels & set(lanes)
+
+
+class _Kernel:
+    """A stand-in for a numba dispatcher: its compiled (or loaded) signatures."""
+
+    def __init__(self, *signatures):
+        self.signatures = list(signatures)
+
+
+def test_the_driver_reuses_a_compiled_variant_that_covers_the_plan():
+    plain, lanes, full = _Kernel(), _Kernel("sig"), _Kernel()
+    kernels = (plain, lanes, full, full)
+    assert _driver(kernels, 0) is lanes  # (plain not compiled: the compiled lanes cover it)
+    assert _driver(kernels, WITH_LANES) is lanes
+    assert _driver(kernels, WITH_BAND) is full  # (nothing compiled covers it: compile it)
+    plain.signatures.append("sig")
+    assert _driver(kernels, 0) is plain  # (its own variant first)
+    assert _driver((len, len), 1) is len  # (plain functions under NUMBA_DISABLE_JIT)
+
+
+_WARMUP_SCRIPT = r"""
+import json
+import numba
+from citekit.kernels import warmup
+from citekit.kernels._batch import PAIRS_KERNELS, WORKERS
+warmup()
+# (on one thread the parallel drivers never run, so the warm-up leaves them alone)
+kernels = WORKERS + (PAIRS_KERNELS if numba.get_num_threads() > 1 else ())
+print(json.dumps(sorted({kernel.__name__ for kernel in kernels if not kernel.signatures})))
+"""
+
+
+def test_warmup_compiles_or_loads_every_variant():
+    # in a fresh process (the variants' cache shared with the other tests): whatever order
+    # warmup runs them in, none is left for a later call to compile
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([root, env.get("PYTHONPATH", "")])
+    env["CITEKIT_COMPILE_PROCESSES"] = "1"
+    done = subprocess.run([sys.executable, "-c", _WARMUP_SCRIPT], env=env,
+                          capture_output=True, text=True, timeout=900, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
