@@ -288,10 +288,13 @@ def _align_pairs_checked(
     n_threads: int | None = None,
     serial: bool = False,
     key_bits_limit: int = MAX_KEY_BITS,
+    exact_variant: bool = False,
 ) -> PairAlignments:
     """align_pairs on int64 arrays: validates the rest, then runs the (parallel or serial)
     driver. Regions whose 64-bit keys would need more than ``key_bits_limit`` bits are
-    aligned with two-word keys (the tests lower it to force that path)."""
+    aligned with two-word keys (the tests lower it to force that path). ``exact_variant``:
+    run the driver variant of the plan even when a variant that covers it is compiled
+    already (see :func:`_driver`; the warm-up compiles every variant so)."""
     if len(pair_query) != len(pair_target):
         raise ValueError(
             f"pair_query and pair_target must have equal lengths, got {len(pair_query)} "
@@ -325,9 +328,9 @@ def _align_pairs_checked(
         block_counts, block_scratch, return_blocks, key_bits_limit,
     )
     if serial:
-        _driver(WORKERS, variant)(0, 1, *arguments)
+        _driver(WORKERS, variant, exact_variant)(0, 1, *arguments)
     else:
-        _run_parallel(n_threads, variant, *arguments)
+        _run_parallel(n_threads, variant, *arguments, exact_variant=exact_variant)
     if return_blocks:
         block_offsets, blocks = compact_blocks(scratch_offsets, block_counts, block_scratch)
     else:
@@ -393,10 +396,12 @@ def align_ranges_unchecked(
     return rows, block_counts, scratch_offsets[:-1], blocks
 
 
-def _run_parallel(n_threads: int | None, variant: int, *arguments: Any) -> None:
+def _run_parallel(
+    n_threads: int | None, variant: int, *arguments: Any, exact_variant: bool = False
+) -> None:
     """Run the pair driver ``variant`` (the plan's, see
-    :func:`~citekit.kernels._batch.plan_pairs`) on ``n_threads`` threads (default: numba's
-    current setting).
+    :func:`~citekit.kernels._batch.plan_pairs`; ``exact_variant`` as in :func:`_driver`)
+    on ``n_threads`` threads (default: numba's current setting).
 
     One thread runs the serial worker directly (no parallel launch); otherwise numba's
     thread count is set for the call and restored afterwards.
@@ -405,18 +410,20 @@ def _run_parallel(n_threads: int | None, variant: int, *arguments: Any) -> None:
 
     threads = numba.get_num_threads() if n_threads is None else check_threads(n_threads)
     if threads == 1:
-        _driver(WORKERS, variant)(0, 1, *arguments)
+        _driver(WORKERS, variant, exact_variant)(0, 1, *arguments)
     else:
-        run_on_threads(threads, _driver(PAIRS_KERNELS, variant), threads, *arguments)
+        run_on_threads(threads, _driver(PAIRS_KERNELS, variant, exact_variant), threads,
+                       *arguments)
 
 
-def _driver(kernels: tuple, variant: int) -> Any:
+def _driver(kernels: tuple, variant: int, exact_variant: bool = False) -> Any:
     """``kernels[variant]`` (``_batch.WORKERS`` or ``PAIRS_KERNELS``), or, when this process
-    has not compiled or loaded that one yet but has one whose paths include it, that one:
-    the results are the same, and a call needing fewer paths than an earlier one compiles
-    nothing more."""
+    has not compiled or loaded that one yet but has one whose paths include it, that one
+    (not with ``exact_variant``): the results are the same, and a call needing fewer paths
+    than an earlier one compiles nothing more."""
     chosen = kernels[variant]
-    if getattr(chosen, "signatures", True):  # (plain functions under NUMBA_DISABLE_JIT)
+    # (plain functions under NUMBA_DISABLE_JIT have no signatures)
+    if exact_variant or getattr(chosen, "signatures", True):
         return chosen
     for other, kernel in enumerate(kernels):
         if other & variant == variant and kernel.signatures:
@@ -633,6 +640,7 @@ def _warm_drivers() -> None:
                 query_ids, query_offsets, target_ids, target_offsets,
                 np.array(pairs_query, dtype=np.int64), np.array(pairs_target, dtype=np.int64),
                 2, -1, -1, band_width, True, serial=serial, key_bits_limit=key_bits_limit,
+                exact_variant=True,
             )
 
 

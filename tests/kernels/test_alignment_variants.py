@@ -302,14 +302,20 @@ def test_the_driver_reuses_a_compiled_variant_that_covers_the_plan():
     assert _driver(kernels, WITH_BAND) is full  # (nothing compiled covers it: compile it)
     plain.signatures.append("sig")
     assert _driver(kernels, 0) is plain  # (its own variant first)
+    assert _driver(kernels, 0, exact_variant=True) is plain
+    plain.signatures.clear()
+    assert _driver(kernels, 0, exact_variant=True) is plain  # (the warm-up's choice)
     assert _driver((len, len), 1) is len  # (plain functions under NUMBA_DISABLE_JIT)
 
 
 _WARMUP_SCRIPT = r"""
 import json
 import numba
-from citekit.kernels import warmup
+from citekit.kernels import smith_waterman, warmup
 from citekit.kernels._batch import PAIRS_KERNELS, WORKERS
+# (a call that takes the variant with every path first: later calls may reuse it, the
+# warm-up must not)
+smith_waterman([1, 2, 3], [3, 1, 2, 3], band_width=1)
 warmup()
 # (on one thread the parallel drivers never run, so the warm-up leaves them alone)
 kernels = WORKERS + (PAIRS_KERNELS if numba.get_num_threads() > 1 else ())
