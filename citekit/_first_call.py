@@ -161,6 +161,7 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         'int64',
         'int64',
         'int64',
+        'int64',
     )),
     (1, 'citekit.kernels._batch:align_worker', (
         'int64',
@@ -313,6 +314,19 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         'int64[1C]',
         'int64[1C]',
         'int64[1C]',
+    )),
+    (1, 'citekit.kernels._evidence:widen_evidence', (
+        'int64[2C]',
+        'int64[1C]',
+        'int64[1C]',
+        'int64[1C]',
+        'bool[1C]',
+        'int64[2C]',
+        'int64[1C]',
+        'int64[1C]',
+        'int64[1C]',
+        'bool[1C]',
+        'int64',
     )),
     (1, 'citekit.kernels._evidence:records_batch', (
         'bool[1C]',

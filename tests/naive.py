@@ -131,6 +131,21 @@ def naive_smith_waterman(
     return (best[0], start_i, end_i, start_j, end_j, matches, tuple(map(tuple, blocks)), path)
 
 
+def naive_needs_band_or_wide_keys(n, m, band_width, full_cell_budget, match_score,
+                                  max_penalty, key_bits_limit):
+    """Whether a pair of n and m tokens leaves the full DP with one 64-bit key: an
+    explicit band (``band_width >= 0``), a traceback store ``(n + m + 1) * (min(n, m) +
+    1)`` above ``full_cell_budget``, or keys of ``score | matches | m - target_start | n
+    - query_start`` wider than ``key_bits_limit`` bits. Empty pairs never do."""
+    if n == 0 or m == 0:
+        return False
+    if band_width >= 0 or (n + m + 1) * (min(n, m) + 1) > full_cell_budget:
+        return True
+    field_bits = n.bit_length() + m.bit_length() + min(n, m).bit_length()
+    score_bits = max(match_score * min(n, m) + 1, max_penalty).bit_length()
+    return field_bits + score_bits > key_bits_limit
+
+
 def naive_lcs_length(a: Sequence[int], b: Sequence[int]) -> int:
     """Textbook O(n * m) LCS dynamic programme."""
     previous = [0] * (len(b) + 1)

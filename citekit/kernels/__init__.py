@@ -62,11 +62,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from citekit._jit import check_threads, run_on_threads
+from citekit._jit import check_threads, entry, run_on_threads
 from citekit._validation import check_bool, check_int
 from citekit.kernels._batch import (
-    align_pairs_kernel,
-    align_worker,
+    PAIRS_KERNELS,
+    WITH_BAND,
+    WITH_LANES,
+    WORKERS,
     compact_blocks,
     plan_pairs,
     prepare_pairs,
@@ -286,10 +288,13 @@ def _align_pairs_checked(
     n_threads: int | None = None,
     serial: bool = False,
     key_bits_limit: int = MAX_KEY_BITS,
+    exact_variant: bool = False,
 ) -> PairAlignments:
     """align_pairs on int64 arrays: validates the rest, then runs the (parallel or serial)
     driver. Regions whose 64-bit keys would need more than ``key_bits_limit`` bits are
-    aligned with two-word keys (the tests lower it to force that path)."""
+    aligned with two-word keys (the tests lower it to force that path). ``exact_variant``:
+    run the driver variant of the plan even when a variant that covers it is compiled
+    already (see :func:`_driver`; the warm-up compiles every variant so)."""
     if len(pair_query) != len(pair_target):
         raise ValueError(
             f"pair_query and pair_target must have equal lengths, got {len(pair_query)} "
@@ -298,10 +303,11 @@ def _align_pairs_checked(
     match, mismatch, gap = _scores(match_score, mismatch_score, gap_score)
     width = check_int(band_width, "band_width", minimum=0, allow_none=True)
     band = -1 if width is None else width
-    (error, widest, widest_pair, scratch_offsets, order, item_offsets,
-     item_kind) = prepare_pairs(
+    (error, widest, widest_pair, scratch_offsets, order, item_offsets, item_kind,
+     variant) = prepare_pairs(
         query_offsets, len(query_ids), target_offsets, len(target_ids), pair_query,
         pair_target, band, FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match, max(-mismatch, -gap),
+        key_bits_limit,
     )
     if error:
         raise ValueError(_PREPARE_ERRORS[error].format(
@@ -322,9 +328,9 @@ def _align_pairs_checked(
         block_counts, block_scratch, return_blocks, key_bits_limit,
     )
     if serial:
-        align_worker(0, 1, *arguments)
+        _driver(WORKERS, variant, exact_variant)(0, 1, *arguments)
     else:
-        _run_parallel(n_threads, *arguments)
+        _run_parallel(n_threads, variant, *arguments, exact_variant=exact_variant)
     if return_blocks:
         block_offsets, blocks = compact_blocks(scratch_offsets, block_counts, block_scratch)
     else:
@@ -366,10 +372,11 @@ def align_ranges_unchecked(
     ``blocks[block_starts[p]:block_starts[p] + block_counts[p]]``.
     """
     band = -1 if band_width is None else band_width
-    (widest, widest_pair, scratch_offsets, order, item_offsets, item_kind,
-     cells) = plan_pairs(
+    (widest, widest_pair, scratch_offsets, order, item_offsets, item_kind, cells,
+     variant) = plan_pairs(
         query_offsets, target_starts, target_ends, pair_query, pair_target, band,
         FULL_DP_CELL_BUDGET, AUTO_BAND_WIDTH, match_score, max(-mismatch_score, -gap_score),
+        MAX_KEY_BITS,
     )
     _check_key_bits(widest, f"query and target of pair {widest_pair}")
     n_pairs = len(pair_query)
@@ -383,14 +390,18 @@ def align_ranges_unchecked(
         True, MAX_KEY_BITS,
     )
     if n_threads is None and cells < parallel_min_cells:
-        align_worker(0, 1, *arguments)
+        _driver(WORKERS, variant)(0, 1, *arguments)
     else:
-        _run_parallel(n_threads, *arguments)
+        _run_parallel(n_threads, variant, *arguments)
     return rows, block_counts, scratch_offsets[:-1], blocks
 
 
-def _run_parallel(n_threads: int | None, *arguments: Any) -> None:
-    """Run the pair driver on ``n_threads`` threads (default: numba's current setting).
+def _run_parallel(
+    n_threads: int | None, variant: int, *arguments: Any, exact_variant: bool = False
+) -> None:
+    """Run the pair driver ``variant`` (the plan's, see
+    :func:`~citekit.kernels._batch.plan_pairs`; ``exact_variant`` as in :func:`_driver`)
+    on ``n_threads`` threads (default: numba's current setting).
 
     One thread runs the serial worker directly (no parallel launch); otherwise numba's
     thread count is set for the call and restored afterwards.
@@ -399,9 +410,26 @@ def _run_parallel(n_threads: int | None, *arguments: Any) -> None:
 
     threads = numba.get_num_threads() if n_threads is None else check_threads(n_threads)
     if threads == 1:
-        align_worker(0, 1, *arguments)
+        _driver(WORKERS, variant, exact_variant)(0, 1, *arguments)
     else:
-        run_on_threads(threads, align_pairs_kernel, threads, *arguments)
+        run_on_threads(threads, _driver(PAIRS_KERNELS, variant, exact_variant), threads,
+                       *arguments)
+
+
+def _driver(kernels: tuple, variant: int, exact_variant: bool = False) -> Any:
+    """``kernels[variant]`` (``_batch.WORKERS`` or ``PAIRS_KERNELS``), or, when this process
+    has not compiled or loaded that one yet but has one whose paths include it, that one
+    (not with ``exact_variant``): the results are the same, and a call needing fewer paths
+    than an earlier one compiles nothing more."""
+    chosen = kernels[variant]
+    # (what Python calls: a kernel's entry twin; plain functions under NUMBA_DISABLE_JIT
+    # have no signatures)
+    if exact_variant or getattr(entry(chosen), "signatures", True):
+        return chosen
+    for other, kernel in enumerate(kernels):
+        if other & variant == variant and entry(kernel).signatures:
+            return kernel
+    return chosen
 
 
 def align_batch(
@@ -591,6 +619,32 @@ def matching_blocks(a: Any, b: Any) -> list[tuple[int, int, int]]:
     return [(int(i), int(j), int(size)) for i, j, size in blocks.tolist()]
 
 
+def _warm_drivers() -> None:
+    """Run every variant of the pair drivers (``_batch.WORKERS`` and ``PAIRS_KERNELS``),
+    serially and on numba's threads, on tiny inputs whose plan needs that variant: a first
+    call compiles only the variant its pairs need, a warm-up all of them."""
+    query_ids = np.array([1, 2, 1, 2, 3], dtype=np.int64)
+    query_offsets = np.array([0, 2, 5], dtype=np.int64)
+    target_ids = np.array([2, 1, 2, 1, 2, 3], dtype=np.int64)
+    target_offsets = np.array([0, 3, 6], dtype=np.int64)
+    # (pairs, band_width, key_bits_limit) by variant: one pair; a lane group (two pairs of
+    # one query); a lane group and a pair whose keys need two words (a banded pair takes
+    # that variant too)
+    shapes = {
+        0: ([0], [0], None, MAX_KEY_BITS),
+        WITH_LANES: ([0, 0], [0, 1], None, MAX_KEY_BITS),
+        WITH_LANES | WITH_BAND: ([0, 0, 1], [0, 1, 0], None, 0),
+    }
+    for pairs_query, pairs_target, band_width, key_bits_limit in shapes.values():
+        for serial in (True, False):
+            _align_pairs_checked(
+                query_ids, query_offsets, target_ids, target_offsets,
+                np.array(pairs_query, dtype=np.int64), np.array(pairs_target, dtype=np.int64),
+                2, -1, -1, band_width, True, serial=serial, key_bits_limit=key_bits_limit,
+                exact_variant=True,
+            )
+
+
 def warmup() -> None:
     """Compile (or load from numba's on-disk cache) every kernel of this package.
 
@@ -600,7 +654,6 @@ def warmup() -> None:
     >>> warmup()
     """
     smith_waterman([1, 2, 3], [1, 2, 3], return_blocks=True)
-    smith_waterman([1, 2, 3], [3, 1, 2, 3], band_width=1)
-    align_pairs([1, 2], [0, 2], [2, 1, 2], [0, 3], [0], [0], return_blocks=True)
+    _warm_drivers()
     lcs_length([1, 2], [2, 1])
     matching_blocks([1, 2], [2, 1])

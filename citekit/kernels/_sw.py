@@ -326,9 +326,10 @@ def _align_region(query, target, diag_lo, diag_hi, match_score, mismatch_score, 
     # choice of full DP (cell budget) or band bounds
     rectangle_scratch = np.empty(stored_cells(sub_n, sub_m, sub_lo, sub_hi), dtype=np.int64)
     keys = _stored_keys(rectangle_scratch, sub_n, sub_m, sub_lo, sub_hi)
+    # (np.bool_: a literal True would compile a second _dp_pass for this one call)
     sub_key, sub_end_i, sub_end_j = _dp_pass(
         sub_query, sub_target, sub_lo, sub_hi, match_step, mismatch_step, gap_step,
-        query_bits, buffers, keys, True,
+        query_bits, buffers, keys, np.bool_(True),
     )
     sub_start_i, sub_start_j, matches, n_blocks = traceback(
         sub_query, sub_target, sub_lo, sub_hi, match_step, mismatch_step, gap_step,
@@ -364,6 +365,42 @@ def _align_region_keyed(query, target, diag_lo, diag_hi, match_score, mismatch_s
                              gap_score, buffers, key_scratch, blocks_out, want_blocks)
     return align_region_wide(query, target, diag_lo, diag_hi, match_score, mismatch_score,
                              gap_score, blocks_out, want_blocks)
+
+
+@jit
+def needs_band_or_wide_keys(n, m, band_width, full_cell_budget, auto_band_width,
+                            match_score, max_penalty, key_bits_limit):
+    """Whether :func:`align_one` takes band seeding or two-word keys for an n x m pair
+    (``max_penalty``: the largest of ``-mismatch_score`` and ``-gap_score``): a banded
+    problem, or a full DP whose 64-bit keys need more than ``key_bits_limit`` bits. Pairs
+    that need neither can be aligned by :func:`align_one_full_dp`."""
+    if n == 0 or m == 0:
+        return False
+    if problem_region(n, m, band_width, full_cell_budget, auto_band_width)[0]:
+        return True
+    return key_bits(n, m, match_score, max_penalty) > key_bits_limit
+
+
+@jit
+def align_one_full_dp(query, target, band_width, full_cell_budget, auto_band_width,
+                      match_score, mismatch_score, gap_score, buffers, key_scratch,
+                      blocks_out, want_blocks, key_bits_limit=MAX_KEY_BITS):
+    """:func:`align_one` for a pair that needs neither band seeding nor two-word keys
+    (:func:`needs_band_or_wide_keys` is false; a pair that does raises RuntimeError).
+
+    It does not reference the band and two-word-key kernels, so a caller that only
+    aligns such pairs does not compile them (the drivers choose it from their plan)."""
+    n = query.shape[0]
+    m = target.shape[0]
+    if n == 0 or m == 0:
+        return 0, 0, 0, 0, 0, 0, 0
+    if needs_band_or_wide_keys(n, m, band_width, full_cell_budget, auto_band_width,
+                               match_score, max(-mismatch_score, -gap_score),
+                               key_bits_limit):
+        raise RuntimeError("citekit internal error: a pair that needs band seeding or "
+                           "two-word keys reached align_one_full_dp")
+    return _align_region(query, target, -n, m, match_score, mismatch_score, gap_score,
+                         buffers, key_scratch, blocks_out, want_blocks)
 
 
 @jit
