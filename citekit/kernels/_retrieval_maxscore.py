@@ -39,6 +39,7 @@ from citekit.kernels._retrieval_masks import (
     _mask_tables,
 )
 from citekit.kernels._retrieval_select import _emit_best, _row_terms, _select, heaviest_first
+from citekit.kernels._retrieval_walk import _HELD_BITS
 from citekit.kernels._sort import stable_argsort
 
 # by default, only in corpora of this many passages (smaller ones' per-passage words fit
@@ -205,10 +206,6 @@ def _maxscore_candidates(
     return n_candidates
 
 
-# queries of at most this many terms get the bits of the terms each candidate holds
-_HELD_BITS = 63
-
-
 @jit
 def _maxscore_queries(
     posting_pointers, posting_passages, row_pointers, row_columns, term_columns,
@@ -218,7 +215,7 @@ def _maxscore_queries(
 ):
     """The candidates of the queries ``queries`` by :func:`_maxscore_candidates` (each
     with 2 to ``_MAXSCORE_MAX_TERMS`` ranking terms found, positive weights, rows), into
-    the output arrays as :func:`citekit.kernels._retrieval._top_candidates_kernel` writes
+    the output arrays as the walk's kernels (:mod:`citekit.kernels._retrieval_walk`) write
     them (query ``q``'s at ``q * slot``): its own driver, so that corpora that never take
     this path never compile it."""
     for position in range(queries.shape[0]):

@@ -72,7 +72,7 @@ def test_many_queries_on_a_large_corpus_give_the_serial_arrays_by_default(monkey
         for _ in range(20)
     ]
     index, columns, weights, ranks, offsets = _arrays(sets, queries)
-    _, _, total = bag._deal_queries(
+    _, _, total, _ = bag._deal_queries(
         index.postings[0], columns, ranks, offsets, 2
     )
     assert total >= bag._PARALLEL_MIN_ENTRIES
@@ -105,15 +105,17 @@ def test_dealing_matches_the_longest_first_reference(lengths, n_queries, n_worke
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     columns = rng.integers(-1, len(lengths), size=int(offsets[-1])).astype(np.int64)
     ranks = rng.random(int(offsets[-1])) < 0.7
-    worker_offsets, queries, total = bag._deal_queries(
+    worker_offsets, queries, total, loads = bag._deal_queries(
         pointers, columns, ranks, offsets, n_workers
     )
-    expected, expected_total = naive_deal_queries(pointers, columns, ranks, offsets,
-                                                  n_workers)
+    expected, expected_total, expected_loads = naive_deal_queries(
+        pointers, columns, ranks, offsets, n_workers
+    )
     got = [queries[worker_offsets[w]:worker_offsets[w + 1]].tolist()
            for w in range(n_workers)]
     assert got == expected
     assert total == expected_total
+    assert loads.tolist() == expected_loads
 
 
 @settings(max_examples=100, deadline=None)
