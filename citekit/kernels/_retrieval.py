@@ -53,7 +53,7 @@ def warmup() -> None:
     # two passages holding column 0, two queries of it. k = 2 takes "few" (no selection:
     # no list holds more than k entries), k = 1 "summed"; masks, "masked"; prune,
     # "pruned". A call compiles only the variant it takes.
-    corpus = (two, two, 2, np.zeros(2, dtype=np.int64), np.ones(2), np.arange(3))
+    corpus = (np.array([0, 2]), two, 2, np.zeros(2, dtype=np.int64), np.ones(2), np.arange(3))
     rows = (np.arange(3, dtype=np.int64), np.zeros(2, dtype=np.int64))
     threads = [1, 2] if numba.config.NUMBA_NUM_THREADS >= 2 else [1]
     for k, options in ((2, {}), (1, {}), (1, {"masks": True}), (1, {"prune": True})):
