@@ -122,7 +122,7 @@ def _maxscore_candidates(
         local_columns[i] = term_columns[terms[i]]
     by_column = stable_argsort(local_columns)
     held = np.zeros(n_terms, dtype=np.bool_)
-    n_scored = 0
+    n_scored = np.int64(0)  # (int64, not Literal[int](0): one signature of the callee)
     for j in range(n_terms):
         column = term_columns[terms[order[j]]]
         lo = posting_pointers[column]

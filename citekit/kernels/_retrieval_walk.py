@@ -111,7 +111,7 @@ def _make_summed_candidates(with_pruning: bool, with_selection: bool, name: str)
         # passages in one sequential scan; short ones: list each passage when touched.
         scan = walk == 1 or (walk < 0 and not pruning and 2 * n_entries > n_passages)
         listed = not scan
-        n_touched = 0
+        n_touched = np.int64(0)  # (int64, not Literal[int](0): one signature of the callee)
         admitting = True
         theta = 0.0  # a lower bound of the k-th best rank score, once known
         known = False

@@ -214,10 +214,15 @@ def test_the_final_sort_orders_by_value_then_passage(n, seed, huge, nan, spread)
     out_passages = np.full(n + 3, -1, dtype=np.int64)
     out_values = np.full(n + 3, -1.0)
     if nan and n:
+        values[rng.random(n) < 0.3] = np.nan
         values[0] = np.nan
         select._sort_best(passages, values, n, out_passages, out_values, 3)
-        # NaN rows take the argsort path: every passage is written once
-        assert sorted(out_passages[3:].tolist()) == sorted(passages.tolist())
+        # NaN rows take the argsort path: by value, larger first, NaN last (numpy's
+        # mergesort), equal values by lower passage
+        by_passage = np.argsort(passages, kind="mergesort")
+        order = by_passage[np.argsort(-values[by_passage], kind="mergesort")]
+        assert out_passages[3:].tolist() == passages[order].tolist()
+        assert out_values[3:].tobytes() == values[order].tobytes()
         return
     select._sort_best(passages, values, n, out_passages, out_values, 3)
     expected_passages, expected_values = naive_sort_best(passages.tolist(), values.tolist())
