@@ -76,7 +76,7 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         'int64[1C]',
         'int64',
     )),
-    (1, 'citekit.kernels._retrieval:_top_candidates_kernel', (
+    (1, 'citekit.kernels._retrieval_walk:_top_candidates_few', (
         'int64[1C]',
         'uint32[1C]',
         'int64[1C]',
@@ -313,6 +313,19 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         'int64[1C]',
         'int64[1C]',
         'int64[1C]',
+    )),
+    (1, 'citekit.kernels._evidence:widen_evidence', (
+        'int64[2C]',
+        'int64[1C]',
+        'int64[1C]',
+        'int64[1C]',
+        'bool[1C]',
+        'int64[2C]',
+        'int64[1C]',
+        'int64[1C]',
+        'int64[1C]',
+        'bool[1C]',
+        'int64',
     )),
     (1, 'citekit.kernels._evidence:records_batch', (
         'bool[1C]',
