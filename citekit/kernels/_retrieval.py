@@ -329,6 +329,13 @@ def top_candidates(
     k-th best score (one pass over the touched passages, a histogram when the guess
     fails).
 
+    The walk is compiled in variants (:mod:`citekit.kernels._retrieval_walk`): each call
+    runs the smallest one that holds every path its inputs may take (``masks``,
+    ``prune``, and the most entries the lists of one of its queries hold), so a call on
+    a few documents compiles neither the bitmask walk, nor pruning, nor the selection of
+    the k best; a variant compiles on the first call that needs it. The result does not
+    depend on the variant.
+
     The full score adds, in query order, the weights of the terms that do not rank
     that each kept passage holds: read from one word per passage when they are all
     among the corpus's 63 most frequent columns (corpora of 8,192 passages or more;
