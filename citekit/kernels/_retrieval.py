@@ -25,7 +25,7 @@ from citekit.kernels._overlap import group_into_terms
 from citekit.kernels._retrieval_masks import _SCAN_BLOCK, _SCAN_BLOCK_MIN_PASSAGES
 from citekit.kernels._retrieval_maxscore import _maxscore_queries, maxscore_queries
 from citekit.kernels._retrieval_select import _N_COPIES
-from citekit.kernels._retrieval_walk import VARIANTS, kernel_variant
+from citekit.kernels._retrieval_walk import VARIANTS, kernel_variant, ranking_lists
 from citekit.kernels._sort import stable_argsort
 
 __all__ = [
@@ -206,22 +206,11 @@ def walk_passages(posting_passages: np.ndarray, n_passages: int) -> np.ndarray:
 
 
 @jit
-def _deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_workers):
-    """Deal the queries to ``n_workers`` workers, longest walk first to the least loaded
+def _deal_queries(loads, n_workers):
+    """Deal the queries to ``n_workers`` workers, largest load first to the least loaded
     (a query's load: the entries of its ranking lists, plus one). Returns ``(offsets,
-    queries, total, loads)``: worker ``w`` takes ``queries[offsets[w]:offsets[w + 1]]``;
-    ``total`` is every query's entries, ``loads[q]`` query ``q``'s load."""
-    n_queries = term_offsets.shape[0] - 1
-    loads = np.zeros(n_queries, dtype=np.int64)
-    total = 0
-    for query in range(n_queries):
-        entries = 1
-        for term in range(term_offsets[query], term_offsets[query + 1]):
-            column = term_columns[term]
-            if column >= 0 and term_ranks[term]:
-                entries += posting_pointers[column + 1] - posting_pointers[column]
-        loads[query] = entries
-        total += entries - 1
+    queries)``: worker ``w`` takes ``queries[offsets[w]:offsets[w + 1]]``."""
+    n_queries = loads.shape[0]
     order = stable_argsort(-loads)
     worker_load = np.zeros(n_workers, dtype=np.int64)
     worker_of = np.empty(n_queries, dtype=np.int64)
@@ -243,7 +232,7 @@ def _deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_wo
     for query in range(n_queries):
         queries[filled[worker_of[query]]] = query
         filled[worker_of[query]] += 1
-    return offsets, queries, total, loads
+    return offsets, queries
 
 
 @jit
@@ -478,14 +467,15 @@ def top_candidates(
         pointers = np.ascontiguousarray(posting_pointers, dtype=np.int64)
         columns = np.ascontiguousarray(term_columns, dtype=np.int64)
         term_offsets = np.ascontiguousarray(term_offsets, dtype=np.int64)
+        _, entries = ranking_lists(pointers, columns, ranks, term_offsets)
         n_workers = _n_workers(n_threads, n_queries)
-        worker_offsets, worker_queries, total, loads = _deal_queries(
-            pointers, columns, ranks, term_offsets, n_workers
-        )
-        if n_threads is None and total < _PARALLEL_MIN_ENTRIES:
+        if n_threads is None and int(entries.sum()) < _PARALLEL_MIN_ENTRIES:
             n_workers = 1
+        if n_workers == 1:
             worker_offsets = np.array([0, n_queries], dtype=np.int64)
             worker_queries = np.arange(n_queries, dtype=np.int64)
+        else:
+            worker_offsets, worker_queries = _deal_queries(entries + 1, n_workers)
         have_rows = rows[0].shape[0] == n_passages + 1
         chosen = maxscore_queries(
             pointers, n_passages, columns, ranks, term_offsets, k, maxscore, have_rows
@@ -538,7 +528,7 @@ def top_candidates(
             # the kernel variant holding only the paths these queries may take (a first
             # call on a few documents compiles neither the bitmask walk, nor pruning, nor
             # the selection of the k best)
-            largest = int(loads[worker_queries].max()) - 1 if worker_queries.size else 0
+            largest = int(entries[worker_queries].max()) if worker_queries.size else 0
             serial, threaded = VARIANTS[
                 kernel_variant(masks, prune, have_rows, k, n_passages, largest)
             ]

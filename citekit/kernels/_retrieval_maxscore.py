@@ -39,7 +39,7 @@ from citekit.kernels._retrieval_masks import (
     _mask_tables,
 )
 from citekit.kernels._retrieval_select import _emit_best, _row_terms, _select, heaviest_first
-from citekit.kernels._retrieval_walk import _HELD_BITS
+from citekit.kernels._retrieval_walk import _HELD_BITS, ranking_lists
 from citekit.kernels._sort import stable_argsort
 
 # by default, only in corpora of this many passages (smaller ones' per-passage words fit
@@ -289,15 +289,7 @@ def maxscore_queries(
         maxscore is None and n_passages < _MAXSCORE_MIN_PASSAGES
     ):
         return np.zeros(n_queries, dtype=bool)
-    found = (term_columns >= 0) & term_ranks
-    if not found.any():
-        return np.zeros(n_queries, dtype=bool)
-    safe = np.where(found, term_columns, 0)
-    lengths = np.where(found, posting_pointers[safe + 1] - posting_pointers[safe], 0)
-    counted = np.concatenate(([0], np.cumsum(found)))
-    summed = np.concatenate(([0], np.cumsum(lengths)))
-    n_terms = counted[term_offsets[1:]] - counted[term_offsets[:-1]]
-    entries = summed[term_offsets[1:]] - summed[term_offsets[:-1]]
+    n_terms, entries = ranking_lists(posting_pointers, term_columns, term_ranks, term_offsets)
     chosen = (n_terms >= 2) & (n_terms <= _MAXSCORE_MAX_TERMS) & (entries > k)
     if maxscore is None:
         chosen &= (n_terms <= _AUTO_MAXSCORE_TERMS) & (entries >= _MIN_MAXSCORE_ENTRIES)

@@ -480,6 +480,36 @@ VARIANTS: dict[str, tuple[Any, Any]] = {
 }
 
 
+def ranking_lists(
+    posting_pointers: np.ndarray,
+    term_columns: np.ndarray,
+    term_ranks: np.ndarray,
+    term_offsets: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per query (terms ``term_offsets[q]:term_offsets[q + 1]``): how many of its terms
+    rank and are found in the corpus (column >= 0), and how many entries their posting
+    lists hold in all: what its walk reads (int64 arrays).
+
+    Examples
+    --------
+    >>> i64 = lambda *v: np.array(v, dtype=np.int64)
+    >>> pointers = i64(0, 3, 5, 6)  # column lengths 3, 2, 1
+    >>> ranks = np.array([True, True, False, True])
+    >>> n_terms, entries = ranking_lists(pointers, i64(0, 1, 2, -1), ranks, i64(0, 3, 4))
+    >>> n_terms.tolist(), entries.tolist()
+    ([2, 0], [5, 0])
+    """
+    found = (term_columns >= 0) & term_ranks
+    columns = term_columns[found]
+    lengths = np.zeros(term_columns.shape[0], dtype=np.int64)
+    lengths[found] = posting_pointers[columns + 1] - posting_pointers[columns]
+    counted = np.concatenate(([0], np.cumsum(found, dtype=np.int64)))
+    summed = np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
+    n_terms = counted[term_offsets[1:]] - counted[term_offsets[:-1]]
+    entries = summed[term_offsets[1:]] - summed[term_offsets[:-1]]
+    return n_terms, entries
+
+
 def kernel_variant(
     masks: bool | None, prune: bool, have_rows: bool, k: int, n_passages: int,
     largest: int,

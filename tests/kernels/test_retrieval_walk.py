@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numba
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -182,3 +183,13 @@ def test_warmup_compiles_every_variant():
         assert serial.signatures
         if numba.config.NUMBA_NUM_THREADS >= 2:
             assert threaded.signatures
+
+
+def test_ranking_lists_of_terms_in_no_passage_and_of_no_term():
+    pointers = np.zeros(1, dtype=np.int64)  # (an index of no column)
+    n_terms, entries = walk_variants.ranking_lists(
+        pointers, np.array([-1, -1], dtype=np.int64), np.array([True, False]),
+        np.array([0, 2, 2], dtype=np.int64),
+    )
+    assert n_terms.tolist() == [0, 0] and entries.tolist() == [0, 0]
+    assert n_terms.dtype == entries.dtype == np.int64
