@@ -9,7 +9,9 @@ their term bits (tables of query-order sums). Longer queries sum float weights a
 partition only the few largest sums (:mod:`citekit.kernels._retrieval_select`); on
 request they prune (MaxScore-style: heaviest terms first, skipping what cannot reach the
 k best, the passages kept scored again from their rows in query order). Every path gives,
-bit for bit, the result of walking every list and adding in query order.
+bit for bit, the result of walking every list and adding in query order. The walk's
+kernels (:mod:`citekit.kernels._retrieval_walk`) come in variants that hold only the paths
+a call may take, so that a call compiles only what it needs.
 
 Its queries' terms (:func:`idf_query_terms`: index columns, IDF weights, denominators) are
 derived from the one grouping of query tokens into terms,
