@@ -69,14 +69,7 @@ KERNELS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         'float64[1C]',
         'int64[1C]',
     )),
-    (1, 'citekit.kernels._retrieval:_deal_queries', (
-        'int64[1C]',
-        'int64[1C]',
-        'bool[1C]',
-        'int64[1C]',
-        'int64',
-    )),
-    (1, 'citekit.kernels._retrieval:_top_candidates_kernel', (
+    (1, 'citekit.kernels._retrieval_walk:_top_candidates_few', (
         'int64[1C]',
         'uint32[1C]',
         'int64[1C]',

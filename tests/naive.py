@@ -614,7 +614,7 @@ def naive_top_candidates_in_order(
 def naive_deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_workers):
     """Longest-processing-time dealing: queries by load (entries of the ranking lists plus
     one) descending, ties by query; each to the least loaded worker (ties: the lowest).
-    Returns the queries of each worker (ascending) and the total entries."""
+    Returns the queries of each worker (ascending), the total entries and the loads."""
     loads = []
     for q in range(len(term_offsets) - 1):
         entries = 0
@@ -629,7 +629,7 @@ def naive_deal_queries(posting_pointers, term_columns, term_ranks, term_offsets,
         w = min(range(n_workers), key=lambda w: (worker_load[w], w))
         dealt[w].append(q)
         worker_load[w] += loads[q]
-    return [sorted(d) for d in dealt], sum(loads) - len(loads)
+    return [sorted(d) for d in dealt], sum(loads) - len(loads), loads
 
 
 def naive_pack_slots(counts, slot, columns):

@@ -9,7 +9,9 @@ their term bits (tables of query-order sums). Longer queries sum float weights a
 partition only the few largest sums (:mod:`citekit.kernels._retrieval_select`); on
 request they prune (MaxScore-style: heaviest terms first, skipping what cannot reach the
 k best, the passages kept scored again from their rows in query order). Every path gives,
-bit for bit, the result of walking every list and adding in query order.
+bit for bit, the result of walking every list and adding in query order. The walk's
+kernels (:mod:`citekit.kernels._retrieval_walk`) come in variants that hold only the paths
+a call may take, so that a call compiles only what it needs.
 
 Its queries' terms (:func:`idf_query_terms`: index columns, IDF weights, denominators) are
 derived from the one grouping of query tokens into terms,
@@ -20,35 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from citekit._jit import check_threads, jit, jit_parallel, prange, run_on_threads
-from citekit.kernels._copy import copy_range
-from citekit.kernels._overlap import _row_holds, group_into_terms
-from citekit.kernels._retrieval_masks import (
-    _MASK_BITS,
-    _MIN_MASK_ENTRIES,
-    _SCAN_BLOCK,
-    _SCAN_BLOCK_MIN_PASSAGES,
-    _TABLE_BITS,
-    _add_unranked,
-    _held_from_rows,
-    _held_from_words,
-    _mask_candidates,
-    _reset_words,
-)
+from citekit._jit import check_threads, jit, run_on_threads
+from citekit.kernels._overlap import group_into_terms
+from citekit.kernels._retrieval_masks import _SCAN_BLOCK, _SCAN_BLOCK_MIN_PASSAGES
 from citekit.kernels._retrieval_maxscore import _maxscore_queries, maxscore_queries
-from citekit.kernels._retrieval_select import (
-    _N_COPIES,
-    _add_all,
-    _add_new,
-    _add_to_kept,
-    _emit_best,
-    _keep_reachable,
-    _kth_at_least,
-    _kth_best,
-    _list_touched,
-    _row_terms,
-    heaviest_first,
-)
+from citekit.kernels._retrieval_select import _N_COPIES
+from citekit.kernels._retrieval_walk import VARIANTS, kernel_variant, ranking_lists
 from citekit.kernels._sort import stable_argsort
 
 __all__ = [
@@ -61,11 +40,6 @@ __all__ = [
 ]
 
 
-# Queries with fewer ranking terms are walked in query order without pruning: there is
-# nothing to skip.
-_MIN_PRUNED_TERMS = 3
-
-
 def warmup() -> None:
     """Compile (or load from the on-disk cache) this module's kernels.
 
@@ -75,14 +49,18 @@ def warmup() -> None:
     """
     one = np.zeros(1, dtype=np.int64)
     two = np.array([0, 1], dtype=np.int64)
-    top_candidates(two, one, 1, one, np.ones(1), two, 1)
     import numba
 
-    if numba.config.NUMBA_NUM_THREADS >= 2:  # the driver sharing queries among threads
-        top_candidates(
-            two, one, 1, np.zeros(2, dtype=np.int64), np.ones(2),
-            np.arange(3, dtype=np.int64), 1, n_threads=2,
-        )
+    # Every variant of the walk (citekit.kernels._retrieval_walk), serial and threaded:
+    # two passages holding column 0, two queries of it. k = 2 takes "few" (no selection:
+    # no list holds more than k entries), k = 1 "summed"; masks, "masked"; prune,
+    # "pruned". A call compiles only the variant it takes.
+    corpus = (np.array([0, 2]), two, 2, np.zeros(2, dtype=np.int64), np.ones(2), np.arange(3))
+    rows = (np.arange(3, dtype=np.int64), np.zeros(2, dtype=np.int64))
+    threads = [1, 2] if numba.config.NUMBA_NUM_THREADS >= 2 else [1]
+    for k, options in ((2, {}), (1, {}), (1, {"masks": True}), (1, {"prune": True})):
+        for n_threads in threads:
+            top_candidates(*corpus, k, rows=rows, n_threads=n_threads, **options)
     # (the MaxScore driver, which only corpora of 2,097,152 passages or more take unasked)
     top_candidates(
         np.array([0, 2, 3], dtype=np.int64), np.array([0, 1, 1], dtype=np.int64), 2,
@@ -94,302 +72,6 @@ def warmup() -> None:
     _Scratch(frequent_min_passages=1).frequent(two, one, 1)
     idf_query_terms(one, two, np.ones(1, dtype=bool), one, np.ones(1), 1.0)
     normalized_scores(two, np.ones(1), np.ones(1))
-
-
-@jit
-def _summed_candidates(
-    posting_pointers, posting_passages, row_pointers, row_columns, term_columns,
-    term_weights, terms, n_entries, k, pruning, walk, check_cost, search_cost, scores,
-    touched, hits, values, buckets,
-):
-    """The passages that can be among the ``k`` best by rank score, summing the term
-    weights into the dense ``scores`` (all zero, left all zero), in query order or, when
-    ``pruning``, heaviest term first (MaxScore). Returns how many are in ``hits`` (their
-    walk scores in ``values``), a threshold to give :func:`_emit_best` (0.0: none), and
-    whether the walk's order differed from the query's (then the hits are every passage
-    that may tie or beat the k-th best with rounding, to be scored again)."""
-    n_terms = terms.shape[0]
-    n_passages = scores.shape[0]
-    order = terms.copy()
-    if pruning:
-        order = terms[heaviest_first(terms, term_columns, term_weights, posting_pointers)]
-    # rest[j]: summed weight of the terms from the j-th walked on
-    rest = np.zeros(n_terms + 1)
-    for j in range(n_terms - 1, -1, -1):
-        rest[j] = term_weights[order[j]] + rest[j + 1]
-    # Rounding: a sum of at most n_terms positive weights, in any order, lies within
-    # a relative n_terms * 2**-53 of the exact sum; upper bounds times ``up`` compared
-    # with lower bounds times ``down`` can only keep more passages, never fewer.
-    margin = (n_terms + 2) * 2.0**-50
-    up = 1.0 + margin
-    down = 1.0 - margin
-    # Long lists touch much of the corpus: add without looking, then list the touched
-    # passages in one sequential scan; short ones: list each passage when touched.
-    scan = walk == 1 or (walk < 0 and not pruning and 2 * n_entries > n_passages)
-    listed = not scan
-    n_touched = 0
-    admitting = True
-    theta = 0.0  # a lower bound of the k-th best rank score, once known
-    known = False
-    share = 1.0
-    walked = 0
-    for j in range(n_terms):
-        term = order[j]
-        column = term_columns[term]
-        weight = term_weights[term]
-        lo = posting_pointers[column]
-        hi = posting_pointers[column + 1]
-        if (
-            pruning
-            and admitting
-            and j > 0
-            and n_entries - walked > check_cost * (n_touched if listed else walked)
-            and (rest[0] - rest[j]) * share * down > rest[j] * up
-        ):
-            # The k-th best score so far may exceed the weight of the lists left:
-            # find it (a bound that only rises as lists are added). It is at most the
-            # weight walked; a k-th best found below that predicts, by the same
-            # share of the weight walked, when the next one may be worth finding.
-            if not listed:
-                n_touched = _list_touched(scores, touched)
-                listed = True
-            if n_touched >= k:
-                _, theta = _kth_best(
-                    touched, n_touched, scores, k, 0.0, rest[n_terms - 1] * down,
-                    rest[0] * up, 1.0, 1.0, buckets, hits, values,
-                )
-                known = True
-                share = theta / (rest[0] - rest[j])
-        if admitting and known and theta * down > rest[j] * up:
-            # k passages score more than the lists left weigh: no passage not touched
-            # yet can reach the k-th best, so stop admitting passages
-            admitting = False
-        if admitting:
-            if listed:
-                n_touched = _add_new(
-                    posting_passages, lo, hi, weight, scores, touched, n_touched
-                )
-            else:
-                _add_all(posting_passages, lo, hi, weight, scores)
-        else:
-            length = hi - lo
-            if n_touched > k and length > search_cost * k and length > n_touched:
-                # a long list: the k-th best can only have risen, and this list's
-                # weight and the rest are all that is left to add; drop the passages
-                # that can no longer reach it, so that the few left may be searched
-                theta = _kth_at_least(touched, n_touched, scores, k, theta, values)
-                n_touched = _keep_reachable(
-                    touched, n_touched, scores, rest[j], up, theta * down
-                )
-            # only the passages still in the running gain: one binary search per
-            # passage, or one walk of the list, whichever costs less
-            if n_touched * search_cost < length:
-                for i in range(n_touched):
-                    passage = touched[i]
-                    if _row_holds(row_pointers, row_columns, passage, column):
-                        scores[passage] += weight
-            else:
-                _add_to_kept(posting_passages, lo, hi, weight, scores)
-        walked += hi - lo
-    # the passages that can be among the k best, with their walk scores (every
-    # touched score reset to zero), and the k-th largest walk score
-    lightest = rest[n_terms - 1] if pruning else term_weights[terms[0]]
-    if not pruning:
-        for i in range(1, n_terms):
-            lightest = min(lightest, term_weights[terms[i]])
-    if not listed:
-        n_touched = _list_touched(scores, touched)
-    # the walk's sums are rounded differently from the query-order ones when the
-    # order changed: then keep every passage that may tie or beat the k-th best
-    reordered = False
-    for i in range(n_terms):
-        reordered |= order[i] != terms[i]
-    if n_touched > k:
-        n_hits, theta = _kth_best(
-            touched, n_touched, scores, k, theta if known else 0.0, lightest * down,
-            rest[0] * up, up if reordered else 1.0, down if reordered else 1.0,
-            buckets, hits, values,
-        )
-    else:
-        n_hits = n_touched
-        theta = 0.0
-        for i in range(n_touched):
-            hits[i] = touched[i]
-            values[i] = scores[touched[i]]
-    for i in range(n_touched):
-        scores[touched[i]] = 0.0
-    if reordered and theta > 0.0:
-        bar = theta * down
-        n_kept = 0
-        for i in range(n_hits):
-            if values[i] * up >= bar:
-                hits[n_kept] = hits[i]
-                n_kept += 1
-        n_hits = n_kept
-        theta = 0.0
-    elif theta > 0.0:
-        n_kept = 0
-        for i in range(n_hits):
-            if values[i] >= theta:
-                hits[n_kept] = hits[i]
-                values[n_kept] = values[i]
-                n_kept += 1
-        n_hits = n_kept
-    return n_hits, theta, reordered
-
-
-@jit(entry=True)  # (called from Python and from _top_candidates_parallel)
-def _top_candidates_kernel(
-    posting_pointers,
-    posting_passages,
-    row_pointers,
-    row_columns,
-    term_columns,
-    term_weights,
-    term_ranks,
-    term_offsets,
-    k,
-    prune,
-    walk,
-    use_masks,
-    check_cost,
-    search_cost,
-    scan_block,
-    scores,
-    touched,
-    hits,
-    values,
-    words,
-    slots,
-    frequent_bits,
-    bit_of_column,
-    buckets,
-    queries,
-    slot,
-    out_counts,
-    out_passages,
-    out_rank_scores,
-    out_scores,
-    want_held,
-    out_held,
-):
-    """The candidates of the queries ``queries`` (any order): query ``q``'s go to entries
-    ``q * slot:q * slot + out_counts[q]`` of the output arrays (``slot >= min(k, number
-    of passages)``). One worker's scratch arrays (``scores`` and ``words`` all zero,
-    left all zero)."""
-    n_passages = scores.shape[0]
-    have_rows = row_pointers.shape[0] == n_passages + 1
-    tables = np.empty((_MASK_BITS // _TABLE_BITS, 256))
-    for position in range(queries.shape[0]):
-        query = queries[position]
-        n_out = query * slot
-        out_counts[query] = 0
-        first = term_offsets[query]
-        last = term_offsets[query + 1]
-        n_terms = 0
-        n_found = 0
-        n_entries = 0
-        for term in range(first, last):
-            column = term_columns[term]
-            if column >= 0:
-                n_found += 1
-                if term_ranks[term]:
-                    n_terms += 1
-                    n_entries += posting_pointers[column + 1] - posting_pointers[column]
-        if n_terms == 0 or k <= 0:
-            continue
-        # the ranking terms found in the corpus (query order: the order of every rank
-        # score's additions), and every found term
-        terms = np.empty(n_terms, dtype=np.int64)
-        found = np.empty(n_found, dtype=np.int64)
-        n_terms = 0
-        n_found = 0
-        positive = True
-        total = 0.0
-        for term in range(first, last):
-            if term_columns[term] >= 0:
-                found[n_found] = term
-                n_found += 1
-                if term_ranks[term]:
-                    terms[n_terms] = term
-                    n_terms += 1
-                    weight = term_weights[term]
-                    positive &= weight > 0.0
-                    total += weight
-        # Pruning walks the terms from the heaviest down (MaxScore order): the scores it
-        # accumulates are sums in another order than the query's, so the passages that
-        # can be among the k best are scored again, in query order, from their rows.
-        pruning = prune and have_rows and n_entries > k and n_terms >= _MIN_PRUNED_TERMS
-        reordered = False
-        masked = False
-        scan = False
-        n_touched = 0
-        theta = 0.0
-        # (the integer weights scale the weights by about 2**16 / total: finite)
-        if (
-            (use_masks > 0 or (use_masks < 0 and n_entries >= _MIN_MASK_ENTRIES))
-            and positive and total < np.inf and 2.0**32 / total < np.inf
-            and not pruning and n_terms <= _MASK_BITS
-        ):
-            scan = walk == 1 or (walk < 0 and 2 * n_entries > n_passages)
-            n_hits, n_touched = _mask_candidates(
-                posting_pointers, posting_passages, term_columns, term_weights, terms, k,
-                scan, scan_block, words, tables, touched, hits, values,
-            )
-            masked = True
-        else:
-            n_hits, theta, reordered = _summed_candidates(
-                posting_pointers, posting_passages, row_pointers, row_columns,
-                term_columns, term_weights, terms, n_entries, k, pruning, walk,
-                check_cost, search_cost, scores, touched, hits, values, buckets,
-            )
-        if reordered:
-            # their rank scores in query order, from their rows merged with the found
-            # terms by column
-            by_column = found[stable_argsort(term_columns[found])]
-            held = np.zeros(last - first, dtype=np.bool_)
-            local_by_column = by_column - first
-            local_columns = term_columns[first:last]
-            for i in range(n_hits):
-                _row_terms(
-                    row_pointers, row_columns, hits[i], local_by_column, local_columns, held
-                )
-                total = 0.0
-                for term in terms:
-                    if held[term - first]:
-                        total += term_weights[term]
-                values[i] = total
-        take = _emit_best(
-            hits, values, n_hits, k, theta, out_passages, out_rank_scores, n_out
-        )
-        # which of the query's terms each kept passage holds: the ranking ones from the
-        # words of the walk (no row read), else every found one from the rows
-        held_bits = want_held and last - first <= _HELD_BITS
-        if want_held and not held_bits:
-            out_held[n_out:n_out + take] = -1
-        if held_bits and masked:
-            _held_from_words(words, terms, first, out_passages, n_out, take, out_held)
-        elif held_bits:
-            _held_from_rows(
-                row_pointers, row_columns, term_columns, first, last, out_passages, n_out,
-                take, slots, out_held,
-            )
-        if masked:
-            _reset_words(words, scan, touched, n_touched)
-        # the full score adds the weights of the terms that do not rank
-        if n_found > n_terms:
-            _add_unranked(
-                row_pointers, row_columns, term_columns, term_weights, term_ranks, first,
-                last, out_passages, out_rank_scores, out_scores, n_out, take, slots,
-                frequent_bits, bit_of_column, held_bits and masked, out_held,
-            )
-        else:
-            copy_range(out_scores, n_out, out_rank_scores, n_out, take)
-        out_counts[query] = take
-
-
-# queries of at most this many terms get the bits of the terms each candidate holds
-_HELD_BITS = 63
 
 
 # the columns whose membership is kept per passage in one int64 (bit 63 unused)
@@ -526,22 +208,11 @@ def walk_passages(posting_passages: np.ndarray, n_passages: int) -> np.ndarray:
 
 
 @jit
-def _deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_workers):
-    """Deal the queries to ``n_workers`` workers, longest walk first to the least loaded
+def _deal_queries(loads, n_workers):
+    """Deal the queries to ``n_workers`` workers, largest load first to the least loaded
     (a query's load: the entries of its ranking lists, plus one). Returns ``(offsets,
-    queries, total)``: worker ``w`` takes ``queries[offsets[w]:offsets[w + 1]]``;
-    ``total`` is every query's entries."""
-    n_queries = term_offsets.shape[0] - 1
-    loads = np.zeros(n_queries, dtype=np.int64)
-    total = 0
-    for query in range(n_queries):
-        entries = 1
-        for term in range(term_offsets[query], term_offsets[query + 1]):
-            column = term_columns[term]
-            if column >= 0 and term_ranks[term]:
-                entries += posting_pointers[column + 1] - posting_pointers[column]
-        loads[query] = entries
-        total += entries - 1
+    queries)``: worker ``w`` takes ``queries[offsets[w]:offsets[w + 1]]``."""
+    n_queries = loads.shape[0]
     order = stable_argsort(-loads)
     worker_load = np.zeros(n_workers, dtype=np.int64)
     worker_of = np.empty(n_queries, dtype=np.int64)
@@ -563,30 +234,7 @@ def _deal_queries(posting_pointers, term_columns, term_ranks, term_offsets, n_wo
     for query in range(n_queries):
         queries[filled[worker_of[query]]] = query
         filled[worker_of[query]] += 1
-    return offsets, queries, total
-
-
-@jit_parallel
-def _top_candidates_parallel(
-    n_workers, worker_offsets, worker_queries, posting_pointers, posting_passages,
-    row_pointers, row_columns, term_columns, term_weights, term_ranks, term_offsets, k,
-    prune, walk, use_masks, check_cost, search_cost, scan_block, scores,
-    touched, hits, values, words, slots, frequent_bits, bit_of_column, buckets, slot,
-    out_counts, out_passages, out_rank_scores, out_scores, want_held, out_held,
-):
-    """:func:`_top_candidates_kernel` on ``n_workers`` threads: worker ``w`` takes the
-    queries ``worker_queries[worker_offsets[w]:worker_offsets[w + 1]]`` with the scratch
-    rows ``w`` (queries are independent: the result does not depend on the dealing)."""
-    for worker in prange(n_workers):
-        _top_candidates_kernel(
-            posting_pointers, posting_passages, row_pointers, row_columns, term_columns,
-            term_weights, term_ranks, term_offsets, k, prune, walk, use_masks, check_cost,
-            search_cost, scan_block, scores[worker], touched[worker],
-            hits[worker], values[worker], words[worker], slots[worker], frequent_bits,
-            bit_of_column, buckets[worker],
-            worker_queries[worker_offsets[worker]:worker_offsets[worker + 1]], slot,
-            out_counts, out_passages, out_rank_scores, out_scores, want_held, out_held,
-        )
+    return offsets, queries
 
 
 @jit
@@ -671,6 +319,13 @@ def top_candidates(
     (reset after each query); the best are then found from a sample's guess of the
     k-th best score (one pass over the touched passages, a histogram when the guess
     fails).
+
+    The walk is compiled in variants (:mod:`citekit.kernels._retrieval_walk`): each call
+    runs the smallest one that holds every path its inputs may take (``masks``,
+    ``prune``, and the most entries the lists of one of its queries hold), so a call on
+    a few documents compiles neither the bitmask walk, nor pruning, nor the selection of
+    the k best; a variant compiles on the first call that needs it. The result does not
+    depend on the variant.
 
     The full score adds, in query order, the weights of the terms that do not rank
     that each kept passage holds: read from one word per passage when they are all
@@ -814,14 +469,15 @@ def top_candidates(
         pointers = np.ascontiguousarray(posting_pointers, dtype=np.int64)
         columns = np.ascontiguousarray(term_columns, dtype=np.int64)
         term_offsets = np.ascontiguousarray(term_offsets, dtype=np.int64)
+        _, entries = ranking_lists(pointers, columns, ranks, term_offsets)
         n_workers = _n_workers(n_threads, n_queries)
-        worker_offsets, worker_queries, total = _deal_queries(
-            pointers, columns, ranks, term_offsets, n_workers
-        )
-        if n_threads is None and total < _PARALLEL_MIN_ENTRIES:
+        if n_threads is None and int(entries.sum()) < _PARALLEL_MIN_ENTRIES:
             n_workers = 1
+        if n_workers == 1:
             worker_offsets = np.array([0, n_queries], dtype=np.int64)
             worker_queries = np.arange(n_queries, dtype=np.int64)
+        else:
+            worker_offsets, worker_queries = _deal_queries(entries + 1, n_workers)
         have_rows = rows[0].shape[0] == n_passages + 1
         chosen = maxscore_queries(
             pointers, n_passages, columns, ranks, term_offsets, k, maxscore, have_rows
@@ -871,15 +527,24 @@ def top_candidates(
                     hits[0], values[0], slots[0], frequent_bits, bit_of_column,
                     np.flatnonzero(chosen).astype(np.int64), slot, *outputs,
                 )
-            if n_workers == 1:
-                _top_candidates_kernel(
+            # the kernel variant holding only the paths these queries may take (a first
+            # call on a few documents compiles neither the bitmask walk, nor pruning, nor
+            # the selection of the k best)
+            largest = int(entries[worker_queries].max()) if worker_queries.size else 0
+            serial, threaded = VARIANTS[
+                kernel_variant(masks, prune, have_rows, k, n_passages, largest)
+            ]
+            if not worker_queries.size:
+                pass  # (every query went to the MaxScore driver)
+            elif n_workers == 1:
+                serial(
                     *arguments, scores[0], touched[0], hits[0], values[0], words[0],
                     slots[0], frequent_bits, bit_of_column, buckets[0], worker_queries, slot,
                     *outputs,
                 )
             else:
                 run_on_threads(
-                    n_workers, _top_candidates_parallel, n_workers, worker_offsets,
+                    n_workers, threaded, n_workers, worker_offsets,
                     worker_queries, *arguments, scores, touched, hits, values, words, slots,
                     frequent_bits, bit_of_column, buckets, slot, *outputs,
                 )

@@ -150,7 +150,7 @@ def _mask_candidates(
         lightest = min(lightest, term_weights[terms[j]])
     # the integer weights of all terms sum to less than 2**(32 - _MASK_BITS)
     scale = (2.0 ** (32 - _MASK_BITS) - 2.0 - 2.0 * n_terms) * down / total
-    n_touched = 0
+    n_touched = np.int64(0)  # (int64, not Literal[int](0): one signature of the callee)
     increments = np.empty(n_terms, dtype=np.int64)
     cursors = np.empty(n_terms, dtype=np.int64)
     ends = np.empty(n_terms, dtype=np.int64)
@@ -199,7 +199,7 @@ def _mask_candidates(
     population = n_passages if scan else n_touched
     step = max(1, population // _SAMPLE)
     n_drawn = 0
-    n_sample = 0
+    n_sample = np.int64(0)  # (int64, not Literal[int](0): one signature of the callee)
     for i in range(0, population, step):
         bound = np.int64(words[i] if scan else words[touched[i]]) >> _MASK_BITS
         n_drawn += 1
@@ -223,7 +223,9 @@ def _mask_candidates(
         n_hits = _keep_best_estimates(k, outside, down, hits, n_hits, values)
     if n_hits < 0:
         # no guess, or too high a guess: every touched passage (nonzero word)
-        n_hits = _collect_marked(words, not scan, touched, n_touched, 1, tables, hits, values)
+        n_hits = _collect_marked(
+            words, not scan, touched, n_touched, np.int64(1), tables, hits, values
+        )
         n_hits = _keep_best_estimates(k, -1.0, down, hits, n_hits, values)
     low = (1 << _MASK_BITS) - 1
     for i in range(n_hits):

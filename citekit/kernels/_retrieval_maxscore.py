@@ -39,6 +39,7 @@ from citekit.kernels._retrieval_masks import (
     _mask_tables,
 )
 from citekit.kernels._retrieval_select import _emit_best, _row_terms, _select, heaviest_first
+from citekit.kernels._retrieval_walk import _HELD_BITS, ranking_lists
 from citekit.kernels._sort import stable_argsort
 
 # by default, only in corpora of this many passages (smaller ones' per-passage words fit
@@ -121,7 +122,7 @@ def _maxscore_candidates(
         local_columns[i] = term_columns[terms[i]]
     by_column = stable_argsort(local_columns)
     held = np.zeros(n_terms, dtype=np.bool_)
-    n_scored = 0
+    n_scored = np.int64(0)  # (int64, not Literal[int](0): one signature of the callee)
     for j in range(n_terms):
         column = term_columns[terms[order[j]]]
         lo = posting_pointers[column]
@@ -205,10 +206,6 @@ def _maxscore_candidates(
     return n_candidates
 
 
-# queries of at most this many terms get the bits of the terms each candidate holds
-_HELD_BITS = 63
-
-
 @jit
 def _maxscore_queries(
     posting_pointers, posting_passages, row_pointers, row_columns, term_columns,
@@ -218,7 +215,7 @@ def _maxscore_queries(
 ):
     """The candidates of the queries ``queries`` by :func:`_maxscore_candidates` (each
     with 2 to ``_MAXSCORE_MAX_TERMS`` ranking terms found, positive weights, rows), into
-    the output arrays as :func:`citekit.kernels._retrieval._top_candidates_kernel` writes
+    the output arrays as the walk's kernels (:mod:`citekit.kernels._retrieval_walk`) write
     them (query ``q``'s at ``q * slot``): its own driver, so that corpora that never take
     this path never compile it."""
     for position in range(queries.shape[0]):
@@ -292,15 +289,7 @@ def maxscore_queries(
         maxscore is None and n_passages < _MAXSCORE_MIN_PASSAGES
     ):
         return np.zeros(n_queries, dtype=bool)
-    found = (term_columns >= 0) & term_ranks
-    if not found.any():
-        return np.zeros(n_queries, dtype=bool)
-    safe = np.where(found, term_columns, 0)
-    lengths = np.where(found, posting_pointers[safe + 1] - posting_pointers[safe], 0)
-    counted = np.concatenate(([0], np.cumsum(found)))
-    summed = np.concatenate(([0], np.cumsum(lengths)))
-    n_terms = counted[term_offsets[1:]] - counted[term_offsets[:-1]]
-    entries = summed[term_offsets[1:]] - summed[term_offsets[:-1]]
+    n_terms, entries = ranking_lists(posting_pointers, term_columns, term_ranks, term_offsets)
     chosen = (n_terms >= 2) & (n_terms <= _MAXSCORE_MAX_TERMS) & (entries > k)
     if maxscore is None:
         chosen &= (n_terms <= _AUTO_MAXSCORE_TERMS) & (entries >= _MIN_MAXSCORE_ENTRIES)

@@ -55,7 +55,7 @@ def _kth_best(touched, n_touched, scores, k, floor, low, high, up, down, buckets
     """
     if floor <= 0.0:
         step = max(1, n_touched // _SAMPLE)
-        n_sample = 0
+        n_sample = np.int64(0)  # (int64, not Literal[int](0): one signature of the callee)
         for i in range(0, n_touched, step):
             values[n_sample] = scores[touched[i]]
             n_sample += 1
@@ -78,7 +78,7 @@ def _kth_best(touched, n_touched, scores, k, floor, low, high, up, down, buckets
     # the bucket function is monotone: everything below the cut scores less than
     # everything from the cut up, which holds at least k entries
     cut = _cut(buckets, k)
-    n_hits = 0
+    n_hits = np.int64(0)  # (int64, not Literal[int](0): one signature of the callee)
     for i in range(n_touched):
         passage = touched[i]
         value = scores[passage]
@@ -172,7 +172,7 @@ def _emit_best(hits, values, n, k, threshold, out_passages, out_scores, n_out):
         last_tied = -1
         if n_tied > need:
             tied = np.empty(n_tied, dtype=np.int64)
-            n_tied = 0
+            n_tied = np.int64(0)  # (int64, not Literal[int](0): one signature of the callee)
             for i in range(n):
                 if values[i] == threshold:
                     tied[n_tied] = hits[i]
@@ -246,11 +246,25 @@ def _sort_best(hits, values, n, out_passages, out_scores, n_out):
             out_passages[n_out + i] = key & low
             out_scores[n_out + i] = distinct[n_distinct - 1 - (key >> shift)]
         return
-    # passages are distinct: any sort by passage is the same, then a stable sort by value
+    # passages are distinct: any sort by passage is the same, then a stable sort by value,
+    # larger first and NaN last (numpy's mergesort order; stable_argsort, compiled for the
+    # values above anyway, instead of numba's mergesort: less to compile)
     by_passage = stable_argsort(hits[:n])
     kept_hits = hits[:n][by_passage]
     kept_values = values[:n][by_passage]
-    by_score = np.argsort(-kept_values, kind="mergesort")
+    by_score = np.empty(n, dtype=np.int64)
+    n_numbers = 0
+    for i in range(n):
+        if kept_values[i] == kept_values[i]:
+            by_score[n_numbers] = i
+            n_numbers += 1
+    numbers = by_score[:n_numbers].copy()
+    by_score[:n_numbers] = numbers[stable_argsort(-kept_values[numbers])]
+    n_nan = n_numbers
+    for i in range(n):
+        if kept_values[i] != kept_values[i]:
+            by_score[n_nan] = i
+            n_nan += 1
     for i in range(n):
         out_passages[n_out + i] = kept_hits[by_score[i]]
         out_scores[n_out + i] = kept_values[by_score[i]]
@@ -332,7 +346,7 @@ def _keep_reachable(touched, n_touched, scores, rest, up, bar):
 def _kth_at_least(touched, n_touched, scores, k, floor, values):
     """The ``k``-th largest of ``scores[touched[:n_touched]]``, given that at least ``k``
     of them are ``>= floor`` (only those are partitioned)."""
-    n_values = 0
+    n_values = np.int64(0)  # (int64, not Literal[int](0): one signature of the callee)
     for i in range(n_touched):
         value = scores[touched[i]]
         if value >= floor:

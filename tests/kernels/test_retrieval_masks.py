@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citekit.kernels import _retrieval as bag
 from citekit.kernels import _retrieval_masks as mask_path
 from citekit.kernels import _retrieval_select as select
 from citekit.kernels._retrieval import _Scratch, top_candidates
@@ -215,10 +214,15 @@ def test_the_final_sort_orders_by_value_then_passage(n, seed, huge, nan, spread)
     out_passages = np.full(n + 3, -1, dtype=np.int64)
     out_values = np.full(n + 3, -1.0)
     if nan and n:
+        values[rng.random(n) < 0.3] = np.nan
         values[0] = np.nan
         select._sort_best(passages, values, n, out_passages, out_values, 3)
-        # NaN rows take the argsort path: every passage is written once
-        assert sorted(out_passages[3:].tolist()) == sorted(passages.tolist())
+        # NaN rows take the argsort path: by value, larger first, NaN last (numpy's
+        # mergesort), equal values by lower passage
+        by_passage = np.argsort(passages, kind="mergesort")
+        order = by_passage[np.argsort(-values[by_passage], kind="mergesort")]
+        assert out_passages[3:].tolist() == passages[order].tolist()
+        assert out_values[3:].tobytes() == values[order].tobytes()
         return
     select._sort_best(passages, values, n, out_passages, out_values, 3)
     expected_passages, expected_values = naive_sort_best(passages.tolist(), values.tolist())
@@ -235,15 +239,15 @@ def test_the_final_sort_orders_by_value_then_passage(n, seed, huge, nan, spread)
 def test_collecting_the_words_that_reach_the_bar(n, seed, share):
     # none, a few, many or all words reach the bar; some lie exactly at it
     rng = np.random.default_rng(seed)
-    bar = 40 << bag._MASK_BITS
-    words = (rng.integers(1, 40, size=n, dtype=np.int64) << bag._MASK_BITS).astype(np.uint32)
+    bar = 40 << mask_path._MASK_BITS
+    words = (rng.integers(1, 40, size=n, dtype=np.int64) << mask_path._MASK_BITS).astype(np.uint32)
     reach = rng.random(n) < share
-    words[reach] = bar + rng.integers(0, 3, size=int(reach.sum())) * (1 << bag._MASK_BITS)
-    words |= rng.integers(1, 1 << bag._MASK_BITS, size=n).astype(np.uint32)
+    words[reach] = bar + rng.integers(0, 3, size=int(reach.sum())) * (1 << mask_path._MASK_BITS)
+    words |= rng.integers(1, 1 << mask_path._MASK_BITS, size=n).astype(np.uint32)
     words[reach & (rng.random(n) < 0.3)] = bar  # exactly at the bar (no mask bits)
     tables = rng.uniform(0.0, 1.0, size=(2, 256))
     expected = naive_collect_marked(words.tolist(), bar)
-    low = (1 << bag._MASK_BITS) - 1
+    low = (1 << mask_path._MASK_BITS) - 1
     for listed in (False, True):
         touched = rng.permutation(n).astype(np.int64)
         hits = np.full(n + 1, -1, dtype=np.int64)
@@ -260,11 +264,11 @@ def test_collecting_the_words_that_reach_the_bar(n, seed, share):
 
 
 def test_a_single_word_at_the_bar_is_collected_wherever_it_lies():
-    bar = 7 << bag._MASK_BITS
+    bar = 7 << mask_path._MASK_BITS
     tables = np.zeros((2, 256))
     for n in (1, 31, 32, 33, 64, 100):
         for position in range(n):
-            words = np.full(n, (6 << bag._MASK_BITS) | 1, dtype=np.uint32)
+            words = np.full(n, (6 << mask_path._MASK_BITS) | 1, dtype=np.uint32)
             words[position] = bar | 1
             hits = np.zeros(n + 1, dtype=np.int64)
             untouched = np.zeros(0, dtype=np.int64)

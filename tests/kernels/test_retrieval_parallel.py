@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from citekit.kernels import _retrieval as bag
 from citekit.kernels._retrieval import _Scratch, top_candidates
+from citekit.kernels._retrieval_walk import ranking_lists
 from naive import naive_deal_queries, naive_held, naive_pack_slots
 from test_retrieval_masks import mask_cases
 from test_retrieval_prune import _arrays, _assert_same
@@ -72,10 +73,8 @@ def test_many_queries_on_a_large_corpus_give_the_serial_arrays_by_default(monkey
         for _ in range(20)
     ]
     index, columns, weights, ranks, offsets = _arrays(sets, queries)
-    _, _, total = bag._deal_queries(
-        index.postings[0], columns, ranks, offsets, 2
-    )
-    assert total >= bag._PARALLEL_MIN_ENTRIES
+    _, entries = ranking_lists(index.postings[0], columns, ranks, offsets)
+    assert entries.sum() >= bag._PARALLEL_MIN_ENTRIES
     args = (*index.postings, n_passages, columns, weights, offsets, 50)
     launched = []
     run_on_threads = bag.run_on_threads
@@ -105,15 +104,20 @@ def test_dealing_matches_the_longest_first_reference(lengths, n_queries, n_worke
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     columns = rng.integers(-1, len(lengths), size=int(offsets[-1])).astype(np.int64)
     ranks = rng.random(int(offsets[-1])) < 0.7
-    worker_offsets, queries, total = bag._deal_queries(
+    n_terms, entries = ranking_lists(pointers, columns, ranks, offsets)
+    worker_offsets, queries = bag._deal_queries(entries + 1, n_workers)
+    expected, expected_total, expected_loads = naive_deal_queries(
         pointers, columns, ranks, offsets, n_workers
     )
-    expected, expected_total = naive_deal_queries(pointers, columns, ranks, offsets,
-                                                  n_workers)
     got = [queries[worker_offsets[w]:worker_offsets[w + 1]].tolist()
            for w in range(n_workers)]
     assert got == expected
-    assert total == expected_total
+    assert entries.sum() == expected_total
+    assert (entries + 1).tolist() == expected_loads
+    assert n_terms.tolist() == [
+        sum(1 for t in range(offsets[q], offsets[q + 1]) if columns[t] >= 0 and ranks[t])
+        for q in range(n_queries)
+    ]
 
 
 @settings(max_examples=100, deadline=None)
