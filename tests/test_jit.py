@@ -378,7 +378,7 @@ def test_a_kernel_called_from_python_and_from_kernels_is_one_dispatcher():
     )
     assert done.returncode == 0, done.stderr[-3000:]
     both_ways = json.loads(done.stdout.strip().splitlines()[-1])
-    assert "citekit.kernels._retrieval:_top_candidates_kernel" in both_ways  # (it sees)
+    assert "citekit.kernels._batch:plan_pairs" in both_ways  # (it sees)
     for name in both_ways:
         module_name, function_name = name.split(":")
         # every dispatcher of the module made from that code (a factory makes several)
