@@ -35,15 +35,16 @@ __all__ = [
 #: ``logging.getLogger("citekit.compile").setLevel(logging.ERROR)``).
 LOGGER = logging.getLogger("citekit.compile")
 
-# Measured on an idle 2-vCPU VM (AMD EPYC, 2026-12-06), a fresh clone with an empty cache:
+# Measured on an idle 2-vCPU VM (AMD EPYC, 2026-12-07) with an empty cache
+# (``python benchmarks/compile_cost.py --scenario align``):
 #: seconds the first ``align_citations`` of a fresh install spends compiling, with its
-#: helper (41 s measured)
-FIRST_CALL_SECONDS = 40
-#: the same in one process (``CITEKIT_COMPILE_PROCESSES=1``, or the disk cache off; 81 s)
-FIRST_CALL_SECONDS_ONE_PROCESS = 80
-#: seconds ``citekit warmup`` took on a fresh install with two processes (164 s on an idle
-#: 2-vCPU VM, 2026-12-06)
-WARM_SECONDS = 165
+#: helper (22-26 s measured)
+FIRST_CALL_SECONDS = 25
+#: the same in one process (``CITEKIT_COMPILE_PROCESSES=1``, or the disk cache off; 39-40 s)
+FIRST_CALL_SECONDS_ONE_PROCESS = 40
+#: seconds ``citekit warmup`` takes on a fresh install with two processes (84 s on an idle
+#: 2-vCPU VM, 2026-12-07, ``--scenario warmup``; 164 s measured for the command before)
+WARM_SECONDS = 90
 # kernel signatures (citekit's own) the first align_citations compiles: the bar's length
 _FIRST_CALL_KERNELS = 150
 
