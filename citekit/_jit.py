@@ -229,12 +229,11 @@ class _Kernel(CPUDispatcher):
     several hundred signatures of a first call. Leaving it out saved about a tenth of the
     first ``align_citations``' compile time. A call from Python goes to the kernel's
     *entry* (:func:`entry`), a second dispatcher of the same function compiled with the
-    wrapper (its own cache files), made on the first such call: a kernel called both
-    ways compiles twice, so the pipeline calls each kernel one way only.
+    wrapper (its own cache files), made on the first such call. A kernel called both ways
+    would compile twice: such kernels are declared ``jit(entry=True)`` instead.
     """
 
     _entry: CPUDispatcher | None = None
-    _cache_enabled = False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # (a dispatcher compiled without the wrapper cannot be called from Python at all:
@@ -267,7 +266,7 @@ def entry(kernel: Any) -> Any:
             options.pop("no_cpython_wrapper", None)
             twin = CPUDispatcher(py_func=kernel.py_func, locals=kernel.locals,
                                  targetoptions=options)
-            if kernel._cache_enabled:
+            if isinstance(kernel._cache, _KernelCache):  # (cached as the kernel is)
                 twin._cache = _EntryCache(kernel.py_func)
             kernel._entry = twin
     return kernel._entry
@@ -391,7 +390,6 @@ def jit(func: Callable | None = None, **options: Any) -> Callable:
             )
         else:
             dispatcher = _Kernel(py_func=function, locals={}, targetoptions=targetoptions)
-            dispatcher._cache_enabled = cache
         if cache:
             # what ``cache=True`` does (Dispatcher.enable_caching), with citekit's stamp
             dispatcher._cache = _KernelCache(dispatcher.py_func)
