@@ -21,7 +21,7 @@ from naive import (
     naive_sort_best,
     naive_top_candidates_in_order,
 )
-from test_retrieval_prune import WEIGHT_POOLS, _arrays, _assert_same
+from test_retrieval_prune import WEIGHT_POOLS, _arrays, _arrays_and_expected, _assert_same
 
 # (masks, walk): the default, the mask path on both walks, and the float paths it stands
 # in for
@@ -68,11 +68,10 @@ def _run(index, n_passages, columns, weights, ranks, offsets, k, masks, walk, sc
 @given(case=mask_cases())
 def test_masks_match_the_walk_everything_algorithm_bit_for_bit(case):
     passage_sets, queries, k, exact_weights = case
-    index, columns, weights, ranks, offsets = _arrays(passage_sets, queries)
-    n_passages = len(passage_sets)
-    expected = naive_top_candidates_in_order(
-        *index.postings, index.rows, n_passages, columns, weights, ranks, offsets, k
+    index, columns, weights, ranks, offsets, expected = _arrays_and_expected(
+        passage_sets, queries, k
     )
+    n_passages = len(passage_sets)
     # the unranked terms' weights from rows, or from the frequent columns' bits
     for scratch in (_Scratch(), _Scratch(frequent_min_passages=0)):
         for masks, walk in PATHS:

@@ -17,7 +17,7 @@ from naive import (
     naive_held,
     naive_top_candidates_in_order,
 )
-from test_retrieval_prune import _arrays, _assert_same, retrieval_cases
+from test_retrieval_prune import _arrays, _arrays_and_expected, _assert_same, retrieval_cases
 
 # forced, by default (long lists only), never
 MAXSCORE = [True, None, False]
@@ -38,11 +38,10 @@ def _run(index, n_passages, columns, weights, ranks, offsets, k, maxscore, scrat
 @given(case=retrieval_cases())
 def test_maxscore_path_matches_the_walk_everything_algorithm_bit_for_bit(case):
     passage_sets, queries, k, exact_weights = case
-    index, columns, weights, ranks, offsets = _arrays(passage_sets, queries)
-    n_passages = len(passage_sets)
-    expected = naive_top_candidates_in_order(
-        *index.postings, index.rows, n_passages, columns, weights, ranks, offsets, k
+    index, columns, weights, ranks, offsets, expected = _arrays_and_expected(
+        passage_sets, queries, k
     )
+    n_passages = len(passage_sets)
     scratch = _Scratch()
     for maxscore in MAXSCORE:
         for _ in range(2):  # the reused scratch must come back clean
@@ -131,11 +130,10 @@ def test_maxscore_needs_rows():
 @given(case=retrieval_cases())
 def test_blocked_scanning_walk_matches_the_walk_everything_algorithm(case):
     passage_sets, queries, k, _ = case
-    index, columns, weights, ranks, offsets = _arrays(passage_sets, queries)
-    n_passages = len(passage_sets)
-    expected = naive_top_candidates_in_order(
-        *index.postings, index.rows, n_passages, columns, weights, ranks, offsets, k
+    index, columns, weights, ranks, offsets, expected = _arrays_and_expected(
+        passage_sets, queries, k
     )
+    n_passages = len(passage_sets)
     scratch = _Scratch()
     for scan_block in SCAN_BLOCKS:
         for masks in (True, None):

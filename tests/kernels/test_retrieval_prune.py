@@ -85,15 +85,23 @@ def _arrays(passage_sets, queries):
     return index, columns, weights, ranks, offsets
 
 
+def _arrays_and_expected(passage_sets, queries, k):
+    """:func:`_arrays`, and the walk-everything algorithm's result on them."""
+    index, columns, weights, ranks, offsets = _arrays(passage_sets, queries)
+    expected = naive_top_candidates_in_order(
+        *index.postings, index.rows, len(passage_sets), columns, weights, ranks, offsets, k
+    )
+    return index, columns, weights, ranks, offsets, expected
+
+
 @settings(max_examples=150, deadline=None)
 @given(case=retrieval_cases())
 def test_every_path_matches_the_walk_everything_algorithm_bit_for_bit(case):
     passage_sets, queries, k, exact_weights = case
-    index, columns, weights, ranks, offsets = _arrays(passage_sets, queries)
-    n_passages = len(passage_sets)
-    expected = naive_top_candidates_in_order(
-        *index.postings, index.rows, n_passages, columns, weights, ranks, offsets, k
+    index, columns, weights, ranks, offsets, expected = _arrays_and_expected(
+        passage_sets, queries, k
     )
+    n_passages = len(passage_sets)
     scratch = _Scratch()
     for prune, walk, check_cost, search_cost in PATHS:
         for _ in range(2):  # the reused scratch must come back clean
